@@ -1,0 +1,118 @@
+# calltrace: see README.md.
+#   make          build libcalltrace.so and calltrace-report into build/
+#   make demo     install missing packages (as root), build, trace an example
+#                 and print its report
+#   make check    every test: unit (ASan+UBSan), end-to-end, fuzz smoke
+#   make bench    benchmarks (see BENCHMARKS.md)
+
+CC       ?= gcc
+BUILD    ?= build
+VERSION  := 0.1.0
+WARN     := -Wall -Wextra -Werror
+CSTD     := -std=gnu11
+OPT      ?= -O2 -g
+CPPFLAGS += -Iinclude -DCALLTRACE_VERSION='"$(VERSION)"' -D_GNU_SOURCE
+CFLAGS   += $(CSTD) $(WARN) $(OPT)
+SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer \
+            -fno-sanitize-recover=undefined
+
+# The tracer is never instrumented itself, keeps errno and takes no locks
+# on its hot path; see preload/README.md.
+PRELOAD_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-instrument-functions
+PRELOAD_LIBS   := -ldl -lpthread -lunwind
+ANALYZER_LIBS  := -lbfd -lm
+
+PRELOAD_SRCS  := $(sort $(wildcard preload/*.c))
+ANALYZER_SRCS := $(sort $(wildcard analyzer/*.c))
+# init.c starts the tracer when the library is loaded; unit tests link the
+# rest of the tracer without it.
+PRELOAD_LIB_SRCS  := $(filter-out preload/init.c,$(PRELOAD_SRCS))
+ANALYZER_LIB_SRCS := $(filter-out analyzer/main.c,$(ANALYZER_SRCS))
+
+PRELOAD_OBJS  := $(PRELOAD_SRCS:%.c=$(BUILD)/%.o)
+ANALYZER_OBJS := $(ANALYZER_SRCS:%.c=$(BUILD)/%.o)
+SAN_PRELOAD_LIB_OBJS  := $(PRELOAD_LIB_SRCS:%.c=$(BUILD)/san/%.o)
+SAN_ANALYZER_LIB_OBJS := $(ANALYZER_LIB_SRCS:%.c=$(BUILD)/san/%.o)
+
+UNIT_SRCS    := $(sort $(wildcard tests/unit/test_*.c))
+UNIT_PRELOAD := $(filter tests/unit/test_preload_%,$(UNIT_SRCS))
+UNIT_OTHER   := $(filter-out $(UNIT_PRELOAD),$(UNIT_SRCS))
+UNIT_BINS    := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+LIB    := $(BUILD)/libcalltrace.so
+REPORT := $(BUILD)/calltrace-report
+REPORT_SAN := $(BUILD)/san/calltrace-report
+
+.PHONY: all deps demo check unit e2e fuzz fuzz-long bench clean install
+all: $(LIB) $(REPORT)
+
+deps:
+	@scripts/install-deps.sh
+
+$(LIB): $(PRELOAD_OBJS)
+	$(CC) -shared -o $@ $^ $(PRELOAD_LIBS)
+
+$(REPORT): $(ANALYZER_OBJS)
+	$(CC) -o $@ $^ $(ANALYZER_LIBS)
+
+$(REPORT_SAN): $(SAN_ANALYZER_LIB_OBJS) $(BUILD)/san/analyzer/main.o
+	$(CC) $(SAN) -o $@ $^ $(ANALYZER_LIBS)
+
+$(BUILD)/preload/%.o: preload/%.c $(wildcard include/*.h preload/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PRELOAD_CFLAGS) -c -o $@ $<
+
+$(BUILD)/analyzer/%.o: analyzer/%.c $(wildcard include/*.h analyzer/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/san/preload/%.o: preload/%.c $(wildcard include/*.h preload/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PRELOAD_CFLAGS) $(SAN) -c -o $@ $<
+
+$(BUILD)/san/analyzer/%.o: analyzer/%.c $(wildcard include/*.h analyzer/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -c -o $@ $<
+
+# Unit tests: cmocka, built with ASan and UBSan.
+$(BUILD)/tests/test_preload_%: tests/unit/test_preload_%.c $(SAN_PRELOAD_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ipreload -Itests/unit $(CFLAGS) $(SAN) -o $@ $^ \
+	    -lcmocka $(PRELOAD_LIBS)
+
+$(BUILD)/tests/test_%: tests/unit/test_%.c $(SAN_ANALYZER_LIB_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ianalyzer -Itests/unit $(CFLAGS) $(SAN) -o $@ $^ \
+	    -lcmocka $(ANALYZER_LIBS)
+
+demo: deps all
+	@scripts/demo.sh
+
+unit: $(UNIT_BINS)
+	@tests/run-unit.sh $(UNIT_BINS)
+
+e2e: all $(REPORT_SAN)
+	@tests/run-e2e.sh
+
+fuzz: $(ANALYZER_LIB_SRCS)
+	@tests/fuzz/run.sh smoke
+
+fuzz-long:
+	@tests/fuzz/run.sh long
+
+check: deps all $(REPORT_SAN) $(UNIT_BINS)
+	@tests/run-all.sh $(UNIT_BINS)
+
+bench: all
+	@bench/run.sh
+
+PREFIX ?= /usr/local
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
+	    $(DESTDIR)$(PREFIX)/include
+	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(REPORT) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 include/calltrace.h $(DESTDIR)$(PREFIX)/include/
+
+clean:
+	rm -rf $(BUILD)

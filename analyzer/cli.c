@@ -1,0 +1,213 @@
+#include <getopt.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "options.h"
+#include "reader.h"
+#include "util.h"
+
+#ifndef CALLTRACE_VERSION
+#define CALLTRACE_VERSION "0.1.0"
+#endif
+
+static void usage(FILE *f)
+{
+    fputs(
+"Usage: calltrace-report [OPTION]... FILE\n"
+"Print an exact gprof-format profile of a calltrace trace, or of another\n"
+"profiler's log.\n"
+"\n"
+"Report (default: summary, flat profile, call graph, index, user events):\n"
+"  -b, --brief            leave out the explanatory blurbs\n"
+"  -p, --flat-profile     only the summary and the flat profile\n"
+"  -q, --graph            only the summary and the call graph\n"
+"  -qNAME, --focus=NAME   call graph of NAME and what it calls\n"
+"      --threads          one report per thread (default: threads merged)\n"
+"      --time-range=FROM..TO\n"
+"                         only time between FROM and TO after the first\n"
+"                         event (e.g. 1.5s..2s, 200ms.., ..3s)\n"
+"      --min-percent=P    hide functions below P% of total time\n"
+"      --subtract-bias    take the tracer's measured per-call cost off\n"
+"      --no-events        leave out the user-event section\n"
+"      --by-line          sampled traces: flat profile by source line\n"
+"      --tree             indented call tree with durations instead\n"
+"      --depth=N          with --tree: at most N levels\n"
+"      --min-duration=T   with --tree: hide calls shorter than T (e.g. 10us)\n"
+"\n"
+"Input and output:\n"
+"      --format=NAME      read FILE as NAME instead of detecting it\n"
+"      --lenient          skip malformed lines of text logs, and count them\n"
+"      --dump             print the trace as OpenLaszlo raw records\n"
+"                         (<timestamp> <C|R|S|E|V> <name>)\n"
+"      --export=FORMAT    write the trace as FORMAT: openlaszlo, lms,\n"
+"                         samplingprof\n"
+"  -o, --output=FILE      write to FILE instead of standard output\n"
+"  -h, --help             show this help and exit\n"
+"  -V, --version          show the version and exit\n"
+"\n"
+"Formats read:\n", f);
+    for (const struct ct_reader *const *r = ct_readers; *r; r++)
+        fprintf(f, "  %-14s %s\n", (*r)->name, (*r)->description);
+    fputs(
+"\n"
+"Exit status: 0 success, 1 bad usage, 2 unreadable or damaged input (a\n"
+"damaged trace is still reported up to the damage).\n", f);
+}
+
+static void bad_usage(const char *fmt, const char *arg)
+{
+    fputs("calltrace-report: ", stderr);
+    fprintf(stderr, fmt, arg);
+    fputs("\nTry 'calltrace-report --help' for more information.\n", stderr);
+    exit(CT_EXIT_USAGE);
+}
+
+int ct_parse_duration(const char *s, int64_t *ns)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || v < 0)
+        return -1;
+    double scale = 1e9;
+    if (*end == 0 || strcmp(end, "s") == 0)
+        scale = 1e9;
+    else if (strcmp(end, "ms") == 0)
+        scale = 1e6;
+    else if (strcmp(end, "us") == 0 || strcmp(end, "\xc2\xb5s") == 0)
+        scale = 1e3;
+    else if (strcmp(end, "ns") == 0)
+        scale = 1;
+    else
+        return -1;
+    double r = v * scale;
+    if (r > 9.2e18)
+        return -1;
+    *ns = (int64_t)(r + 0.5);
+    return 0;
+}
+
+static void parse_range(struct ct_options *o, const char *arg)
+{
+    const char *dots = strstr(arg, "..");
+    if (!dots)
+        bad_usage("--time-range wants FROM..TO, got '%s'", arg);
+    char from[64], to[64];
+    size_t fl = (size_t)(dots - arg);
+    if (fl >= sizeof from || strlen(dots + 2) >= sizeof to)
+        bad_usage("--time-range: '%s' is too long", arg);
+    memcpy(from, arg, fl);
+    from[fl] = 0;
+    strcpy(to, dots + 2);
+    o->range_from_ns = 0;
+    o->range_to_ns = INT64_MAX;
+    if (from[0] && ct_parse_duration(from, &o->range_from_ns) != 0)
+        bad_usage("--time-range: bad start '%s' (e.g. 1.5s, 20ms, 300us)",
+                  from);
+    if (to[0] && ct_parse_duration(to, &o->range_to_ns) != 0)
+        bad_usage("--time-range: bad end '%s' (e.g. 1.5s, 20ms, 300us)", to);
+    if (o->range_to_ns < o->range_from_ns)
+        bad_usage("--time-range: '%s' ends before it starts", arg);
+    o->have_range = true;
+}
+
+enum {
+    OPT_THREADS = 256, OPT_RANGE, OPT_MIN_PERCENT, OPT_SUBTRACT_BIAS,
+    OPT_TREE, OPT_DEPTH, OPT_MIN_DURATION, OPT_FORMAT, OPT_LENIENT, OPT_DUMP,
+    OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS,
+};
+
+void ct_options_parse(struct ct_options *o, int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"brief", no_argument, NULL, 'b'},
+        {"flat-profile", no_argument, NULL, 'p'},
+        {"graph", no_argument, NULL, 'q'},
+        {"focus", required_argument, NULL, OPT_FOCUS},
+        {"threads", no_argument, NULL, OPT_THREADS},
+        {"time-range", required_argument, NULL, OPT_RANGE},
+        {"min-percent", required_argument, NULL, OPT_MIN_PERCENT},
+        {"subtract-bias", no_argument, NULL, OPT_SUBTRACT_BIAS},
+        {"no-events", no_argument, NULL, OPT_NO_EVENTS},
+        {"by-line", no_argument, NULL, OPT_BY_LINE},
+        {"tree", no_argument, NULL, OPT_TREE},
+        {"depth", required_argument, NULL, OPT_DEPTH},
+        {"min-duration", required_argument, NULL, OPT_MIN_DURATION},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"lenient", no_argument, NULL, OPT_LENIENT},
+        {"dump", no_argument, NULL, OPT_DUMP},
+        {"export", required_argument, NULL, OPT_EXPORT},
+        {"output", required_argument, NULL, 'o'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->range_to_ns = INT64_MAX;
+    int c;
+    char *end;
+    while ((c = getopt_long(argc, argv, "bpq::o:hV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'b': o->brief = true; break;
+        case 'p': o->flat_only = true; break;
+        case 'q':
+            o->graph_only = true;
+            if (optarg)
+                o->focus = optarg;
+            break;
+        case OPT_FOCUS: o->focus = optarg; break;
+        case OPT_THREADS: o->per_thread = true; break;
+        case OPT_RANGE: parse_range(o, optarg); break;
+        case OPT_MIN_PERCENT:
+            o->min_percent = strtod(optarg, &end);
+            if (end == optarg || *end || o->min_percent < 0 ||
+                o->min_percent > 100)
+                bad_usage("--min-percent wants a number from 0 to 100, got "
+                          "'%s'", optarg);
+            break;
+        case OPT_SUBTRACT_BIAS: o->subtract_bias = true; break;
+        case OPT_NO_EVENTS: o->no_events = true; break;
+        case OPT_BY_LINE: o->by_line = true; break;
+        case OPT_TREE: o->tree = true; break;
+        case OPT_DEPTH: {
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (end == optarg || *end || v > UINT32_MAX)
+                bad_usage("--depth wants a whole number, got '%s'", optarg);
+            o->tree_depth = (uint32_t)v;
+            break;
+        }
+        case OPT_MIN_DURATION:
+            if (ct_parse_duration(optarg, &o->tree_min_ns) != 0)
+                bad_usage("--min-duration wants a time such as 10us, got "
+                          "'%s'", optarg);
+            break;
+        case OPT_FORMAT:
+            if (!ct_reader_find(optarg))
+                bad_usage("unknown --format '%s' (see --help for the list)",
+                          optarg);
+            o->format = optarg;
+            break;
+        case OPT_LENIENT: o->lenient = true; break;
+        case OPT_DUMP: o->dump = true; break;
+        case OPT_EXPORT: o->export_format = optarg; break;
+        case 'o': o->output = optarg; break;
+        case 'h': usage(stdout); exit(CT_EXIT_OK);
+        case 'V':
+            printf("calltrace-report %s\n", CALLTRACE_VERSION);
+            exit(CT_EXIT_OK);
+        default:
+            fputs("Try 'calltrace-report --help' for more information.\n",
+                  stderr);
+            exit(CT_EXIT_USAGE);
+        }
+    }
+    if (optind + 1 != argc)
+        bad_usage("%s", optind >= argc ? "no input file named"
+                                       : "only one input file at a time");
+    o->input = argv[optind];
+    if (o->dump && o->export_format)
+        bad_usage("%s", "--dump and --export exclude each other");
+    if (o->flat_only && o->graph_only)
+        o->flat_only = o->graph_only = false;
+}

@@ -1,0 +1,30 @@
+/*
+ * Exporters write a trace in another tool's format.  Event formats
+ * (openlaszlo, lms) are sinks fed while reading; profile formats
+ * (samplingprof) are written from the finished profile.
+ */
+#ifndef CT_EXPORT_H
+#define CT_EXPORT_H
+
+#include <stdio.h>
+
+#include "trace.h"
+
+struct ct_profile;
+
+struct ct_exporter {
+    struct ct_sink sink;
+    /* Called once after reading, with the finished profile.  Returns 0 or
+     * non-zero after printing an error. */
+    int (*finish)(struct ct_exporter *self, struct ct_profile *profile);
+    void (*free)(struct ct_exporter *self);
+};
+
+/* NULL (after printing the known names) when the format is unknown. */
+struct ct_exporter *ct_exporter_new(const char *format, FILE *out,
+                                    struct ct_trace_info *info);
+
+/* --dump: the OpenLaszlo raw form, as documented in docs/dump-format.md. */
+struct ct_exporter *ct_dump_new(FILE *out, struct ct_trace_info *info);
+
+#endif /* CT_EXPORT_H */

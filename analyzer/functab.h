@@ -1,0 +1,43 @@
+/*
+ * Function table: every function the analyzer knows gets a dense id.
+ *
+ * Text formats intern names; binary traces intern addresses and name them
+ * lazily through a resolver (the libbfd symbolizer), so that functions never
+ * reported are never looked up.
+ */
+#ifndef CT_FUNCTAB_H
+#define CT_FUNCTAB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct ct_func {
+    char *name;         /* display name (demangled); NULL until resolved  */
+    char *file;         /* source file, NULL if unknown                   */
+    uint32_t line;      /* source line, 0 if unknown                      */
+    uint64_t addr;      /* run-time address, 0 for named functions        */
+    char *object;       /* shared object or executable, NULL if unknown   */
+};
+
+/* Fills f->name (and file, line, object when known) for f->addr.  Strings
+ * are malloc'ed and owned by the table afterwards. */
+typedef void (*ct_resolver_fn)(void *ctx, struct ct_func *f);
+
+struct ct_functab;
+
+struct ct_functab *ct_functab_new(void);
+void ct_functab_free(struct ct_functab *tab);
+
+uint32_t ct_functab_intern_name(struct ct_functab *tab, const char *name,
+                                size_t len);
+uint32_t ct_functab_intern_addr(struct ct_functab *tab, uint64_t addr);
+uint32_t ct_functab_count(const struct ct_functab *tab);
+
+/* The entry for id, resolved if a resolver is set and it is not yet. */
+const struct ct_func *ct_functab_get(struct ct_functab *tab, uint32_t id);
+const char *ct_functab_name(struct ct_functab *tab, uint32_t id);
+
+void ct_functab_set_resolver(struct ct_functab *tab, ct_resolver_fn fn,
+                             void *ctx);
+
+#endif /* CT_FUNCTAB_H */

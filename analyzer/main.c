@@ -1,0 +1,133 @@
+/*
+ * calltrace-report: reads a calltrace trace (or another profiler's log) and
+ * prints a gprof-format report, a call tree, a raw dump, or an export.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "export.h"
+#include "options.h"
+#include "profile.h"
+#include "reader.h"
+#include "report.h"
+#include "util.h"
+
+static FILE *open_output(const char *path)
+{
+    if (!path)
+        return stdout;
+    FILE *f = fopen(path, "w");
+    if (!f)
+        ct_error("cannot write %s: %m", path);
+    return f;
+}
+
+static int close_output(FILE *out, const char *path)
+{
+    if (fflush(out) != 0 || ferror(out)) {
+        ct_error("error writing %s: %m", path ? path : "standard output");
+        return CT_EXIT_BAD_INPUT;
+    }
+    if (out != stdout)
+        fclose(out);
+    return CT_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+    struct ct_options opts;
+    ct_options_parse(&opts, argc, argv);
+
+    struct ct_input in;
+    if (ct_input_open(&in, opts.input) != 0)
+        return CT_EXIT_BAD_INPUT;
+
+    const struct ct_reader *reader =
+        opts.format ? ct_reader_find(opts.format) : ct_reader_detect(&in);
+    if (!reader) {
+        if (opts.format)
+            ct_error("unknown format '%s' (see --help)", opts.format);
+        else
+            ct_input_error(in.path, "byte 0",
+                           "not a calltrace trace nor a known profiler log "
+                           "(use --format to name one)");
+        ct_input_close(&in);
+        return opts.format ? CT_EXIT_USAGE : CT_EXIT_BAD_INPUT;
+    }
+
+    FILE *out = open_output(opts.output);
+    if (!out) {
+        ct_input_close(&in);
+        return CT_EXIT_USAGE;
+    }
+
+    struct ct_trace_info info;
+    ct_trace_info_init(&info, in.path, reader->name);
+    struct ct_read_opts ropts = {
+        .lenient = opts.lenient,
+        .have_range = opts.have_range,
+        .range_from_ns = opts.range_from_ns,
+        .range_to_ns = opts.range_to_ns,
+    };
+    struct ct_profile_opts popts = {
+        .per_thread = opts.per_thread,
+        .subtract_bias = opts.subtract_bias,
+        .have_range = opts.have_range,
+        .range_from_ns = opts.range_from_ns,
+        .range_to_ns = opts.range_to_ns,
+    };
+
+    int status = CT_EXIT_OK;
+    struct ct_profile *profile = NULL;
+    struct ct_exporter *exporter = NULL;
+    struct ct_sink *tree = NULL;
+    struct ct_tee tee;
+    struct ct_sink *sink;
+
+    if (opts.dump || opts.export_format) {
+        exporter = opts.dump ? ct_dump_new(out, &info)
+                             : ct_exporter_new(opts.export_format, out, &info);
+        if (!exporter) {
+            status = CT_EXIT_USAGE;
+            goto done;
+        }
+        profile = ct_profile_new(&info, &popts);
+        ct_tee_init(&tee, ct_profile_sink(profile), &exporter->sink);
+        sink = &tee.sink;
+    } else if (opts.tree) {
+        sink = tree = ct_tree_new(out, &info, &opts);
+    } else {
+        profile = ct_profile_new(&info, &popts);
+        sink = ct_profile_sink(profile);
+    }
+
+    status = reader->read(&in, &info, sink, &ropts);
+    if (info.stopped[0] && status == CT_EXIT_OK)
+        status = CT_EXIT_BAD_INPUT;
+
+    if (tree)
+        ct_tree_finish(tree);
+    if (profile)
+        ct_profile_finish(profile);
+    if (exporter) {
+        if (exporter->finish && exporter->finish(exporter, profile) != 0)
+            status = CT_EXIT_BAD_INPUT;
+    } else if (profile) {
+        int r = ct_report_print(out, profile, &opts);
+        if (r != CT_EXIT_OK)
+            status = r;
+    }
+    if (info.skipped_lines)
+        ct_warn("%s: skipped %llu malformed line(s) (--lenient)", in.path,
+                (unsigned long long)info.skipped_lines);
+
+done:
+    if (close_output(out, opts.output) != CT_EXIT_OK)
+        status = CT_EXIT_BAD_INPUT;
+    if (exporter && exporter->free)
+        exporter->free(exporter);
+    ct_profile_free(profile);
+    ct_trace_info_free(&info);
+    ct_input_close(&in);
+    return status;
+}

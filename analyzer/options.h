@@ -1,0 +1,40 @@
+/* calltrace-report's command-line options, parsed once in cli.c. */
+#ifndef CT_OPTIONS_H
+#define CT_OPTIONS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct ct_options {
+    const char *input;          /* trace or log file                         */
+    const char *output;         /* -o FILE, NULL = stdout                    */
+    const char *format;         /* --format NAME, NULL = detect              */
+    const char *export_format;  /* --export FORMAT, NULL = report            */
+    bool dump;                  /* --dump: OpenLaszlo raw form               */
+    bool brief;                 /* -b: no explanatory blurbs                 */
+    bool flat_only;             /* -p                                        */
+    bool graph_only;            /* -q                                        */
+    const char *focus;          /* -qNAME / --focus NAME                     */
+    bool per_thread;            /* --threads                                 */
+    bool have_range;            /* --time-range FROM..TO                     */
+    int64_t range_from_ns;      /* relative to the trace's first event       */
+    int64_t range_to_ns;        /* INT64_MAX = open end                      */
+    double min_percent;         /* --min-percent                             */
+    bool tree;                  /* --tree                                    */
+    uint32_t tree_depth;        /* --depth N (with --tree), 0 = unlimited    */
+    int64_t tree_min_ns;        /* --min-duration T (with --tree)            */
+    bool subtract_bias;         /* --subtract-bias                           */
+    bool lenient;               /* --lenient                                 */
+    bool by_line;               /* --by-line (sampled traces)                */
+    bool no_events;             /* --no-events: omit the user-event section  */
+};
+
+/* Parses argv; on --help/--version prints and exits 0; on bad usage prints
+ * one line and exits CT_EXIT_USAGE. */
+void ct_options_parse(struct ct_options *o, int argc, char **argv);
+
+/* Parses "1.5s", "20ms", "300us", "42ns" or a bare number of seconds.
+ * Returns 0 on success. */
+int ct_parse_duration(const char *s, int64_t *ns);
+
+#endif /* CT_OPTIONS_H */

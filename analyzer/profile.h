@@ -1,0 +1,91 @@
+/*
+ * The profile model: exact per-function and per-arc times rebuilt from the
+ * event stream (see docs/analysis.md for the definitions).  A profile is a
+ * sink; feed it events, call ct_profile_finish, then read the results.
+ */
+#ifndef CT_PROFILE_H
+#define CT_PROFILE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+struct ct_profile_opts {
+    bool per_thread;        /* keep one profile per thread as well       */
+    bool subtract_bias;     /* take info->bias_ns_per_call off each call */
+    bool have_range;        /* charge only time inside [from, to]        */
+    int64_t range_from_ns, range_to_ns; /* relative to the first event   */
+};
+
+/* Per function.  All times in ticks of the trace's clock. */
+struct ct_fstats {
+    uint64_t calls;         /* calls from other functions (gprof's N)    */
+    uint64_t self_calls;    /* direct self-recursive calls (gprof's M)   */
+    uint64_t self_ticks;    /* time in the function itself               */
+    uint64_t child_ticks;   /* time in its callees, recursion counted once */
+    uint64_t samples_self;  /* sampled profiles: samples with it on top  */
+    uint64_t samples_total; /* samples with it anywhere on the stack     */
+    int32_t cycle;          /* cycle number, 0 = none                    */
+};
+
+/* Per arc caller -> callee (caller CT_FUNC_NONE = spontaneous). */
+struct ct_arc {
+    uint32_t caller, callee;
+    uint64_t count;
+    uint64_t self_ticks;    /* callee's self time during these calls     */
+    uint64_t child_ticks;   /* its callees' time during these calls      */
+};
+
+struct ct_user_event {
+    uint64_t time;
+    uint32_t thread;
+    uint32_t func;          /* innermost open function, CT_FUNC_NONE     */
+    char *text;
+};
+
+struct ct_totals {
+    uint64_t cpu;           /* a traced function on the stack            */
+    uint64_t overhead;      /* between S and E                           */
+    uint64_t unmetered;     /* nothing traced on the stack               */
+    uint64_t unknown;       /* unmatched records' time                   */
+    uint64_t elapsed;       /* sum over threads of last - first event    */
+    uint64_t first, last;   /* earliest and latest event, all threads    */
+};
+
+struct ct_counts {
+    uint64_t events, calls, returns, user_events, samples;
+    uint64_t unmatched_returns; /* return with no call                   */
+    uint64_t unmatched_calls;   /* call with no return (closed by a later
+                                   return of an outer frame)             */
+    uint64_t open_at_end;       /* frames still open at the end          */
+    uint64_t lost;              /* lost-event records' counts            */
+};
+
+struct ct_profile {
+    struct ct_trace_info *info;
+    struct ct_profile_opts opts;
+    struct ct_fstats *funcs;    /* indexed by functab id                 */
+    uint32_t nfuncs;
+    struct ct_arc *arcs;
+    uint32_t narcs;
+    struct ct_totals totals;
+    struct ct_counts counts;
+    struct ct_user_event *events;
+    size_t nevents, events_cap;
+    uint32_t ncycles;
+    /* per_thread: one profile per thread index, NULL otherwise */
+    struct ct_profile **threads;
+    uint32_t nthreads;
+    bool bias_subtracted;
+    struct ct_profile_state *state; /* private */
+};
+
+struct ct_profile *ct_profile_new(struct ct_trace_info *info,
+                                  const struct ct_profile_opts *opts);
+struct ct_sink *ct_profile_sink(struct ct_profile *p);
+/* Closes frames still open, folds in aggregated samples, finds cycles. */
+void ct_profile_finish(struct ct_profile *p);
+void ct_profile_free(struct ct_profile *p);
+
+#endif /* CT_PROFILE_H */

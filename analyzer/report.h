@@ -1,0 +1,19 @@
+/* The gprof-format report and the call tree, printed from a profile. */
+#ifndef CT_REPORT_H
+#define CT_REPORT_H
+
+#include <stdio.h>
+
+#include "options.h"
+#include "profile.h"
+
+/* Summary, flat profile, call graph, index, user events (per options). */
+int ct_report_print(FILE *out, struct ct_profile *p,
+                    const struct ct_options *opts);
+
+/* --tree: indented call tree with durations, like `uftrace replay`. */
+struct ct_sink *ct_tree_new(FILE *out, struct ct_trace_info *info,
+                            const struct ct_options *opts);
+void ct_tree_finish(struct ct_sink *tree);
+
+#endif /* CT_REPORT_H */

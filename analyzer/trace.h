@@ -1,0 +1,142 @@
+/*
+ * The analyzer's common model of a trace.
+ *
+ * Every reader (calltrace's binary traces and the neighbouring tools' logs)
+ * turns its input into a ct_trace_info plus a stream of ct_events pushed into
+ * a ct_sink.  Every consumer (the profile model, the exporters, --dump) is a
+ * sink.  Nothing downstream knows which format the data came from, except
+ * through info->format.
+ *
+ * Ordering contract: the events of one thread arrive in non-decreasing time
+ * order; events of different threads may interleave in any order.
+ */
+#ifndef CT_TRACE_H
+#define CT_TRACE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "functab.h"
+
+#define CT_FUNC_NONE UINT32_MAX
+
+enum ct_ev_kind {
+    CT_EV_CALL = 1,       /* func entered (site = call site, 0 if unknown)  */
+    CT_EV_RETURN,         /* func returned; func may be CT_FUNC_NONE when the
+                             format pairs returns by nesting                  */
+    CT_EV_OVERHEAD_START, /* S: the tracer's own work begins                */
+    CT_EV_OVERHEAD_END,   /* E: it ends                                     */
+    CT_EV_USER,           /* V: a user event, text = message                */
+    CT_EV_LOST,           /* count events were lost on this thread here      */
+    CT_EV_SAMPLE,         /* a stack sample: stack[0..depth) leaf first,
+                             count = weight (1 unless aggregated)           */
+    CT_EV_STACK,          /* frames already open at this point, outermost
+                             first (block start, fork child, trimmed log)   */
+    CT_EV_THREAD_END,     /* the thread exited: frames still open end here  */
+};
+
+struct ct_event {
+    enum ct_ev_kind kind;
+    uint32_t thread;      /* index into ct_trace_info.threads              */
+    uint64_t time;        /* ticks; see ct_trace_info.ns_per_tick          */
+    uint32_t func;        /* functab id, or CT_FUNC_NONE                   */
+    uint64_t site;        /* CALL: call-site address, 0 if unknown          */
+    const char *text;     /* USER: message (not NUL-terminated)            */
+    size_t text_len;
+    uint64_t count;       /* LOST: events lost; SAMPLE: weight              */
+    const uint32_t *stack;/* SAMPLE, STACK: functab ids                     */
+    uint32_t depth;
+};
+
+struct ct_sink {
+    /* Returns 0 to go on, non-zero to stop reading. */
+    int (*event)(struct ct_sink *self, const struct ct_event *ev);
+};
+
+struct ct_thread_info {
+    uint64_t tid;         /* as the source names it (kernel tid, lms: 0)   */
+    char name[32];        /* optional, "" if none                           */
+};
+
+struct ct_meta {
+    char *key;            /* e.g. "CPUFREQ 0"                               */
+    char *value;          /* e.g. "2400 MHz"                                */
+};
+
+/* Aggregated sampled data from formats that carry no stacks (SamplingProf). */
+struct ct_sample_count {
+    uint32_t func;
+    uint64_t self, total;
+};
+struct ct_sample_arc {
+    uint32_t caller;      /* CT_FUNC_NONE for the root (-1)                 */
+    uint32_t callee;
+    uint64_t count;
+};
+
+struct ct_trace_info {
+    const char *format;       /* "calltrace", "openlaszlo", "lms", "rtl",
+                                 "samplingprof", "evlog"                      */
+    const char *path;         /* input file name, for messages              */
+    char program[1024];       /* executable or application, "" if unknown   */
+    char command[1024];       /* command line, "" if unknown                */
+    uint64_t pid, ppid;       /* 0 if unknown                               */
+    double ns_per_tick;       /* tick length in nanoseconds                 */
+    char clock[64];           /* human description, e.g. "tsc 2.90 GHz"     */
+    int64_t start_epoch_ns;   /* wall-clock time of tick start_ticks, 0 if
+                                 unknown                                    */
+    uint64_t start_ticks;     /* tick value corresponding to start_epoch_ns */
+    double bias_ns_per_call;  /* tracer cost of one call, 0 if unknown      */
+
+    struct ct_thread_info *threads;
+    uint32_t nthreads, threads_cap;
+
+    struct ct_meta *meta;     /* free-form metadata shown in the summary    */
+    size_t nmeta, meta_cap;
+
+    bool sampled;             /* figures are statistical                    */
+    uint64_t sample_interval_ns;
+    struct ct_sample_count *sample_counts;  /* from aggregated formats      */
+    size_t nsample_counts, sample_counts_cap;
+    struct ct_sample_arc *sample_arcs;
+    size_t nsample_arcs, sample_arcs_cap;
+    double sample_runtime_ms; /* SamplingProf's runtime chunk, 0 if none    */
+
+    uint64_t lost_events;     /* lost events the source declared            */
+    uint64_t skipped_lines;   /* --lenient: malformed lines skipped         */
+    char stopped[256];        /* "" or where reading stopped on damage, e.g.
+                                 "truncated at byte 81234 (block 7)"        */
+
+    struct ct_functab *funcs;
+};
+
+void ct_trace_info_init(struct ct_trace_info *info, const char *path,
+                        const char *format);
+void ct_trace_info_free(struct ct_trace_info *info);
+
+/* Index of the thread with this source id, added if new. */
+uint32_t ct_trace_thread(struct ct_trace_info *info, uint64_t tid);
+void ct_trace_add_meta(struct ct_trace_info *info, const char *key,
+                       const char *value);
+void ct_trace_add_sample_count(struct ct_trace_info *info, uint32_t func,
+                               uint64_t self, uint64_t total);
+void ct_trace_add_sample_arc(struct ct_trace_info *info, uint32_t caller,
+                             uint32_t callee, uint64_t count);
+
+/* Ticks to nanoseconds, as a double (sums stay in integer ticks). */
+static inline double ct_ticks_to_ns(const struct ct_trace_info *info,
+                                    uint64_t ticks)
+{
+    return (double)ticks * info->ns_per_tick;
+}
+
+/* A sink that passes events to two sinks (e.g. profile and exporter). */
+struct ct_tee {
+    struct ct_sink sink;
+    struct ct_sink *a, *b;
+};
+void ct_tee_init(struct ct_tee *tee, struct ct_sink *a, struct ct_sink *b);
+
+#endif /* CT_TRACE_H */

@@ -1,0 +1,34 @@
+/* Small helpers shared by the analyzer: allocation that never returns NULL,
+ * and the one way errors about input are worded. */
+#ifndef CT_UTIL_H
+#define CT_UTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+void *ct_xmalloc(size_t n);
+void *ct_xcalloc(size_t n, size_t size);
+void *ct_xrealloc(void *p, size_t n);
+char *ct_xstrdup(const char *s);
+char *ct_xstrndup(const char *s, size_t n);
+
+/* Grow *arr (element size elem) so that index `need` fits. */
+void ct_grow(void *arr, size_t *cap, size_t need, size_t elem);
+
+/*
+ * "calltrace-report: FILE: WHERE: MESSAGE" on stderr.  WHERE is a place in
+ * the input such as "line 12" or "byte 4096"; pass NULL when there is none.
+ */
+void ct_input_error(const char *file, const char *where, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* "calltrace-report: MESSAGE" on stderr. */
+void ct_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ct_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Exit statuses of calltrace-report. */
+#define CT_EXIT_OK 0
+#define CT_EXIT_USAGE 1
+#define CT_EXIT_BAD_INPUT 2
+
+#endif /* CT_UTIL_H */

@@ -1,0 +1,190 @@
+/*
+ * calltrace trace format, version 1.
+ *
+ * The single definition shared by the tracer (preload/) and the analyzer
+ * (analyzer/).  docs/trace-format.md describes it byte by byte; keep the two
+ * in step.  Everything is little-endian.
+ *
+ * File layout:
+ *   [file header, CT_FILE_HEADER_SIZE bytes]
+ *   [block][block]...            each block starts on a page boundary
+ *
+ * Blocks of different threads interleave in the file.  Each block belongs to
+ * one thread and carries its own timestamp base, so a reader can start
+ * decoding at any block (for --time-range) without reading earlier ones.
+ * The tracer writes blocks through a shared file mapping; a block that was
+ * never closed (crash, SIGKILL) has flags without CT_BLOCK_CLOSED and is read
+ * up to its first zero byte.
+ */
+#ifndef CALLTRACE_FORMAT_H
+#define CALLTRACE_FORMAT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CT_FILE_MAGIC "CALLTRC\0"
+#define CT_FILE_MAGIC_LEN 8
+#define CT_FORMAT_VERSION 1
+#define CT_FILE_HEADER_SIZE 4096u
+#define CT_BLOCK_ALIGN 4096u
+#define CT_PATH_MAX 1024
+
+/* ct_file_header.flags */
+#define CT_FILE_FINISHED 0x1u  /* the process closed the trace cleanly      */
+#define CT_FILE_SAMPLED  0x2u  /* contains stack samples (CALLTRACE_MODE)   */
+#define CT_FILE_CALLS    0x4u  /* contains call/return records              */
+#define CT_FILE_FAILED   0x8u  /* the tracer stopped early (write failure)  */
+
+/* ct_file_header.clock */
+#define CT_CLOCK_TSC       1u  /* rdtsc, invariant TSC                      */
+#define CT_CLOCK_MONOTONIC 2u  /* clock_gettime(CLOCK_MONOTONIC), ns ticks  */
+
+struct ct_file_header {
+    char magic[CT_FILE_MAGIC_LEN];  /* CT_FILE_MAGIC                          */
+    uint32_t version;               /* CT_FORMAT_VERSION                      */
+    uint32_t header_size;           /* CT_FILE_HEADER_SIZE                    */
+    uint32_t flags;                 /* CT_FILE_*                              */
+    uint32_t clock;                 /* CT_CLOCK_*                             */
+    uint32_t pid;
+    uint32_t ppid;
+    uint64_t tick_hz;               /* ticks per second, calibrated           */
+    uint64_t start_ticks;           /* clock at tracer start                  */
+    uint64_t start_realtime_ns;     /* CLOCK_REALTIME at start (epoch ns)     */
+    uint64_t start_monotonic_ns;    /* CLOCK_MONOTONIC at start               */
+    uint64_t end_ticks;             /* clock at clean close, 0 if none        */
+    uint64_t end_monotonic_ns;      /* CLOCK_MONOTONIC at clean close         */
+    uint64_t bias_ps;               /* tracer cost of one traced call (enter
+                                       + exit), picoseconds, measured at start */
+    uint64_t sample_interval_ns;    /* sampling mode interval, 0 if off       */
+    uint32_t block_size;            /* default block size in bytes            */
+    uint32_t threads;               /* threads seen (at close), 0 if unknown  */
+    uint64_t lost;                  /* process-wide lost events (at close)    */
+    uint64_t reserved[8];
+    char exe[CT_PATH_MAX];          /* NUL-terminated /proc/self/exe          */
+    char cmdline[CT_PATH_MAX];      /* argv joined by spaces, NUL-terminated  */
+};
+
+#define CT_BLOCK_MAGIC 0x4b4c4243u  /* "CBLK" */
+#define CT_BLOCK_HEADER_SIZE 64u
+
+/* ct_block_header.kind */
+#define CT_BLOCK_EVENTS 1u  /* records of one thread                          */
+#define CT_BLOCK_MAPS   2u  /* loaded objects (ct_map_entry list)             */
+
+/* ct_block_header.flags */
+#define CT_BLOCK_CLOSED 0x1u /* used and last_ticks are valid                 */
+#define CT_BLOCK_LAST   0x2u /* the thread ended with this block              */
+
+struct ct_block_header {
+    uint32_t magic;        /* CT_BLOCK_MAGIC                                  */
+    uint16_t kind;         /* CT_BLOCK_*                                      */
+    uint16_t header_size;  /* CT_BLOCK_HEADER_SIZE                            */
+    uint32_t size;         /* whole block in bytes, header included           */
+    uint32_t used;         /* payload bytes written (valid when CLOSED)       */
+    uint32_t tid;          /* kernel thread id                                */
+    uint32_t seq;          /* per-thread block number, from 0                 */
+    uint64_t first_ticks;  /* timestamp base of the first record              */
+    uint64_t last_ticks;   /* timestamp of the last record (when CLOSED)      */
+    uint64_t lost;         /* events this thread lost while this block was
+                              current; also updated live while dropping       */
+    uint32_t open_depth;   /* frames open when the block began; their
+                              functions are in the leading STACK record       */
+    uint32_t flags;        /* CT_BLOCK_*                                      */
+    uint64_t reserved;
+};
+
+/*
+ * Records in an EVENTS block.  Each starts with a varint "head":
+ *     head = (delta_ticks << CT_REC_TYPE_BITS) | type
+ * delta_ticks is the time since the previous record in the block (the first
+ * record counts from first_ticks).  Type 0 never occurs, so a zero byte marks
+ * the end of data in a block that was not closed.
+ *
+ *   CT_REC_EXIT   head
+ *   CT_REC_ENTRY  head, svarint(fn - prev_fn), svarint(site - prev_site)
+ *   CT_REC_EXT    head, u8 subtype, varint len, len bytes payload
+ *
+ * prev_fn and prev_site start at 0 in every block.  Exits name no function:
+ * the tracer guarantees they nest (frames entered while tracing was off are
+ * hidden on both ends), so the reader pairs them with a stack.
+ */
+#define CT_REC_TYPE_BITS 3
+#define CT_REC_TYPE_MASK 7u
+#define CT_REC_EXIT  1u
+#define CT_REC_ENTRY 2u
+#define CT_REC_EXT   3u
+
+/* CT_REC_EXT subtypes and their payloads */
+#define CT_EXT_OVERHEAD_START 1u /* empty: the tracer's own work begins      */
+#define CT_EXT_OVERHEAD_END   2u /* empty: it ends                           */
+#define CT_EXT_USER           3u /* message bytes (no NUL)                   */
+#define CT_EXT_LOST           4u /* varint count of events lost here         */
+#define CT_EXT_STACK          5u /* varint depth, depth x varint fn,
+                                    outermost first: frames open at block start */
+#define CT_EXT_SAMPLE         6u /* varint weight, varint depth,
+                                    depth x varint pc, leaf first            */
+#define CT_EXT_THREAD_NAME    7u /* name bytes                               */
+#define CT_EXT_THREAD_END     8u /* empty: the thread exited                 */
+#define CT_EXT_TOGGLE         9u /* u8 1 = tracing on, 0 = off               */
+
+/* Longest record the hot path writes: head + two svarints, 10 bytes each. */
+#define CT_REC_MAX_HOT 32u
+
+/*
+ * A MAPS block lists loaded objects as seen at first_ticks.  Payload: a
+ * sequence of entries until `used` bytes (or a zero `kind` byte):
+ *   u8  kind (1 = object)
+ *   u64 base            load bias: ELF vaddr + base = run-time address
+ *   u64 start, u64 end  executable range [start, end) at run time
+ *   u8  build_id_len, build_id bytes
+ *   u16 path_len, path bytes (absolute path, no NUL)
+ * Later MAPS blocks supersede earlier ones where ranges overlap.
+ */
+#define CT_MAP_OBJECT 1u
+
+/* --- varint helpers, shared so both sides agree on every byte ---------- */
+
+static inline uint8_t *ct_put_varint(uint8_t *p, uint64_t v)
+{
+    while (v >= 0x80) {
+        *p++ = (uint8_t)(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = (uint8_t)v;
+    return p;
+}
+
+static inline uint64_t ct_zigzag(int64_t v)
+{
+    return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);
+}
+
+static inline int64_t ct_unzigzag(uint64_t v)
+{
+    return (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+}
+
+/*
+ * Decode a varint from [*pp, end).  Returns 0 on success, -1 when the bytes
+ * run out or the value is longer than 10 bytes.  Never reads past end.
+ */
+static inline int ct_get_varint(const uint8_t **pp, const uint8_t *end,
+                                uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    uint64_t v = 0;
+    unsigned shift = 0;
+    while (p < end && shift < 64) {
+        uint8_t b = *p++;
+        v |= (uint64_t)(b & 0x7f) << shift;
+        if (!(b & 0x80)) {
+            *pp = p;
+            *out = v;
+            return 0;
+        }
+        shift += 7;
+    }
+    return -1;
+}
+
+#endif /* CALLTRACE_FORMAT_H */

@@ -1,0 +1,29 @@
+#!/bin/sh
+# Installs the Debian packages calltrace needs to build and test, when they
+# are missing.  As root it installs them; otherwise it names them and fails.
+# Usage: scripts/install-deps.sh [--bench]   (--bench adds the peers that
+# bench/ compares against: uftrace, hyperfine, gperftools)
+set -eu
+
+need="gcc make binutils binutils-dev libunwind-dev libcmocka-dev clang \
+libclang-rt-14-dev python3"
+[ "${1:-}" = "--bench" ] && need="$need uftrace hyperfine libgoogle-perftools-dev"
+
+missing=""
+for p in $need; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+        missing="$missing $p"
+    fi
+done
+[ -z "$missing" ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+    echo "calltrace: missing Debian packages:$missing" >&2
+    echo "calltrace: run 'sudo apt-get install$missing' (or this script as root)" >&2
+    exit 1
+fi
+echo "calltrace: installing$missing" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+# shellcheck disable=SC2086
+apt-get install -y -qq --no-install-recommends $missing >/dev/null

@@ -1,0 +1,36 @@
+# Shared helpers for end-to-end tests; source it first.  Each test is a bash
+# script that exits 0 to pass, 77 to skip (with a reason on its last line),
+# anything else to fail.
+set -euo pipefail
+: "${CT_ROOT:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
+: "${CT_BUILD:=$CT_ROOT/build}"
+LIB=$CT_BUILD/libcalltrace.so
+REPORT=$CT_BUILD/calltrace-report
+# The analyzer built with ASan+UBSan, for tests that feed it input.
+REPORT_SAN=$CT_BUILD/san/calltrace-report
+[ -x "$REPORT_SAN" ] || REPORT_SAN=$REPORT
+PROGRAMS=$CT_ROOT/tests/programs
+FORMATS=${CT_FORMATS:-$CT_ROOT/../shared/formats}
+T=$(mktemp -d "${TMPDIR:-/tmp}/ct-e2e.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+skip() { echo "$*"; exit 77; }
+
+# build_traced OUT SRC... [-- extra cc flags]: compile with instrumentation.
+build_traced() {
+    local out=$1; shift
+    gcc -std=gnu11 -O1 -g -finstrument-functions -I"$CT_ROOT/include" \
+        -o "$out" "$@" -lpthread -ldl
+}
+
+# run_traced OUTFILE CMD...: run CMD under the preload, trace to OUTFILE.
+run_traced() {
+    local out=$1; shift
+    CALLTRACE_OUTPUT=$out LD_PRELOAD=$LIB "$@"
+}
+
+# expect_eq WHAT EXPECTED ACTUAL
+expect_eq() {
+    [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
+}
