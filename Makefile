@@ -92,19 +92,19 @@ unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
 
 e2e: all $(REPORT_SAN)
-	@tests/run-e2e.sh
+	@BUILD=$(BUILD) tests/run-e2e.sh
 
 fuzz: $(ANALYZER_LIB_SRCS)
-	@tests/fuzz/run.sh smoke
+	@BUILD=$(BUILD) tests/fuzz/run.sh smoke
 
 fuzz-long:
-	@tests/fuzz/run.sh long
+	@BUILD=$(BUILD) tests/fuzz/run.sh long
 
 check: deps all $(REPORT_SAN) $(UNIT_BINS)
-	@tests/run-all.sh $(UNIT_BINS)
+	@BUILD=$(BUILD) tests/run-all.sh $(UNIT_BINS)
 
 bench: all
-	@bench/run.sh
+	@BUILD=$(BUILD) bench/run.sh
 
 PREFIX ?= /usr/local
 install: all

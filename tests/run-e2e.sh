@@ -4,7 +4,7 @@
 set -u
 cd "$(dirname "$0")/.."
 export CT_ROOT=$PWD
-export CT_BUILD=${BUILD:-$PWD/build}
+export CT_BUILD=$(cd "${BUILD:-build}" && pwd)
 pass=0; fail=0; skip=0
 for t in tests/e2e/*.sh; do
     [ -e "$t" ] || continue
