@@ -5,7 +5,7 @@ set -u
 cd "$(dirname "$0")/.."
 total_pass=0; total_fail=0
 tally() { # parses "<kind>: N passed, N failed" from the last run
-    local line; line=$(grep -E '^[a-z]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
+    local line; line=$(grep -E '^[a-z0-9]+: [0-9]+ passed, [0-9]+ failed' "$1" | tail -n 1)
     local p f
     p=$(echo "$line" | sed -E 's/.*: ([0-9]+) passed.*/\1/')
     f=$(echo "$line" | sed -E 's/.* ([0-9]+) failed.*/\1/')

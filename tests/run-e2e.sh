@@ -7,6 +7,7 @@ export CT_ROOT=$PWD
 export CT_BUILD=$(cd "${BUILD:-build}" && pwd)
 pass=0; fail=0; skip=0
 for t in tests/e2e/*.sh; do
+    [ "$(basename "$t")" = lib.sh ] && continue
     [ -e "$t" ] || continue
     name=$(basename "$t" .sh)
     log=$CT_BUILD/e2e-logs/$name.log
