@@ -1,0 +1,136 @@
+/*
+ * Line and number scanning shared by the text-log readers (openlaszlo, lms,
+ * rtl, samplingprof).  Lines are found with memchr and numbers parsed by
+ * hand: the readers must keep up with hundreds of megabytes a second.
+ */
+#ifndef CT_TEXTSCAN_H
+#define CT_TEXTSCAN_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "reader.h"
+
+struct ct_scan {
+    const char *p, *end;    /* what is left of the input                  */
+    const char *path;
+    uint64_t lineno;        /* number of the line last returned (1-based) */
+    const char *line;       /* the line last returned, for messages       */
+    size_t line_len;
+    bool last_unterminated; /* the last line had no newline               */
+};
+
+void ct_scan_init(struct ct_scan *s, const struct ct_input *in);
+
+/* The next line without its '\n'.  A trailing '\r' and NUL bytes on either
+ * end are dropped (old socket captures put a NUL after every line).  Returns
+ * false at the end of the input. */
+static inline bool ct_scan_line(struct ct_scan *s, const char **line,
+                                size_t *len)
+{
+    if (s->p >= s->end)
+        return false;
+    const char *b = s->p;
+    const char *nl = memchr(b, '\n', (size_t)(s->end - b));
+    const char *e = nl ? nl : s->end;
+    s->p = nl ? nl + 1 : s->end;
+    s->last_unterminated = !nl;
+    while (b < e && *b == 0)
+        b++;
+    while (e > b && (e[-1] == '\r' || e[-1] == 0))
+        e--;
+    s->lineno++;
+    s->line = b;
+    s->line_len = (size_t)(e - b);
+    *line = b;
+    *len = (size_t)(e - b);
+    return true;
+}
+
+static inline bool ct_is_digit(char c)
+{
+    return (unsigned char)(c - '0') < 10;
+}
+
+/* Unsigned decimal at *p (at least one digit, no sign).  Advances *p.
+ * False on no digit or overflow. */
+static inline bool ct_parse_u64(const char **p, const char *end, uint64_t *v)
+{
+    const char *q = *p;
+    uint64_t x = 0;
+    if (q >= end || !ct_is_digit(*q))
+        return false;
+    do {
+        unsigned d = (unsigned)(*q - '0');
+        if (x > (UINT64_MAX - d) / 10)
+            return false;
+        x = x * 10 + d;
+        q++;
+    } while (q < end && ct_is_digit(*q));
+    *p = q;
+    *v = x;
+    return true;
+}
+
+/* Optional '-' or '+' then decimal digits, within int64_t. */
+bool ct_parse_i64(const char **p, const char *end, int64_t *v);
+
+/*
+ * A non-negative decimal such as "1183755012345.01" as an exact integer in
+ * units of 10^-frac_digits (frac_digits <= 9).  Fraction digits beyond
+ * frac_digits must be zeros (nothing is rounded away silently).  *had_fraction
+ * tells whether a '.' with digits was present.
+ */
+bool ct_parse_fixed(const char **p, const char *end, unsigned frac_digits,
+                    uint64_t *v, bool *had_fraction);
+
+/* The whole [p, end) is an unsigned / signed decimal. */
+bool ct_whole_u64(const char *p, const char *end, uint64_t *v);
+bool ct_whole_i64(const char *p, const char *end, int64_t *v);
+
+/* A number such as "1012.337" or "40" or "2.5e3", as a double.  False if
+ * [p, end) is not entirely a number. */
+bool ct_whole_double(const char *p, const char *end, double *v);
+
+/* First occurrence of the byte c in [p, end), or NULL. */
+static inline const char *ct_find(const char *p, const char *end, char c)
+{
+    return p < end ? memchr(p, c, (size_t)(end - p)) : NULL;
+}
+
+/* Last occurrence of c in [p, end), or NULL. */
+const char *ct_find_last(const char *p, const char *end, char c);
+
+/* First occurrence of the string needle in [p, end), or NULL. */
+const char *ct_find_str(const char *p, const char *end, const char *needle);
+
+bool ct_starts_with(const char *p, const char *end, const char *prefix);
+
+/*
+ * A malformed line.  In --lenient mode counts it in info->skipped_lines and
+ * returns false (skip the line and go on).  Otherwise prints one error
+ * "FILE: line N: MESSAGE (got '...')", records where reading stopped in
+ * info->stopped and returns true: the caller pushes what it has and returns
+ * CT_EXIT_BAD_INPUT.
+ */
+bool ct_scan_bad(struct ct_scan *s, struct ct_trace_info *info,
+                 const struct ct_read_opts *opts, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Same for binary formats: "FILE: byte N: MESSAGE". */
+bool ct_bytes_bad(const char *path, uint64_t offset,
+                  struct ct_trace_info *info, const struct ct_read_opts *opts,
+                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
+/* How many of the first `limit` lines of the input satisfy pred; lines that
+ * are empty are not counted either way.  For the probes. */
+struct ct_probe_tally {
+    unsigned lines, matched;
+};
+void ct_probe_lines(const struct ct_input *in, size_t limit_lines,
+                    bool (*pred)(const char *l, size_t n, void *ctx),
+                    void *ctx, struct ct_probe_tally *t);
+
+#endif /* CT_TEXTSCAN_H */
