@@ -48,6 +48,9 @@ struct ct_event {
     uint64_t count;       /* LOST: events lost; SAMPLE: weight              */
     const uint32_t *stack;/* SAMPLE, STACK: functab ids                     */
     uint32_t depth;
+    const uint64_t *pcs;  /* SAMPLE: the sampled pcs (leaf first, depth of
+                             them) when stack[] holds the functions that
+                             contain them, for --by-line; NULL if none     */
 };
 
 struct ct_sink {
@@ -108,6 +111,11 @@ struct ct_trace_info {
     uint64_t skipped_lines;   /* --lenient: malformed lines skipped         */
     char stopped[256];        /* "" or where reading stopped on damage, e.g.
                                  "truncated at byte 81234 (block 7)"        */
+    bool have_first_time;     /* the reader knows the trace's first event
+                                 even if it skips it (--time-range reads
+                                 only the blocks near the window)           */
+    uint64_t first_time;      /* its time in ticks: the origin of
+                                 --time-range and of --dump timestamps      */
 
     struct ct_functab *funcs;
 };
