@@ -10,11 +10,3 @@ struct ct_exporter *ct_exporter_new(const char *format, FILE *out,
     ct_error("unknown export format '%s'", format);
     return NULL;
 }
-
-struct ct_exporter *ct_dump_new(FILE *out, struct ct_trace_info *info)
-{
-    (void)out;
-    (void)info;
-    ct_error("--dump is not built yet");
-    return NULL;
-}

@@ -1,0 +1,281 @@
+/*
+ * --dump: the trace as OpenLaszlo raw lines, "<ms> <key> <name>", in time
+ * order.  docs/dump-format.md is the specification.
+ *
+ * The calltrace reader already merges its threads by time; other readers
+ * only promise order within a thread, so lines wait in a bounded window
+ * (a heap of DUMP_WINDOW events) and leave it oldest first.  Disorder
+ * wider than the window is printed as it comes and counted in a warning.
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "util.h"
+
+#define DUMP_WINDOW 65536u
+
+struct pending {
+    uint64_t time, seq;
+    uint32_t thread, func;  /* func for C and R lines                     */
+    char key;
+    char *text;             /* V lines: owned message; NULL otherwise     */
+};
+
+struct frames {
+    uint32_t *f;
+    size_t n, cap;
+};
+
+struct dump {
+    struct ct_exporter ex;
+    FILE *out;
+    struct ct_trace_info *info;
+    struct frames *threads;
+    size_t nthreads;
+    struct pending *heap;
+    size_t nheap;
+    uint64_t seq;
+    bool have_base;
+    uint64_t base;
+    uint64_t last_time;     /* of the last printed line                   */
+    uint64_t late;          /* lines printed after a later one            */
+};
+
+static struct frames *frames_of(struct dump *d, uint32_t thread)
+{
+    if (thread >= d->nthreads) {
+        size_t n = thread + 1;
+        d->threads = ct_xrealloc(d->threads, n * sizeof *d->threads);
+        memset(d->threads + d->nthreads, 0,
+               (n - d->nthreads) * sizeof *d->threads);
+        d->nthreads = n;
+    }
+    return &d->threads[thread];
+}
+
+static void frames_push(struct frames *s, uint32_t func)
+{
+    ct_grow(&s->f, &s->cap, s->n, sizeof *s->f);
+    s->f[s->n++] = func;
+}
+
+static bool before(const struct pending *a, const struct pending *b)
+{
+    return a->time != b->time ? a->time < b->time : a->seq < b->seq;
+}
+
+/* "1503.123456": milliseconds from the trace's first event. */
+static void put_time(struct dump *d, uint64_t t)
+{
+    if (!d->have_base) {
+        d->have_base = true;
+        d->base = d->info->have_first_time ? d->info->first_time : t;
+    }
+    const char *sign = "";
+    uint64_t ticks = t - d->base;
+    if (t < d->base) {
+        sign = "-";
+        ticks = d->base - t;
+    }
+    double npt = d->info->ns_per_tick;
+    if (npt >= 1e6 && fmod(npt, 1e6) == 0) {
+        fprintf(d->out, "%s%" PRIu64, sign, ticks * (uint64_t)(npt / 1e6));
+        return;
+    }
+    double ns = nearbyint((double)ticks * npt);
+    uint64_t n = ns >= 1.8e19 ? UINT64_MAX : (uint64_t)ns;
+    fprintf(d->out, "%s%" PRIu64 ".%06" PRIu64, sign, n / 1000000,
+            n % 1000000);
+}
+
+static void print_line(struct dump *d, const struct pending *p)
+{
+    if (p->time < d->last_time)
+        d->late++;
+    else
+        d->last_time = p->time;
+    put_time(d, p->time);
+    if (p->thread)
+        fprintf(d->out, " %c%" PRIu32 " ", p->key, p->thread + 1);
+    else
+        fprintf(d->out, " %c ", p->key);
+    if (p->text)
+        fputs(p->text, d->out);
+    else if (p->key == 'C' || p->key == 'R')
+        fputs(p->func == CT_FUNC_NONE
+                  ? "?"
+                  : ct_functab_name(d->info->funcs, p->func),
+              d->out);
+    fputc('\n', d->out);
+}
+
+static struct pending heap_pop(struct dump *d)
+{
+    struct pending *h = d->heap, top = h[0], last = h[--d->nheap];
+    size_t i = 0, n = d->nheap;
+    for (;;) {
+        size_t k = 2 * i + 1;
+        if (k >= n)
+            break;
+        if (k + 1 < n && before(&h[k + 1], &h[k]))
+            k++;
+        if (!before(&h[k], &last))
+            break;
+        h[i] = h[k];
+        i = k;
+    }
+    if (n)
+        h[i] = last;
+    return top;
+}
+
+static void emit_oldest(struct dump *d)
+{
+    struct pending p = heap_pop(d);
+    print_line(d, &p);
+    free(p.text);
+}
+
+static void add_line(struct dump *d, uint64_t time, uint32_t thread,
+                     char key, uint32_t func, char *text)
+{
+    if (d->nheap == DUMP_WINDOW)
+        emit_oldest(d);
+    struct pending it = {time, d->seq++, thread, func, key, text};
+    size_t i = d->nheap++;
+    while (i > 0 && before(&it, &d->heap[(i - 1) / 2])) {
+        d->heap[i] = d->heap[(i - 1) / 2];
+        i = (i - 1) / 2;
+    }
+    d->heap[i] = it;
+}
+
+/* A message on one line: control characters become spaces. */
+static char *one_line(const char *s, size_t n)
+{
+    char *t = ct_xmalloc(n + 1);
+    for (size_t i = 0; i < n; i++)
+        t[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i];
+    t[n] = '\0';
+    return t;
+}
+
+static char *sample_text(struct dump *d, const struct ct_event *ev)
+{
+    size_t cap = 64, n = 0;
+    char *t = ct_xmalloc(cap);
+    n = (size_t)snprintf(t, cap, "sample: ");
+    for (uint32_t i = 0; i < ev->depth; i++) {
+        const char *name = ct_functab_name(d->info->funcs, ev->stack[i]);
+        size_t len = strlen(name);
+        if (n + len + 2 > cap) {
+            cap = 2 * (n + len + 2);
+            t = ct_xrealloc(t, cap);
+        }
+        if (i)
+            t[n++] = ';';
+        memcpy(t + n, name, len);
+        n += len;
+    }
+    t[n] = '\0';
+    return t;
+}
+
+static int dump_event(struct ct_sink *self, const struct ct_event *ev)
+{
+    struct dump *d = (struct dump *)self;
+    struct frames *s = frames_of(d, ev->thread);
+    char buf[64];
+    switch (ev->kind) {
+    case CT_EV_CALL:
+        frames_push(s, ev->func);
+        add_line(d, ev->time, ev->thread, 'C', ev->func, NULL);
+        break;
+    case CT_EV_RETURN: {
+        uint32_t func = ev->func;
+        if (func == CT_FUNC_NONE) {
+            if (s->n)
+                func = s->f[--s->n];
+        } else {
+            /* Pop to the named frame, if it is open at all. */
+            size_t i = s->n;
+            while (i > 0 && s->f[i - 1] != func)
+                i--;
+            if (i > 0)
+                s->n = i - 1;
+        }
+        add_line(d, ev->time, ev->thread, 'R', func, NULL);
+        break;
+    }
+    case CT_EV_OVERHEAD_START:
+        add_line(d, ev->time, ev->thread, 'S', CT_FUNC_NONE, NULL);
+        break;
+    case CT_EV_OVERHEAD_END:
+        add_line(d, ev->time, ev->thread, 'E', CT_FUNC_NONE, NULL);
+        break;
+    case CT_EV_USER:
+        add_line(d, ev->time, ev->thread, 'V', CT_FUNC_NONE,
+                 one_line(ev->text ? ev->text : "", ev->text_len));
+        break;
+    case CT_EV_LOST:
+        snprintf(buf, sizeof buf, "lost: %" PRIu64 " events", ev->count);
+        add_line(d, ev->time, ev->thread, 'V', CT_FUNC_NONE,
+                 ct_xstrdup(buf));
+        break;
+    case CT_EV_SAMPLE:
+        add_line(d, ev->time, ev->thread, 'V', CT_FUNC_NONE,
+                 sample_text(d, ev));
+        break;
+    case CT_EV_STACK:
+        s->n = 0;
+        for (uint32_t i = 0; i < ev->depth; i++)
+            frames_push(s, ev->stack[i]);
+        break;
+    case CT_EV_THREAD_END:
+        while (s->n)
+            add_line(d, ev->time, ev->thread, 'R', s->f[--s->n], NULL);
+        break;
+    }
+    return 0;
+}
+
+static int dump_finish(struct ct_exporter *self, struct ct_profile *profile)
+{
+    (void)profile;
+    struct dump *d = (struct dump *)self;
+    while (d->nheap)
+        emit_oldest(d);
+    if (d->late)
+        ct_warn("--dump: %" PRIu64 " line(s) out of time order: the input's "
+                "threads were further apart than %u events",
+                d->late, DUMP_WINDOW);
+    return 0;
+}
+
+static void dump_free(struct ct_exporter *self)
+{
+    struct dump *d = (struct dump *)self;
+    for (size_t i = 0; i < d->nheap; i++)
+        free(d->heap[i].text);
+    for (size_t i = 0; i < d->nthreads; i++)
+        free(d->threads[i].f);
+    free(d->threads);
+    free(d->heap);
+    free(d);
+}
+
+struct ct_exporter *ct_dump_new(FILE *out, struct ct_trace_info *info)
+{
+    struct dump *d = ct_xcalloc(1, sizeof *d);
+    d->ex.sink.event = dump_event;
+    d->ex.finish = dump_finish;
+    d->ex.free = dump_free;
+    d->out = out;
+    d->info = info;
+    d->heap = ct_xmalloc(DUMP_WINDOW * sizeof *d->heap);
+    return &d->ex;
+}

@@ -1,0 +1,338 @@
+/* Address to function name, file and line, through libbfd. */
+#include "symbolize.h"
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Some bfd.h builds refuse to be included without a config.h. */
+#ifndef PACKAGE
+#define PACKAGE "calltrace"
+#endif
+#ifndef PACKAGE_VERSION
+#define PACKAGE_VERSION CALLTRACE_VERSION
+#endif
+#include <bfd.h>
+
+#include "util.h"
+
+/* From libiberty's demangle.h, which binutils-dev does not install. */
+#ifndef DMGL_PARAMS
+#define DMGL_PARAMS (1 << 0)
+#define DMGL_ANSI (1 << 1)
+#endif
+
+struct sym {
+    uint64_t addr;          /* ELF address                                */
+    const char *name;       /* owned by the bfd                           */
+};
+
+struct object {
+    char *path;
+    uint8_t build_id[64];
+    size_t build_id_len;
+    bool opened;            /* open attempted                             */
+    bfd *abfd;
+    asymbol **symtab;       /* for bfd_find_nearest_line                  */
+    struct sym *syms;       /* functions sorted by address                */
+    size_t nsyms;
+};
+
+struct map {
+    uint64_t base, start, end;
+    struct object *obj;
+};
+
+struct ct_symbolizer {
+    struct map *maps;       /* sorted by start, not overlapping           */
+    size_t nmaps, maps_cap;
+    struct object **objs;
+    size_t nobjs, objs_cap;
+};
+
+struct ct_symbolizer *ct_symbolizer_new(void)
+{
+    static bool bfd_ready;
+    if (!bfd_ready) {
+        bfd_init();
+        bfd_ready = true;
+    }
+    return ct_xcalloc(1, sizeof(struct ct_symbolizer));
+}
+
+void ct_symbolizer_free(struct ct_symbolizer *s)
+{
+    if (!s)
+        return;
+    for (size_t i = 0; i < s->nobjs; i++) {
+        struct object *o = s->objs[i];
+        free(o->syms);
+        free(o->symtab);
+        if (o->abfd)
+            bfd_close(o->abfd);
+        free(o->path);
+        free(o);
+    }
+    free(s->objs);
+    free(s->maps);
+    free(s);
+}
+
+static struct object *find_object(struct ct_symbolizer *s, const char *path,
+                                  size_t len, const uint8_t *bid,
+                                  size_t bid_len)
+{
+    for (size_t i = 0; i < s->nobjs; i++)
+        if (strlen(s->objs[i]->path) == len &&
+            memcmp(s->objs[i]->path, path, len) == 0)
+            return s->objs[i];
+    struct object *o = ct_xcalloc(1, sizeof *o);
+    o->path = ct_xstrndup(path, len);
+    if (bid_len > sizeof o->build_id)
+        bid_len = sizeof o->build_id;
+    memcpy(o->build_id, bid, bid_len);
+    o->build_id_len = bid_len;
+    ct_grow(&s->objs, &s->objs_cap, s->nobjs, sizeof *s->objs);
+    s->objs[s->nobjs++] = o;
+    return o;
+}
+
+void ct_symbolizer_add_map(struct ct_symbolizer *s, uint64_t base,
+                           uint64_t start, uint64_t end,
+                           const uint8_t *build_id, size_t build_id_len,
+                           const char *path, size_t path_len)
+{
+    if (end <= start || path_len == 0)
+        return;
+    struct object *obj = find_object(s, path, path_len, build_id,
+                                     build_id_len);
+    /* Drop what the new entry overlaps, keep the rest in order. */
+    size_t kept = 0, at = 0;
+    for (size_t i = 0; i < s->nmaps; i++) {
+        struct map *m = &s->maps[i];
+        if (m->end > start && m->start < end)
+            continue;
+        s->maps[kept++] = *m;
+        if (m->start < start)
+            at = kept;
+    }
+    s->nmaps = kept;
+    ct_grow(&s->maps, &s->maps_cap, s->nmaps, sizeof *s->maps);
+    memmove(&s->maps[at + 1], &s->maps[at],
+            (s->nmaps - at) * sizeof *s->maps);
+    s->maps[at] = (struct map){base, start, end, obj};
+    s->nmaps++;
+}
+
+static struct map *find_map(struct ct_symbolizer *s, uint64_t addr)
+{
+    size_t lo = 0, hi = s->nmaps;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->maps[mid].start <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0)
+        return NULL;
+    struct map *m = &s->maps[lo - 1];
+    return addr < m->end ? m : NULL;
+}
+
+static int cmp_sym(const void *a, const void *b)
+{
+    const struct sym *x = a, *y = b;
+    return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static bool is_function(const asymbol *sym)
+{
+    if (sym->flags & (BSF_SECTION_SYM | BSF_FILE | BSF_DEBUGGING |
+                      BSF_WARNING | BSF_INDIRECT | BSF_SYNTHETIC))
+        return false;
+    asection *sec = bfd_asymbol_section(sym);
+    if (!sec || bfd_is_und_section(sec) || bfd_is_com_section(sec))
+        return false;
+    if (!(bfd_section_flags(sec) & SEC_CODE))
+        return false;
+    return (sym->flags & (BSF_FUNCTION | BSF_GLOBAL | BSF_LOCAL |
+                          BSF_WEAK)) != 0;
+}
+
+/* Rank among symbols at one address: functions, then global names. */
+static int sym_rank(const asymbol *sym)
+{
+    return (sym->flags & BSF_FUNCTION ? 2 : 0) +
+           (sym->flags & (BSF_GLOBAL | BSF_WEAK) ? 1 : 0);
+}
+
+static long read_symtab(bfd *abfd, asymbol ***out, bool dynamic)
+{
+    long bytes = dynamic ? bfd_get_dynamic_symtab_upper_bound(abfd)
+                         : bfd_get_symtab_upper_bound(abfd);
+    if (bytes <= 0)
+        return 0;
+    asymbol **tab = ct_xmalloc((size_t)bytes);
+    long n = dynamic ? bfd_canonicalize_dynamic_symtab(abfd, tab)
+                     : bfd_canonicalize_symtab(abfd, tab);
+    if (n <= 0) {
+        free(tab);
+        return 0;
+    }
+    *out = tab;
+    return n;
+}
+
+static void check_build_id(struct object *o)
+{
+    if (!o->build_id_len)
+        return;
+    asection *sec = bfd_get_section_by_name(o->abfd, ".note.gnu.build-id");
+    uint8_t note[256];
+    bfd_size_type size = sec ? bfd_section_size(sec) : 0;
+    bool same = false;
+    if (size >= 16 && size <= sizeof note &&
+        bfd_get_section_contents(o->abfd, sec, note, 0, size)) {
+        uint32_t namesz, descsz;
+        memcpy(&namesz, note, 4);
+        memcpy(&descsz, note + 4, 4);
+        size_t desc = 12 + ((namesz + 3u) & ~3u);
+        same = desc + descsz <= size && descsz == o->build_id_len &&
+               memcmp(note + desc, o->build_id, descsz) == 0;
+    }
+    if (!same)
+        ct_warn("%s: binary changed since tracing (build-id differs); "
+                "names may be wrong", o->path);
+}
+
+static void load_object(struct object *o)
+{
+    o->opened = true;
+    bfd *abfd = bfd_openr(o->path, NULL);
+    if (!abfd) {
+        ct_warn("%s: cannot open for symbols: %s", o->path,
+                bfd_errmsg(bfd_get_error()));
+        return;
+    }
+    if (!bfd_check_format(abfd, bfd_object)) {
+        ct_warn("%s: not an object file: %s", o->path,
+                bfd_errmsg(bfd_get_error()));
+        bfd_close(abfd);
+        return;
+    }
+    o->abfd = abfd;
+    check_build_id(o);
+
+    asymbol **tab = NULL;
+    long n = read_symtab(abfd, &tab, false);
+    if (n == 0)
+        n = read_symtab(abfd, &tab, true); /* stripped: dynamic symbols */
+    /* bfd_find_nearest_line wants a NULL-terminated table, even empty. */
+    o->symtab = tab ? tab : ct_xcalloc(1, sizeof *tab);
+    o->syms = ct_xmalloc(((size_t)n + 1) * sizeof *o->syms);
+    asymbol **best = ct_xmalloc(((size_t)n + 1) * sizeof *best);
+    size_t k = 0;
+    for (long i = 0; i < n; i++)
+        if (is_function(tab[i])) {
+            o->syms[k].addr = bfd_asymbol_value(tab[i]);
+            o->syms[k].name = (const char *)(uintptr_t)i;
+            k++;
+        }
+    qsort(o->syms, k, sizeof *o->syms, cmp_sym);
+    /* One symbol per address, the best ranked. */
+    size_t m = 0;
+    for (size_t i = 0; i < k; i++) {
+        asymbol *sym = tab[(uintptr_t)o->syms[i].name];
+        if (m && o->syms[m - 1].addr == o->syms[i].addr) {
+            if (sym_rank(sym) > sym_rank(best[m - 1]))
+                best[m - 1] = sym;
+            continue;
+        }
+        o->syms[m].addr = o->syms[i].addr;
+        best[m++] = sym;
+    }
+    for (size_t i = 0; i < m; i++)
+        o->syms[i].name = bfd_asymbol_name(best[i]);
+    free(best);
+    o->nsyms = m;
+}
+
+/* The symbol containing ELF address a, or NULL. */
+static const struct sym *find_sym(struct object *o, uint64_t a)
+{
+    if (!o->opened)
+        load_object(o);
+    size_t lo = 0, hi = o->nsyms;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (o->syms[mid].addr <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? &o->syms[lo - 1] : NULL;
+}
+
+static asection *section_of(bfd *abfd, uint64_t a)
+{
+    for (asection *sec = abfd->sections; sec; sec = sec->next) {
+        uint64_t vma = bfd_section_vma(sec);
+        if ((bfd_section_flags(sec) & SEC_ALLOC) && a >= vma &&
+            a < vma + bfd_section_size(sec))
+            return sec;
+    }
+    return NULL;
+}
+
+bool ct_symbolizer_func_start(struct ct_symbolizer *s, uint64_t addr,
+                              uint64_t *start)
+{
+    struct map *m = find_map(s, addr);
+    if (!m)
+        return false;
+    const struct sym *sym = find_sym(m->obj, addr - m->base);
+    if (!sym)
+        return false;
+    *start = sym->addr + m->base;
+    return true;
+}
+
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash ? slash + 1 : path;
+}
+
+void ct_symbolizer_resolve(void *ctx, struct ct_func *f)
+{
+    struct ct_symbolizer *s = ctx;
+    struct map *m = find_map(s, f->addr);
+    if (!m)
+        return;
+    struct object *o = m->obj;
+    uint64_t a = f->addr - m->base;
+    const struct sym *sym = find_sym(o, a);
+    f->object = ct_xstrdup(o->path);
+    if (sym) {
+        char *dem = bfd_demangle(o->abfd, sym->name, DMGL_PARAMS | DMGL_ANSI);
+        f->name = dem ? dem : ct_xstrdup(sym->name);
+    } else {
+        char buf[64 + 32];
+        snprintf(buf, sizeof buf, "%.64s+0x%" PRIx64, base_name(o->path), a);
+        f->name = ct_xstrdup(buf);
+    }
+    if (!o->abfd)
+        return;
+    asection *sec = section_of(o->abfd, a);
+    const char *file = NULL, *func = NULL;
+    unsigned line = 0;
+    if (sec && bfd_find_nearest_line(o->abfd, sec, o->symtab,
+                                     a - bfd_section_vma(sec), &file, &func,
+                                     &line) &&
+        file) {
+        f->file = ct_xstrdup(file);
+        f->line = line;
+    }
+}

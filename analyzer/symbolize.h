@@ -1,0 +1,45 @@
+/*
+ * Names for run-time addresses of a traced process, from the objects listed
+ * in the trace's MAPS blocks, read with libbfd.
+ *
+ * The calltrace reader adds the map entries, then installs the symbolizer as
+ * the function table's resolver, so an address is only looked up when
+ * someone asks for its name.  Objects are opened on first use and kept.
+ */
+#ifndef CT_SYMBOLIZE_H
+#define CT_SYMBOLIZE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "functab.h"
+
+struct ct_symbolizer;
+
+struct ct_symbolizer *ct_symbolizer_new(void);
+void ct_symbolizer_free(struct ct_symbolizer *s);
+
+/*
+ * One loaded object: ELF address + base = run-time address; [start, end) is
+ * its executable range at run time.  An entry replaces earlier ones whose
+ * ranges overlap it (an object loaded where another was unloaded).
+ */
+void ct_symbolizer_add_map(struct ct_symbolizer *s, uint64_t base,
+                           uint64_t start, uint64_t end,
+                           const uint8_t *build_id, size_t build_id_len,
+                           const char *path, size_t path_len);
+
+/* Start (run-time address) of the function containing addr, if known. */
+bool ct_symbolizer_func_start(struct ct_symbolizer *s, uint64_t addr,
+                              uint64_t *start);
+
+/*
+ * The resolver for ct_functab_set_resolver (ctx = the symbolizer): name
+ * (demangled), file:line of f->addr, and the object.  Addresses in a known
+ * object without a symbol are named "libfoo.so+0x1234" (ELF address);
+ * addresses in no known object stay unnamed (the table shows "0x...").
+ */
+void ct_symbolizer_resolve(void *ctx, struct ct_func *f);
+
+#endif /* CT_SYMBOLIZE_H */
