@@ -1,39 +1,171 @@
-/* Placeholder until the profile model lands. */
+/*
+ * The profile model's life: a sink that rebuilds call stacks while reading
+ * (profile_stack.c), then ct_profile_finish closes what is still open,
+ * folds in samples, finds cycles and sorts the user events.
+ */
 #include <stdlib.h>
+#include <string.h>
 
-#include "profile.h"
+#include "profile_private.h"
 #include "util.h"
 
-static int ignore(struct ct_sink *s, const struct ct_event *ev)
+static int profile_event(struct ct_sink *sink, const struct ct_event *ev)
 {
-    (void)s;
-    (void)ev;
+    struct ct_profile_state *s = (struct ct_profile_state *)sink;
+    struct ct_profile *p = s->p;
+    ct_prof_event(p, ev);
+    if (p->threads) {
+        if (ev->thread >= p->nthreads) {
+            uint32_t n = ev->thread + 1;
+            p->threads = ct_xrealloc(p->threads, n * sizeof *p->threads);
+            memset(p->threads + p->nthreads, 0,
+                   (n - p->nthreads) * sizeof *p->threads);
+            p->nthreads = n;
+        }
+        struct ct_profile *t = p->threads[ev->thread];
+        if (!t) {
+            struct ct_profile_opts o = p->opts;
+            o.per_thread = false;
+            t = p->threads[ev->thread] = ct_profile_new(p->info, &o);
+            /* one time origin for every thread's window */
+            if (s->origin_set && ev->kind != CT_EV_SAMPLE) {
+                t->state->origin_set = true;
+                t->state->origin = s->origin;
+                t->state->rfrom = s->rfrom;
+                t->state->rto = s->rto;
+            }
+        }
+        ct_prof_event(t, ev);
+    }
     return 0;
 }
-
-static struct ct_sink ignore_sink = {ignore};
 
 struct ct_profile *ct_profile_new(struct ct_trace_info *info,
                                   const struct ct_profile_opts *opts)
 {
     struct ct_profile *p = ct_xcalloc(1, sizeof *p);
+    struct ct_profile_state *s = ct_xcalloc(1, sizeof *s);
     p->info = info;
     p->opts = *opts;
+    p->state = s;
+    s->p = p;
+    s->sink.event = profile_event;
+    s->rto = UINT64_MAX;
+    if (opts->subtract_bias && info->bias_ns_per_call > 0) {
+        double tick = info->ns_per_tick > 0 ? info->ns_per_tick : 1.0;
+        s->bias_ticks = (uint64_t)(info->bias_ns_per_call / tick + 0.5);
+    }
+    if (opts->per_thread) {
+        p->threads = ct_xcalloc(1, sizeof *p->threads);
+        p->nthreads = 0;
+    }
     return p;
 }
 
 struct ct_sink *ct_profile_sink(struct ct_profile *p)
 {
-    (void)p;
-    return &ignore_sink;
+    return &p->state->sink;
+}
+
+struct event_key {
+    uint64_t time;
+    size_t pos;
+};
+
+static int cmp_event_key(const void *a, const void *b)
+{
+    const struct event_key *x = a, *y = b;
+    if (x->time != y->time)
+        return x->time < y->time ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Threads interleave, so user events arrive out of time order; equal
+ * times keep the order in which they were read. */
+static void sort_events(struct ct_profile *p)
+{
+    size_t n = p->nevents;
+    bool sorted = true;
+    for (size_t i = 1; i < n && sorted; i++)
+        sorted = p->events[i].time >= p->events[i - 1].time;
+    if (sorted)
+        return;
+    struct event_key *key = ct_xmalloc(n * sizeof *key);
+    for (size_t i = 0; i < n; i++)
+        key[i] = (struct event_key){p->events[i].time, i};
+    qsort(key, n, sizeof *key, cmp_event_key);
+    struct ct_user_event *ev = ct_xmalloc(n * sizeof *ev);
+    for (size_t i = 0; i < n; i++)
+        ev[i] = p->events[key[i].pos];
+    free(p->events);
+    p->events = ev;
+    p->events_cap = n;
+    free(key);
 }
 
 void ct_profile_finish(struct ct_profile *p)
 {
-    (void)p;
+    if (!p || p->state->finished)
+        return;
+    struct ct_profile_state *s = p->state;
+    s->finished = true;
+    bool any = false;
+    for (size_t i = 0; i < s->nthreads; i++) {
+        struct ct_pthread *th = &s->threads[i];
+        if (!th->seen)
+            continue;
+        ct_prof_close_thread(p, (uint32_t)i);
+        uint64_t first = th->first, last = th->cur;
+        if (!any || first < p->totals.first)
+            p->totals.first = first;
+        if (!any || last > p->totals.last)
+            p->totals.last = last;
+        any = true;
+        if (p->opts.have_range) {
+            first = first < s->rfrom ? s->rfrom : first > s->rto ? s->rto
+                                                                 : first;
+            last = last < s->rfrom ? s->rfrom : last > s->rto ? s->rto : last;
+        }
+        p->totals.elapsed += last - first;
+    }
+    if (s->span_set) {
+        if (!any || s->span_first < p->totals.first)
+            p->totals.first = s->span_first;
+        if (!any || s->span_last > p->totals.last)
+            p->totals.last = s->span_last;
+    }
+    ct_prof_fold_samples(p);
+    if (s->bias_ticks && p->counts.calls)
+        p->bias_subtracted = true;
+    ct_prof_find_cycles(p);
+    sort_events(p);
+    for (uint32_t i = 0; i < p->nthreads; i++)
+        if (p->threads[i])
+            ct_profile_finish(p->threads[i]);
 }
 
 void ct_profile_free(struct ct_profile *p)
 {
+    if (!p)
+        return;
+    struct ct_profile_state *s = p->state;
+    for (uint32_t i = 0; i < p->nthreads; i++)
+        ct_profile_free(p->threads[i]);
+    free(p->threads);
+    for (size_t i = 0; i < s->nthreads; i++) {
+        free(s->threads[i].stack);
+        free(s->threads[i].act);
+    }
+    free(s->threads);
+    free(s->arc_slots);
+    free(s->sarc_self);
+    free(s->sarc_child);
+    free(s->mark);
+    free(s);
+    for (size_t i = 0; i < p->nevents; i++)
+        free(p->events[i].text);
+    free(p->events);
+    free(p->funcs);
+    free(p->arcs);
     free(p);
 }

@@ -1,0 +1,79 @@
+/* Per-function arrays and the (caller, callee) -> arc table of a profile. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile_private.h"
+#include "util.h"
+
+void ct_prof_need_func(struct ct_profile *p, uint32_t func)
+{
+    struct ct_profile_state *s = p->state;
+    if (func < p->nfuncs)
+        return;
+    size_t old = s->funcs_cap;
+    if (func >= old) {
+        ct_grow(&p->funcs, &s->funcs_cap, func, sizeof *p->funcs);
+        size_t cap = old;
+        ct_grow(&s->mark, &cap, func, sizeof *s->mark);
+        memset(p->funcs + old, 0, (s->funcs_cap - old) * sizeof *p->funcs);
+        memset(s->mark + old, 0, (s->funcs_cap - old) * sizeof *s->mark);
+    }
+    p->nfuncs = func + 1;
+}
+
+static inline uint32_t arc_hash(uint32_t caller, uint32_t callee)
+{
+    uint64_t h = ((uint64_t)caller << 32 | callee) * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(h >> 32);
+}
+
+static void rehash(struct ct_profile *p)
+{
+    struct ct_profile_state *s = p->state;
+    uint32_t cap = s->arc_slot_cap ? s->arc_slot_cap * 2 : 256;
+    uint32_t *slots = ct_xcalloc(cap, sizeof *slots);
+    for (uint32_t i = 0; i < p->narcs; i++) {
+        uint32_t h = arc_hash(p->arcs[i].caller, p->arcs[i].callee);
+        while (slots[h & (cap - 1)])
+            h++;
+        slots[h & (cap - 1)] = i + 1;
+    }
+    free(s->arc_slots);
+    s->arc_slots = slots;
+    s->arc_slot_cap = cap;
+}
+
+uint32_t ct_prof_arc(struct ct_profile *p, uint32_t caller, uint32_t callee)
+{
+    struct ct_profile_state *s = p->state;
+    if (s->arc_slot_cap) {
+        uint32_t mask = s->arc_slot_cap - 1;
+        for (uint32_t h = arc_hash(caller, callee);; h++) {
+            uint32_t v = s->arc_slots[h & mask];
+            if (!v)
+                break;
+            const struct ct_arc *a = &p->arcs[v - 1];
+            if (a->caller == caller && a->callee == callee)
+                return v - 1;
+        }
+    }
+    if ((uint64_t)(p->narcs + 1) * 2 > s->arc_slot_cap)
+        rehash(p);
+    uint32_t idx = p->narcs++;
+    if (idx >= s->arcs_cap) {
+        size_t cap = s->arcs_cap ? s->arcs_cap * 2 : 64;
+        p->arcs = ct_xrealloc(p->arcs, cap * sizeof *p->arcs);
+        s->sarc_self = ct_xrealloc(s->sarc_self, cap * sizeof *s->sarc_self);
+        s->sarc_child =
+            ct_xrealloc(s->sarc_child, cap * sizeof *s->sarc_child);
+        s->arcs_cap = cap;
+    }
+    p->arcs[idx] = (struct ct_arc){.caller = caller, .callee = callee};
+    s->sarc_self[idx] = s->sarc_child[idx] = 0;
+    uint32_t mask = s->arc_slot_cap - 1;
+    uint32_t h = arc_hash(caller, callee);
+    while (s->arc_slots[h & mask])
+        h++;
+    s->arc_slots[h & mask] = idx + 1;
+    return idx;
+}

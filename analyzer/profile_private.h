@@ -1,0 +1,101 @@
+/*
+ * The profile model's private state, shared by profile*.c and cycles.c.
+ * See docs/analysis.md for what is charged where and why.
+ */
+#ifndef CT_PROFILE_PRIVATE_H
+#define CT_PROFILE_PRIVATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+/* One open activation on a thread's stack. */
+struct ct_frame {
+    uint32_t func;
+    uint32_t arc;           /* arc that entered this frame                 */
+    uint32_t cache_callee;  /* last callee seen from here, and its arc:    */
+    uint32_t cache_arc;     /*   loops call the same function again        */
+    uint64_t entry_clock;   /* thread's cpu clock when entered             */
+    uint64_t self;          /* own self ticks                              */
+    uint64_t inner_self;    /* outermost frame: self of the same function's
+                               inner (recursive) frames                    */
+    uint32_t outer_pos;     /* position of the outermost frame of func     */
+    bool called;            /* entered by a CALL (not a STACK record)      */
+};
+
+/* Per-thread count of open frames of a function (open addressing). */
+struct ct_active {
+    uint32_t func;          /* CT_FUNC_NONE = empty slot                   */
+    uint32_t count;
+    uint32_t outer_pos;
+};
+
+struct ct_pthread {
+    struct ct_frame *stack;
+    size_t depth, cap;
+    struct ct_active *act;
+    uint32_t act_cap, act_used;   /* act_cap is a power of two            */
+    bool seen;
+    uint64_t first, cur;          /* first and latest event time          */
+    uint64_t clock;               /* cpu ticks charged on this thread     */
+    uint32_t in_overhead;         /* S nesting                            */
+    uint64_t pending_unmetered;   /* unmetered ticks since the first event
+                                     or the last return with no call      */
+};
+
+struct ct_profile_state {
+    struct ct_sink sink;
+    struct ct_profile *p;
+    size_t funcs_cap;
+    size_t arcs_cap;
+    uint32_t *arc_slots;          /* (caller, callee) -> arc index + 1    */
+    uint32_t arc_slot_cap;        /* power of two                         */
+    struct ct_pthread *threads;
+    size_t nthreads;
+    /* range, in ticks, absolute; valid once origin_set */
+    bool origin_set;
+    uint64_t origin, rfrom, rto;
+    uint64_t bias_ticks;
+    /* stack samples: per-arc sample weights, kept beside the arcs */
+    uint64_t *sarc_self, *sarc_child;
+    uint64_t *mark;               /* per func: sample generation seen     */
+    uint64_t mark_gen;
+    uint64_t samples_total_weight;
+    uint64_t ticks_per_sample;    /* set when samples are folded in       */
+    bool span_set;                /* wall span of sample events           */
+    uint64_t span_first, span_last;
+    bool finished;
+};
+
+/* profile_arcs.c */
+void ct_prof_need_func(struct ct_profile *p, uint32_t func);
+uint32_t ct_prof_arc(struct ct_profile *p, uint32_t caller, uint32_t callee);
+
+/* profile_stack.c */
+int ct_prof_event(struct ct_profile *p, const struct ct_event *ev);
+void ct_prof_close_thread(struct ct_profile *p, uint32_t thread);
+
+/* profile_samples.c */
+void ct_prof_sample(struct ct_profile *p, const struct ct_event *ev);
+void ct_prof_fold_samples(struct ct_profile *p);
+
+/* cycles.c: numbers cycles (fstats.cycle, p->ncycles) and moves the times
+ * of arcs inside cycles to the arcs that enter them. */
+void ct_prof_find_cycles(struct ct_profile *p);
+
+/* Splits total into n integer shares proportional to weight[] (largest
+ * remainder), so that the shares add up to total exactly.  All zero
+ * weights give equal shares. */
+void ct_apportion(uint64_t total, const uint64_t *weight, uint64_t *share,
+                  size_t n);
+
+/* Tarjan's strongly connected components over nodes 0..n-1 given as
+ * adjacency lists (succ[off[i]..off[i+1])).  comp[i] receives a component
+ * number (0-based, in the order components complete).  Returns the number
+ * of components.  Iterative: deep graphs do not exhaust the C stack. */
+uint32_t ct_scc(uint32_t n, const uint32_t *off, const uint32_t *succ,
+                uint32_t *comp);
+
+#endif /* CT_PROFILE_PRIVATE_H */

@@ -1,0 +1,376 @@
+/*
+ * Rebuilding each thread's call stack from its events and charging every
+ * tick between two events of a thread to exactly one of cpu (the function
+ * on top), overhead, unmetered or unknown.  docs/analysis.md has the rules.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "profile_private.h"
+#include "util.h"
+
+static struct ct_pthread *get_thread(struct ct_profile *p, uint32_t idx)
+{
+    struct ct_profile_state *s = p->state;
+    if (idx >= s->nthreads) {
+        size_t n = (size_t)idx + 1;
+        s->threads = ct_xrealloc(s->threads, n * sizeof *s->threads);
+        memset(s->threads + s->nthreads, 0,
+               (n - s->nthreads) * sizeof *s->threads);
+        s->nthreads = n;
+    }
+    return &s->threads[idx];
+}
+
+/* ---- open frames per function (to find the outermost activation) ---- */
+
+static struct ct_active *act_slot(struct ct_pthread *th, uint32_t func)
+{
+    uint32_t mask = th->act_cap - 1;
+    uint32_t h = (uint32_t)(func * 0x9e3779b1u);
+    for (;; h++) {
+        struct ct_active *a = &th->act[h & mask];
+        if (a->func == func || a->func == CT_FUNC_NONE)
+            return a;
+    }
+}
+
+static void act_grow(struct ct_pthread *th)
+{
+    struct ct_active *old = th->act;
+    uint32_t oldcap = th->act_cap;
+    th->act_cap = oldcap ? oldcap * 2 : 16;
+    th->act = ct_xmalloc(th->act_cap * sizeof *th->act);
+    for (uint32_t i = 0; i < th->act_cap; i++)
+        th->act[i].func = CT_FUNC_NONE;
+    for (uint32_t i = 0; i < oldcap; i++)
+        if (old[i].func != CT_FUNC_NONE)
+            *act_slot(th, old[i].func) = old[i];
+    free(old);
+}
+
+/* Backward-shift deletion keeps probe chains intact without tombstones. */
+static void act_remove(struct ct_pthread *th, struct ct_active *a)
+{
+    uint32_t mask = th->act_cap - 1;
+    uint32_t i = (uint32_t)(a - th->act);
+    uint32_t j = i;
+    for (;;) {
+        j = (j + 1) & mask;
+        if (th->act[j].func == CT_FUNC_NONE)
+            break;
+        uint32_t home = (uint32_t)(th->act[j].func * 0x9e3779b1u) & mask;
+        /* move j into the hole i unless its home lies in (i, j] */
+        bool stays = i <= j ? (home > i && home <= j)
+                            : (home > i || home <= j);
+        if (!stays) {
+            th->act[i] = th->act[j];
+            i = j;
+        }
+    }
+    th->act[i].func = CT_FUNC_NONE;
+    th->act_used--;
+}
+
+/* ---- charging time ---- */
+
+static inline uint64_t clip(const struct ct_profile_state *s, uint64_t t)
+{
+    return t < s->rfrom ? s->rfrom : t > s->rto ? s->rto : t;
+}
+
+static inline bool in_range(const struct ct_profile *p, uint64_t t)
+{
+    const struct ct_profile_state *s = p->state;
+    return !p->opts.have_range || (t >= s->rfrom && t <= s->rto);
+}
+
+/* Ticks of this thread from its previous event to t (inside the range). */
+static uint64_t advance(struct ct_profile *p, struct ct_pthread *th,
+                        uint64_t t)
+{
+    if (!th->seen) {
+        th->seen = true;
+        th->first = th->cur = t;
+        return 0;
+    }
+    if (t <= th->cur)
+        return 0; /* readers keep each thread in order; never go back */
+    uint64_t a = th->cur;
+    th->cur = t;
+    if (p->opts.have_range)
+        return clip(p->state, t) - clip(p->state, a);
+    return t - a;
+}
+
+static void charge(struct ct_profile *p, struct ct_pthread *th, uint64_t t)
+{
+    uint64_t d = advance(p, th, t);
+    if (!d)
+        return;
+    if (th->in_overhead) {
+        p->totals.overhead += d;
+    } else if (th->depth == 0) {
+        p->totals.unmetered += d;
+        th->pending_unmetered += d;
+    } else {
+        struct ct_frame *top = &th->stack[th->depth - 1];
+        top->self += d;
+        p->funcs[top->func].self_ticks += d;
+        th->clock += d;
+        p->totals.cpu += d;
+    }
+}
+
+/* The interval up to t cannot be told apart (a frame's return is missing),
+ * so it is unknown rather than anyone's self time. */
+static void charge_unknown(struct ct_profile *p, struct ct_pthread *th,
+                           uint64_t t)
+{
+    uint64_t d = advance(p, th, t);
+    if (th->in_overhead)
+        p->totals.overhead += d;
+    else
+        p->totals.unknown += d;
+}
+
+/* A return with no call: the function returning was open since before the
+ * thread's data began, so the unmetered time since then was in it. */
+static void pending_to_unknown(struct ct_profile *p, struct ct_pthread *th)
+{
+    p->totals.unmetered -= th->pending_unmetered;
+    p->totals.unknown += th->pending_unmetered;
+    th->pending_unmetered = 0;
+}
+
+/* ---- the stack ---- */
+
+static uint32_t push(struct ct_profile *p, struct ct_pthread *th,
+                     uint32_t func, bool called)
+{
+    ct_prof_need_func(p, func);
+    if (th->depth == th->cap)
+        ct_grow(&th->stack, &th->cap, th->depth, sizeof *th->stack);
+    uint32_t arc;
+    if (th->depth) {
+        struct ct_frame *caller = &th->stack[th->depth - 1];
+        if (caller->cache_callee == func) {
+            arc = caller->cache_arc;
+        } else {
+            arc = ct_prof_arc(p, caller->func, func);
+            caller->cache_callee = func;
+            caller->cache_arc = arc;
+        }
+    } else {
+        arc = ct_prof_arc(p, CT_FUNC_NONE, func);
+    }
+    if ((th->act_used + 1) * 2 > th->act_cap)
+        act_grow(th);
+    struct ct_active *a = act_slot(th, func);
+    if (a->func == CT_FUNC_NONE) {
+        a->func = func;
+        a->count = 0;
+        a->outer_pos = (uint32_t)th->depth;
+        th->act_used++;
+    }
+    a->count++;
+    struct ct_frame *fr = &th->stack[th->depth];
+    *fr = (struct ct_frame){
+        .func = func, .arc = arc, .cache_callee = CT_FUNC_NONE,
+        .entry_clock = th->clock, .outer_pos = a->outer_pos,
+        .called = called,
+    };
+    th->depth++;
+    return arc;
+}
+
+static void pop(struct ct_profile *p, struct ct_pthread *th)
+{
+    struct ct_profile_state *s = p->state;
+    struct ct_frame *fr = &th->stack[--th->depth];
+    struct ct_fstats *f = &p->funcs[fr->func];
+    if (fr->called && s->bias_ticks) {
+        uint64_t b = fr->self < s->bias_ticks ? fr->self : s->bias_ticks;
+        fr->self -= b;
+        f->self_ticks -= b;
+        th->clock -= b;
+        p->totals.cpu -= b;
+        p->totals.overhead += b;
+    }
+    struct ct_active *a = act_slot(th, fr->func);
+    if (fr->outer_pos == th->depth) {
+        uint64_t span = th->clock - fr->entry_clock;
+        uint64_t self = fr->self + fr->inner_self;
+        struct ct_arc *arc = &p->arcs[fr->arc];
+        arc->self_ticks += self;
+        arc->child_ticks += span - self;
+        f->child_ticks += span - self;
+        act_remove(th, a);
+    } else {
+        th->stack[fr->outer_pos].inner_self += fr->self;
+        a->count--;
+    }
+}
+
+static void pop_unmatched(struct ct_profile *p, struct ct_pthread *th,
+                          size_t keep)
+{
+    p->counts.unmatched_calls += th->depth - keep;
+    while (th->depth > keep)
+        pop(p, th);
+}
+
+/* Position of the topmost open frame of func, or -1. */
+static long find_open(struct ct_pthread *th, uint32_t func)
+{
+    if (!th->act_cap || act_slot(th, func)->func == CT_FUNC_NONE)
+        return -1;
+    for (size_t i = th->depth; i-- > 0;)
+        if (th->stack[i].func == func)
+            return (long)i;
+    return -1;
+}
+
+static void on_return(struct ct_profile *p, struct ct_pthread *th,
+                      uint32_t func, uint64_t t)
+{
+    if (th->depth &&
+        (func == CT_FUNC_NONE || th->stack[th->depth - 1].func == func)) {
+        charge(p, th, t);
+        pop(p, th);
+        return;
+    }
+    long k = func == CT_FUNC_NONE ? -1 : find_open(th, func);
+    if (k >= 0) {
+        /* Calls above k never returned: they end at the previous event. */
+        charge_unknown(p, th, t);
+        pop_unmatched(p, th, (size_t)k + 1);
+        pop(p, th);
+        return;
+    }
+    p->counts.unmatched_returns++;
+    if (th->depth) {
+        charge_unknown(p, th, t);
+        pop_unmatched(p, th, 0);
+    } else {
+        charge(p, th, t);
+    }
+    pending_to_unknown(p, th);
+}
+
+static void on_stack(struct ct_profile *p, struct ct_pthread *th,
+                     const struct ct_event *ev)
+{
+    size_t same = 0;
+    while (same < th->depth && same < ev->depth &&
+           th->stack[same].func == ev->stack[same])
+        same++;
+    if (same < th->depth)
+        pop_unmatched(p, th, same);
+    for (size_t i = same; i < ev->depth; i++)
+        if (ev->stack[i] != CT_FUNC_NONE)
+            push(p, th, ev->stack[i], false);
+}
+
+static void add_user_event(struct ct_profile *p, struct ct_pthread *th,
+                           const struct ct_event *ev)
+{
+    ct_grow(&p->events, &p->events_cap, p->nevents, sizeof *p->events);
+    p->events[p->nevents++] = (struct ct_user_event){
+        .time = ev->time, .thread = ev->thread,
+        .func = th->depth ? th->stack[th->depth - 1].func : CT_FUNC_NONE,
+        .text = ct_xstrndup(ev->text ? ev->text : "", ev->text_len),
+    };
+}
+
+void ct_prof_close_thread(struct ct_profile *p, uint32_t thread)
+{
+    struct ct_pthread *th = &p->state->threads[thread];
+    p->counts.open_at_end += th->depth;
+    while (th->depth)
+        pop(p, th);
+    th->pending_unmetered = 0;
+}
+
+static void set_origin(struct ct_profile *p, uint64_t t)
+{
+    struct ct_profile_state *s = p->state;
+    s->origin_set = true;
+    s->origin = t;
+    if (!p->opts.have_range)
+        return;
+    double tick = p->info->ns_per_tick > 0 ? p->info->ns_per_tick : 1.0;
+    double from = (double)p->opts.range_from_ns / tick;
+    double to = (double)p->opts.range_to_ns / tick;
+    s->rfrom = t + (uint64_t)(from + 0.5);
+    s->rto = p->opts.range_to_ns == INT64_MAX || to >= 1.8e19 - (double)t
+                 ? UINT64_MAX
+                 : t + (uint64_t)(to + 0.5);
+}
+
+int ct_prof_event(struct ct_profile *p, const struct ct_event *ev)
+{
+    p->counts.events++;
+    if (ev->kind == CT_EV_SAMPLE) {
+        ct_prof_sample(p, ev);
+        return 0;
+    }
+    if (!p->state->origin_set)
+        set_origin(p, ev->time);
+    struct ct_pthread *th = get_thread(p, ev->thread);
+    switch (ev->kind) {
+    case CT_EV_CALL: {
+        charge(p, th, ev->time);
+        if (ev->func == CT_FUNC_NONE)
+            break;
+        uint32_t caller =
+            th->depth ? th->stack[th->depth - 1].func : CT_FUNC_NONE;
+        uint32_t arc = push(p, th, ev->func, true);
+        if (in_range(p, ev->time)) {
+            p->counts.calls++;
+            p->arcs[arc].count++;
+            if (caller == ev->func)
+                p->funcs[ev->func].self_calls++;
+            else
+                p->funcs[ev->func].calls++;
+        }
+        break;
+    }
+    case CT_EV_RETURN:
+        if (in_range(p, ev->time))
+            p->counts.returns++;
+        on_return(p, th, ev->func, ev->time);
+        break;
+    case CT_EV_OVERHEAD_START:
+        charge(p, th, ev->time);
+        th->in_overhead++;
+        break;
+    case CT_EV_OVERHEAD_END:
+        charge(p, th, ev->time);
+        if (th->in_overhead)
+            th->in_overhead--;
+        break;
+    case CT_EV_USER:
+        charge(p, th, ev->time);
+        if (in_range(p, ev->time)) {
+            p->counts.user_events++;
+            add_user_event(p, th, ev);
+        }
+        break;
+    case CT_EV_LOST:
+        charge(p, th, ev->time);
+        p->counts.lost += ev->count;
+        break;
+    case CT_EV_STACK:
+        charge(p, th, ev->time);
+        on_stack(p, th, ev);
+        break;
+    case CT_EV_THREAD_END:
+        charge(p, th, ev->time);
+        ct_prof_close_thread(p, ev->thread);
+        break;
+    case CT_EV_SAMPLE:
+        break;
+    }
+    return 0;
+}
