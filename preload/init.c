@@ -1,5 +1,19 @@
-/* Placeholder until the tracer lands. */
-void __cyg_profile_func_enter(void *fn, void *site);
-void __cyg_profile_func_exit(void *fn, void *site);
-__attribute__((visibility("default"))) void __cyg_profile_func_enter(void *fn, void *site) { (void)fn; (void)site; }
-__attribute__((visibility("default"))) void __cyg_profile_func_exit(void *fn, void *site) { (void)fn; (void)site; }
+/*
+ * Load-time start and clean close.  Kept apart so the unit tests link the
+ * rest of the tracer without starting it.
+ */
+#include "tracer.h"
+
+/* Lets the first instrumented call start the tracer when another object's
+ * constructor runs before ours. */
+const int ct_autostart = 1;
+
+__attribute__((constructor)) static void ct_init(void)
+{
+    ct_process_start();
+}
+
+__attribute__((destructor)) static void ct_fini(void)
+{
+    ct_process_finish();
+}

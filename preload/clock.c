@@ -1,0 +1,110 @@
+/*
+ * Time source.  The TSC costs a few cycles and needs no system call, but
+ * only an invariant TSC (constant_tsc and nonstop_tsc) ticks at a fixed
+ * rate across frequency changes and idle states; otherwise, or on request,
+ * CLOCK_MONOTONIC in nanoseconds.  The TSC rate is calibrated against
+ * CLOCK_MONOTONIC over a few milliseconds at start and refined over the
+ * whole run at a clean close.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "tracer.h"
+
+struct ct_clock ct_clock = {CT_CLOCK_MONOTONIC, 1000000000u, 0, 0};
+int ct_clock_is_tsc;
+
+uint64_t ct_mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t ct_realtime_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int has_flag(const char *flags, const char *name)
+{
+    size_t n = strlen(name);
+    for (const char *p = flags; (p = strstr(p, name)) != NULL; p += n) {
+        int starts = p == flags || p[-1] == ' ' || p[-1] == '\t';
+        int ends = p[n] == ' ' || p[n] == '\n' || p[n] == '\0';
+        if (starts && ends)
+            return 1;
+    }
+    return 0;
+}
+
+int ct_tsc_invariant(void)
+{
+    FILE *f = fopen("/proc/cpuinfo", "re");
+    if (!f)
+        return 0;
+    char line[4096];
+    int ok = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "flags", 5) == 0) {
+            ok = has_flag(line, "constant_tsc") && has_flag(line, "nonstop_tsc");
+            break;
+        }
+    }
+    fclose(f);
+    return ok;
+}
+
+/* One (tsc, monotonic) pair, the TSC read between two clock reads so the
+ * pair is as tight as the clock_gettime call allows. */
+static void paired_read(uint64_t *tsc, uint64_t *mono)
+{
+    uint64_t best = UINT64_MAX;
+    for (int i = 0; i < 5; i++) {
+        uint64_t a = ct_mono_ns();
+        uint64_t t = __rdtsc();
+        uint64_t b = ct_mono_ns();
+        if (b - a < best) {
+            best = b - a;
+            *tsc = t;
+            *mono = a + (b - a) / 2;
+        }
+    }
+}
+
+void ct_clock_init(int force_monotonic, unsigned calib_us)
+{
+    if (force_monotonic || !ct_tsc_invariant()) {
+        ct_clock.kind = CT_CLOCK_MONOTONIC;
+        ct_clock.tick_hz = 1000000000u;
+        ct_clock_is_tsc = 0;
+        ct_clock.start_mono_ns = ct_mono_ns();
+        ct_clock.start_ticks = ct_clock.start_mono_ns;
+        return;
+    }
+    uint64_t t0 = 0, m0 = 0, t1 = 0, m1 = 0;
+    paired_read(&t0, &m0);
+    do
+        paired_read(&t1, &m1);
+    while (m1 - m0 < (uint64_t)calib_us * 1000u);
+    ct_clock.kind = CT_CLOCK_TSC;
+    ct_clock.tick_hz = (uint64_t)((double)(t1 - t0) * 1e9 / (double)(m1 - m0));
+    ct_clock.start_ticks = t0;
+    ct_clock.start_mono_ns = m0;
+    ct_clock_is_tsc = 1;
+}
+
+void ct_clock_refine(uint64_t end_ticks, uint64_t end_mono_ns)
+{
+    if (ct_clock.kind != CT_CLOCK_TSC)
+        return;
+    uint64_t dm = end_mono_ns - ct_clock.start_mono_ns;
+    /* Below 100 ms the start calibration is as good. */
+    if (end_mono_ns <= ct_clock.start_mono_ns || dm < 100000000u ||
+        end_ticks <= ct_clock.start_ticks)
+        return;
+    ct_clock.tick_hz = (uint64_t)((double)(end_ticks - ct_clock.start_ticks) *
+                                  1e9 / (double)dm);
+}

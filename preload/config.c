@@ -1,0 +1,244 @@
+/*
+ * Configuration from the environment.  Pure functions: the environment and
+ * the message sink are passed in, so the unit tests drive every variable.
+ * A bad value never stops the program: one line explains it and the
+ * default is used.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "tracer.h"
+
+void ct_config_defaults(struct ct_config *c)
+{
+    memset(c, 0, sizeof *c);
+    snprintf(c->output, sizeof c->output, "%s", CT_DEFAULT_OUTPUT);
+    c->bufsize = CT_DEFAULT_BUFSIZE;
+}
+
+int ct_parse_size(const char *s, uint64_t *out)
+{
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno)
+        return -1;
+    unsigned shift = 0;
+    switch (*end) {
+    case 'k': case 'K': shift = 10; end++; break;
+    case 'm': case 'M': shift = 20; end++; break;
+    case 'g': case 'G': shift = 30; end++; break;
+    default: break;
+    }
+    /* Accept 64K, 64KB, 64KiB. */
+    if (shift && (strcmp(end, "B") == 0 || strcmp(end, "iB") == 0))
+        end += strlen(end);
+    if (*end != '\0')
+        return -1;
+    if (shift && v > (UINT64_MAX >> shift))
+        return -1;
+    *out = (uint64_t)v << shift;
+    return 0;
+}
+
+void ct_format_size(char *dst, size_t cap, uint64_t v)
+{
+    if (v && v % (1ull << 30) == 0)
+        snprintf(dst, cap, "%lluG", (unsigned long long)(v >> 30));
+    else if (v && v % (1ull << 20) == 0)
+        snprintf(dst, cap, "%lluM", (unsigned long long)(v >> 20));
+    else if (v && v % (1ull << 10) == 0)
+        snprintf(dst, cap, "%lluK", (unsigned long long)(v >> 10));
+    else
+        snprintf(dst, cap, "%llu", (unsigned long long)v);
+}
+
+int ct_parse_signal(const char *s)
+{
+    if (!s || !*s)
+        return -1;
+    if (isdigit((unsigned char)*s)) {
+        char *end;
+        long v = strtol(s, &end, 10);
+        if (*end || v <= 0 || v >= NSIG || v == SIGKILL || v == SIGSTOP)
+            return -1;
+        return (int)v;
+    }
+    if (strncasecmp(s, "SIG", 3) == 0)
+        s += 3;
+    for (int sig = 1; sig < NSIG; sig++) {
+        const char *name = sigabbrev_np(sig);
+        if (name && strcasecmp(name, s) == 0)
+            return sig == SIGKILL || sig == SIGSTOP ? -1 : sig;
+    }
+    return -1;
+}
+
+int ct_parse_bool(const char *s)
+{
+    static const char *const yes[] = {"1", "yes", "true", "on"};
+    static const char *const no[] = {"0", "no", "false", "off", ""};
+    for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
+        if (strcasecmp(s, yes[i]) == 0)
+            return 1;
+    for (size_t i = 0; i < sizeof no / sizeof *no; i++)
+        if (strcasecmp(s, no[i]) == 0)
+            return 0;
+    return -1;
+}
+
+int ct_output_name(char *dst, size_t cap, const char *pattern, long pid,
+                   int forked_child)
+{
+    size_t n = 0;
+    int had_pid = 0;
+    for (const char *p = pattern; *p; p++) {
+        int w;
+        if (p[0] == '%' && p[1] == 'p') {
+            w = snprintf(dst + n, cap - n, "%ld", pid);
+            had_pid = 1;
+            p++;
+        } else {
+            w = snprintf(dst + n, cap - n, "%c", *p);
+        }
+        if (w < 0 || (size_t)w >= cap - n)
+            return -1;
+        n += (size_t)w;
+    }
+    if (forked_child && !had_pid) {
+        int w = snprintf(dst + n, cap - n, ".%ld", pid);
+        if (w < 0 || (size_t)w >= cap - n)
+            return -1;
+        n += (size_t)w;
+    }
+    if (n == 0 && cap)
+        dst[0] = '\0';
+    return n ? 0 : -1;
+}
+
+static void warnf(ct_warn_fn warn, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void warnf(ct_warn_fn warn, const char *fmt, ...)
+{
+    char line[CT_PATH_MAX + 256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(line, sizeof line, fmt, ap);
+    va_end(ap);
+    warn(line);
+}
+
+static void load_bool(ct_getenv_fn get, ct_warn_fn warn, const char *name,
+                      int *out)
+{
+    const char *v = get(name);
+    if (!v)
+        return;
+    int b = ct_parse_bool(v);
+    if (b < 0)
+        warnf(warn, "calltrace: %s='%s': expected 1 or 0; using %d", name, v,
+              *out);
+    else
+        *out = b;
+}
+
+static void load_bufsize(struct ct_config *c, ct_getenv_fn get,
+                         ct_warn_fn warn)
+{
+    const char *v = get("CALLTRACE_BUFSIZE");
+    uint64_t size;
+    char def[32];
+    ct_format_size(def, sizeof def, c->bufsize);
+    if (!v)
+        return;
+    if (ct_parse_size(v, &size) < 0) {
+        warnf(warn, "calltrace: CALLTRACE_BUFSIZE='%s': expected a size such "
+              "as 64K or 4M; using %s", v, def);
+        return;
+    }
+    if (size < CT_MIN_BUFSIZE || size > CT_MAX_BUFSIZE) {
+        warnf(warn, "calltrace: CALLTRACE_BUFSIZE='%s': expected a size "
+              "between 4K and 1G; using %s", v, def);
+        return;
+    }
+    c->bufsize = (uint32_t)((size + CT_BLOCK_ALIGN - 1) & ~(uint64_t)(CT_BLOCK_ALIGN - 1));
+}
+
+static void load_limit(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
+{
+    const char *v = get("CALLTRACE_LIMIT");
+    uint64_t size;
+    if (!v)
+        return;
+    if (ct_parse_size(v, &size) < 0) {
+        warnf(warn, "calltrace: CALLTRACE_LIMIT='%s': expected a size such "
+              "as 100M or 2G; using no limit", v);
+        return;
+    }
+    c->limit = size;
+}
+
+static void load_clock(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
+{
+    const char *v = get("CALLTRACE_CLOCK");
+    if (!v)
+        return;
+    if (strcasecmp(v, "monotonic") == 0)
+        c->clock_monotonic = 1;
+    else if (strcasecmp(v, "tsc") == 0)
+        c->clock_monotonic = 0;
+    else
+        warnf(warn, "calltrace: CALLTRACE_CLOCK='%s': expected tsc or "
+              "monotonic; using tsc", v);
+}
+
+static void load_signal(struct ct_config *c, ct_getenv_fn get,
+                        ct_warn_fn warn)
+{
+    const char *v = get("CALLTRACE_SIGNAL");
+    if (!v || !*v)
+        return;
+    int sig = ct_parse_signal(v);
+    if (sig < 0)
+        warnf(warn, "calltrace: CALLTRACE_SIGNAL='%s': expected a signal "
+              "such as USR2, SIGUSR2 or 12; using none", v);
+    else
+        c->toggle_signal = sig;
+}
+
+static void load_output(struct ct_config *c, ct_getenv_fn get,
+                        ct_warn_fn warn)
+{
+    const char *v = get("CALLTRACE_OUTPUT");
+    if (!v)
+        return;
+    /* Room for a pid and a ".N" suffix. */
+    if (!*v || strlen(v) + 48 > sizeof c->output) {
+        warnf(warn, "calltrace: CALLTRACE_OUTPUT='%.64s%s': expected a file "
+              "path shorter than %zu bytes; using %s", v,
+              strlen(v) > 64 ? "..." : "", sizeof c->output - 48,
+              CT_DEFAULT_OUTPUT);
+        return;
+    }
+    snprintf(c->output, sizeof c->output, "%s", v);
+}
+
+void ct_config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
+{
+    ct_config_defaults(c);
+    load_bool(get, warn, "CALLTRACE_QUIET", &c->quiet);
+    load_output(c, get, warn);
+    load_bufsize(c, get, warn);
+    load_limit(c, get, warn);
+    load_clock(c, get, warn);
+    load_bool(get, warn, "CALLTRACE_START_PAUSED", &c->start_paused);
+    load_signal(c, get, warn);
+}

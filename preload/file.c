@@ -1,0 +1,266 @@
+/*
+ * The output file.  Everything goes through MAP_SHARED mappings of it, so
+ * what a thread has stored is in the page cache at once and survives a
+ * crash or SIGKILL.  Blocks are reserved with an atomic add on the next
+ * free offset; the file is grown with fallocate, which also guarantees the
+ * disk blocks (a mapped page beyond a full disk would raise SIGBUS).  Where
+ * fallocate is unsupported, ftruncate under a lock that only ever grows the
+ * file: two racing ftruncates could otherwise shrink it under a mapping.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tracer.h"
+
+struct ct_proc ct_proc = {.fd = -1};
+
+void ct_message(const char *fmt, ...)
+{
+    if (ct_proc.cfg.quiet)
+        return;
+    char line[CT_PATH_MAX + 256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(line, sizeof line - 1, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    if ((size_t)n > sizeof line - 2)
+        n = sizeof line - 2;
+    line[n++] = '\n';
+    /* One write: the line stays whole among the program's own output. */
+    ssize_t w = write(2, line, (size_t)n);
+    (void)w;
+}
+
+void ct_count_lost_global(uint64_t n)
+{
+    __atomic_fetch_add(&ct_proc.lost, n, __ATOMIC_RELAXED);
+}
+
+void ct_fail(const char *what, int err)
+{
+    if (__atomic_exchange_n(&ct_proc.failed, 1, __ATOMIC_ACQ_REL))
+        return;
+    int saved = errno;
+    ct_message("calltrace: cannot write trace to %s: %s%s%s; tracing stopped",
+               ct_proc.path[0] ? ct_proc.path : ct_proc.cfg.output,
+               what, err ? ": " : "", err ? strerror(err) : "");
+    if (ct_proc.hdr)
+        __atomic_fetch_or(&ct_proc.hdr->flags, CT_FILE_FAILED, __ATOMIC_RELAXED);
+    ct_global_update();
+    errno = saved;
+}
+
+static void spin_lock(int *l)
+{
+    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+        __builtin_ia32_pause();
+}
+
+static void spin_unlock(int *l)
+{
+    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+/* Makes [off, off + len) part of the file.  0 or an errno value. */
+static int grow(uint64_t off, uint64_t len)
+{
+    if (!ct_proc.no_fallocate) {
+        if (fallocate(ct_proc.fd, 0, (off_t)off, (off_t)len) == 0)
+            return 0;
+        if (errno != EOPNOTSUPP && errno != ENOSYS)
+            return errno;
+        ct_proc.no_fallocate = 1;
+    }
+    int err = 0;
+    spin_lock(&ct_proc.file_lock);
+    if (off + len > ct_proc.file_len) {
+        if (ftruncate(ct_proc.fd, (off_t)(off + len)) == 0)
+            ct_proc.file_len = off + len;
+        else
+            err = errno;
+    }
+    spin_unlock(&ct_proc.file_lock);
+    return err;
+}
+
+/* Reserves [off, off + size) unless that passes the size limit. */
+static int reserve(uint32_t size, uint64_t *off)
+{
+    uint64_t cur = __atomic_load_n(&ct_proc.next_off, __ATOMIC_RELAXED);
+    do {
+        if (ct_proc.cfg.limit && cur + size > ct_proc.cfg.limit)
+            return -1;
+    } while (!__atomic_compare_exchange_n(&ct_proc.next_off, &cur, cur + size,
+                                          1, __ATOMIC_RELAXED,
+                                          __ATOMIC_RELAXED));
+    *off = cur;
+    return 0;
+}
+
+void *ct_file_new_block(uint32_t size, int *limit_hit)
+{
+    *limit_hit = 0;
+    if (ct_proc.fd < 0 || ct_proc.failed)
+        return NULL;
+    uint64_t off;
+    if (reserve(size, &off) < 0) {
+        *limit_hit = 1;
+        return NULL;
+    }
+    int err = grow(off, size);
+    if (err) {
+        ct_fail("cannot extend the file", err);
+        return NULL;
+    }
+    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, ct_proc.fd,
+                   (off_t)off);
+    if (p == MAP_FAILED) {
+        ct_fail("cannot map the file", errno);
+        return NULL;
+    }
+    return p;
+}
+
+static int open_unique(const char *base)
+{
+    snprintf(ct_proc.path, sizeof ct_proc.path, "%s", base);
+    for (int i = 1; i < 10000; i++) {
+        int fd = open(ct_proc.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
+                      0644);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+        int n = snprintf(ct_proc.path, sizeof ct_proc.path, "%s.%d", base, i);
+        if (n < 0 || (size_t)n >= sizeof ct_proc.path) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+static void read_cmdline(char *dst, size_t cap)
+{
+    int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    ssize_t n = read(fd, dst, cap - 1);
+    close(fd);
+    if (n <= 0)
+        return;
+    while (n > 0 && dst[n - 1] == '\0')
+        n--;
+    for (ssize_t i = 0; i < n; i++)
+        if (dst[i] == '\0')
+            dst[i] = ' ';
+    dst[n] = '\0';
+}
+
+static void fill_header(struct ct_file_header *h, uint32_t ppid)
+{
+    memcpy(h->magic, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN);
+    h->version = CT_FORMAT_VERSION;
+    h->header_size = CT_FILE_HEADER_SIZE;
+    h->flags = ct_proc.calls_off ? 0 : CT_FILE_CALLS;
+    if (ct_proc.sample_interval_ns) {
+        h->flags |= CT_FILE_SAMPLED;
+        h->sample_interval_ns = ct_proc.sample_interval_ns;
+    }
+    h->clock = ct_clock.kind;
+    h->pid = ct_proc.pid;
+    h->ppid = ppid;
+    h->tick_hz = ct_clock.tick_hz;
+    h->start_ticks = ct_now();
+    h->start_realtime_ns = ct_realtime_ns();
+    h->start_monotonic_ns = ct_mono_ns();
+    h->bias_ps = ct_proc.bias_ps;
+    h->block_size = ct_proc.cfg.bufsize;
+    ssize_t n = readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
+    h->exe[n > 0 ? n : 0] = '\0';
+    read_cmdline(h->cmdline, sizeof h->cmdline);
+}
+
+int ct_file_open(int forked_child, uint32_t ppid)
+{
+    char name[CT_PATH_MAX + 32];
+    ct_proc.path[0] = '\0';
+    if (ct_output_name(name, sizeof name, ct_proc.cfg.output, ct_proc.pid,
+                       forked_child) < 0) {
+        snprintf(ct_proc.path, sizeof ct_proc.path, "%s", ct_proc.cfg.output);
+        ct_fail("the name is too long", 0);
+        return -1;
+    }
+    int fd = open_unique(name);
+    if (fd < 0) {
+        snprintf(ct_proc.path, sizeof ct_proc.path, "%s", name);
+        ct_fail("cannot create the file", errno);
+        return -1;
+    }
+    ct_proc.fd = fd;
+    ct_proc.next_off = 0;
+    ct_proc.file_len = 0;
+    ct_proc.file_lock = 0;
+    ct_proc.no_fallocate = 0;
+    int limit_hit;
+    uint64_t limit = ct_proc.cfg.limit;
+    ct_proc.cfg.limit = 0;  /* the header is never counted out */
+    struct ct_file_header *h = ct_file_new_block(CT_FILE_HEADER_SIZE,
+                                                 &limit_hit);
+    ct_proc.cfg.limit = limit;
+    if (!h)
+        return -1;
+    ct_proc.hdr = h;
+    fill_header(h, ppid);
+    return 0;
+}
+
+void ct_file_finish(int clean)
+{
+    struct ct_file_header *h = ct_proc.hdr;
+    if (!h)
+        return;
+    h->threads = __atomic_load_n(&ct_proc.threads, __ATOMIC_RELAXED);
+    h->lost = __atomic_load_n(&ct_proc.lost, __ATOMIC_RELAXED);
+    if (!clean)
+        return;
+    uint64_t end_ticks = ct_now();
+    uint64_t end_mono = ct_mono_ns();
+    ct_clock_refine(end_ticks, end_mono);
+    h->tick_hz = ct_clock.tick_hz;
+    h->end_ticks = end_ticks;
+    h->end_monotonic_ns = end_mono;
+    __atomic_fetch_or(&h->flags, CT_FILE_FINISHED, __ATOMIC_RELEASE);
+}
+
+void ct_file_drop(void)
+{
+    if (ct_proc.hdr)
+        munmap(ct_proc.hdr, CT_FILE_HEADER_SIZE);
+    ct_proc.hdr = NULL;
+    if (ct_proc.fd >= 0)
+        close(ct_proc.fd);
+    ct_proc.fd = -1;
+    ct_proc.path[0] = '\0';
+    ct_proc.lost = 0;
+    ct_proc.threads = 0;
+    ct_proc.failed = 0;
+}
+
+void ct_tracer_set_sampled(uint64_t interval_ns)
+{
+    ct_proc.sample_interval_ns = interval_ns;
+    if (ct_proc.hdr) {
+        ct_proc.hdr->sample_interval_ns = interval_ns;
+        __atomic_fetch_or(&ct_proc.hdr->flags, CT_FILE_SAMPLED,
+                          __ATOMIC_RELAXED);
+    }
+}

@@ -1,0 +1,78 @@
+/*
+ * The two hooks gcc and clang call from every function built with
+ * -finstrument-functions.  Only the fast path lives here: read the clock,
+ * check the room left in the block, encode, store.  No lock, no system
+ * call, no allocation, errno untouched.  Everything else (first event on a
+ * thread, full block, tracing off, hidden frames, re-entry) goes to the
+ * slow path in thread.c.
+ *
+ * The busy flag is set before anything is checked, so an instrumented
+ * signal handler that interrupts us sees it and is dropped (and counted)
+ * by the slow path instead of writing into a half-written record.
+ */
+#include "tracer.h"
+
+__thread struct ct_thread *ct_self __attribute__((tls_model("initial-exec")));
+
+
+CT_API void __cyg_profile_func_enter(void *fn, void *site)
+{
+    struct ct_thread *t = ct_self;
+    if (ct_unlikely(!t || t->busy))
+        goto slow;
+    t->busy = 1;
+    ct_signal_fence();
+    uint8_t *p = t->pos;
+    if (ct_unlikely((t->stop | (t->expect ^ ct_global_word)) != 0 ||
+                    p + CT_REC_MAX_HOT > t->end)) {
+        t->busy = 0;
+        goto slow;
+    }
+    uint64_t now = ct_now();
+    uint64_t prev = t->prev_ticks;
+    if (ct_unlikely(now < prev))  /* TSC of another core lagging a little */
+        now = prev;
+    p = ct_enc_entry(p, now - prev, (uintptr_t)fn, t->prev_fn,
+                     (uintptr_t)site, t->prev_site);
+    uint32_t d = t->depth;
+    if (ct_likely(d < CT_MAX_DEPTH))
+        t->stack[d] = (uintptr_t)fn;
+    t->depth = d + 1;
+    t->prev_ticks = now;
+    t->prev_fn = (uintptr_t)fn;
+    t->prev_site = (uintptr_t)site;
+    t->pos = p;
+    ct_signal_fence();
+    t->busy = 0;
+    return;
+slow:
+    ct_enter_slow((uintptr_t)fn, (uintptr_t)site);
+}
+
+CT_API void __cyg_profile_func_exit(void *fn, void *site)
+{
+    struct ct_thread *t = ct_self;
+    if (ct_unlikely(!t || t->busy))
+        goto slow;
+    t->busy = 1;
+    ct_signal_fence();
+    uint8_t *p = t->pos;
+    uint32_t d = t->depth;
+    if (ct_unlikely((t->stop | (t->expect ^ ct_global_word)) != 0 ||
+                    p + CT_REC_MAX_HOT > t->end || d == 0)) {
+        t->busy = 0;
+        goto slow;
+    }
+    uint64_t now = ct_now();
+    uint64_t prev = t->prev_ticks;
+    if (ct_unlikely(now < prev))
+        now = prev;
+    t->pos = ct_enc_exit(p, now - prev);
+    t->depth = d - 1;
+    t->prev_ticks = now;
+    ct_signal_fence();
+    t->busy = 0;
+    return;
+slow:
+    ct_exit_slow((uintptr_t)fn, (uintptr_t)site);
+}

@@ -1,0 +1,221 @@
+/*
+ * The tracer's life in the process: start, clean close, fork, exec, crash
+ * signals and the toggle signal.  What a crash handler does must be
+ * async-signal-safe: it only stores into mapped memory and calls munmap,
+ * sigaction and raise.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "sample.h"
+#include "tracer.h"
+
+static const int crash_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
+#define N_CRASH (sizeof crash_signals / sizeof *crash_signals)
+static struct sigaction old_crash[N_CRASH];
+static int exec_pending;
+
+static struct ct_config *loading;
+
+static void config_warn(const char *line)
+{
+    if (!loading || !loading->quiet)
+        ct_message("%s", line);
+}
+
+static const char *env(const char *name)
+{
+    return getenv(name);
+}
+
+static void toggle_handler(int sig)
+{
+    (void)sig;
+    int saved = errno;
+    __atomic_xor_fetch(&ct_enabled, 1, __ATOMIC_RELAXED);
+    ct_global_update();
+    errno = saved;
+}
+
+static void crash_handler(int sig, siginfo_t *info, void *ctx)
+{
+    int saved = errno;
+    size_t i = 0;
+    while (i < N_CRASH && crash_signals[i] != sig)
+        i++;
+    ct_thread_close_current(0);
+    ct_file_finish(0);
+    if (i == N_CRASH) {
+        errno = saved;
+        return;
+    }
+    /* Give the signal back to whoever had it before us. */
+    sigaction(sig, &old_crash[i], NULL);
+    errno = saved;
+    if (old_crash[i].sa_flags & SA_SIGINFO) {
+        if (old_crash[i].sa_sigaction)
+            old_crash[i].sa_sigaction(sig, info, ctx);
+    } else if (old_crash[i].sa_handler != SIG_DFL &&
+               old_crash[i].sa_handler != SIG_IGN) {
+        old_crash[i].sa_handler(sig);
+    } else if (old_crash[i].sa_handler == SIG_DFL) {
+        /* Blocked while we run: delivered, and fatal, when we return. */
+        raise(sig);
+    }
+}
+
+static void install_handlers(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = crash_handler;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < N_CRASH; i++)
+        sigaction(crash_signals[i], &sa, &old_crash[i]);
+    if (ct_proc.cfg.toggle_signal) {
+        struct sigaction ts;
+        memset(&ts, 0, sizeof ts);
+        ts.sa_handler = toggle_handler;
+        ts.sa_flags = SA_RESTART;
+        sigemptyset(&ts.sa_mask);
+        sigaction(ct_proc.cfg.toggle_signal, &ts, NULL);
+    }
+}
+
+static void fork_prepare(void)
+{
+    ct_threads_lock();
+}
+
+static void fork_parent(void)
+{
+    ct_threads_unlock();
+}
+
+static void fork_child(void)
+{
+    if (ct_proc.started != 2) {
+        ct_threads_unlock();
+        return;
+    }
+    uint32_t ppid = ct_proc.pid;
+    ct_proc.pid = (uint32_t)getpid();
+    ct_proc.started = 1;
+    ct_global_update();
+    ct_thread_after_fork_child();
+    ct_file_drop();
+    if (ct_file_open(1, ppid) == 0)
+        ct_maps_write();
+    ct_proc.started = 2;
+    ct_global_update();
+    ct_sample_after_fork_child();
+}
+
+void ct_process_start(void)
+{
+    int expected = 0;
+    if (!__atomic_compare_exchange_n(&ct_proc.started, &expected, 1, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+        return;
+    int saved = errno;
+    loading = &ct_proc.cfg;
+    ct_config_load(&ct_proc.cfg, env, config_warn);
+    loading = NULL;
+    ct_clock_init(ct_proc.cfg.clock_monotonic, 2000);
+    ct_enabled = !ct_proc.cfg.start_paused;
+    ct_proc.pid = (uint32_t)getpid();
+    ct_proc.calls_off = ct_sample_parse_mode(getenv("CALLTRACE_MODE")) ==
+                        CT_MODE_SAMPLE;
+    ct_proc.bias_ps = ct_measure_bias();
+    if (ct_file_open(0, (uint32_t)getppid()) == 0) {
+        ct_maps_write();
+        install_handlers();
+        pthread_atfork(fork_prepare, fork_parent, fork_child);
+    }
+    ct_proc.started = 2;
+    ct_global_update();
+    if (ct_proc.hdr)
+        ct_sample_init();
+    errno = saved;
+}
+
+void ct_process_finish(void)
+{
+    if (ct_proc.started != 2 || ct_proc.finished)
+        return;
+    int saved = errno;
+    ct_proc.finished = 1;
+    ct_sample_stop();
+    ct_thread_close_current(0);
+    ct_maps_write();
+    ct_file_finish(1);
+    errno = saved;
+}
+
+void ct_exec_prepare(void)
+{
+    /* After vfork the child shares our memory: the trace is the parent's. */
+    if (ct_proc.started != 2 || ct_proc.finished ||
+        (uint32_t)getpid() != ct_proc.pid)
+        return;
+    exec_pending = 1;
+    ct_process_finish();
+}
+
+void ct_exec_failed(void)
+{
+    if (!exec_pending)
+        return;
+    exec_pending = 0;
+    ct_proc.finished = 0;
+    if (ct_proc.hdr)
+        __atomic_fetch_and(&ct_proc.hdr->flags, ~CT_FILE_FINISHED,
+                           __ATOMIC_RELAXED);
+}
+
+/*
+ * The cost of one traced call as the hooks see it: enter + exit pairs into
+ * a scratch buffer with this thread's state swapped for a scratch one.
+ * The fastest of several rounds, as scheduling noise only adds.
+ */
+uint64_t ct_measure_bias(void)
+{
+    enum { ROUNDS = 7, PAIRS = 2000, BUF = PAIRS * 48 + 4096 };
+    struct ct_thread *scratch = mmap(NULL, sizeof *scratch + BUF,
+                                     PROT_READ | PROT_WRITE,
+                                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (scratch == MAP_FAILED)
+        return 0;
+    uint8_t *buf = (uint8_t *)(scratch + 1);
+    struct ct_thread *saved_self = ct_self;
+    uint64_t saved_word = ct_global_word;
+    ct_global_word = 0;
+    ct_self = scratch;
+    scratch->expect = 0;
+    void (*enter)(void *, void *) = __cyg_profile_func_enter;
+    void (*exit_)(void *, void *) = __cyg_profile_func_exit;
+    uint64_t best = UINT64_MAX;
+    for (int r = 0; r < ROUNDS; r++) {
+        scratch->pos = buf;
+        scratch->end = buf + BUF;
+        scratch->prev_ticks = ct_now();
+        uint64_t t0 = ct_mono_ns();
+        for (int i = 0; i < PAIRS; i++) {
+            enter((void *)ct_measure_bias, (void *)(uintptr_t)(0x1000 + i));
+            exit_((void *)ct_measure_bias, (void *)(uintptr_t)(0x1000 + i));
+        }
+        uint64_t ns = ct_mono_ns() - t0;
+        if (ns < best)
+            best = ns;
+    }
+    ct_self = saved_self;
+    ct_global_word = saved_word;
+    munmap(scratch, sizeof *scratch + BUF);
+    return best * 1000 / PAIRS;
+}

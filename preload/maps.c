@@ -1,0 +1,146 @@
+/*
+ * MAPS blocks: which objects were loaded where, with their build ids, so
+ * the analyzer can symbolize addresses after the process is gone.  Written
+ * at start, after each successful dlopen and at close.
+ */
+#include <elf.h>
+#include <link.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tracer.h"
+
+struct collect {
+    uint8_t *p, *end;
+    char exe[PATH_MAX];
+};
+
+static void put_u64(uint8_t **p, uint64_t v)
+{
+    memcpy(*p, &v, 8);
+    *p += 8;
+}
+
+/* The GNU build id from the object's PT_NOTE segments, or 0 bytes. */
+static size_t build_id(const struct dl_phdr_info *info, const uint8_t **id)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_NOTE)
+            continue;
+        const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+        const uint8_t *end = p + ph->p_memsz;
+        while (p + sizeof(ElfW(Nhdr)) <= end) {
+            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+            const uint8_t *name = p + sizeof *n;
+            const uint8_t *desc = name + ((n->n_namesz + 3) & ~3u);
+            const uint8_t *next = desc + ((n->n_descsz + 3) & ~3u);
+            if (next > end)
+                break;
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_namesz == 4 &&
+                memcmp(name, "GNU", 4) == 0) {
+                *id = desc;
+                return n->n_descsz > 255 ? 255 : n->n_descsz;
+            }
+            p = next;
+        }
+    }
+    return 0;
+}
+
+static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct collect *c = arg;
+    const char *path = info->dlpi_name;
+    char abs[PATH_MAX];
+    if (!path || !*path)
+        path = c->exe;          /* the main program */
+    else if (path[0] != '/') {
+        /* A relative LD_PRELOAD or dlopen name; the vDSO has no file. */
+        if (!realpath(path, abs))
+            return 0;
+        path = abs;
+    }
+    if (path[0] != '/')
+        return 0;
+    uint64_t lo = UINT64_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+            continue;
+        uint64_t s = info->dlpi_addr + ph->p_vaddr;
+        if (s < lo)
+            lo = s;
+        if (s + ph->p_memsz > hi)
+            hi = s + ph->p_memsz;
+    }
+    if (hi == 0)
+        return 0;
+    const uint8_t *id = NULL;
+    size_t id_len = build_id(info, &id);
+    size_t path_len = strlen(path);
+    if (path_len > 0xffff)
+        return 0;
+    size_t need = 1 + 24 + 1 + id_len + 2 + path_len;
+    if (c->p + need > c->end)
+        return 1;               /* full: stop */
+    *c->p++ = CT_MAP_OBJECT;
+    put_u64(&c->p, info->dlpi_addr);
+    put_u64(&c->p, lo);
+    put_u64(&c->p, hi);
+    *c->p++ = (uint8_t)id_len;
+    memcpy(c->p, id, id_len);
+    c->p += id_len;
+    uint16_t pl = (uint16_t)path_len;
+    memcpy(c->p, &pl, 2);
+    c->p += 2;
+    memcpy(c->p, path, path_len);
+    c->p += path_len;
+    return 0;
+}
+
+size_t ct_maps_collect(uint8_t *buf, size_t cap)
+{
+    static struct collect c;  /* PATH_MAX is too much for some stacks */
+    c.p = buf;
+    c.end = buf + cap;
+    if (!realpath("/proc/self/exe", c.exe))
+        c.exe[0] = '\0';
+    dl_iterate_phdr(add_object, &c);
+    return (size_t)(c.p - buf);
+}
+
+void ct_maps_write(void)
+{
+    if (ct_proc.fd < 0 || ct_proc.failed)
+        return;
+    size_t cap = 256 * 1024;
+    uint8_t *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE,
+                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (buf == MAP_FAILED)
+        return;
+    size_t used = ct_maps_collect(buf, cap);
+    uint32_t size = (uint32_t)((CT_BLOCK_HEADER_SIZE + used + CT_BLOCK_ALIGN - 1) &
+                               ~(size_t)(CT_BLOCK_ALIGN - 1));
+    int limit_hit;
+    struct ct_block_header *b = ct_file_new_block(size, &limit_hit);
+    if (b) {
+        memcpy((uint8_t *)b + CT_BLOCK_HEADER_SIZE, buf, used);
+        b->magic = CT_BLOCK_MAGIC;
+        b->kind = CT_BLOCK_MAPS;
+        b->header_size = CT_BLOCK_HEADER_SIZE;
+        b->size = size;
+        b->used = (uint32_t)used;
+        b->tid = (uint32_t)syscall(SYS_gettid);
+        b->first_ticks = ct_now();
+        b->last_ticks = b->first_ticks;
+        b->flags = CT_BLOCK_CLOSED;
+        munmap(b, size);
+    }
+    munmap(buf, cap);
+}

@@ -1,0 +1,501 @@
+/*
+ * Per-thread state and the slow path of the hooks: creating a thread's
+ * state, switching blocks, tracing off (hidden frames), re-entry, lost
+ * events, TOGGLE and other EXT records.  Every piece of work done here on
+ * the application's thread that takes real time (mapping a block) is
+ * bracketed by OVERHEAD_START / OVERHEAD_END records so the analyzer can
+ * take it out of the program's figures.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "tracer.h"
+
+uint64_t ct_global_word = 1;  /* off until the tracer has started */
+int ct_enabled = 1;
+
+static struct ct_thread *registry;
+static int registry_lock;
+/* Where ct_self points once a thread has ended, so late events are
+ * dropped (and counted) instead of touching freed memory. */
+static struct ct_thread dead_thread = {.stop = CT_STOP_DEAD,
+                                       .expect = ~0ull,
+                                       .flags = CT_T_DEAD};
+
+void ct_global_update(void)
+{
+    int off = !ct_enabled || ct_proc.failed || ct_proc.started != 2 ||
+              ct_proc.calls_off;
+    uint64_t cur = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
+    uint64_t next;
+    do {
+        if ((int)(cur & 1) == off)
+            return;
+        next = ((cur >> 1) + 1) << 1 | (uint64_t)off;
+    } while (!__atomic_compare_exchange_n(&ct_global_word, &cur, next, 1,
+                                          __ATOMIC_RELEASE, __ATOMIC_RELAXED));
+}
+
+void ct_threads_lock(void)
+{
+    while (__atomic_exchange_n(&registry_lock, 1, __ATOMIC_ACQUIRE))
+        __builtin_ia32_pause();
+}
+
+void ct_threads_unlock(void)
+{
+    __atomic_store_n(&registry_lock, 0, __ATOMIC_RELEASE);
+}
+
+static int is_hidden(const struct ct_thread *t, uint32_t d)
+{
+    return d < CT_MAX_DEPTH && (t->hidden[d / 64] >> (d % 64) & 1);
+}
+
+static void update_stop(struct ct_thread *t)
+{
+    t->stop = (t->region ? CT_STOP_REGION : 0) |
+              (t->hidden_count ? CT_STOP_HIDDEN : 0) |
+              (t->flags & CT_T_DEAD ? CT_STOP_DEAD : 0);
+}
+
+static uint64_t tick_delta(struct ct_thread *t, uint64_t now)
+{
+    if (now < t->prev_ticks)
+        now = t->prev_ticks;
+    uint64_t d = now - t->prev_ticks;
+    t->prev_ticks = now;
+    return d;
+}
+
+/* Writes an EXT record at pos; the caller made sure it fits. */
+static void put_ext(struct ct_thread *t, uint64_t now, uint8_t sub,
+                    const void *payload, size_t len)
+{
+    uint8_t *p = ct_enc_ext_head(t->pos, tick_delta(t, now), sub, len);
+    if (len)
+        memcpy(p, payload, len);
+    t->pos = p + len;
+}
+
+static void put_lost_record(struct ct_thread *t, uint64_t now)
+{
+    uint8_t buf[10];
+    size_t n = (size_t)(ct_put_varint(buf, t->lost_unrecorded) - buf);
+    put_ext(t, now, CT_EXT_LOST, buf, n);
+    t->lost_unrecorded = 0;
+}
+
+/* Losses noticed during re-entry go into the block now that it is safe. */
+static void fold_pending(struct ct_thread *t)
+{
+    uint64_t n = t->lost_pending;
+    if (!n)
+        return;
+    t->lost_pending = 0;
+    t->lost_unrecorded += n;
+    if (t->blk)
+        t->blk->lost += n;
+}
+
+static void count_lost(struct ct_thread *t, uint64_t n)
+{
+    ct_count_lost_global(n);
+    t->lost_unrecorded += n;
+    if (t->blk)
+        t->blk->lost += n;  /* live: readable even if the process dies */
+}
+
+/* Closes the current block (which has CT_BLOCK_RESERVE bytes left for
+ * these last records) and unmaps it. */
+static void close_block(struct ct_thread *t, uint64_t now, uint32_t flags,
+                        int overhead_start)
+{
+    struct ct_block_header *b = t->blk;
+    if (!b)
+        return;
+    fold_pending(t);
+    if (t->lost_unrecorded)
+        put_lost_record(t, now);
+    if (overhead_start)
+        put_ext(t, now, CT_EXT_OVERHEAD_START, NULL, 0);
+    if (flags & CT_BLOCK_LAST)
+        put_ext(t, now, CT_EXT_THREAD_END, NULL, 0);
+    b->used = (uint32_t)(t->pos - (uint8_t *)b - CT_BLOCK_HEADER_SIZE);
+    b->last_ticks = t->prev_ticks;
+    __atomic_store_n(&b->flags, b->flags | CT_BLOCK_CLOSED | flags,
+                     __ATOMIC_RELEASE);
+    munmap(b, (size_t)(t->limit - (uint8_t *)b));
+    t->blk = NULL;
+    t->pos = t->end = t->limit = NULL;
+}
+
+/* The STACK record: frames open at block start so a reader can begin
+ * here.  Frames deeper than the shadow stack are written as 0. */
+static uint32_t put_stack_record(struct ct_thread *t)
+{
+    size_t room = (size_t)(t->end - t->pos) - 24;
+    uint8_t *p = t->pos;
+    uint8_t *start;
+    /* Head and subtype, then a length that needs at most 5 bytes. */
+    p = ct_put_varint(p, CT_REC_EXT);
+    *p++ = CT_EXT_STACK;
+    uint8_t *len_at = p;
+    p += 5;
+    start = p;
+    uint32_t written = 0;
+    uint8_t *count_at = p;
+    p += 5;
+    uint8_t *lim = t->pos + room;
+    for (uint32_t d = 0; d < t->depth && p + 10 <= lim; d++) {
+        if (is_hidden(t, d))
+            continue;
+        p = ct_put_varint(p, d < CT_MAX_DEPTH ? t->stack[d] : 0);
+        written++;
+    }
+    /* Fixed-width (5 byte) varints for count and length, so they can be
+     * filled in after the frames. */
+    for (int i = 0; i < 5; i++)
+        count_at[i] = (uint8_t)((written >> (7 * i)) & 0x7f) | (i < 4 ? 0x80 : 0);
+    uint32_t len = (uint32_t)(p - start);
+    for (int i = 0; i < 5; i++)
+        len_at[i] = (uint8_t)((len >> (7 * i)) & 0x7f) | (i < 4 ? 0x80 : 0);
+    t->pos = p;
+    return written;
+}
+
+/*
+ * Moves the thread to a fresh block: OVERHEAD_START closes the old one,
+ * the new one starts with STACK and then OVERHEAD_END, so the time spent
+ * here is accounted as the tracer's.  Returns -1 when no block can be had
+ * (size limit or failure); the old block then stays current.
+ */
+static int switch_block(struct ct_thread *t)
+{
+    uint64_t now = ct_now();
+    if (t->flags & CT_T_NOBLOCK)
+        return -1;
+    uint32_t size = ct_proc.cfg.bufsize;
+    int limit_hit;
+    uint8_t *nb = ct_file_new_block(size, &limit_hit);
+    if (!nb) {
+        if (limit_hit)
+            t->flags |= CT_T_NOBLOCK;
+        t->end = t->pos;  /* every later event comes back here */
+        return -1;
+    }
+    close_block(t, now, 0, 1);
+    /* Touch every page now, inside the bracket, not on the hot path. */
+    for (uint32_t off = 0; off < size; off += CT_BLOCK_ALIGN)
+        ((volatile uint8_t *)nb)[off] = 0;
+    struct ct_block_header *b = (struct ct_block_header *)nb;
+    b->magic = CT_BLOCK_MAGIC;
+    b->kind = CT_BLOCK_EVENTS;
+    b->header_size = CT_BLOCK_HEADER_SIZE;
+    b->size = size;
+    b->tid = t->tid;
+    b->seq = t->seq++;
+    b->first_ticks = now;
+    t->blk = b;
+    t->limit = nb + size;
+    t->end = t->limit - CT_BLOCK_RESERVE;
+    t->pos = nb + CT_BLOCK_HEADER_SIZE;
+    t->prev_ticks = now;
+    t->prev_fn = t->prev_site = 0;
+    b->open_depth = put_stack_record(t);
+    fold_pending(t);
+    if (t->lost_unrecorded) {
+        b->lost += t->lost_unrecorded;
+        put_lost_record(t, now);
+    }
+    put_ext(t, ct_now(), CT_EXT_OVERHEAD_END, NULL, 0);
+    return 0;
+}
+
+/* Makes room for need bytes below end; 0 when there is room. */
+static int ensure_room(struct ct_thread *t, size_t need)
+{
+    if (t->blk && t->pos + need <= t->end)
+        return 0;
+    return switch_block(t);
+}
+
+static void register_thread(struct ct_thread *t)
+{
+    ct_threads_lock();
+    t->next = registry;
+    t->prev = NULL;
+    if (registry)
+        registry->prev = t;
+    registry = t;
+    ct_threads_unlock();
+}
+
+static void unregister_thread(struct ct_thread *t)
+{
+    ct_threads_lock();
+    if (t->prev)
+        t->prev->next = t->next;
+    else if (registry == t)
+        registry = t->next;
+    if (t->next)
+        t->next->prev = t->prev;
+    ct_threads_unlock();
+}
+
+static pthread_key_t thread_key;
+static int thread_key_ok;
+
+static void make_key(void)
+{
+    thread_key_ok = pthread_key_create(&thread_key, ct_thread_key_dtor) == 0;
+}
+
+static struct ct_thread *thread_create(void)
+{
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    void *m = mmap(NULL, sizeof(struct ct_thread), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    struct ct_thread *t = m;
+    t->tid = (uint32_t)syscall(SYS_gettid);
+    t->expect = ~0ull;
+    t->seen_word = ~0ull;
+    t->last_on = 1;
+    pthread_once(&once, make_key);
+    if (thread_key_ok)
+        pthread_setspecific(thread_key, t);
+    register_thread(t);
+    __atomic_fetch_add(&ct_proc.threads, 1, __ATOMIC_RELAXED);
+    ct_self = t;
+    return t;
+}
+
+struct ct_thread *ct_thread_get(void)
+{
+    struct ct_thread *t = ct_self;
+    if (t)
+        return t->flags & CT_T_DEAD ? NULL : t;
+    if (ct_proc.started != 2) {
+        if (!&ct_autostart || ct_proc.started != 0)
+            return NULL;
+        ct_process_start();
+        if (ct_proc.started != 2)
+            return NULL;
+        if (ct_self)
+            return ct_self;
+    }
+    return thread_create();
+}
+
+/* Catches up with ct_global_word: TOGGLE record, hot-path expectation. */
+static void sync_global(struct ct_thread *t)
+{
+    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_ACQUIRE);
+    if (w == t->seen_word)
+        return;
+    t->seen_word = w;
+    int on = !(w & 1);
+    t->expect = on ? w : ~0ull;
+    if (on == t->last_on || ct_proc.failed)
+        return;
+    /* A thread with nothing written yet has nothing to mark as paused. */
+    if (!on && !t->blk) {
+        t->last_on = on;
+        return;
+    }
+    uint8_t v = (uint8_t)on;
+    if (ensure_room(t, 16) == 0) {
+        put_ext(t, ct_now(), CT_EXT_TOGGLE, &v, 1);
+        t->last_on = on;
+    }
+}
+
+/* Common entry of both slow paths: NULL when the event is to be ignored. */
+static struct ct_thread *slow_begin(void)
+{
+    struct ct_thread *t = ct_self;
+    if (t && t->busy) {
+        /* Re-entry from a signal handler that interrupted the tracer. */
+        t->lost_pending++;
+        ct_count_lost_global(1);
+        return NULL;
+    }
+    if (t && (t->flags & CT_T_DEAD)) {
+        ct_count_lost_global(1);
+        return NULL;
+    }
+    if (!t) {
+        t = ct_thread_get();
+        if (!t)
+            return NULL;
+    }
+    t->busy = 1;
+    ct_signal_fence();
+    sync_global(t);
+    return t;
+}
+
+static void slow_end(struct ct_thread *t)
+{
+    update_stop(t);
+    ct_signal_fence();
+    t->busy = 0;
+}
+
+static int recording(const struct ct_thread *t)
+{
+    return !(ct_global_word & 1) && t->region == 0;
+}
+
+void ct_enter_slow(uintptr_t fn, uintptr_t site)
+{
+    int saved = errno;
+    struct ct_thread *t = slow_begin();
+    if (!t)
+        goto out;
+    uint32_t d = t->depth;
+    if (!recording(t) && d < CT_MAX_DEPTH) {
+        t->hidden[d / 64] |= 1ull << (d % 64);
+        t->hidden_count++;
+    } else if (ensure_room(t, CT_REC_MAX_HOT) == 0) {
+        uint64_t now = ct_now();
+        uint64_t dt = tick_delta(t, now);
+        t->pos = ct_enc_entry(t->pos, dt, fn, t->prev_fn, site, t->prev_site);
+        t->prev_fn = fn;
+        t->prev_site = site;
+    } else if (!ct_proc.failed) {
+        count_lost(t, 1);
+    }
+    if (d < CT_MAX_DEPTH)
+        t->stack[d] = fn;
+    t->depth = d + 1;
+    slow_end(t);
+out:
+    errno = saved;
+}
+
+void ct_exit_slow(uintptr_t fn, uintptr_t site)
+{
+    (void)fn;
+    (void)site;
+    int saved = errno;
+    struct ct_thread *t = slow_begin();
+    if (!t)
+        goto out;
+    if (t->depth == 0) {
+        /* An exit whose entry the tracer never saw: showing it would
+         * break the nesting. */
+        count_lost(t, 1);
+        slow_end(t);
+        goto out;
+    }
+    uint32_t d = t->depth - 1;
+    if (is_hidden(t, d)) {
+        t->hidden[d / 64] &= ~(1ull << (d % 64));
+        t->hidden_count--;
+    } else if (ensure_room(t, CT_REC_MAX_HOT) == 0) {
+        t->pos = ct_enc_exit(t->pos, tick_delta(t, ct_now()));
+    } else if (!ct_proc.failed) {
+        count_lost(t, 1);
+    }
+    t->depth = d;
+    slow_end(t);
+out:
+    errno = saved;
+}
+
+int ct_tracer_append_ext(unsigned subtype, const void *payload, size_t len)
+{
+    int saved = errno;
+    int rc = -1;
+    struct ct_thread *t = slow_begin();
+    if (!t)
+        goto out;
+    if (ct_proc.failed) {
+        slow_end(t);
+        goto out;
+    }
+    size_t need = len + 24;
+    size_t cap = ct_proc.cfg.bufsize - CT_BLOCK_HEADER_SIZE - CT_BLOCK_RESERVE;
+    if (need <= cap / 2 && ensure_room(t, need) == 0) {
+        put_ext(t, ct_now(), (uint8_t)subtype, payload, len);
+        rc = 0;
+    } else {
+        count_lost(t, 1);
+    }
+    slow_end(t);
+out:
+    errno = saved;
+    return rc;
+}
+
+void ct_thread_region(int on)
+{
+    struct ct_thread *t = ct_thread_get();
+    if (!t)
+        return;
+    t->busy = 1;
+    ct_signal_fence();
+    if (!on)
+        t->region++;
+    else if (t->region)
+        t->region--;
+    slow_end(t);
+}
+
+void ct_thread_close_current(int last)
+{
+    struct ct_thread *t = ct_self;
+    if (!t || t->busy || (t->flags & CT_T_DEAD))
+        return;
+    t->busy = 1;
+    ct_signal_fence();
+    close_block(t, ct_now(), last ? CT_BLOCK_LAST : 0, 0);
+    slow_end(t);
+}
+
+void ct_thread_key_dtor(void *arg)
+{
+    struct ct_thread *t = arg;
+    if (!t || t != ct_self || t->busy)
+        return;
+    t->busy = 1;
+    ct_signal_fence();
+    if (!t->blk && !ct_proc.failed && t->seq > 0 && !(t->flags & CT_T_NOBLOCK))
+        switch_block(t);  /* the end of a thread deserves a record */
+    close_block(t, ct_now(), CT_BLOCK_LAST, 0);
+    ct_self = &dead_thread;
+    unregister_thread(t);
+    munmap(t, sizeof *t);
+}
+
+void ct_thread_after_fork_child(void)
+{
+    struct ct_thread *self = ct_self;
+    registry_lock = 0;
+    for (struct ct_thread *t = registry, *next; t; t = next) {
+        next = t->next;
+        if (t->blk)
+            munmap(t->blk, (size_t)(t->limit - (uint8_t *)t->blk));
+        if (t != self)
+            munmap(t, sizeof *t);
+    }
+    registry = NULL;
+    if (!self || (self->flags & CT_T_DEAD))
+        return;
+    self->blk = NULL;
+    self->pos = self->end = self->limit = NULL;
+    self->seq = 0;
+    self->flags = 0;
+    self->tid = (uint32_t)syscall(SYS_gettid);
+    self->lost_pending = self->lost_unrecorded = 0;
+    self->seen_word = self->expect = ~0ull;
+    register_thread(self);
+    ct_proc.threads = 1;
+}

@@ -1,0 +1,299 @@
+/*
+ * Internal interface of libcalltrace.so.  Nothing here is exported: the
+ * library is built with -fvisibility=hidden and only the hooks, the public
+ * *_impl functions and the libc wrappers carry default visibility.
+ *
+ * Layout of the work:
+ *   hot.c        the two -finstrument-functions hooks, fast path only
+ *   thread.c     per-thread state, slow path, block switch, EXT records
+ *   file.c       output file, header, block reservation, failure
+ *   clock.c      TSC / CLOCK_MONOTONIC, calibration
+ *   config.c     environment parsing (pure functions)
+ *   maps.c       MAPS blocks for offline symbolization
+ *   api.c        calltrace_*_impl, the public run-time controls
+ *   lifecycle.c  start, clean close, fork, crash signals, bias measurement
+ *   wrap.c       exec*, _exit, dlopen wrappers
+ *   init.c       load-time constructor and destructor (not in unit tests)
+ */
+#ifndef CT_TRACER_H
+#define CT_TRACER_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+#include <x86intrin.h>
+
+#include "calltrace_format.h"
+
+/* Declarations below name hidden symbols, so the hot path reaches the
+ * globals directly instead of through the GOT. */
+#pragma GCC visibility push(hidden)
+
+#define CT_API __attribute__((visibility("default")))
+#define CT_COLD __attribute__((noinline, cold))
+#define ct_likely(x) __builtin_expect(!!(x), 1)
+#define ct_unlikely(x) __builtin_expect(!!(x), 0)
+/* Keeps the compiler from moving stores across it; enough against a signal
+ * handler on the same thread, which is the only concurrency a thread's
+ * state sees. */
+#define ct_signal_fence() __atomic_signal_fence(__ATOMIC_SEQ_CST)
+
+/* ---------------------------------------------------------------- config */
+
+#define CT_DEFAULT_OUTPUT "calltrace-%p.raw"
+#define CT_DEFAULT_BUFSIZE (1u << 20)
+#define CT_MIN_BUFSIZE 4096u
+#define CT_MAX_BUFSIZE (1u << 30)
+#define CT_USER_MSG_MAX 1024
+
+struct ct_config {
+    char output[CT_PATH_MAX];
+    uint32_t bufsize;     /* bytes, multiple of CT_BLOCK_ALIGN               */
+    uint64_t limit;       /* largest trace file in bytes, 0 = unlimited      */
+    int clock_monotonic;  /* CALLTRACE_CLOCK=monotonic                       */
+    int start_paused;
+    int toggle_signal;    /* 0 = none                                        */
+    int quiet;
+};
+
+/* Reads one variable; returns NULL when it is unset. */
+typedef const char *(*ct_getenv_fn)(const char *name);
+/* Receives one complete diagnostic line, without the newline. */
+typedef void (*ct_warn_fn)(const char *line);
+
+void ct_config_defaults(struct ct_config *c);
+/* Fills c from the environment; every bad value produces exactly one
+ * warning line and falls back to the default. */
+void ct_config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn);
+/* "64K", "4M", "1G", "4096": 0 on success. */
+int ct_parse_size(const char *s, uint64_t *out);
+/* "USR2", "SIGUSR2", "12": the signal number, or -1. */
+int ct_parse_signal(const char *s);
+/* "1"/"0" and yes/no/true/false/on/off: 0 or 1, or -1. */
+int ct_parse_bool(const char *s);
+/* Expands %p to pid; appends ".<pid>" for a forked child when the pattern
+ * has no %p.  Returns 0, or -1 when the result does not fit. */
+int ct_output_name(char *dst, size_t cap, const char *pattern, long pid,
+                   int forked_child);
+/* Formats a size for messages: 1M, 64K, 1000. */
+void ct_format_size(char *dst, size_t cap, uint64_t v);
+
+/* ----------------------------------------------------------------- clock */
+
+struct ct_clock {
+    uint32_t kind;          /* CT_CLOCK_TSC or CT_CLOCK_MONOTONIC           */
+    uint64_t tick_hz;
+    uint64_t start_ticks;
+    uint64_t start_mono_ns;
+};
+
+extern struct ct_clock ct_clock;
+extern int ct_clock_is_tsc;   /* read on the hot path */
+
+uint64_t ct_mono_ns(void);
+uint64_t ct_realtime_ns(void);
+/* 1 when /proc/cpuinfo reports constant_tsc and nonstop_tsc. */
+int ct_tsc_invariant(void);
+/* Picks the clock (TSC unless forced or not invariant) and calibrates it
+ * for calib_us microseconds. */
+void ct_clock_init(int force_monotonic, unsigned calib_us);
+/* Recomputes tick_hz from start to (end_ticks, end_mono_ns) when the
+ * interval is long enough to improve on the start calibration. */
+void ct_clock_refine(uint64_t end_ticks, uint64_t end_mono_ns);
+
+static inline __attribute__((always_inline)) uint64_t ct_now(void)
+{
+    if (ct_likely(ct_clock_is_tsc))
+        return __rdtsc();
+    return ct_mono_ns();
+}
+
+/* ---------------------------------------------------------------- thread */
+
+#define CT_MAX_DEPTH 4096u
+/* Bytes kept free at the end of every block for the records written when
+ * it is closed: LOST (up to 23), OVERHEAD_START or THREAD_END (12 each). */
+#define CT_BLOCK_RESERVE 64u
+
+/* ct_thread.flags */
+#define CT_T_NOBLOCK 0x1u  /* the size limit was reached: no more blocks    */
+#define CT_T_DEAD    0x2u  /* the thread has ended                          */
+
+/* ct_thread.stop bits: any set sends every event to the slow path. */
+#define CT_STOP_REGION 0x1u  /* inside CALLTRACE_OFF() ... CALLTRACE_ON()   */
+#define CT_STOP_HIDDEN 0x2u  /* hidden frames are open                      */
+#define CT_STOP_DEAD   0x4u
+
+struct ct_thread {
+    /* Hot path fields: one cache line. */
+    uint8_t *pos;           /* next record goes here                        */
+    uint8_t *end;           /* a hot record may start below end - MAX_HOT   */
+    uint64_t prev_ticks;
+    uintptr_t prev_fn;
+    uintptr_t prev_site;
+    uint32_t depth;         /* frames open, hidden ones included            */
+    uint32_t stop;          /* CT_STOP_*                                    */
+    uint64_t expect;        /* ct_global_word when this thread last synced
+                               and tracing was on; ~0 otherwise             */
+    volatile uint32_t busy; /* recursion guard                              */
+    uint32_t region;        /* CALLTRACE_OFF nesting                        */
+
+    /* Slow path fields. */
+    struct ct_block_header *blk;  /* current block, mapped, or NULL         */
+    uint8_t *limit;               /* end of the current block               */
+    uint32_t tid;
+    uint32_t seq;                 /* number of the next block               */
+    uint32_t flags;               /* CT_T_*                                 */
+    uint32_t hidden_count;
+    uint64_t seen_word;           /* ct_global_word last synced to          */
+    int last_on;                  /* tracing state the trace last showed    */
+    uint64_t lost_unrecorded;     /* lost, not yet in a LOST record         */
+    uint64_t lost_pending;        /* lost during re-entry, not yet in blk   */
+    struct ct_thread *next, *prev; /* registry of live threads              */
+
+    uintptr_t stack[CT_MAX_DEPTH];         /* shadow stack of entered fns   */
+    uint64_t hidden[CT_MAX_DEPTH / 64];    /* bit set: frame is hidden      */
+} __attribute__((aligned(64)));
+
+extern __thread struct ct_thread *ct_self
+    __attribute__((tls_model("initial-exec")));
+
+/*
+ * Global switch read by the hot path: (generation << 1) | off.  Every
+ * change bumps the generation, so a thread that compares its `expect` with
+ * it notices any change (and then writes a TOGGLE record from its slow
+ * path).  off is set while tracing is disabled, not yet started, or
+ * stopped after a failure.
+ */
+extern uint64_t ct_global_word;
+
+CT_API void __cyg_profile_func_enter(void *fn, void *site);
+CT_API void __cyg_profile_func_exit(void *fn, void *site);
+
+/* Slow paths of the hooks. */
+void ct_enter_slow(uintptr_t fn, uintptr_t site) CT_COLD;
+void ct_exit_slow(uintptr_t fn, uintptr_t site) CT_COLD;
+
+/* The calling thread's state, created on first use; NULL when it cannot
+ * be created or the thread has ended. */
+struct ct_thread *ct_thread_get(void);
+
+/*
+ * Appends one EXT record to the calling thread's current block, opening a
+ * block if needed.  Safe to call from a signal handler running on that
+ * thread (e.g. a SIGPROF sampler writing CT_EXT_SAMPLE): when the handler
+ * interrupted the tracer itself the recursion guard drops the record and
+ * counts it as lost.  Returns 0 when written, -1 when dropped.
+ */
+int ct_tracer_append_ext(unsigned subtype, const void *payload, size_t len);
+
+/* Marks the file as holding stack samples taken every interval_ns
+ * (sample.c, CALLTRACE_MODE=sample or both). */
+void ct_tracer_set_sampled(uint64_t interval_ns);
+
+/* Region toggle (CALLTRACE_OFF/ON) for the calling thread. */
+void ct_thread_region(int on);
+
+/* Closes the calling thread's block (when the thread is not inside the
+ * tracer), flushing lost counts; last marks the thread's end. */
+void ct_thread_close_current(int last);
+/* pthread key destructor: the thread is ending. */
+void ct_thread_key_dtor(void *arg);
+/* In a forked child: forget the parent's blocks and other threads, keep
+ * this thread's shadow stack. */
+void ct_thread_after_fork_child(void);
+void ct_threads_lock(void);
+void ct_threads_unlock(void);
+
+/* Re-reads ct_global_word after ct_enabled / ct_failed / ct_started moved. */
+void ct_global_update(void);
+extern int ct_enabled;   /* calltrace_enable/disable, CALLTRACE_SIGNAL      */
+
+/* Encoders shared by the hot path, the slow path and the tests. */
+static inline __attribute__((always_inline)) uint8_t *
+ct_enc_entry(uint8_t *p, uint64_t dt, uintptr_t fn, uintptr_t prev_fn,
+             uintptr_t site, uintptr_t prev_site)
+{
+    p = ct_put_varint(p, dt << CT_REC_TYPE_BITS | CT_REC_ENTRY);
+    p = ct_put_varint(p, ct_zigzag((int64_t)(fn - prev_fn)));
+    return ct_put_varint(p, ct_zigzag((int64_t)(site - prev_site)));
+}
+
+static inline __attribute__((always_inline)) uint8_t *
+ct_enc_exit(uint8_t *p, uint64_t dt)
+{
+    return ct_put_varint(p, dt << CT_REC_TYPE_BITS | CT_REC_EXIT);
+}
+
+static inline uint8_t *ct_enc_ext_head(uint8_t *p, uint64_t dt, uint8_t sub,
+                                       size_t len)
+{
+    p = ct_put_varint(p, dt << CT_REC_TYPE_BITS | CT_REC_EXT);
+    *p++ = sub;
+    return ct_put_varint(p, len);
+}
+
+/* ------------------------------------------------------------------ file */
+
+struct ct_proc {
+    struct ct_config cfg;
+    int fd;
+    struct ct_file_header *hdr;   /* mapped, or NULL                        */
+    char path[CT_PATH_MAX + 32];
+    uint64_t next_off;            /* next free offset (atomic)              */
+    uint64_t file_len;            /* length set by ftruncate fallback       */
+    int file_lock;                /* serializes the ftruncate fallback      */
+    int no_fallocate;
+    uint32_t pid;
+    int started;                  /* 0 no, 1 starting, 2 running            */
+    int failed;
+    int finished;
+    int calls_off;                /* CALLTRACE_MODE=sample: no call records */
+    uint64_t sample_interval_ns;  /* 0 when not sampling                    */
+    uint64_t lost;                /* process-wide lost events (atomic)      */
+    uint32_t threads;             /* threads seen (atomic)                  */
+    uint64_t bias_ps;
+};
+
+extern struct ct_proc ct_proc;
+
+/* Creates the output file and maps its header; forked_child selects the
+ * naming rule for a child.  Returns 0, or -1 after reporting the failure. */
+int ct_file_open(int forked_child, uint32_t ppid);
+/* Reserves and maps a block of size bytes.  Returns NULL when the size
+ * limit is reached (*limit_hit = 1) or on failure (tracing is stopped). */
+void *ct_file_new_block(uint32_t size, int *limit_hit);
+/* Reports a write failure once and stops tracing. */
+void ct_fail(const char *what, int err);
+/* Writes the closing fields of the file header. */
+void ct_file_finish(int clean);
+/* Forgets the parent's file in a forked child (no writes to it). */
+void ct_file_drop(void);
+void ct_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ct_count_lost_global(uint64_t n);
+
+/* ------------------------------------------------------------------ maps */
+
+/* Collects loaded objects as MAPS entries into buf; returns bytes used. */
+size_t ct_maps_collect(uint8_t *buf, size_t cap);
+/* Writes a MAPS block with the objects loaded now. */
+void ct_maps_write(void);
+
+/* ------------------------------------------------------------- lifecycle */
+
+/* Starts tracing: configuration, clock, file, MAPS, bias, handlers. */
+void ct_process_start(void);
+/* Clean close at exit: closes this thread's block, finalizes the header. */
+void ct_process_finish(void);
+/* Before exec: finalize the header; after a failed exec: resume. */
+void ct_exec_prepare(void);
+void ct_exec_failed(void);
+/* Measures the cost of one traced call (enter + exit) in picoseconds. */
+uint64_t ct_measure_bias(void);
+/* Set by init.c: the first event may start the tracer lazily. */
+extern const int ct_autostart __attribute__((weak));
+
+#pragma GCC visibility pop
+
+#endif /* CT_TRACER_H */

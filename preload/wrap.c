@@ -1,0 +1,184 @@
+/*
+ * Wrappers around libc functions that end the process image or load code,
+ * so the trace is finalized before exec and _exit, and a MAPS block follows
+ * every dlopen.  Each calls the next definition (RTLD_NEXT) and keeps errno
+ * as that left it.
+ *
+ * The execl* forms are rebuilt on execv*: libc's own execl calls its
+ * internal execve, which no wrapper sees.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include "tracer.h"
+
+#define NEXT(name, type) ((type)dlsym(RTLD_NEXT, name))
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef void (*exit_fn)(int);
+typedef void *(*dlopen_fn)(const char *, int);
+typedef void *(*dlmopen_fn)(Lmid_t, const char *, int);
+
+CT_API int execve(const char *path, char *const argv[], char *const envp[]);
+CT_API int execv(const char *path, char *const argv[]);
+CT_API int execvp(const char *file, char *const argv[]);
+CT_API int execvpe(const char *file, char *const argv[], char *const envp[]);
+CT_API int fexecve(int fd, char *const argv[], char *const envp[]);
+CT_API int execl(const char *path, const char *arg, ...);
+CT_API int execlp(const char *file, const char *arg, ...);
+CT_API int execle(const char *path, const char *arg, ...);
+CT_API void _exit(int status);
+CT_API void _Exit(int status);
+/* Weak: sample.c wraps dlopen too (its loader guard); where both exist its
+ * definition wins and must write the MAPS block itself (ct_maps_write). */
+CT_API void *dlopen(const char *file, int mode) __attribute__((weak));
+CT_API void *dlmopen(Lmid_t lmid, const char *file, int mode);
+
+static int exec_result(int rc)
+{
+    int saved = errno;
+    ct_exec_failed();
+    errno = saved;
+    return rc;
+}
+
+CT_API int execve(const char *path, char *const argv[], char *const envp[])
+{
+    execve_fn next = NEXT("execve", execve_fn);
+    ct_exec_prepare();
+    return exec_result(next(path, argv, envp));
+}
+
+CT_API int execv(const char *path, char *const argv[])
+{
+    execv_fn next = NEXT("execv", execv_fn);
+    ct_exec_prepare();
+    return exec_result(next(path, argv));
+}
+
+CT_API int execvp(const char *file, char *const argv[])
+{
+    execv_fn next = NEXT("execvp", execv_fn);
+    ct_exec_prepare();
+    return exec_result(next(file, argv));
+}
+
+CT_API int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    execve_fn next = NEXT("execvpe", execve_fn);
+    ct_exec_prepare();
+    return exec_result(next(file, argv, envp));
+}
+
+CT_API int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    fexecve_fn next = NEXT("fexecve", fexecve_fn);
+    ct_exec_prepare();
+    return exec_result(next(fd, argv, envp));
+}
+
+/* Counts the arguments of an execl* call, the terminating NULL included. */
+static size_t count_args(const char *arg, va_list ap)
+{
+    size_t n = 1;
+    if (arg)
+        while (va_arg(ap, const char *))
+            n++;
+    return n + 1;
+}
+
+static void collect_args(const char **argv, const char *arg, va_list ap)
+{
+    size_t i = 0;
+    argv[i++] = arg;
+    if (arg)
+        while ((argv[i++] = va_arg(ap, const char *)) != NULL)
+            ;
+    else
+        argv[i] = NULL;
+}
+
+CT_API int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    size_t n = count_args(arg, ap);
+    va_end(ap);
+    const char *argv[n];
+    va_start(ap, arg);
+    collect_args(argv, arg, ap);
+    va_end(ap);
+    return execv(path, (char *const *)argv);
+}
+
+CT_API int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    size_t n = count_args(arg, ap);
+    va_end(ap);
+    const char *argv[n];
+    va_start(ap, arg);
+    collect_args(argv, arg, ap);
+    va_end(ap);
+    return execvp(file, (char *const *)argv);
+}
+
+CT_API int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    size_t n = count_args(arg, ap);
+    va_end(ap);
+    const char *argv[n];
+    va_start(ap, arg);
+    collect_args(argv, arg, ap);
+    char *const *envp = va_arg(ap, char *const *);
+    va_end(ap);
+    return execve(path, (char *const *)argv, envp);
+}
+
+CT_API void _exit(int status)
+{
+    exit_fn next = NEXT("_exit", exit_fn);
+    ct_process_finish();
+    next(status);
+    __builtin_unreachable();
+}
+
+CT_API void _Exit(int status)
+{
+    exit_fn next = NEXT("_Exit", exit_fn);
+    ct_process_finish();
+    next(status);
+    __builtin_unreachable();
+}
+
+CT_API void *dlopen(const char *file, int mode)
+{
+    dlopen_fn next = NEXT("dlopen", dlopen_fn);
+    void *h = next(file, mode);
+    if (h && ct_proc.started == 2) {
+        int saved = errno;
+        ct_maps_write();
+        errno = saved;
+    }
+    return h;
+}
+
+CT_API void *dlmopen(Lmid_t lmid, const char *file, int mode)
+{
+    dlmopen_fn next = NEXT("dlmopen", dlmopen_fn);
+    void *h = next(lmid, file, mode);
+    if (h && ct_proc.started == 2) {
+        int saved = errno;
+        ct_maps_write();
+        errno = saved;
+    }
+    return h;
+}
