@@ -296,6 +296,10 @@ static void set_origin(struct ct_profile *p, uint64_t t)
 {
     struct ct_profile_state *s = p->state;
     s->origin_set = true;
+    /* A reader that skips blocks before the window still knows when the
+     * trace began; the window is measured from there. */
+    if (p->info->have_first_time)
+        t = p->info->first_time;
     s->origin = t;
     if (!p->opts.have_range)
         return;

@@ -1,27 +1,260 @@
-/* Placeholder until the report lands. */
+/*
+ * The gprof-format report: sets up what the sections share (units, names,
+ * call-graph order and index, cycle totals) and prints the sections the
+ * options ask for.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "report.h"
+#include "report_private.h"
 #include "util.h"
+
+static const struct ct_unit units[] = {
+    {1e9, "s", "seconds"},
+    {1e6, "ms", "ms"},
+    {1e3, "us", "us"},
+    {1, "ns", "ns"},
+};
+#define NUNITS (sizeof units / sizeof units[0])
+
+struct ct_unit ct_unit_for(double ns)
+{
+    for (size_t i = 0; i < NUNITS; i++)
+        if (ns >= units[i].ns)
+            return units[i];
+    return units[0];
+}
+
+struct ct_unit ct_unit_fitting(double ns, double limit)
+{
+    for (size_t i = NUNITS; i-- > 0;)
+        if (ns / units[i].ns < limit)
+            return units[i];
+    return units[0];
+}
+
+double ct_rep_ns(const struct ct_rep *r, uint64_t ticks)
+{
+    return ct_ticks_to_ns(r->p->info, ticks);
+}
+
+double ct_rep_val(const struct ct_rep *r, uint64_t ticks)
+{
+    return ct_rep_ns(r, ticks) / r->unit.ns;
+}
+
+void ct_rep_dur(char *buf, size_t len, double ns)
+{
+    if (ns < 1e3)
+        snprintf(buf, len, "%.0fns", ns);
+    else if (ns < 1e6)
+        snprintf(buf, len, "%.2fus", ns / 1e3);
+    else if (ns < 1e9)
+        snprintf(buf, len, "%.2fms", ns / 1e6);
+    else
+        snprintf(buf, len, "%.2fs", ns / 1e9);
+}
+
+const char *ct_rep_name(const struct ct_rep *r, uint32_t func)
+{
+    return r->names[func];
+}
+
+bool ct_rep_listed(const struct ct_rep *r, uint32_t func)
+{
+    return r->listed[func];
+}
+
+/* Functions with calls, time or samples, and every end of an arc. */
+static void make_listed(struct ct_rep *r)
+{
+    const struct ct_profile *p = r->p;
+    r->listed = ct_xcalloc(p->nfuncs + 1, sizeof *r->listed);
+    for (uint32_t f = 0; f < p->nfuncs; f++) {
+        const struct ct_fstats *s = &p->funcs[f];
+        r->listed[f] = s->calls || s->self_calls || s->self_ticks ||
+                       s->child_ticks || s->samples_total || s->samples_self;
+    }
+    for (uint32_t a = 0; a < p->narcs; a++) {
+        r->listed[p->arcs[a].callee] = true;
+        if (p->arcs[a].caller != CT_FUNC_NONE)
+            r->listed[p->arcs[a].caller] = true;
+    }
+}
+
+static struct ct_rep *sort_ctx;
+
+static uint64_t entry_total(const struct ct_rep *r, int64_t e)
+{
+    if (e < 0) {
+        const struct ct_rcycle *c = &r->cycles[~e];
+        return c->self + c->child;
+    }
+    const struct ct_fstats *f = &r->p->funcs[e];
+    return f->self_ticks + f->child_ticks;
+}
+
+static uint64_t entry_calls(const struct ct_rep *r, int64_t e)
+{
+    if (e < 0)
+        return r->cycles[~e].calls;
+    return r->p->funcs[e].calls + r->p->funcs[e].self_calls;
+}
+
+/* gprof's order: total time (self + children) first, then calls, then
+ * name; a cycle comes before its members at equal time. */
+static int cmp_entry(const void *a, const void *b)
+{
+    const struct ct_rep *r = sort_ctx;
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    uint64_t tx = entry_total(r, x), ty = entry_total(r, y);
+    if (tx != ty)
+        return tx > ty ? -1 : 1;
+    if ((x < 0) != (y < 0))
+        return x < 0 ? -1 : 1;
+    uint64_t cx = entry_calls(r, x), cy = entry_calls(r, y);
+    if (cx != cy)
+        return cx > cy ? -1 : 1;
+    if (x < 0)
+        return ~x < ~y ? -1 : 1;
+    int c = strcmp(r->names[x], r->names[y]);
+    return c ? c : (x < y ? -1 : 1);
+}
+
+static void make_names(struct ct_rep *r)
+{
+    struct ct_profile *p = r->p;
+    r->names = ct_xcalloc(p->nfuncs + 1, sizeof *r->names);
+    for (uint32_t f = 0; f < p->nfuncs; f++) {
+        if (!ct_rep_listed(r, f))
+            continue;
+        const char *n = ct_functab_name(p->info->funcs, f);
+        if (n && *n) {
+            r->names[f] = ct_xstrdup(n);
+        } else {
+            const struct ct_func *fn = ct_functab_get(p->info->funcs, f);
+            char buf[32];
+            snprintf(buf, sizeof buf, "0x%" PRIx64, fn ? fn->addr : 0);
+            r->names[f] = ct_xstrdup(buf);
+        }
+    }
+}
+
+static void make_cycles(struct ct_rep *r)
+{
+    struct ct_profile *p = r->p;
+    r->cycles = ct_xcalloc(p->ncycles + 1, sizeof *r->cycles);
+    for (uint32_t f = 0; f < p->nfuncs; f++) {
+        int32_t c = p->funcs[f].cycle;
+        if (c) {
+            r->cycles[c].self += p->funcs[f].self_ticks;
+            r->cycles[c].child += p->funcs[f].child_ticks;
+        }
+    }
+    for (uint32_t a = 0; a < p->narcs; a++) {
+        const struct ct_arc *arc = &p->arcs[a];
+        int32_t ce = p->funcs[arc->callee].cycle;
+        int32_t cr = arc->caller == CT_FUNC_NONE ? 0
+                                                  : p->funcs[arc->caller].cycle;
+        if (!ce)
+            continue;
+        if (ce != cr)
+            r->cycles[ce].calls += arc->count;
+        else if (arc->caller != arc->callee)
+            r->cycles[ce].internal += arc->count;
+    }
+}
+
+static void make_order(struct ct_rep *r)
+{
+    struct ct_profile *p = r->p;
+    r->order = ct_xcalloc((size_t)p->nfuncs + p->ncycles + 1,
+                          sizeof *r->order);
+    r->index = ct_xcalloc(p->nfuncs + 1, sizeof *r->index);
+    for (uint32_t f = 0; f < p->nfuncs; f++)
+        if (ct_rep_listed(r, f))
+            r->order[r->norder++] = f;
+    for (uint32_t c = 1; c <= p->ncycles; c++)
+        r->order[r->norder++] = ~(int64_t)c;
+    sort_ctx = r;
+    qsort(r->order, r->norder, sizeof *r->order, cmp_entry);
+    for (uint32_t i = 0; i < r->norder; i++) {
+        int64_t e = r->order[i];
+        if (e < 0)
+            r->cycles[~e].index = i + 1;
+        else
+            r->index[e] = i + 1;
+    }
+}
+
+void ct_rep_init(struct ct_rep *r, FILE *out, struct ct_profile *p,
+                 const struct ct_options *o)
+{
+    memset(r, 0, sizeof *r);
+    r->out = out;
+    r->p = p;
+    r->o = o;
+    r->print_ticks = 0;
+    for (uint32_t f = 0; f < p->nfuncs; f++)
+        r->print_ticks += p->funcs[f].self_ticks;
+    r->unit = ct_unit_for(ct_rep_ns(r, r->print_ticks));
+    make_listed(r);
+    make_names(r);
+    make_cycles(r);
+    make_order(r);
+}
+
+void ct_rep_free(struct ct_rep *r)
+{
+    if (r->names)
+        for (uint32_t f = 0; f < r->p->nfuncs; f++)
+            free(r->names[f]);
+    free(r->names);
+    free(r->listed);
+    free(r->cycles);
+    free(r->order);
+    free(r->index);
+}
+
+static void print_one(FILE *out, struct ct_profile *p,
+                      const struct ct_options *o)
+{
+    struct ct_rep r;
+    ct_rep_init(&r, out, p, o);
+    ct_report_summary(&r);
+    if (!o->graph_only)
+        ct_report_flat(&r);
+    if (!o->flat_only)
+        ct_report_graph(&r);
+    if (!o->flat_only && !o->graph_only)
+        ct_report_index(&r);
+    if (!o->flat_only && !o->graph_only && !o->no_events)
+        ct_report_events(&r);
+    ct_rep_free(&r);
+}
 
 int ct_report_print(FILE *out, struct ct_profile *p,
                     const struct ct_options *opts)
 {
-    (void)out;
-    (void)p;
-    (void)opts;
-    ct_error("the report is not built yet");
-    return CT_EXIT_BAD_INPUT;
-}
-
-struct ct_sink *ct_tree_new(FILE *out, struct ct_trace_info *info,
-                            const struct ct_options *opts)
-{
-    (void)out;
-    (void)info;
-    (void)opts;
-    return NULL;
-}
-
-void ct_tree_finish(struct ct_sink *tree)
-{
-    (void)tree;
+    if (!opts->per_thread || !p->threads) {
+        print_one(out, p, opts);
+        return CT_EXIT_OK;
+    }
+    bool first = true;
+    for (uint32_t t = 0; t < p->nthreads; t++) {
+        if (!p->threads[t])
+            continue;
+        const struct ct_thread_info *ti =
+            t < p->info->nthreads ? &p->info->threads[t] : NULL;
+        fprintf(out, "%s==== Thread %" PRIu32 " (tid %" PRIu64 "%s%s) ====\n\n",
+                first ? "" : "\f\n", t, ti ? ti->tid : 0,
+                ti && ti->name[0] ? ", " : "", ti ? ti->name : "");
+        first = false;
+        print_one(out, p->threads[t], opts);
+    }
+    if (first)
+        print_one(out, p, opts);
+    return CT_EXIT_OK;
 }

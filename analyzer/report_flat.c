@@ -1,0 +1,157 @@
+/* Section 2: the flat profile, in gprof's columns. */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report_private.h"
+#include "util.h"
+
+struct row {
+    const char *name;        /* display name (not owned)                  */
+    char *owned;             /* --by-line keys                            */
+    uint32_t index;          /* call-graph index, 0 = none                */
+    uint64_t self, child, calls;
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    if (x->self != y->self)
+        return x->self > y->self ? -1 : 1;
+    if (x->calls != y->calls)
+        return x->calls > y->calls ? -1 : 1;
+    return strcmp(x->name, y->name);
+}
+
+static int cmp_name(const void *a, const void *b)
+{
+    const struct row *x = a, *y = b;
+    return strcmp(x->name, y->name);
+}
+
+/* --by-line: one row per source line (the function's file:line when the
+ * symbol table knows it, its name otherwise). */
+static size_t group_by_line(struct ct_rep *r, struct row *rows, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint32_t f = (uint32_t)rows[i].index; /* func id, see caller */
+        const struct ct_func *fn = ct_functab_get(r->p->info->funcs, f);
+        if (fn && fn->file) {
+            size_t len = strlen(fn->file) + 16;
+            rows[i].owned = ct_xmalloc(len);
+            snprintf(rows[i].owned, len, "%s:%" PRIu32, fn->file, fn->line);
+            rows[i].name = rows[i].owned;
+        }
+        rows[i].index = 0;
+    }
+    qsort(rows, n, sizeof *rows, cmp_name);
+    size_t out = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (out && strcmp(rows[out - 1].name, rows[i].name) == 0) {
+            rows[out - 1].self += rows[i].self;
+            rows[out - 1].child += rows[i].child;
+            rows[out - 1].calls += rows[i].calls;
+            free(rows[i].owned);
+            continue;
+        }
+        rows[out++] = rows[i];
+    }
+    return out;
+}
+
+static const char blurb[] =
+    "\n"
+    " %         share of the total self time (the cpu figure of the\n"
+    "time       summary) spent in this function itself.\n"
+    "\n"
+    "cumulative running sum of the self column down to this line.\n"
+    "\n"
+    " self      time spent in this function itself, not in what it\n"
+    "           calls; the list is sorted by it.\n"
+    "\n"
+    "calls      how often the function was called (recursive calls\n"
+    "           included); for sampled data, samples showing the call.\n"
+    "\n"
+    " self      self time divided by calls.\n"
+    "per call\n"
+    "\n"
+    " total     self plus children time divided by calls; recursion is\n"
+    "per call   counted once.\n"
+    "\n"
+    "name       the function; the bracketed number is its index in the\n"
+    "           call graph.  Ties are broken by calls, then by name.\n"
+    "\n"
+    "Times are measured, not sampled: the column headings name their unit\n"
+    "(seconds, ms, us or ns), chosen so that the figures are readable.\n";
+
+void ct_report_flat(struct ct_rep *r)
+{
+    FILE *out = r->out;
+    struct ct_profile *p = r->p;
+    struct row *rows = ct_xcalloc(p->nfuncs + 1, sizeof *rows);
+    size_t n = 0;
+    double total_ns = ct_rep_ns(r, r->print_ticks);
+    for (uint32_t f = 0; f < p->nfuncs; f++) {
+        if (!ct_rep_listed(r, f))
+            continue;
+        const struct ct_fstats *fs = &p->funcs[f];
+        rows[n++] = (struct row){
+            .name = ct_rep_name(r, f), .index = r->o->by_line ? f
+                                                               : r->index[f],
+            .self = fs->self_ticks, .child = fs->child_ticks,
+            .calls = fs->calls + fs->self_calls,
+        };
+    }
+    if (r->o->by_line)
+        n = group_by_line(r, rows, n);
+    qsort(rows, n, sizeof *rows, cmp_row);
+
+    double max_call = 0;
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].calls) {
+            double v = ct_rep_ns(r, rows[i].self + rows[i].child) /
+                       (double)rows[i].calls;
+            if (v > max_call)
+                max_call = v;
+        }
+    struct ct_unit pc = ct_unit_fitting(max_call, 99999.995);
+    char pcname[16];
+    snprintf(pcname, sizeof pcname, "%s/call", pc.name);
+
+    fputs("Flat profile:\n\n", out);
+    fprintf(out, "Each call is timed; times are in %s, per-call times in %s.\n",
+            r->unit.column, pc.name);
+    fputs("  %   cumulative   self              self     total           \n",
+          out);
+    fprintf(out, " time %9s %9s    calls %8s %8s  name    \n", r->unit.column,
+            r->unit.column, pcname, pcname);
+    uint64_t cum = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct row *w = &rows[i];
+        double pct = r->print_ticks ? 100.0 * (double)w->self /
+                                          (double)r->print_ticks : 0.0;
+        if (r->o->min_percent > 0 && pct < r->o->min_percent)
+            continue;
+        cum += w->self;
+        fprintf(out, "%6.2f %9.2f %8.2f", pct, ct_rep_val(r, cum),
+                ct_rep_val(r, w->self));
+        if (w->calls)
+            fprintf(out, " %8" PRIu64 " %8.2f %8.2f  ", w->calls,
+                    ct_rep_ns(r, w->self) / (double)w->calls / pc.ns,
+                    ct_rep_ns(r, w->self + w->child) / (double)w->calls /
+                        pc.ns);
+        else
+            fprintf(out, " %8.8s %8.8s %8.8s  ", "", "", "");
+        fputs(w->name, out);
+        if (w->index)
+            fprintf(out, " [%" PRIu32 "]", w->index);
+        fputc('\n', out);
+    }
+    (void)total_ns;
+    if (!r->o->brief)
+        fputs(blurb, out);
+    fputs("\f\n", out);
+    for (size_t i = 0; i < n; i++)
+        free(rows[i].owned);
+    free(rows);
+}

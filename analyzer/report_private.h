@@ -1,0 +1,69 @@
+/*
+ * What the report sections share: the profile, the options, the display
+ * units, the call-graph index of each function and the cycles' totals.
+ * docs/report-format.md describes the output.
+ */
+#ifndef CT_REPORT_PRIVATE_H
+#define CT_REPORT_PRIVATE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "options.h"
+#include "profile.h"
+
+/* A cycle seen as one function (gprof's "<cycle N as a whole>"). */
+struct ct_rcycle {
+    uint64_t self, child;    /* members' self, members' children         */
+    uint64_t calls;          /* calls entering the cycle from outside    */
+    uint64_t internal;       /* calls between members (not self-calls)   */
+    uint32_t index;          /* call-graph index                         */
+};
+
+/* One display unit: value = ns / ns, labelled name. */
+struct ct_unit {
+    double ns;
+    const char *name;        /* "s", "ms", "us", "ns"                    */
+    const char *column;      /* flat-profile column word: "seconds"...   */
+};
+
+struct ct_rep {
+    FILE *out;
+    struct ct_profile *p;
+    const struct ct_options *o;
+    struct ct_unit unit;     /* time columns                             */
+    uint64_t print_ticks;    /* 100% of the %time columns (total self)   */
+    uint32_t *index;         /* func -> call-graph index, 0 = not listed */
+    char **names;            /* func -> display name (owned)             */
+    bool *listed;            /* func -> appears in the report            */
+    struct ct_rcycle *cycles;/* 1..ncycles                               */
+    /* call-graph order: entries >= 0 are functions, < 0 are ~cycle */
+    int64_t *order;
+    uint32_t norder;
+};
+
+void ct_rep_init(struct ct_rep *r, FILE *out, struct ct_profile *p,
+                 const struct ct_options *o);
+void ct_rep_free(struct ct_rep *r);
+
+double ct_rep_ns(const struct ct_rep *r, uint64_t ticks);
+/* Ticks in the report's unit. */
+double ct_rep_val(const struct ct_rep *r, uint64_t ticks);
+/* "16207ms", "51.64s", "812ns": a duration with the unit that fits. */
+void ct_rep_dur(char *buf, size_t len, double ns);
+/* The largest unit in which ns is at least 1 (seconds at most). */
+struct ct_unit ct_unit_for(double ns);
+/* The smallest unit in which ns stays below limit. */
+struct ct_unit ct_unit_fitting(double ns, double limit);
+const char *ct_rep_name(const struct ct_rep *r, uint32_t func);
+/* Whether the function appears in the report at all. */
+bool ct_rep_listed(const struct ct_rep *r, uint32_t func);
+
+void ct_report_summary(struct ct_rep *r);
+void ct_report_flat(struct ct_rep *r);
+void ct_report_graph(struct ct_rep *r);
+void ct_report_index(struct ct_rep *r);
+void ct_report_events(struct ct_rep *r);
+
+#endif /* CT_REPORT_PRIVATE_H */

@@ -1,0 +1,127 @@
+/* Section 1: where the data came from and where the time went. */
+#include <inttypes.h>
+#include <time.h>
+
+#include "report_private.h"
+
+static void print_date(FILE *out, const struct ct_trace_info *info,
+                       uint64_t first)
+{
+    if (!info->start_epoch_ns)
+        return;
+    double off = ((double)first - (double)info->start_ticks) *
+                 info->ns_per_tick;
+    int64_t ns = info->start_epoch_ns + (int64_t)off;
+    time_t secs = (time_t)(ns / 1000000000);
+    struct tm tm;
+    char buf[64];
+    if (!gmtime_r(&secs, &tm) ||
+        !strftime(buf, sizeof buf, "%a %b %e %H:%M:%S UTC %Y", &tm))
+        return;
+    fprintf(out, " Date: %s\n", buf);
+}
+
+static void print_threads(FILE *out, const struct ct_trace_info *info)
+{
+    fprintf(out, " Threads: %" PRIu32, info->nthreads);
+    uint32_t shown = info->nthreads < 8 ? info->nthreads : 8;
+    for (uint32_t i = 0; i < shown; i++)
+        fprintf(out, "%s%" PRIu64 "%s%s%s", i ? ", " : " (tid ",
+                info->threads[i].tid, info->threads[i].name[0] ? " " : "",
+                info->threads[i].name, i + 1 == shown ? "" : "");
+    if (shown)
+        fprintf(out, "%s)", shown < info->nthreads ? ", ..." : "");
+    fputc('\n', out);
+}
+
+static const char blurb[] =
+    "\n"
+    " cpu        time with a traced function running (its self time)\n"
+    " overhead   time the tracer spent on itself (between S and E records,\n"
+    "            and the per-call bias when it was subtracted)\n"
+    " unmetered  time with no traced function on the stack\n"
+    " unknown    time that cannot be attributed: before a return whose call\n"
+    "            is missing, or where a call's return is missing\n"
+    " elapsed    each thread's last event minus its first, summed over the\n"
+    "            threads; cpu + overhead + unmetered + unknown = elapsed\n";
+
+void ct_report_summary(struct ct_rep *r)
+{
+    FILE *out = r->out;
+    const struct ct_profile *p = r->p;
+    const struct ct_trace_info *info = p->info;
+    const struct ct_totals *t = &p->totals;
+    const struct ct_counts *c = &p->counts;
+    fprintf(out, "Profiling: %s\n",
+            info->program[0] ? info->program : "(program unknown)");
+    if (info->command[0])
+        fprintf(out, " Command: %s\n", info->command);
+    fprintf(out, " Input: %s (%s format)\n", info->path ? info->path : "-",
+            info->format ? info->format : "?");
+    if (info->pid)
+        fprintf(out, " Pid: %" PRIu64 "\n", info->pid);
+    print_threads(out, info);
+    fprintf(out, " Clock: %s%s1 tick = %g ns\n", info->clock,
+            info->clock[0] ? ", " : "", info->ns_per_tick);
+    print_date(out, info, t->first);
+    for (size_t i = 0; i < info->nmeta; i++)
+        fprintf(out, " %s: %s\n", info->meta[i].key, info->meta[i].value);
+    fprintf(out, " Events: %" PRIu64 " (%" PRIu64 " calls, %" PRIu64
+            " returns, %" PRIu64 " user events, %" PRIu64 " samples)\n",
+            c->events, c->calls, c->returns, c->user_events, c->samples);
+    uint64_t lost = c->lost > info->lost_events ? c->lost : info->lost_events;
+    fprintf(out, " Lost events: %" PRIu64 "\n", lost);
+    fprintf(out, " Unmatched: %" PRIu64 " returns with no call, %" PRIu64
+            " calls with no return, %" PRIu64 " frames open at the end\n",
+            c->unmatched_returns, c->unmatched_calls, c->open_at_end);
+    if (p->bias_subtracted)
+        fprintf(out, " Bias: subtracted, %.1f ns per call\n",
+                info->bias_ns_per_call);
+    else if (info->bias_ns_per_call > 0)
+        fprintf(out, " Bias: not subtracted (measured %.1f ns per call; "
+                "see --subtract-bias)\n", info->bias_ns_per_call);
+    else
+        fprintf(out, " Bias: not subtracted (not measured)\n");
+    if (info->sampled || c->samples || info->nsample_counts) {
+        char iv[32];
+        ct_rep_dur(iv, sizeof iv, (double)info->sample_interval_ns);
+        fprintf(out, " Sampled: figures are statistical; %" PRIu64
+                " samples%s%s\n", c->samples,
+                info->sample_interval_ns ? ", every " : "",
+                info->sample_interval_ns ? iv : "");
+    } else {
+        fprintf(out, " Measured: every call timed (not sampled)\n");
+    }
+    if (info->skipped_lines)
+        fprintf(out, " Skipped lines: %" PRIu64 " (--lenient)\n",
+                info->skipped_lines);
+    if (p->opts.have_range) {
+        char a[32], b[32];
+        ct_rep_dur(a, sizeof a, (double)p->opts.range_from_ns);
+        if (p->opts.range_to_ns == INT64_MAX)
+            snprintf(b, sizeof b, "end");
+        else
+            ct_rep_dur(b, sizeof b, (double)p->opts.range_to_ns);
+        fprintf(out, " Time range: %s..%s after the first event\n", a, b);
+    }
+    if (info->stopped[0])
+        fprintf(out, " Reading stopped: %s (the report covers what came "
+                "before)\n", info->stopped);
+
+    char cpu[32], ovh[32], unm[32], unk[32], ela[32], span[32];
+    ct_rep_dur(cpu, sizeof cpu, ct_rep_ns(r, t->cpu));
+    ct_rep_dur(ovh, sizeof ovh, ct_rep_ns(r, t->overhead));
+    ct_rep_dur(unm, sizeof unm, ct_rep_ns(r, t->unmetered));
+    ct_rep_dur(unk, sizeof unk, ct_rep_ns(r, t->unknown));
+    ct_rep_dur(ela, sizeof ela, ct_rep_ns(r, t->elapsed));
+    ct_rep_dur(span, sizeof span, ct_rep_ns(r, t->last - t->first));
+    fprintf(out, "\nTotal time: %s(cpu) %s(overhead) %s(unmetered) "
+            "%s(unknown) %s(elapsed)\n", cpu, ovh, unm, unk, ela);
+    fprintf(out, "Wall span: %s (first to last event, all threads)\n", span);
+    fprintf(out, "In ticks: %" PRIu64 " + %" PRIu64 " + %" PRIu64 " + %" PRIu64
+            " = %" PRIu64 "\n", t->cpu, t->overhead, t->unmetered, t->unknown,
+            t->elapsed);
+    if (!r->o->brief)
+        fputs(blurb, out);
+    fputs("\n", out);
+}
