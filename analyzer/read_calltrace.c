@@ -374,7 +374,8 @@ static void register_threads(struct ct_trace_info *info, struct block *blocks,
             tf[j].first = blocks[i].first;
         }
     }
-    qsort(tf, ntf, sizeof *tf, cmp_thread_first);
+    if (ntf)
+        qsort(tf, ntf, sizeof *tf, cmp_thread_first);
     for (size_t j = 0; j < ntf; j++)
         if (tf[j].tid == info->pid)
             ct_trace_thread(info, tf[j].tid);
