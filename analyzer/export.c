@@ -1,12 +1,40 @@
-/* Placeholder until the exporters land. */
+/* The --export registry: format name -> exporter. */
+#include <string.h>
+
 #include "export.h"
 #include "util.h"
+
+struct ct_exporter *ct_export_lms_new(FILE *out, struct ct_trace_info *info);
+struct ct_exporter *ct_export_samplingprof_new(FILE *out,
+                                               struct ct_trace_info *info);
+
+static struct ct_exporter *openlaszlo_new(FILE *out,
+                                          struct ct_trace_info *info)
+{
+    return ct_dump_new(out, info);  /* --dump is the OpenLaszlo raw form */
+}
+
+static const struct {
+    const char *name;
+    struct ct_exporter *(*make)(FILE *out, struct ct_trace_info *info);
+} exporters[] = {
+    {"openlaszlo", openlaszlo_new},
+    {"lms", ct_export_lms_new},
+    {"samplingprof", ct_export_samplingprof_new},
+};
 
 struct ct_exporter *ct_exporter_new(const char *format, FILE *out,
                                     struct ct_trace_info *info)
 {
-    (void)out;
-    (void)info;
-    ct_error("unknown export format '%s'", format);
+    size_t n = sizeof exporters / sizeof exporters[0];
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(exporters[i].name, format) == 0)
+            return exporters[i].make(out, info);
+    char list[128] = "";
+    for (size_t i = 0; i < n; i++) {
+        strcat(list, i ? ", " : "");
+        strcat(list, exporters[i].name);
+    }
+    ct_error("unknown export format '%s' (known: %s)", format, list);
     return NULL;
 }

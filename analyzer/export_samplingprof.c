@@ -1,0 +1,122 @@
+/*
+ * --export samplingprof: the finished profile as a SamplingProf document.
+ *
+ * A sampled profile is written as it is: sample counts per function and
+ * per arc, and the runtime it came with (or the samples times the interval).
+ * A call trace has exact times instead; it is written as pseudo-samples of
+ * one millisecond: self = self time in ms, total = self + children in ms,
+ * an arc's count = the time of those calls in ms, each rounded to the
+ * nearest ms.  Functions without a known source file are written as
+ * "?:0:<name>", which the reader takes back as "file unknown".
+ */
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "profile.h"
+#include "util.h"
+
+struct sp_export {
+    struct ct_exporter ex;
+    FILE *out;
+    struct ct_trace_info *info;
+};
+
+static int ignore_event(struct ct_sink *self, const struct ct_event *ev)
+{
+    (void)self;
+    (void)ev;
+    return 0;
+}
+
+static uint64_t ticks_ms(const struct ct_trace_info *info, uint64_t ticks)
+{
+    return (uint64_t)llround(ct_ticks_to_ns(info, ticks) / 1e6);
+}
+
+static bool used(const struct ct_fstats *f)
+{
+    return f->calls || f->self_calls || f->self_ticks || f->child_ticks ||
+           f->samples_self || f->samples_total;
+}
+
+static void element(FILE *out, struct ct_functab *tab, uint32_t id)
+{
+    const struct ct_func *f = ct_functab_get(tab, id);
+    const char *name = f && f->name ? f->name : "?";
+    /* commas are fine (split at the last one), newlines are not */
+    if (f && f->file)
+        fprintf(out, "%.*s:%" PRIu32 ":", (int)strcspn(f->file, "\n"),
+                f->file, f->line);
+    else
+        fputs("?:0:", out);
+    fprintf(out, "%.*s,%" PRIu32 "\n", (int)strcspn(name, "\n"), name, id);
+}
+
+static int sp_finish(struct ct_exporter *ex, struct ct_profile *p)
+{
+    struct sp_export *x = (struct sp_export *)ex;
+    struct ct_trace_info *info = x->info;
+    if (!p) {
+        ct_error("--export samplingprof needs the profile");
+        return 1;
+    }
+    bool sampled = info->sampled;
+    double runtime = info->sample_runtime_ms;
+    if (sampled && runtime <= 0 && info->sample_interval_ns) {
+        uint64_t n = 0;
+        for (uint32_t i = 0; i < p->nfuncs; i++)
+            n += p->funcs[i].samples_self;
+        runtime = (double)n * (double)info->sample_interval_ns / 1e6;
+    } else if (!sampled) {
+        runtime = ct_ticks_to_ns(info, p->totals.cpu) / 1e6;
+    }
+    fprintf(x->out, "%.3f\n\n", runtime);
+    for (uint32_t i = 0; i < p->nfuncs; i++)
+        if (used(&p->funcs[i]))
+            element(x->out, info->funcs, i);
+    fputc('\n', x->out);
+    for (uint32_t i = 0; i < p->nfuncs; i++) {
+        const struct ct_fstats *f = &p->funcs[i];
+        if (!used(f))
+            continue;
+        uint64_t self = sampled ? f->samples_self
+                                : ticks_ms(info, f->self_ticks);
+        uint64_t total = sampled ? f->samples_total
+                                 : ticks_ms(info, f->self_ticks +
+                                                      f->child_ticks);
+        fprintf(x->out, "%" PRIu32 ",%" PRIu64 ",%" PRIu64 "\n", i, self,
+                total);
+    }
+    fputc('\n', x->out);
+    for (uint32_t i = 0; i < p->narcs; i++) {
+        const struct ct_arc *a = &p->arcs[i];
+        uint64_t n = sampled ? a->count
+                             : ticks_ms(info, a->self_ticks + a->child_ticks);
+        if (a->caller == CT_FUNC_NONE)
+            fprintf(x->out, "-1,%" PRIu32 ",%" PRIu64 "\n", a->callee, n);
+        else
+            fprintf(x->out, "%" PRIu32 ",%" PRIu32 ",%" PRIu64 "\n",
+                    a->caller, a->callee, n);
+    }
+    return 0;
+}
+
+static void sp_free(struct ct_exporter *ex)
+{
+    free(ex);
+}
+
+struct ct_exporter *ct_export_samplingprof_new(FILE *out,
+                                               struct ct_trace_info *info)
+{
+    struct sp_export *x = ct_xcalloc(1, sizeof *x);
+    x->ex.sink.event = ignore_event;
+    x->ex.finish = sp_finish;
+    x->ex.free = sp_free;
+    x->out = out;
+    x->info = info;
+    return &x->ex;
+}
