@@ -45,7 +45,9 @@ struct cursor {
     bool partial_ok;        /* cur may end inside a record (unclosed,
                                truncated): that is its end, not damage   */
     uint64_t time, prev_fn, prev_site;
-    uint64_t lost_time;     /* C_LOST: when cur's header losses are told  */
+    uint64_t lost_told;     /* cur's losses its LOST records told         */
+    uint64_t lost_time;     /* C_LOST: when the rest of cur's header
+                               losses are told                            */
     uint32_t expect_seq;
     bool need_stack;        /* the next STACK record opens this decoding  */
 };
@@ -514,6 +516,7 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
             return false;
         ev->kind = CT_EV_LOST;
         ev->count = a;
+        c->lost_told += a;
         push(r, ev);
         ev->count = 0;
         return true;
@@ -703,14 +706,19 @@ static void open_next(struct rd *r, struct cursor *c)
     c->end = data + payload_len(b, &c->partial_ok);
     c->time = b->first;
     c->prev_fn = c->prev_site = 0;
+    c->lost_told = 0;
     c->state = C_DATA;
     ct_calltrace_stats.blocks_decoded++;
 }
 
-/* The block's records are done: its header's losses come next. */
+/*
+ * The block's records are done.  The tracer counts losses in the block
+ * header as they happen (so that they survive a crash) and writes a LOST
+ * record when it can; what the records did not tell comes now.
+ */
 static void finish_block(struct cursor *c)
 {
-    if (c->cur->lost) {
+    if (c->cur->lost > c->lost_told) {
         /* At the last record: last_ticks could break the thread's time
          * order if the header was damaged. */
         c->lost_time = c->time;
@@ -737,7 +745,7 @@ static void run(struct rd *r, struct cursor *c, uint64_t limit)
                 return;
             struct ct_event ev = {.kind = CT_EV_LOST, .thread = c->thread,
                                   .time = c->lost_time, .func = CT_FUNC_NONE,
-                                  .count = c->cur->lost};
+                                  .count = c->cur->lost - c->lost_told};
             c->time = c->lost_time;
             c->state = C_NEXT;
             push(r, &ev);

@@ -228,6 +228,34 @@ static void test_header_fields(void **state)
     tg_free(&t);
 }
 
+/* The tracer counts a loss in the block header and in a LOST record. */
+static void test_lost_not_counted_twice(void **state)
+{
+    (void)state;
+    struct tg_trace t;
+    tg_init(&t, 1000000000ull, 4096);
+    struct tg_thread *m = tg_thread(&t, 100);
+    tg_entry(&t, m, 10, FA, 0);
+    tg_lost_in_header(m, 4);
+    tg_lost_record(&t, m, 20, 4);
+    tg_lost_in_header(m, 2); /* the process died before recording these */
+    tg_exit(&t, m, 30);
+    tg_finish(&t);
+    struct ct_trace_info info;
+    struct recorder rec;
+    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    assert_int_equal(rec.n, 4);
+    assert_int_equal(rec.ev[1].kind, CT_EV_LOST);
+    assert_int_equal(rec.ev[1].count, 4);
+    assert_int_equal(rec.ev[1].time, 20);
+    assert_int_equal(rec.ev[3].kind, CT_EV_LOST);
+    assert_int_equal(rec.ev[3].count, 2);
+    assert_int_equal(rec.ev[3].time, 30);
+    assert_int_equal(info.lost_events, 6);
+    done(&info, &rec);
+    tg_free(&t);
+}
+
 static void expect_header_error(const uint8_t *data, size_t size)
 {
     struct ct_trace_info info;
@@ -588,6 +616,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_decodes_every_record),
         cmocka_unit_test(test_header_fields),
+        cmocka_unit_test(test_lost_not_counted_twice),
         cmocka_unit_test(test_bad_headers),
         cmocka_unit_test(test_blocks_continue_without_stack_events),
         cmocka_unit_test(test_time_range_skips_blocks),

@@ -267,8 +267,10 @@ static inline void tg_lost_record(struct tg_trace *t, struct tg_thread *th,
            (size_t)(ct_put_varint(buf, count) - buf));
 }
 
-/* Losses counted in the current block's header (as the tracer does while
- * dropping events). */
+/* Losses counted in the current block's header.  The tracer counts every
+ * loss there at once and, when it can, also writes a LOST record for it
+ * (tg_lost_record); the reader tells only the header's excess, at the
+ * block's end. */
 static inline void tg_lost_in_header(struct tg_thread *th, uint64_t count)
 {
     th->lost += count;

@@ -1,0 +1,185 @@
+/*
+ * The symbolizer on this very test program: a MAPS entry built from
+ * dl_iterate_phdr, as the tracer builds it, and functions defined here.
+ */
+#include <elf.h>
+#include <link.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "symbolize.h"
+#include "util.h"
+
+enum { STATIC_LINE = __LINE__ + 1 };
+__attribute__((noinline)) static int static_target(int x)
+{
+    __asm__ volatile("" ::: "memory");
+    return x * 3 + 1;
+}
+
+enum { GLOBAL_LINE = __LINE__ + 1 };
+__attribute__((noinline)) int global_target(int x)
+{
+    __asm__ volatile("" ::: "memory");
+    return static_target(x) + 2;
+}
+
+/* A C++ name: shapes::area(int, int). */
+__attribute__((noinline)) int cxx_target(int w, int h) __asm__(
+    "_ZN6shapes4areaEii");
+__attribute__((noinline)) int cxx_target(int w, int h)
+{
+    __asm__ volatile("" ::: "memory");
+    return w * h;
+}
+
+struct self_map {
+    uint64_t base, start, end;
+    uint8_t build_id[64];
+    size_t build_id_len;
+};
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct self_map *m = data;
+    if (info->dlpi_name && info->dlpi_name[0])
+        return 0; /* the main program comes first, with an empty name */
+    m->base = info->dlpi_addr;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            m->start = info->dlpi_addr + ph->p_vaddr;
+            m->end = m->start + ph->p_memsz;
+        }
+        if (ph->p_type == PT_NOTE) {
+            const uint8_t *p = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr);
+            const ElfW(Nhdr) *n = (const ElfW(Nhdr) *)p;
+            if (n->n_type == NT_GNU_BUILD_ID && n->n_descsz <= 64) {
+                const uint8_t *desc =
+                    p + sizeof *n + ((n->n_namesz + 3) & ~3u);
+                memcpy(m->build_id, desc, n->n_descsz);
+                m->build_id_len = n->n_descsz;
+            }
+        }
+    }
+    return 1;
+}
+
+static struct ct_symbolizer *self_symbolizer(bool wrong_build_id)
+{
+    struct self_map m = {0};
+    dl_iterate_phdr(find_self, &m);
+    assert_true(m.end > m.start);
+    char path[4096];
+    ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+    assert_true(n > 0);
+    if (wrong_build_id)
+        m.build_id[0] ^= 0xff;
+    struct ct_symbolizer *s = ct_symbolizer_new();
+    ct_symbolizer_add_map(s, m.base, m.start, m.end, m.build_id,
+                          m.build_id_len, path, (size_t)n);
+    return s;
+}
+
+static void check_func(struct ct_functab *tab, void *fn, const char *name,
+                       int line)
+{
+    const struct ct_func *f =
+        ct_functab_get(tab, ct_functab_intern_addr(tab, (uintptr_t)fn));
+    assert_string_equal(f->name, name);
+    assert_non_null(f->file);
+    const char *base = strrchr(f->file, '/');
+    assert_string_equal(base ? base + 1 : f->file, "test_symbolize.c");
+    if (line) {
+        /* The entry maps to the line of the declarator or of its brace. */
+        if (!((int)f->line >= line && (int)f->line <= line + 1))
+            fail_msg("%s: line %u, expected %d", name, f->line, line);
+    }
+    assert_non_null(f->object);
+    assert_non_null(strstr(f->object, "test_symbolize"));
+}
+
+static void test_resolves_own_functions(void **state)
+{
+    (void)state;
+    assert_int_equal(global_target(1), 6);
+    assert_int_equal(cxx_target(2, 3), 6);
+    struct ct_symbolizer *s = self_symbolizer(false);
+    struct ct_functab *tab = ct_functab_new();
+    ct_functab_set_resolver(tab, ct_symbolizer_resolve, s);
+    check_func(tab, (void *)static_target, "static_target", STATIC_LINE);
+    check_func(tab, (void *)global_target, "global_target", GLOBAL_LINE);
+    check_func(tab, (void *)cxx_target, "shapes::area(int, int)", 0);
+    ct_functab_free(tab);
+    ct_symbolizer_free(s);
+}
+
+static void test_pc_inside_function(void **state)
+{
+    (void)state;
+    struct ct_symbolizer *s = self_symbolizer(false);
+    uint64_t start = 0, fn = (uintptr_t)global_target;
+    assert_true(ct_symbolizer_func_start(s, fn + 3, &start));
+    assert_int_equal(start, fn);
+    assert_true(ct_symbolizer_func_start(s, fn, &start));
+    assert_int_equal(start, fn);
+    /* No object there. */
+    assert_false(ct_symbolizer_func_start(s, 0x10, &start));
+    ct_symbolizer_free(s);
+}
+
+static void test_build_id_mismatch_still_resolves(void **state)
+{
+    (void)state;
+    struct ct_symbolizer *s = self_symbolizer(true);
+    struct ct_functab *tab = ct_functab_new();
+    ct_functab_set_resolver(tab, ct_symbolizer_resolve, s);
+    check_func(tab, (void *)global_target, "global_target", GLOBAL_LINE);
+    ct_functab_free(tab);
+    ct_symbolizer_free(s);
+}
+
+static void test_unknown_addresses(void **state)
+{
+    (void)state;
+    struct ct_symbolizer *s = ct_symbolizer_new();
+    ct_symbolizer_add_map(s, 0x7f0000000000, 0x7f0000001000, 0x7f0000002000,
+                          NULL, 0, "/nonexistent/libgone.so", 23);
+    /* A later map replaces the part of an earlier one it overlaps. */
+    ct_symbolizer_add_map(s, 0x7f1000000000, 0x7f1000001000, 0x7f1000002000,
+                          NULL, 0, "/nonexistent/libold.so", 22);
+    ct_symbolizer_add_map(s, 0x7f1000000000, 0x7f1000001000, 0x7f1000002000,
+                          NULL, 0, "/nonexistent/libnew.so", 22);
+    struct ct_functab *tab = ct_functab_new();
+    ct_functab_set_resolver(tab, ct_symbolizer_resolve, s);
+    assert_string_equal(
+        ct_functab_name(tab, ct_functab_intern_addr(tab, 0x7f0000001234)),
+        "libgone.so+0x1234");
+    assert_string_equal(
+        ct_functab_name(tab, ct_functab_intern_addr(tab, 0x7f1000001010)),
+        "libnew.so+0x1010");
+    assert_string_equal(
+        ct_functab_name(tab, ct_functab_intern_addr(tab, 0x1234)), "0x1234");
+    ct_functab_free(tab);
+    ct_symbolizer_free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_resolves_own_functions),
+        cmocka_unit_test(test_pc_inside_function),
+        cmocka_unit_test(test_build_id_mismatch_still_resolves),
+        cmocka_unit_test(test_unknown_addresses),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
