@@ -1,0 +1,204 @@
+/* CALLTRACE_* parsing: every variable, good and bad values, and the exact
+ * warning lines. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tracer.h"
+
+static const char *env_names[16], *env_values[16];
+static int env_n;
+static char warnings[8][512];
+static int warn_n;
+
+static const char *fake_getenv(const char *name)
+{
+    for (int i = 0; i < env_n; i++)
+        if (strcmp(env_names[i], name) == 0)
+            return env_values[i];
+    return NULL;
+}
+
+static void fake_warn(const char *line)
+{
+    if (warn_n < 8)
+        snprintf(warnings[warn_n], sizeof warnings[0], "%s", line);
+    warn_n++;
+}
+
+static void set(const char *name, const char *value)
+{
+    env_names[env_n] = name;
+    env_values[env_n++] = value;
+}
+
+static int reset(void **state)
+{
+    (void)state;
+    env_n = warn_n = 0;
+    return 0;
+}
+
+static void load(struct ct_config *c)
+{
+    ct_config_load(c, fake_getenv, fake_warn);
+}
+
+static void test_defaults(void **state)
+{
+    (void)state;
+    struct ct_config c;
+    load(&c);
+    assert_string_equal(c.output, "calltrace-%p.raw");
+    assert_int_equal(c.bufsize, 1u << 20);
+    assert_int_equal(c.limit, 0);
+    assert_int_equal(c.clock_monotonic, 0);
+    assert_int_equal(c.start_paused, 0);
+    assert_int_equal(c.toggle_signal, 0);
+    assert_int_equal(c.quiet, 0);
+    assert_int_equal(warn_n, 0);
+}
+
+static void test_good_values(void **state)
+{
+    (void)state;
+    struct ct_config c;
+    set("CALLTRACE_OUTPUT", "/tmp/t-%p.raw");
+    set("CALLTRACE_BUFSIZE", "64K");
+    set("CALLTRACE_LIMIT", "2G");
+    set("CALLTRACE_CLOCK", "monotonic");
+    set("CALLTRACE_START_PAUSED", "1");
+    set("CALLTRACE_SIGNAL", "SIGUSR2");
+    set("CALLTRACE_QUIET", "yes");
+    load(&c);
+    assert_int_equal(warn_n, 0);
+    assert_string_equal(c.output, "/tmp/t-%p.raw");
+    assert_int_equal(c.bufsize, 65536);
+    assert_int_equal(c.limit, 2ull << 30);
+    assert_int_equal(c.clock_monotonic, 1);
+    assert_int_equal(c.start_paused, 1);
+    assert_int_equal(c.toggle_signal, SIGUSR2);
+    assert_int_equal(c.quiet, 1);
+}
+
+static void test_bufsize_rounding_and_bounds(void **state)
+{
+    (void)state;
+    struct ct_config c;
+    set("CALLTRACE_BUFSIZE", "5000");
+    load(&c);
+    assert_int_equal(c.bufsize, 8192);   /* whole pages */
+    assert_int_equal(warn_n, 0);
+    reset(NULL);
+    set("CALLTRACE_BUFSIZE", "1K");
+    load(&c);
+    assert_int_equal(c.bufsize, 1u << 20);
+    assert_int_equal(warn_n, 1);
+    assert_string_equal(warnings[0], "calltrace: CALLTRACE_BUFSIZE='1K': "
+                        "expected a size between 4K and 1G; using 1M");
+}
+
+static void test_bad_values(void **state)
+{
+    (void)state;
+    struct ct_config c;
+    set("CALLTRACE_BUFSIZE", "abc");
+    set("CALLTRACE_LIMIT", "12Q");
+    set("CALLTRACE_CLOCK", "hpet");
+    set("CALLTRACE_START_PAUSED", "2");
+    set("CALLTRACE_SIGNAL", "USR9");
+    set("CALLTRACE_QUIET", "loud");
+    set("CALLTRACE_OUTPUT", "");
+    load(&c);
+    assert_int_equal(warn_n, 7);
+    assert_string_equal(warnings[0], "calltrace: CALLTRACE_QUIET='loud': expected 1 or 0; using 0");
+    assert_string_equal(warnings[1], "calltrace: CALLTRACE_OUTPUT='': expected a file path "
+                        "shorter than 976 bytes; using calltrace-%p.raw");
+    assert_string_equal(warnings[2], "calltrace: CALLTRACE_BUFSIZE='abc': expected a size "
+                        "such as 64K or 4M; using 1M");
+    assert_string_equal(warnings[3], "calltrace: CALLTRACE_LIMIT='12Q': expected a size "
+                        "such as 100M or 2G; using no limit");
+    assert_string_equal(warnings[4], "calltrace: CALLTRACE_CLOCK='hpet': expected tsc or "
+                        "monotonic; using tsc");
+    assert_string_equal(warnings[5], "calltrace: CALLTRACE_START_PAUSED='2': expected 1 or 0; using 0");
+    assert_string_equal(warnings[6], "calltrace: CALLTRACE_SIGNAL='USR9': expected a signal "
+                        "such as USR2, SIGUSR2 or 12; using none");
+    assert_string_equal(c.output, "calltrace-%p.raw");
+    assert_int_equal(c.bufsize, 1u << 20);
+    assert_int_equal(c.limit, 0);
+    assert_int_equal(c.clock_monotonic, 0);
+    assert_int_equal(c.start_paused, 0);
+    assert_int_equal(c.toggle_signal, 0);
+    assert_int_equal(c.quiet, 0);
+}
+
+static void test_parse_size(void **state)
+{
+    (void)state;
+    uint64_t v;
+    assert_int_equal(ct_parse_size("4096", &v), 0);
+    assert_int_equal(v, 4096);
+    assert_int_equal(ct_parse_size("4k", &v), 0);
+    assert_int_equal(v, 4096);
+    assert_int_equal(ct_parse_size("3M", &v), 0);
+    assert_int_equal(v, 3u << 20);
+    assert_int_equal(ct_parse_size("16KiB", &v), 0);
+    assert_int_equal(v, 16384);
+    assert_int_equal(ct_parse_size("1GB", &v), 0);
+    assert_int_equal(v, 1ull << 30);
+    assert_int_equal(ct_parse_size("", &v), -1);
+    assert_int_equal(ct_parse_size("-1", &v), -1);
+    assert_int_equal(ct_parse_size("1T", &v), -1);
+    assert_int_equal(ct_parse_size("1 M", &v), -1);
+    assert_int_equal(ct_parse_size("99999999999999999999", &v), -1);
+    assert_int_equal(ct_parse_size("17179869184G", &v), -1);  /* overflows */
+}
+
+static void test_parse_signal(void **state)
+{
+    (void)state;
+    assert_int_equal(ct_parse_signal("USR2"), SIGUSR2);
+    assert_int_equal(ct_parse_signal("SIGUSR1"), SIGUSR1);
+    assert_int_equal(ct_parse_signal("sigusr1"), SIGUSR1);
+    assert_int_equal(ct_parse_signal("12"), 12);
+    assert_int_equal(ct_parse_signal("KILL"), -1);
+    assert_int_equal(ct_parse_signal("9"), -1);
+    assert_int_equal(ct_parse_signal("0"), -1);
+    assert_int_equal(ct_parse_signal("12x"), -1);
+    assert_int_equal(ct_parse_signal(""), -1);
+}
+
+static void test_output_name(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_int_equal(ct_output_name(buf, sizeof buf, "calltrace-%p.raw", 42, 0), 0);
+    assert_string_equal(buf, "calltrace-42.raw");
+    assert_int_equal(ct_output_name(buf, sizeof buf, "out.raw", 42, 0), 0);
+    assert_string_equal(buf, "out.raw");
+    assert_int_equal(ct_output_name(buf, sizeof buf, "out.raw", 43, 1), 0);
+    assert_string_equal(buf, "out.raw.43");
+    assert_int_equal(ct_output_name(buf, sizeof buf, "t-%p.raw", 43, 1), 0);
+    assert_string_equal(buf, "t-43.raw");
+    assert_int_equal(ct_output_name(buf, sizeof buf, "%p/%p", 7, 0), 0);
+    assert_string_equal(buf, "7/7");
+    assert_int_equal(ct_output_name(buf, 8, "longer-than-8", 7, 0), -1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_defaults, reset),
+        cmocka_unit_test_setup(test_good_values, reset),
+        cmocka_unit_test_setup(test_bufsize_rounding_and_bounds, reset),
+        cmocka_unit_test_setup(test_bad_values, reset),
+        cmocka_unit_test(test_parse_size),
+        cmocka_unit_test(test_parse_signal),
+        cmocka_unit_test(test_output_name),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
