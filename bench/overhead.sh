@@ -43,14 +43,35 @@ rss() { rm -f "$W"/r.raw*; /usr/bin/time -f %M env CALLTRACE_OUTPUT="$W/r.raw" \
 rss_short=$(rss 28); rss_long=$(rss 32)
 rss_noop=$(/usr/bin/time -f %M env LD_PRELOAD="$W/noop.so" "$W/fib" 32 2>&1 >/dev/null | tail -n 1)
 
+# The clock alone: the hooks read the TSC twice per call.
+cat > "$W/rdtsc.c" <<'C'
+#include <stdio.h>
+#include <time.h>
+#include <x86intrin.h>
+int main(void)
+{
+    struct timespec a, b;
+    unsigned long long s = 0;
+    clock_gettime(CLOCK_MONOTONIC, &a);
+    for (int i = 0; i < 10000000; i++)
+        s += __rdtsc();
+    clock_gettime(CLOCK_MONOTONIC, &b);
+    printf("%.1f\n", ((b.tv_sec - a.tv_sec) * 1e9 + (b.tv_nsec - a.tv_nsec)) / 1e7 + (s & 0));
+    return 0;
+}
+C
+gcc -O2 -o "$W/rdtsc" "$W/rdtsc.c"
+rdtsc_ns=$("$W/rdtsc")
+
 awk -v c="$C" -v n="$N" -v runs="$RUNS" -v noop="$m_noop" -v ours="$m_ours" \
     -v uft="$m_uft" -v ob="$ours_bytes" -v ub="$uft_bytes" \
-    -v rs="$rss_short" -v rl="$rss_long" -v rn="$rss_noop" -v cs="$(calls 28)" -v cl="$(calls 32)" 'BEGIN {
+    -v rs="$rss_short" -v rl="$rss_long" -v rn="$rss_noop" -v rdtsc_ns="$rdtsc_ns" -v cs="$(calls 28)" -v cl="$(calls 32)" 'BEGIN {
     printf "fib(%d): %d instrumented calls, median of %d runs\n\n", n, c, runs
     printf "| run | time (ms) | ns/call over empty hooks | trace bytes/call | time vs empty hooks |\n"
     printf "|---|---|---|---|---|\n"
     printf "| empty hooks (baseline) | %.1f | 0 | 0 | 1.00 |\n", noop/1e6
     printf "| calltrace | %.1f | %.1f | %.2f | %.2f |\n", ours/1e6, (ours-noop)/c, ob/c, ours/noop
     printf "| uftrace record | %.1f | %.1f | %.2f | %.2f |\n", uft/1e6, (uft-noop)/c, ub/c, uft/noop
+    printf "\none rdtsc on this machine: %s ns, so 2 x rdtsc = %.1f ns of every traced call\n", rdtsc_ns, 2 * rdtsc_ns
     printf "\npeak RSS (KB): calltrace fib(28) %d calls: %d, fib(32) %d calls: %d; empty hooks fib(32): %d\n", cs, rs, cl, rl, rn
 }'
