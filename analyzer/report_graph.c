@@ -65,18 +65,6 @@ static uint64_t total_calls(struct ct_rep *r, uint32_t f)
     return c ? r->cycles[c].calls : r->p->funcs[f].calls;
 }
 
-static uint64_t outside_calls(struct graph *g, uint32_t f)
-{
-    const struct ct_profile *p = g->r->p;
-    uint64_t n = 0;
-    for (uint32_t i = g->callee_off[f]; i < g->callee_off[f + 1]; i++) {
-        const struct ct_arc *a = &p->arcs[g->by_callee[i]];
-        if (!internal_arc(p, a))
-            n += a->count;
-    }
-    return n;
-}
-
 static struct graph *sort_graph;
 static bool sort_parents_up;
 
@@ -157,7 +145,7 @@ static void print_function(struct graph *g, uint32_t f)
     fprintf(r->out, "%-6s %5.1f %7.2f %7.2f", buf,
             percent(r, fs->self_ticks + fs->child_ticks),
             ct_rep_val(r, fs->self_ticks), ct_rep_val(r, fs->child_ticks));
-    uint64_t called = fs->cycle ? outside_calls(g, f) : fs->calls;
+    uint64_t called = fs->calls;
     if (called + fs->self_calls) {
         fprintf(r->out, " %7" PRIu64, called);
         if (fs->self_calls)
@@ -208,15 +196,9 @@ static void print_cycle(struct graph *g, int32_t c)
     for (uint32_t i = 0; i < n; i++) {
         uint32_t f = members[i];
         const struct ct_fstats *fs = &p->funcs[f];
-        uint64_t inside = 0;
-        for (uint32_t k = g->callee_off[f]; k < g->callee_off[f + 1]; k++) {
-            const struct ct_arc *a = &p->arcs[g->by_callee[k]];
-            if (internal_arc(p, a) && a->caller != a->callee)
-                inside += a->count;
-        }
         fprintf(r->out, "%6.6s %5.5s %7.2f %7.2f %7" PRIu64, "", "",
                 ct_rep_val(r, fs->self_ticks), ct_rep_val(r, fs->child_ticks),
-                inside);
+                fs->calls);
         if (fs->self_calls)
             fprintf(r->out, "+%-7" PRIu64, fs->self_calls);
         else
@@ -265,8 +247,8 @@ static const char blurb[] =
     "            called; recursion is counted once.\n"
     "  self      time spent in the function itself.\n"
     "  children  time spent in the functions it called.\n"
-    "  called    how often it was called; \"+M\" adds the direct recursive\n"
-    "            calls.  In a cycle, only calls from outside the cycle.\n"
+    "  called    how often it was called from other functions (members of\n"
+    "            its cycle included); \"+M\" adds the direct recursive calls.\n"
     "  name      the function, with <cycle N> if it is part of a cycle.\n"
     "\n"
     " Caller lines:\n"
