@@ -134,8 +134,8 @@ def normalize(lines):
                      r'(?:\s+\d+\.\d+\s+\d+\.\d+)?\s+(\S.*)$', line)
         if m:
             rows.append('%8s  %s' % (m.group(1) or '', IDX.sub('', m.group(2))))
-        elif not rows:
-            out.append(NUM.sub('#', line))
+        elif line.startswith('Flat profile:'):
+            out.append(line)  # the unit lines below depend on the run
         i += 1
     out += sorted(rows, key=lambda r: r[10:])
     out.append('')
@@ -143,17 +143,22 @@ def normalize(lines):
     entries = []
     for entry in graph_entries(lines[i:]):
         parents, primary, children = split_entry(entry)
-        fix = lambda l: IDX.sub('', NUM.sub('#', l))
+        def fix(l):
+            return ' '.join(IDX.sub('', NUM.sub('#', l)).split())
         key = re.sub(r'^\[\d+\]\s+', '', fix(primary))
         prim = re.sub(r'^\[\d+\]', '[#]', fix(primary))
         entries.append((key, sorted(map(fix, parents)), prim,
                         sorted(map(fix, children))))
     for key, parents, prim, children in sorted(entries):
-        out += parents + [prim] + children + ['-' * 47]
+        out += ['  ' + p for p in parents] + [prim] + \
+            ['  ' + c for c in children] + ['-' * 47]
     # user events: messages in order, times masked
     j = next((k for k in range(i, n) if lines[k].startswith('User events')), n)
     for line in lines[j:]:
-        out.append(re.sub(r'^\s*-?\d+\.\d+\s+\d+', '  # #', line))
+        if re.match(r'^\s*-?\d+\.\d+\s', line):
+            out.append(' '.join(['#', '#'] + line.split()[2:]))
+        elif not line.startswith(' ' * 8):
+            out.append(line)
     return out
 
 
