@@ -75,12 +75,16 @@ $(BUILD)/san/analyzer/%.o: analyzer/%.c $(wildcard include/*.h analyzer/*.h)
 	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -c -o $@ $<
 
 # Unit tests: cmocka, built with ASan and UBSan.
-$(BUILD)/tests/test_preload_%: tests/unit/test_preload_%.c $(SAN_PRELOAD_LIB_OBJS)
+# Static pattern rules: with one implicit rule per prefix, make would pick
+# test_% for a preload test whose objects are not built yet.
+$(UNIT_PRELOAD:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_preload_%: \
+    tests/unit/test_preload_%.c $(SAN_PRELOAD_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ipreload -Itests/unit $(CFLAGS) $(SAN) -o $@ $^ \
 	    -lcmocka $(PRELOAD_LIBS)
 
-$(BUILD)/tests/test_%: tests/unit/test_%.c $(SAN_ANALYZER_LIB_OBJS)
+$(UNIT_OTHER:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_%: \
+    tests/unit/test_%.c $(SAN_ANALYZER_LIB_OBJS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ianalyzer -Itests/unit $(CFLAGS) $(SAN) -o $@ $^ \
 	    -lcmocka $(ANALYZER_LIBS)
