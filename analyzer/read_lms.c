@@ -37,6 +37,7 @@ struct lms {
     uint32_t *open_top;     /* key -> newest open span index + 1         */
     size_t open_cap;
     bool old_form;
+    int64_t clock;          /* microseconds since the profiler started   */
 };
 
 static uint32_t *slot(uint32_t **arr, size_t *cap, uint32_t key)
@@ -71,6 +72,56 @@ static bool end_span(struct lms *L, uint32_t key, int64_t t)
     return true;
 }
 
+/* A begin or end line at `delta` after the previous one.  Returns false
+ * to stop (error already reported). */
+static bool span_line(struct lms *L, struct ct_scan *s,
+                      struct ct_trace_info *info,
+                      const struct ct_read_opts *opts, char type, uint32_t key,
+                      uint32_t func, int64_t delta)
+{
+    int64_t *clock = &L->clock;
+    if (__builtin_add_overflow(*clock, delta, clock) ||
+        *clock <= INT64_MIN / 2 || *clock >= INT64_MAX / 2) {
+        ct_scan_bad(s, info, NULL, "time out of range");
+        return false;
+    }
+    if (type == '0') {
+        if (L->nspans >= UINT32_MAX - 1) {
+            ct_scan_bad(s, info, NULL, "too many spans");
+            return false;
+        }
+        begin_span(L, key, func, *clock);
+    } else if (!end_span(L, key, *clock)) {
+        return !ct_scan_bad(s, info, opts, "end of a span that has no "
+                            "open begin (or ends before it begins)");
+    }
+    return true;
+}
+
+/* "0,<id>,<delta>\n" read straight from the buffer: most lines are this.
+ * Returns 1 done, 0 not this shape (the general path takes it), -1 stop. */
+static int fast_line(struct lms *L, struct ct_scan *s,
+                     struct ct_trace_info *info,
+                     const struct ct_read_opts *opts)
+{
+    const char *p = s->p, *end = s->end;
+    uint64_t id;
+    int64_t delta;
+    if (end - p < 6 || (p[0] != '0' && p[0] != '1') || p[1] != ',')
+        return 0;
+    const char *q = p + 2;
+    if (!ct_parse_u64(&q, end, &id) || q >= end || *q++ != ',' ||
+        !ct_parse_i64(&q, end, &delta) || q >= end || *q != '\n' ||
+        id >= L->ids_cap || !L->func_of_id[id])
+        return 0;
+    s->p = q + 1;
+    s->lineno++;
+    s->line = p;
+    s->line_len = (size_t)(q - p);
+    return span_line(L, s, info, opts, p[0], (uint32_t)id,
+                     L->func_of_id[id] - 1, delta) ? 1 : -1;
+}
+
 /* Parses the file into spans.  Returns true to go on, false on a fatal
  * malformed line (already reported). */
 static bool parse(struct lms *L, const struct ct_input *in,
@@ -80,9 +131,17 @@ static bool parse(struct lms *L, const struct ct_input *in,
     ct_scan_init(&s, in);
     const char *l;
     size_t n;
-    int64_t clock = 0;
     bool decided = false;
-    while (ct_scan_line(&s, &l, &n)) {
+    for (;;) {
+        if (decided && !L->old_form) {
+            int r = fast_line(L, &s, info, opts);
+            if (r < 0)
+                return false;
+            if (r > 0)
+                continue;
+        }
+        if (!ct_scan_line(&s, &l, &n))
+            break;
         const char *e = l + n;
         if (n == 0)
             continue;
@@ -146,22 +205,8 @@ static bool parse(struct lms *L, const struct ct_input *in,
             key = (uint32_t)id;
             func = L->func_of_id[id] - 1;
         }
-        if (__builtin_add_overflow(clock, delta, &clock) ||
-            clock <= INT64_MIN / 2 || clock >= INT64_MAX / 2) {
-            ct_scan_bad(&s, info, NULL, "time out of range");
+        if (!span_line(L, &s, info, opts, *l, key, func, delta))
             return false;
-        }
-        if (*l == '0') {
-            if (L->nspans >= UINT32_MAX - 1) {
-                ct_scan_bad(&s, info, NULL, "too many spans");
-                return false;
-            }
-            begin_span(L, key, func, clock);
-        } else if (!end_span(L, key, clock)) {
-            if (ct_scan_bad(&s, info, opts, "end of a span that has no "
-                            "open begin (or ends before it begins)"))
-                return false;
-        }
     }
     return true;
 }

@@ -126,6 +126,7 @@ struct parse_state {
     char section[64];
     uint64_t last_tidx;     /* thread lookups are cached: few threads */
     uint32_t last_thread;
+    struct ct_name_cache names;
 };
 
 static const char *const expected_record =
@@ -190,8 +191,8 @@ static bool parse(const struct ct_input *in, struct ct_trace_info *info,
         r->off = 0;
         r->arg = 0;
         if (kind == K_C || kind == K_R)
-            r->arg = ct_functab_intern_name(info->funcs, name,
-                                            (size_t)(e - name));
+            r->arg = ct_intern_cached(&ps->names, info->funcs, name,
+                                      (size_t)(e - name));
         else if (kind == K_V) {
             r->off = (uint64_t)(name - (const char *)in->data);
             size_t len = (size_t)(e - name);
@@ -298,17 +299,18 @@ static int read_openlaszlo(const struct ct_input *in,
                            const struct ct_read_opts *opts)
 {
     struct olvec v = {0};
-    struct parse_state ps = {0};
-    bool ok = parse(in, info, opts, &v, &ps);
+    struct parse_state *ps = ct_xcalloc(1, sizeof *ps);  /* 16 KiB cache */
+    bool ok = parse(in, info, opts, &v, ps);
     sort_records(&v);
-    info->ns_per_tick = ps.any_fraction ? 1.0 : 1e6;
+    info->ns_per_tick = ps->any_fraction ? 1.0 : 1e6;
     snprintf(info->clock, sizeof info->clock, "%s",
-             ps.any_fraction ? "milliseconds with decimals (ns ticks)"
+             ps->any_fraction ? "milliseconds with decimals (ns ticks)"
                              : "milliseconds");
     if (!info->nthreads)
         ct_trace_thread(info, 0);
-    push_all(in, info, sink, &v, ps.any_fraction);
+    push_all(in, info, sink, &v, ps->any_fraction);
     free(v.r);
+    free(ps);
     return ok ? CT_EXIT_OK : CT_EXIT_BAD_INPUT;
 }
 

@@ -124,6 +124,41 @@ bool ct_bytes_bad(const char *path, uint64_t offset,
                   struct ct_trace_info *info, const struct ct_read_opts *opts,
                   const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 
+/*
+ * A small direct-mapped cache in front of ct_functab_intern_name: log lines
+ * repeat a few names over and over, and a hit costs one short hash and one
+ * memcmp instead of a full lookup.
+ */
+#define CT_NAME_CACHE 1024
+struct ct_name_cache {
+    struct {
+        const char *name;   /* the table's copy (stable) */
+        uint32_t len, func;
+    } slot[CT_NAME_CACHE];
+};
+
+static inline uint32_t ct_intern_cached(struct ct_name_cache *c,
+                                        struct ct_functab *tab,
+                                        const char *name, size_t len)
+{
+    uint64_t a = 0, b = 0;
+    memcpy(&a, name, len < 8 ? len : 8);
+    if (len > 8)
+        memcpy(&b, name + len - 8, 8);
+    uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ull) ^ len) * 0xff51afd7ed558ccdull;
+    uint32_t i = (uint32_t)(h >> 54) & (CT_NAME_CACHE - 1);
+    if (c->slot[i].name && c->slot[i].len == len &&
+        memcmp(c->slot[i].name, name, len) == 0)
+        return c->slot[i].func;
+    uint32_t f = ct_functab_intern_name(tab, name, len);
+    if (len < UINT32_MAX) {
+        c->slot[i].name = ct_functab_name(tab, f);
+        c->slot[i].len = (uint32_t)len;
+        c->slot[i].func = f;
+    }
+    return f;
+}
+
 /* How many of the first `limit` lines of the input satisfy pred; lines that
  * are empty are not counted either way.  For the probes. */
 struct ct_probe_tally {
