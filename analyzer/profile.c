@@ -161,6 +161,9 @@ void ct_profile_free(struct ct_profile *p)
     free(s->sarc_self);
     free(s->sarc_child);
     free(s->mark);
+    free(s->owner);
+    free(s->owner_count);
+    free(s->owner_outer);
     free(s);
     for (size_t i = 0; i < p->nevents; i++)
         free(p->events[i].text);

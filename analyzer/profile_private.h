@@ -23,6 +23,8 @@ struct ct_frame {
                                inner (recursive) frames                    */
     uint32_t outer_pos;     /* position of the outermost frame of func     */
     bool called;            /* entered by a CALL (not a STACK record)      */
+    bool shared;            /* counted in the thread's table, not in the
+                               per-function owner arrays                   */
 };
 
 /* Per-thread count of open frames of a function (open addressing). */
@@ -61,6 +63,11 @@ struct ct_profile_state {
     /* stack samples: per-arc sample weights, kept beside the arcs */
     uint64_t *sarc_self, *sarc_child;
     uint64_t *mark;               /* per func: sample generation seen     */
+    /* Per func: the thread (index + 1) whose open frames of it are counted
+     * here, how many, and where its outermost one is.  The usual case, a
+     * function open on one thread at a time, needs no hashing; the
+     * per-thread tables take the rest. */
+    uint32_t *owner, *owner_count, *owner_outer;
     uint64_t mark_gen;
     uint64_t samples_total_weight;
     uint64_t ticks_per_sample;    /* set when samples are folded in       */

@@ -86,7 +86,8 @@ static inline bool in_range(const struct ct_profile *p, uint64_t t)
 }
 
 /* Ticks of this thread from its previous event to t (inside the range). */
-static uint64_t advance(struct ct_profile *p, struct ct_pthread *th,
+static inline __attribute__((always_inline)) uint64_t
+advance(struct ct_profile *p, struct ct_pthread *th,
                         uint64_t t)
 {
     if (!th->seen) {
@@ -103,7 +104,8 @@ static uint64_t advance(struct ct_profile *p, struct ct_pthread *th,
     return t - a;
 }
 
-static void charge(struct ct_profile *p, struct ct_pthread *th, uint64_t t)
+static inline __attribute__((always_inline)) void
+charge(struct ct_profile *p, struct ct_pthread *th, uint64_t t)
 {
     uint64_t d = advance(p, th, t);
     if (!d)
@@ -148,6 +150,8 @@ static void pending_to_unknown(struct ct_profile *p, struct ct_pthread *th)
 static uint32_t push(struct ct_profile *p, struct ct_pthread *th,
                      uint32_t func, bool called)
 {
+    struct ct_profile_state *s = p->state;
+    uint32_t me = (uint32_t)(th - s->threads) + 1;
     ct_prof_need_func(p, func);
     if (th->depth == th->cap)
         ct_grow(&th->stack, &th->cap, th->depth, sizeof *th->stack);
@@ -164,21 +168,36 @@ static uint32_t push(struct ct_profile *p, struct ct_pthread *th,
     } else {
         arc = ct_prof_arc(p, CT_FUNC_NONE, func);
     }
-    if ((th->act_used + 1) * 2 > th->act_cap)
-        act_grow(th);
-    struct ct_active *a = act_slot(th, func);
-    if (a->func == CT_FUNC_NONE) {
-        a->func = func;
-        a->count = 0;
-        a->outer_pos = (uint32_t)th->depth;
-        th->act_used++;
+    uint32_t outer_pos;
+    bool shared = false;
+    uint32_t owner = s->owner[func];
+    if (owner == me) {
+        s->owner_count[func]++;
+        outer_pos = s->owner_outer[func];
+    } else if (owner == 0 &&
+               (!th->act_used || act_slot(th, func)->func == CT_FUNC_NONE)) {
+        s->owner[func] = me;
+        s->owner_count[func] = 1;
+        outer_pos = s->owner_outer[func] = (uint32_t)th->depth;
+    } else {
+        shared = true;
+        if ((th->act_used + 1) * 2 > th->act_cap)
+            act_grow(th);
+        struct ct_active *a = act_slot(th, func);
+        if (a->func == CT_FUNC_NONE) {
+            a->func = func;
+            a->count = 0;
+            a->outer_pos = (uint32_t)th->depth;
+            th->act_used++;
+        }
+        a->count++;
+        outer_pos = a->outer_pos;
     }
-    a->count++;
     struct ct_frame *fr = &th->stack[th->depth];
     *fr = (struct ct_frame){
         .func = func, .arc = arc, .cache_callee = CT_FUNC_NONE,
-        .entry_clock = th->clock, .outer_pos = a->outer_pos,
-        .called = called,
+        .entry_clock = th->clock, .outer_pos = outer_pos,
+        .called = called, .shared = shared,
     };
     th->depth++;
     return arc;
@@ -197,7 +216,13 @@ static void pop(struct ct_profile *p, struct ct_pthread *th)
         p->totals.cpu -= b;
         p->totals.overhead += b;
     }
-    struct ct_active *a = act_slot(th, fr->func);
+    if (fr->shared) {
+        struct ct_active *a = act_slot(th, fr->func);
+        if (--a->count == 0)
+            act_remove(th, a);
+    } else if (--s->owner_count[fr->func] == 0) {
+        s->owner[fr->func] = 0;
+    }
     if (fr->outer_pos == th->depth) {
         uint64_t span = th->clock - fr->entry_clock;
         uint64_t self = fr->self + fr->inner_self;
@@ -205,10 +230,8 @@ static void pop(struct ct_profile *p, struct ct_pthread *th)
         arc->self_ticks += self;
         arc->child_ticks += span - self;
         f->child_ticks += span - self;
-        act_remove(th, a);
     } else {
         th->stack[fr->outer_pos].inner_self += fr->self;
-        a->count--;
     }
 }
 
@@ -221,9 +244,15 @@ static void pop_unmatched(struct ct_profile *p, struct ct_pthread *th,
 }
 
 /* Position of the topmost open frame of func, or -1. */
-static long find_open(struct ct_pthread *th, uint32_t func)
+static long find_open(struct ct_profile *p, struct ct_pthread *th,
+                      uint32_t func)
 {
-    if (!th->act_cap || act_slot(th, func)->func == CT_FUNC_NONE)
+    struct ct_profile_state *s = p->state;
+    uint32_t me = (uint32_t)(th - s->threads) + 1;
+    if (func >= p->nfuncs)
+        return -1;
+    if (s->owner[func] != me &&
+        (!th->act_used || act_slot(th, func)->func == CT_FUNC_NONE))
         return -1;
     for (size_t i = th->depth; i-- > 0;)
         if (th->stack[i].func == func)
@@ -240,7 +269,7 @@ static void on_return(struct ct_profile *p, struct ct_pthread *th,
         pop(p, th);
         return;
     }
-    long k = func == CT_FUNC_NONE ? -1 : find_open(th, func);
+    long k = func == CT_FUNC_NONE ? -1 : find_open(p, th, func);
     if (k >= 0) {
         /* Calls above k never returned: they end at the previous event. */
         charge_unknown(p, th, t);
