@@ -162,6 +162,17 @@ uint32_t ct_functab_count(const struct ct_functab *t)
     return t->n;
 }
 
+void ct_functab_set_source(struct ct_functab *t, uint32_t id,
+                           const char *file, size_t file_len, uint32_t line)
+{
+    if (id >= t->n)
+        return;
+    struct ct_func *f = &t->funcs[id];
+    free(f->file);
+    f->file = file ? ct_xstrndup(file, file_len) : NULL;
+    f->line = line;
+}
+
 void ct_functab_set_resolver(struct ct_functab *t, ct_resolver_fn fn,
                              void *ctx)
 {

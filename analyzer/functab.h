@@ -37,6 +37,11 @@ uint32_t ct_functab_count(const struct ct_functab *tab);
 const struct ct_func *ct_functab_get(struct ct_functab *tab, uint32_t id);
 const char *ct_functab_name(struct ct_functab *tab, uint32_t id);
 
+/* Records where a named function is defined (formats that carry file:line,
+ * such as SamplingProf).  Replaces what was set before. */
+void ct_functab_set_source(struct ct_functab *tab, uint32_t id,
+                           const char *file, size_t file_len, uint32_t line);
+
 void ct_functab_set_resolver(struct ct_functab *tab, ct_resolver_fn fn,
                              void *ctx);
 

@@ -61,9 +61,7 @@ static uint32_t element_func(struct ct_trace_info *info, const char *p,
     uint32_t n0 = ct_functab_count(info->funcs);
     uint32_t id = ct_functab_intern_name(info->funcs, method,
                                          (size_t)(e - method));
-    /* The table owns its entries; readers of named formats are the ones
-     * that know file and line. */
-    struct ct_func *f = (struct ct_func *)ct_functab_get(info->funcs, id);
+    const struct ct_func *f = ct_functab_get(info->funcs, id);
     size_t flen = file ? (size_t)(file_end - file) : 0;
     bool fresh = id >= n0;
     bool same_file = f->file ? file && strlen(f->file) == flen &&
@@ -75,13 +73,11 @@ static uint32_t element_func(struct ct_trace_info *info, const char *p,
                  file ? (int)flen : 1, file ? file : "?");
         n0 = ct_functab_count(info->funcs);
         id = ct_functab_intern_name(info->funcs, name, strlen(name));
-        f = (struct ct_func *)ct_functab_get(info->funcs, id);
+        f = ct_functab_get(info->funcs, id);
         fresh = id >= n0;
     }
-    if (fresh && file) {
-        f->file = ct_xstrndup(file, flen);
-        f->line = (uint32_t)line;
-    }
+    if (fresh && file)
+        ct_functab_set_source(info->funcs, id, file, flen, (uint32_t)line);
     return id;
 }
 
