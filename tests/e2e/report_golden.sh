@@ -24,6 +24,9 @@ gcc -std=gnu11 -O0 -g -finstrument-functions -I"$CT_ROOT/include" \
 run_traced "$T/calls.raw" "$T/report_calls" >/dev/null
 "$REPORT_SAN" -b "$T/calls.raw" > "$T/calls.out" || fail "report failed"
 compare report_calls "$T/calls.out"
+expect_eq "user events in time order" "start|middle: 84915|done" \
+    "$(sed -n '/^User events/,$p' "$T/calls.out" | awk 'NR > 3 {print $4, $5}' |
+       sed 's/ $//' | paste -sd'|')"
 # the exact identity is printed in ticks
 awk '/^In ticks:/ { if ($3 + $5 + $7 + $9 != $11) exit 1; found = 1 }
      END { exit !found }' "$T/calls.out" || fail "cpu+overhead+unmetered+unknown != elapsed"

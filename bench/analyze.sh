@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# calltrace-report's speed and memory on large traces, against uftrace
+# report on the same program, in the same run.  Writes figures to stdout;
+# bench/RESULTS-analyzer.md records a run.
+#   BUILD=build bench/analyze.sh [ITERATIONS]
+# ITERATIONS of the program's loop; each makes 5.5 calls on average
+# (11 events), so the default 9.2 M gives about 101 M events.  Peak RSS
+# includes the trace's pages, which the reader maps whole.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+BUILD=${BUILD:-build}
+N=${1:-9200000}
+W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+REPORT=$BUILD/calltrace-report
+LIB=$BUILD/libcalltrace.so
+[ -x "$REPORT" ] && [ -f "$LIB" ] || { echo "build first: make BUILD=$BUILD"; exit 1; }
+
+gcc -O2 -finstrument-functions -o "$W/prog" bench/analyze_prog.c
+gcc -O2 -pg -o "$W/prog_pg" bench/analyze_prog.c
+
+timed() { # LABEL CMD...: wall seconds and peak RSS (KiB) of CMD
+    local label=$1; shift
+    /usr/bin/time -f "%e %M" -o "$W/time" "$@" > "$W/out.$label" 2>"$W/err.$label"
+    read -r secs rss < "$W/time"
+    echo "$label $secs $rss"
+}
+
+for n in $((N / 4)) "$N"; do
+    CALLTRACE_OUTPUT=$W/t$n.raw LD_PRELOAD=$LIB "$W/prog" "$n" >/dev/null
+    events=$(( $(grep -m1 '^ Events:' <("$REPORT" -p "$W/t$n.raw") | awk '{print $2}') ))
+    size=$(stat -c %s "$W/t$n.raw")
+    read -r _ secs rss < <(timed report$n "$REPORT" "$W/t$n.raw")
+    echo "calltrace-report: iterations=$n events=$events trace_bytes=$size seconds=$secs peak_rss_kib=$rss events_per_sec=$(awk -v e="$events" -v s="$secs" 'BEGIN{printf "%.0f", e/s}')"
+    rm -f "$W/t$n.raw"
+done
+
+if command -v uftrace >/dev/null; then
+    n=$((N / 4))
+    CALLTRACE_OUTPUT=$W/u.raw LD_PRELOAD=$LIB "$W/prog" "$n" >/dev/null
+    uftrace record -d "$W/uftrace.data" "$W/prog_pg" "$n" >/dev/null 2>&1
+    read -r _ cs crss < <(timed ct "$REPORT" "$W/u.raw")
+    read -r _ us urss < <(timed uf uftrace report -d "$W/uftrace.data")
+    echo "same program, iterations=$n: calltrace-report ${cs}s (${crss} KiB), uftrace report ${us}s (${urss} KiB), ratio uftrace/calltrace $(awk -v a="$us" -v b="$cs" 'BEGIN{printf "%.1f", a/b}')"
+fi
