@@ -26,12 +26,25 @@ timed() { # LABEL CMD...: wall seconds and peak RSS (KiB) of CMD
     echo "$label $secs $rss"
 }
 
+anon_peak() { # CMD...: peak anonymous (heap) RSS in KiB, polled every 20 ms
+    "$@" >/dev/null 2>&1 &
+    local pid=$! peak=0 v
+    while kill -0 "$pid" 2>/dev/null; do
+        v=$(awk '/^RssAnon:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
+        [ "${v:-0}" -gt "$peak" ] && peak=$v
+        sleep 0.02
+    done
+    wait "$pid" || true
+    echo "$peak"
+}
+
 for n in $((N / 4)) "$N"; do
     CALLTRACE_OUTPUT=$W/t$n.raw LD_PRELOAD=$LIB "$W/prog" "$n" >/dev/null
     events=$(( $(grep -m1 '^ Events:' <("$REPORT" -p "$W/t$n.raw") | awk '{print $2}') ))
     size=$(stat -c %s "$W/t$n.raw")
     read -r _ secs rss < <(timed report$n "$REPORT" "$W/t$n.raw")
     echo "calltrace-report: iterations=$n events=$events trace_bytes=$size seconds=$secs peak_rss_kib=$rss events_per_sec=$(awk -v e="$events" -v s="$secs" 'BEGIN{printf "%.0f", e/s}')"
+    echo "  peak anonymous RSS (the model's memory; the rest is the mapped trace): $(anon_peak "$REPORT" "$W/t$n.raw") KiB"
     rm -f "$W/t$n.raw"
 done
 
