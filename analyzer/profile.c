@@ -33,6 +33,7 @@ static int profile_event(struct ct_sink *sink, const struct ct_event *ev)
                 t->state->origin = s->origin;
                 t->state->rfrom = s->rfrom;
                 t->state->rto = s->rto;
+                t->state->bias_ticks = s->bias_ticks;
             }
         }
         ct_prof_event(t, ev);
@@ -51,10 +52,6 @@ struct ct_profile *ct_profile_new(struct ct_trace_info *info,
     s->p = p;
     s->sink.event = profile_event;
     s->rto = UINT64_MAX;
-    if (opts->subtract_bias && info->bias_ns_per_call > 0) {
-        double tick = info->ns_per_tick > 0 ? info->ns_per_tick : 1.0;
-        s->bias_ticks = (uint64_t)(info->bias_ns_per_call / tick + 0.5);
-    }
     if (opts->per_thread) {
         p->threads = ct_xcalloc(1, sizeof *p->threads);
         p->nthreads = 0;

@@ -330,9 +330,13 @@ static void set_origin(struct ct_profile *p, uint64_t t)
     if (p->info->have_first_time)
         t = p->info->first_time;
     s->origin = t;
+    /* The reader fills the trace info (clock, bias) before its first
+     * event, not before the profile exists. */
+    double tick = p->info->ns_per_tick > 0 ? p->info->ns_per_tick : 1.0;
+    if (p->opts.subtract_bias && p->info->bias_ns_per_call > 0)
+        s->bias_ticks = (uint64_t)(p->info->bias_ns_per_call / tick + 0.5);
     if (!p->opts.have_range)
         return;
-    double tick = p->info->ns_per_tick > 0 ? p->info->ns_per_tick : 1.0;
     double from = (double)p->opts.range_from_ns / tick;
     double to = (double)p->opts.range_to_ns / tick;
     s->rfrom = t + (uint64_t)(from + 0.5);

@@ -57,6 +57,24 @@ void ct_rep_dur(char *buf, size_t len, double ns)
         snprintf(buf, len, "%.2fs", ns / 1e9);
 }
 
+const char *ct_rep_granularity(const struct ct_rep *r, char *buf, size_t len)
+{
+    const struct ct_profile *p = r->p;
+    if (!p->info->sampled && !p->counts.samples && !p->info->nsample_counts)
+        return "every call timed";
+    /* one sample's ticks: sampled self time over self samples */
+    uint64_t samples = 0, ticks = 0;
+    for (uint32_t f = 0; f < p->nfuncs; f++) {
+        samples += p->funcs[f].samples_self;
+        ticks += p->funcs[f].self_ticks;
+    }
+    char d[32];
+    ct_rep_dur(d, sizeof d, samples ? ct_rep_ns(r, ticks) / (double)samples
+                                    : 0.0);
+    snprintf(buf, len, "each sample counts as %s", d);
+    return buf;
+}
+
 const char *ct_rep_name(const struct ct_rep *r, uint32_t func)
 {
     return r->names[func];

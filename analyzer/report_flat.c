@@ -119,8 +119,10 @@ void ct_report_flat(struct ct_rep *r)
     snprintf(pcname, sizeof pcname, "%s/call", pc.name);
 
     fputs("Flat profile:\n\n", out);
-    fprintf(out, "Each call is timed; times are in %s, per-call times in %s.\n",
-            r->unit.column, pc.name);
+    char gran[64];
+    const char *g = ct_rep_granularity(r, gran, sizeof gran);
+    fprintf(out, "%c%s; times are in %s, per-call times in %s.\n",
+            g[0] == 'e' ? 'E' : g[0], g + 1, r->unit.column, pc.name);
     fputs("  %   cumulative   self              self     total           \n",
           out);
     fprintf(out, " time %9s %9s    calls %8s %8s  name    \n", r->unit.column,

@@ -282,8 +282,10 @@ void ct_report_graph(struct ct_rep *r)
     FILE *out = r->out;
     fputs(r->o->brief ? "\t\t     Call graph\n\n"
                       : "\t\t     Call graph (explanation follows)\n\n", out);
-    fprintf(out, "\ngranularity: every call timed; times in %s, of %.6f "
-            "seconds\n\n", r->unit.column, ct_rep_ns(r, r->print_ticks) / 1e9);
+    char gran[64];
+    fprintf(out, "\ngranularity: %s; times in %s, of %.6f seconds\n\n",
+            ct_rep_granularity(r, gran, sizeof gran), r->unit.column,
+            ct_rep_ns(r, r->print_ticks) / 1e9);
     fputs("index % time    self  children    called     name\n", out);
     for (uint32_t i = 0; i < r->norder; i++) {
         int64_t e = r->order[i];

@@ -43,6 +43,9 @@ struct ct_rep {
     uint32_t norder;
 };
 
+/* "every call timed" or "each sample counts as 10.00ms". */
+const char *ct_rep_granularity(const struct ct_rep *r, char *buf, size_t len);
+
 void ct_rep_init(struct ct_rep *r, FILE *out, struct ct_profile *p,
                  const struct ct_options *o);
 void ct_rep_free(struct ct_rep *r);

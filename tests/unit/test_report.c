@@ -97,7 +97,7 @@ static void flat_profile(void **state)
      * 1200..1300; leaf: 400..450, 1100..1150 */
     check("flat", "Flat profile:", "\f",
           "Flat profile:\n\n"
-          "Each call is timed; times are in seconds, per-call times in ms.\n"
+          "Every call timed; times are in seconds, per-call times in ms.\n"
           "  %   cumulative   self              self     total           \n"
           " time   seconds   seconds    calls  ms/call  ms/call  name    \n"
           " 40.00      0.80     0.80        1   800.00  2000.00  main [1]\n"
