@@ -3,9 +3,11 @@
  * order.  docs/dump-format.md is the specification.
  *
  * The calltrace reader already merges its threads by time; other readers
- * only promise order within a thread, so lines wait in a bounded window
- * (a heap of DUMP_WINDOW events) and leave it oldest first.  Disorder
- * wider than the window is printed as it comes and counted in a warning.
+ * only promise order within a thread, so lines wait in a bounded window of
+ * DUMP_WINDOW events and leave it oldest first.  While events come in
+ * order the window is a FIFO (a sorted array); the first one out of order
+ * turns it into a heap, which a sorted array already is.  Disorder wider
+ * than the window is printed as it comes and counted in a warning.
  */
 #include <inttypes.h>
 #include <math.h>
@@ -36,8 +38,11 @@ struct dump {
     struct ct_trace_info *info;
     struct frames *threads;
     size_t nthreads;
-    struct pending *heap;
-    size_t nheap;
+    struct pending *heap;   /* window: FIFO [head, nheap) while sorted,
+                               else a heap [0, nheap)                     */
+    size_t head, nheap;
+    bool sorted;
+    uint64_t newest;        /* latest time entered in the window          */
     uint64_t seq;
     bool have_base;
     uint64_t base;
@@ -68,28 +73,42 @@ static bool before(const struct pending *a, const struct pending *b)
     return a->time != b->time ? a->time < b->time : a->seq < b->seq;
 }
 
+/* Decimal digits of v at the end of buf; returns where they start. */
+static char *put_u64(char *end, uint64_t v)
+{
+    do {
+        *--end = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    return end;
+}
+
 /* "1503.123456": milliseconds from the trace's first event. */
-static void put_time(struct dump *d, uint64_t t)
+static size_t format_time(struct dump *d, uint64_t t, char *out)
 {
     if (!d->have_base) {
         d->have_base = true;
         d->base = d->info->have_first_time ? d->info->first_time : t;
     }
-    const char *sign = "";
-    uint64_t ticks = t - d->base;
-    if (t < d->base) {
-        sign = "-";
-        ticks = d->base - t;
-    }
+    char buf[48], *end = buf + sizeof buf, *p;
+    uint64_t ticks = t >= d->base ? t - d->base : d->base - t;
     double npt = d->info->ns_per_tick;
     if (npt >= 1e6 && fmod(npt, 1e6) == 0) {
-        fprintf(d->out, "%s%" PRIu64, sign, ticks * (uint64_t)(npt / 1e6));
-        return;
+        p = put_u64(end, ticks * (uint64_t)(npt / 1e6));
+    } else {
+        double ns = nearbyint((double)ticks * npt);
+        uint64_t n = ns >= 1.8e19 ? UINT64_MAX : (uint64_t)ns;
+        p = end;
+        uint64_t frac = n % 1000000;
+        for (int i = 0; i < 6; i++, frac /= 10)
+            *--p = (char)('0' + frac % 10);
+        *--p = '.';
+        p = put_u64(p, n / 1000000);
     }
-    double ns = nearbyint((double)ticks * npt);
-    uint64_t n = ns >= 1.8e19 ? UINT64_MAX : (uint64_t)ns;
-    fprintf(d->out, "%s%" PRIu64 ".%06" PRIu64, sign, n / 1000000,
-            n % 1000000);
+    if (t < d->base)
+        *--p = '-';
+    memcpy(out, p, (size_t)(end - p));
+    return (size_t)(end - p);
 }
 
 static void print_line(struct dump *d, const struct pending *p)
@@ -98,19 +117,25 @@ static void print_line(struct dump *d, const struct pending *p)
         d->late++;
     else
         d->last_time = p->time;
-    put_time(d, p->time);
-    if (p->thread)
-        fprintf(d->out, " %c%" PRIu32 " ", p->key, p->thread + 1);
-    else
-        fprintf(d->out, " %c ", p->key);
-    if (p->text)
-        fputs(p->text, d->out);
-    else if (p->key == 'C' || p->key == 'R')
-        fputs(p->func == CT_FUNC_NONE
-                  ? "?"
-                  : ct_functab_name(d->info->funcs, p->func),
-              d->out);
-    fputc('\n', d->out);
+    char line[96], *q = line;
+    q += format_time(d, p->time, q);
+    *q++ = ' ';
+    *q++ = p->key;
+    if (p->thread) {
+        char num[24], *e = num + sizeof num, *b = put_u64(e, p->thread + 1ull);
+        memcpy(q, b, (size_t)(e - b));
+        q += e - b;
+    }
+    *q++ = ' ';
+    fwrite_unlocked(line, 1, (size_t)(q - line), d->out);
+    const char *name = p->text;
+    if (!name && (p->key == 'C' || p->key == 'R'))
+        name = p->func == CT_FUNC_NONE
+                   ? "?"
+                   : ct_functab_name(d->info->funcs, p->func);
+    if (name)
+        fputs_unlocked(name, d->out);
+    putc_unlocked('\n', d->out);
 }
 
 static struct pending heap_pop(struct dump *d)
@@ -135,17 +160,45 @@ static struct pending heap_pop(struct dump *d)
 
 static void emit_oldest(struct dump *d)
 {
-    struct pending p = heap_pop(d);
+    struct pending p;
+    if (d->sorted)
+        p = d->heap[d->head++];
+    else
+        p = heap_pop(d);
     print_line(d, &p);
     free(p.text);
+}
+
+static size_t pending(const struct dump *d)
+{
+    return d->sorted ? d->nheap - d->head : d->nheap;
 }
 
 static void add_line(struct dump *d, uint64_t time, uint32_t thread,
                      char key, uint32_t func, char *text)
 {
-    if (d->nheap == DUMP_WINDOW)
+    if (pending(d) == DUMP_WINDOW)
         emit_oldest(d);
     struct pending it = {time, d->seq++, thread, func, key, text};
+    if (d->sorted) {
+        if (d->nheap == 2 * DUMP_WINDOW) { /* slide the FIFO to the front */
+            memmove(d->heap, d->heap + d->head,
+                    (d->nheap - d->head) * sizeof *d->heap);
+            d->nheap -= d->head;
+            d->head = 0;
+        }
+        if (time >= d->newest) {
+            d->newest = time;
+            d->heap[d->nheap++] = it;
+            return;
+        }
+        /* Out of order: the sorted window becomes a heap. */
+        memmove(d->heap, d->heap + d->head,
+                (d->nheap - d->head) * sizeof *d->heap);
+        d->nheap -= d->head;
+        d->head = 0;
+        d->sorted = false;
+    }
     size_t i = d->nheap++;
     while (i > 0 && before(&it, &d->heap[(i - 1) / 2])) {
         d->heap[i] = d->heap[(i - 1) / 2];
@@ -247,7 +300,7 @@ static int dump_finish(struct ct_exporter *self, struct ct_profile *profile)
 {
     (void)profile;
     struct dump *d = (struct dump *)self;
-    while (d->nheap)
+    while (pending(d))
         emit_oldest(d);
     if (d->late)
         ct_warn("--dump: %" PRIu64 " line(s) out of time order: the input's "
@@ -259,7 +312,7 @@ static int dump_finish(struct ct_exporter *self, struct ct_profile *profile)
 static void dump_free(struct ct_exporter *self)
 {
     struct dump *d = (struct dump *)self;
-    for (size_t i = 0; i < d->nheap; i++)
+    for (size_t i = d->sorted ? d->head : 0; i < d->nheap; i++)
         free(d->heap[i].text);
     for (size_t i = 0; i < d->nthreads; i++)
         free(d->threads[i].f);
@@ -276,6 +329,8 @@ struct ct_exporter *ct_dump_new(FILE *out, struct ct_trace_info *info)
     d->ex.free = dump_free;
     d->out = out;
     d->info = info;
-    d->heap = ct_xmalloc(DUMP_WINDOW * sizeof *d->heap);
+    /* Twice the window, so that the FIFO slides back once per window. */
+    d->heap = ct_xmalloc(2 * DUMP_WINDOW * sizeof *d->heap);
+    d->sorted = true;
     return &d->ex;
 }

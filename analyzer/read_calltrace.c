@@ -594,6 +594,7 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
     int status = 0;
     struct ct_event ev = {.thread = c->thread, .func = CT_FUNC_NONE};
     struct ct_sink *sink = r->sink;
+    bool need_stack = c->need_stack;
 
     while (p < end) {
         const uint8_t *rec = p;
@@ -650,6 +651,7 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
             if (a > (uint64_t)(end - p))
                 goto partial;
             ev.func = CT_FUNC_NONE;
+            c->need_stack = need_stack;
             if (!ext_record(r, c, &ev, subtype, p, (size_t)a))
                 goto bad;
             if (r->stop)
@@ -661,7 +663,7 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
             goto bad;
         }
         /* Only a block's leading STACK record describes its open frames. */
-        c->need_stack = false;
+        need_stack = false;
         continue;
     partial:
         if (c->partial_ok) {
@@ -678,6 +680,7 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
         break;
     }
     ct_calltrace_stats.records += nrec;
+    c->need_stack = need_stack;
     c->p = p;
     c->time = time;
     c->prev_fn = prev_fn;

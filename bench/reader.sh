@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The calltrace reader's speed on a synthetic trace of $RECORDS records
+# (default 100 M, about 0.4 GB in $TMPDIR): the decoder alone into a
+# counting sink, the full report, and --dump, each against the time to
+# read the file's bytes once (the baseline, same invocation).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+B=${BUILD:-build}
+RECORDS=${RECORDS:-100000000}
+make -s BUILD="$B" all >/dev/null
+T=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+objs=$(ls "$B"/analyzer/*.o | grep -v '/main\.o$')
+gcc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Ianalyzer -Itests/unit \
+    -o "$T/reader_bench" bench/reader_bench.c $objs -lbfd -lm
+"$T/reader_bench" gen "$T/big.raw" "$RECORDS"
+"$T/reader_bench" touch "$T/big.raw" >/dev/null # warm the page cache
+secs() { local s e; s=$(date +%s.%N); "$@" >/dev/null; e=$(date +%s.%N)
+         echo "$e - $s" | bc -l; }
+touch_s=$(secs "$T/reader_bench" touch "$T/big.raw")
+"$T/reader_bench" read "$T/big.raw"
+read_s=$(secs "$T/reader_bench" read "$T/big.raw")
+report_s=$(secs "$B/calltrace-report" "$T/big.raw")
+dump_s=$(secs "$B/calltrace-report" --dump "$T/big.raw")
+printf 'records: %d\n' "$RECORDS"
+printf '%-34s %8.3f s  %6.1f M records/s  %6.1fx baseline\n' \
+    "baseline: touch every byte" "$touch_s" \
+    "$(echo "$RECORDS / $touch_s / 1000000" | bc -l)" 1 \
+    "decode (counting sink)" "$read_s" \
+    "$(echo "$RECORDS / $read_s / 1000000" | bc -l)" \
+    "$(echo "$read_s / $touch_s" | bc -l)" \
+    "calltrace-report (full report)" "$report_s" \
+    "$(echo "$RECORDS / $report_s / 1000000" | bc -l)" \
+    "$(echo "$report_s / $touch_s" | bc -l)" \
+    "calltrace-report --dump" "$dump_s" \
+    "$(echo "$RECORDS / $dump_s / 1000000" | bc -l)" \
+    "$(echo "$dump_s / $touch_s" | bc -l)"
