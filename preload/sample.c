@@ -1,0 +1,587 @@
+/*
+ * Sampling mode: per-thread timers, the SIGPROF handler, and the wrappers
+ * that keep it safe (loader guard) and out of the program's way (SIGPROF
+ * ownership).  docs/sampling.md explains the choices.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "calltrace_format.h"
+#include "sample.h"
+#include "tracer.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+/* ---- configuration -------------------------------------------------- */
+
+int ct_sample_parse_mode(const char *text)
+{
+    if (!text || !*text || strcmp(text, "trace") == 0)
+        return CT_MODE_TRACE;
+    if (strcmp(text, "sample") == 0)
+        return CT_MODE_SAMPLE;
+    if (strcmp(text, "both") == 0)
+        return CT_MODE_BOTH;
+    return -1;
+}
+
+int ct_sample_parse_interval(const char *text, uint64_t *ns)
+{
+    if (!text || *text < '0' || *text > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno || end == text)
+        return -1;
+    double scale;
+    if (*end == '\0' || strcmp(end, "ms") == 0)
+        scale = 1e6;
+    else if (strcmp(end, "us") == 0)
+        scale = 1e3;
+    else if (strcmp(end, "ns") == 0)
+        scale = 1;
+    else if (strcmp(end, "s") == 0)
+        scale = 1e9;
+    else
+        return -1;
+    double total = v * scale;
+    if (!(total >= (double)CT_SAMPLE_MIN_NS && total <= (double)CT_SAMPLE_MAX_NS))
+        return -1;
+    *ns = (uint64_t)(total + 0.5);
+    return 0;
+}
+
+size_t ct_sample_encode(uint8_t *out, uint64_t weight, const uintptr_t *pcs,
+                        unsigned depth)
+{
+    if (depth > CT_SAMPLE_MAX_DEPTH)
+        depth = CT_SAMPLE_MAX_DEPTH;
+    uint8_t *p = ct_put_varint(out, weight);
+    p = ct_put_varint(p, depth);
+    for (unsigned i = 0; i < depth; i++)
+        p = ct_put_varint(p, pcs[i]);
+    return (size_t)(p - out);
+}
+
+/* The same text goes into the trace as a user event, so the report says
+ * why a sampled profile is empty or ends early. */
+static void say_and_record(const char *text)
+{
+    ct_message("calltrace: %s", text);
+    char msg[256];
+    int n = snprintf(msg, sizeof msg, "calltrace: %s", text);
+    if (n > 0)
+        ct_tracer_append_ext(CT_EXT_USER, msg,
+                             (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+}
+
+/* ---- state ---------------------------------------------------------- */
+
+enum { OFF, ON, YIELDED };
+static _Atomic int g_state = OFF;
+static uint64_t g_interval_ns;
+static int g_started;          /* sampling ran, even if it stopped since */
+static clockid_t g_clock = CLOCK_THREAD_CPUTIME_ID;
+/* sival_ptr of our timers' signals: a SIGPROF without it is not ours. */
+static char g_timer_tag;
+
+static _Atomic uint64_t st_samples, st_leaf_only, st_reentered,
+    st_unwind_failed, st_not_written, st_no_timer;
+
+static TLS int t_in_handler;  /* re-entry guard                           */
+static TLS int t_in_loader;   /* inside dlopen/dlclose/dl_iterate_phdr    */
+static TLS int t_slot = -1;   /* this thread's timer in g_timers          */
+/* Threads inside the loader, and handlers inside a stack walk, process-
+ * wide: each side announces itself before looking at the other, so a walk
+ * and a loader call never overlap (see docs/sampling.md). */
+static _Atomic int g_loader_busy, g_walkers;
+static _Atomic int g_fork_gate;  /* closed while a fork is being prepared */
+
+/* Every live timer, so that all of them can be deleted when the program
+ * takes SIGPROF over.  Slot value: (timer_t << 1) | 1, 0 when free. */
+#define MAX_TIMERS 4096
+static _Atomic uintptr_t g_timers[MAX_TIMERS];
+
+int ct_sample_wanted(void)
+{
+    int m = ct_sample_parse_mode(getenv("CALLTRACE_MODE"));
+    return m == CT_MODE_SAMPLE || m == CT_MODE_BOTH;
+}
+
+uint64_t ct_sample_interval_ns(void)
+{
+    return g_started ? g_interval_ns : 0;
+}
+
+void ct_sample_get_stats(struct ct_sample_stats *out)
+{
+    out->samples = atomic_load(&st_samples);
+    out->leaf_only = atomic_load(&st_leaf_only);
+    out->reentered = atomic_load(&st_reentered);
+    out->unwind_failed = atomic_load(&st_unwind_failed);
+    out->not_written = atomic_load(&st_not_written);
+}
+
+int ct_sample_loader_busy(void)
+{
+    return t_in_loader || atomic_load(&g_loader_busy);
+}
+
+/* ---- the sample ----------------------------------------------------- */
+
+unsigned ct_sample_take(void *ucontext, uintptr_t *pcs, unsigned max)
+{
+    if (t_in_handler || max == 0) {
+        atomic_fetch_add_explicit(&st_reentered, 1, memory_order_relaxed);
+        return 0;
+    }
+    t_in_handler = 1;
+    unsigned n = 0;
+    atomic_fetch_add(&g_walkers, 1);
+    if (!t_in_loader && atomic_load(&g_loader_busy) == 0 &&
+        atomic_load(&g_fork_gate) == 0) {
+        n = ct_sample_unwind(ucontext, pcs, max);
+        if (n == 0)
+            atomic_fetch_add_explicit(&st_unwind_failed, 1,
+                                      memory_order_relaxed);
+    } else {
+        atomic_fetch_add_explicit(&st_leaf_only, 1, memory_order_relaxed);
+    }
+    atomic_fetch_sub(&g_walkers, 1);
+    if (n == 0) {
+        pcs[0] = ct_sample_leaf_pc(ucontext);
+        n = 1;
+    }
+    t_in_handler = 0;
+    return n;
+}
+
+static void on_sigprof(int sig, siginfo_t *si, void *ucontext)
+{
+    (void)sig;
+    int saved_errno = errno;
+    /* Only our timers' signals are samples; a stray SIGPROF (kill -PROF)
+     * is ignored rather than allowed to end the program. */
+    if (si->si_code == SI_TIMER && si->si_value.sival_ptr == &g_timer_tag &&
+        atomic_load_explicit(&g_state, memory_order_relaxed) == ON) {
+        uintptr_t pcs[CT_SAMPLE_MAX_DEPTH];
+        unsigned depth = ct_sample_take(ucontext, pcs, CT_SAMPLE_MAX_DEPTH);
+        if (depth) {
+            uint8_t payload[CT_SAMPLE_PAYLOAD_MAX];
+            /* Expirations the kernel merged count as samples of this
+             * stack: the best guess we have, and it keeps totals right. */
+            uint64_t weight = 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
+            size_t len = ct_sample_encode(payload, weight, pcs, depth);
+            if (ct_tracer_append_ext(CT_EXT_SAMPLE, payload, len) == 0)
+                atomic_fetch_add_explicit(&st_samples, 1, memory_order_relaxed);
+            else
+                atomic_fetch_add_explicit(&st_not_written, 1,
+                                          memory_order_relaxed);
+        }
+    }
+    errno = saved_errno;
+}
+
+/* ---- timers --------------------------------------------------------- */
+
+static void arm_this_thread(void)
+{
+    if (atomic_load(&g_state) != ON || t_slot >= 0)
+        return;
+    /* The tracer's per-thread state is made here, not by the first sample:
+     * making it takes the registry lock, which this thread may hold when a
+     * signal arrives (fork). */
+    if (!ct_thread_get())
+        return;
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGPROF;
+    sev.sigev_value.sival_ptr = &g_timer_tag;
+    sev._sigev_un._tid = (pid_t)syscall(SYS_gettid);
+    timer_t timer;
+    if (timer_create(g_clock, &sev, &timer) != 0) {
+        atomic_fetch_add(&st_no_timer, 1);
+        return;
+    }
+    uintptr_t value = ((uintptr_t)timer << 1) | 1;
+    for (int i = 0; i < MAX_TIMERS; i++) {
+        uintptr_t expected = 0;
+        if (atomic_compare_exchange_strong(&g_timers[i], &expected, value)) {
+            t_slot = i;
+            break;
+        }
+    }
+    if (t_slot < 0) {
+        timer_delete(timer);
+        atomic_fetch_add(&st_no_timer, 1);
+        return;
+    }
+    struct itimerspec its;
+    its.it_interval.tv_sec = (time_t)(g_interval_ns / 1000000000u);
+    its.it_interval.tv_nsec = (long)(g_interval_ns % 1000000000u);
+    its.it_value = its.it_interval;
+    timer_settime(timer, 0, &its, NULL);
+}
+
+/* Whoever empties the slot deletes the timer, so a thread exiting while
+ * the program takes SIGPROF over never deletes a timer twice. */
+static void delete_slot(int i)
+{
+    uintptr_t value = atomic_exchange(&g_timers[i], 0);
+    if (value)
+        timer_delete((timer_t)(value >> 1));
+}
+
+static void disarm_this_thread(void *unused)
+{
+    (void)unused;
+    if (t_slot >= 0) {
+        delete_slot(t_slot);
+        t_slot = -1;
+    }
+}
+
+static void delete_all_timers(void)
+{
+    for (int i = 0; i < MAX_TIMERS; i++)
+        delete_slot(i);
+    t_slot = -1;
+}
+
+/* ---- wrapped libc and libdl functions ------------------------------- */
+
+static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
+static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *,
+                                  void *(*)(void *), void *);
+static void *(*real_dlopen)(const char *, int);
+static int (*real_dlclose)(void *);
+static int (*real_dl_iterate_phdr)(int (*)(struct dl_phdr_info *, size_t, void *),
+                                   void *);
+
+/* dlsym outside signal handlers only: ct_sample_init resolves everything,
+ * and a wrapper that runs before it (another library's constructor)
+ * resolves its own. */
+#define REAL(name)                                                        \
+    ({                                                                    \
+        if (!real_##name)                                                 \
+            real_##name = (__typeof__(real_##name))dlsym(RTLD_NEXT, #name); \
+        real_##name;                                                      \
+    })
+
+static void resolve_all(void)
+{
+    (void)REAL(sigaction);
+    (void)REAL(pthread_create);
+    (void)REAL(dlopen);
+    (void)REAL(dlclose);
+    (void)REAL(dl_iterate_phdr);
+}
+
+/* The program takes SIGPROF: it wins.  Timers go first so that as few of
+ * our signals as possible reach its handler; those already pending on this
+ * thread are taken off. */
+static void yield_sigprof(void)
+{
+    int expected = ON;
+    if (!atomic_compare_exchange_strong(&g_state, &expected, YIELDED))
+        return;
+    delete_all_timers();
+    sigset_t prof, old;
+    sigemptyset(&prof);
+    sigaddset(&prof, SIGPROF);
+    pthread_sigmask(SIG_BLOCK, &prof, &old);
+    struct timespec zero = {0, 0};
+    siginfo_t si;
+    while (sigtimedwait(&prof, &si, &zero) == SIGPROF &&
+           si.si_code == SI_TIMER && si.si_value.sival_ptr == &g_timer_tag)
+        ;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    say_and_record("the program installed its own SIGPROF handler: sampling "
+                   "stopped, the program's handler is in place");
+}
+
+EXPORT int sigaction(int sig, const struct sigaction *act,
+                     struct sigaction *old)
+{
+    if (sig == SIGPROF && atomic_load(&g_state) == ON) {
+        if (act)
+            yield_sigprof();
+        else if (old) {
+            /* While we hold SIGPROF the program sees what it would see
+             * without us: the default action. */
+            memset(old, 0, sizeof *old);
+            old->sa_handler = SIG_DFL;
+            return 0;
+        }
+    }
+    return REAL(sigaction)(sig, act, old);
+}
+
+EXPORT sighandler_t signal(int sig, sighandler_t handler)
+{
+    struct sigaction act, old;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = handler;
+    act.sa_flags = SA_RESTART; /* glibc's signal() has BSD semantics */
+    sigemptyset(&act.sa_mask);
+    if (sigaction(sig, &act, &old) != 0)
+        return SIG_ERR;
+    return old.sa_handler;
+}
+
+struct start {
+    void *(*routine)(void *);
+    void *arg;
+};
+
+static void *start_sampled_thread(void *p)
+{
+    struct start s = *(struct start *)p;
+    free(p);
+    arm_this_thread();
+    void *ret;
+    pthread_cleanup_push(disarm_this_thread, NULL);
+    ret = s.routine(s.arg);
+    pthread_cleanup_pop(1);
+    return ret;
+}
+
+EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
+                          void *(*routine)(void *), void *arg)
+{
+    if (atomic_load(&g_state) == ON) {
+        struct start *s = malloc(sizeof *s);
+        if (s) {
+            s->routine = routine;
+            s->arg = arg;
+            int rc = REAL(pthread_create)(thread, attr, start_sampled_thread, s);
+            if (rc != 0)
+                free(s);
+            return rc;
+        }
+    }
+    return REAL(pthread_create)(thread, attr, routine, arg);
+}
+
+/*
+ * Loader guard.  A call made from our own handler (libunwind looking for
+ * unwind tables) is not counted, or every walk would block the others.
+ *
+ * The same counts make fork safe: glibc does not reset the loader's locks
+ * in the child of a threaded fork, so a child that looks at the loaded
+ * objects (the tracer's MAPS block, libunwind) hangs when another thread
+ * held one at that moment.  Our fork-prepare handler closes a gate to new
+ * loader calls and walks and waits for those under way to end.
+ */
+static TLS int t_forking;
+
+static void loader_enter(void)
+{
+    if (t_in_loader++ > 0 || t_forking) {
+        atomic_fetch_add(&g_loader_busy, 1);   /* nested: already admitted */
+        return;
+    }
+    for (;;) {
+        while (atomic_load(&g_fork_gate))
+            sched_yield();
+        atomic_fetch_add(&g_loader_busy, 1);
+        if (!atomic_load(&g_fork_gate))
+            break;
+        atomic_fetch_sub(&g_loader_busy, 1);   /* a fork began: let it go */
+    }
+    /* A walk that started before we announced ourselves may be inside
+     * dl_iterate_phdr; it ends in microseconds and waits for nothing we
+     * hold, so wait for it before taking the loader lock. */
+    while (atomic_load(&g_walkers) != 0)
+        sched_yield();
+}
+
+static void loader_leave(void)
+{
+    atomic_fetch_sub(&g_loader_busy, 1);
+    t_in_loader--;
+}
+
+static void fork_prepare(void)
+{
+    int expected = 0;
+    while (!atomic_compare_exchange_weak(&g_fork_gate, &expected, 1)) {
+        expected = 0;
+        sched_yield();
+    }
+    t_forking = 1;
+    while (atomic_load(&g_loader_busy) != t_in_loader ||
+           atomic_load(&g_walkers) != 0)
+        sched_yield();
+}
+
+static void fork_parent(void)
+{
+    t_forking = 0;
+    atomic_store(&g_fork_gate, 0);
+}
+
+/* The tracer's fork handler (which calls ct_sample_after_fork_child) runs
+ * before this one: its MAPS block is written with the gate still closed. */
+static void fork_child(void)
+{
+    t_forking = 0;
+    atomic_store(&g_walkers, 0);
+    atomic_store(&g_loader_busy, t_in_loader);
+    atomic_store(&g_fork_gate, 0);
+}
+
+static int g_maps_lock;
+
+EXPORT void *dlopen(const char *file, int mode)
+{
+    if (t_in_handler)
+        return REAL(dlopen)(file, mode);
+    loader_enter();
+    void *h = REAL(dlopen)(file, mode);
+    int saved = errno;
+    /* This definition replaces the tracer's (wrap.c), so it writes the
+     * MAPS block that lets samples in the new object be named.  One at a
+     * time: ct_maps_collect fills a static buffer.  Still inside the
+     * guard, so no fork happens meanwhile. */
+    if (h && ct_proc.started == 2) {
+        while (__atomic_exchange_n(&g_maps_lock, 1, __ATOMIC_ACQUIRE))
+            sched_yield();
+        ct_maps_write();
+        __atomic_store_n(&g_maps_lock, 0, __ATOMIC_RELEASE);
+    }
+    loader_leave();
+    errno = saved;
+    return h;
+}
+
+EXPORT int dlclose(void *handle)
+{
+    if (t_in_handler)
+        return REAL(dlclose)(handle);
+    loader_enter();
+    int rc = REAL(dlclose)(handle);
+    int saved = errno;
+    loader_leave();
+    errno = saved;
+    return rc;
+}
+
+EXPORT int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *),
+                           void *data)
+{
+    if (t_in_handler)
+        return REAL(dl_iterate_phdr)(cb, data);
+    loader_enter();
+    int rc = REAL(dl_iterate_phdr)(cb, data);
+    loader_leave();
+    return rc;
+}
+
+/* ---- start, fork, stop ---------------------------------------------- */
+
+static uint64_t interval_from_env(void)
+{
+    const char *text = getenv("CALLTRACE_SAMPLE_INTERVAL");
+    uint64_t ns;
+    if (!text || !*text)
+        return CT_SAMPLE_DEFAULT_NS;
+    if (ct_sample_parse_interval(text, &ns) == 0)
+        return ns;
+    ct_message("calltrace: CALLTRACE_SAMPLE_INTERVAL=%s is not an interval from 10us to 60s "
+        "(e.g. 10ms, 500us, 1s; a bare number is ms): using 10ms", text);
+    return CT_SAMPLE_DEFAULT_NS;
+}
+
+static clockid_t clock_from_env(void)
+{
+    const char *text = getenv("CALLTRACE_SAMPLE_CLOCK");
+    if (!text || !*text || strcmp(text, "cpu") == 0)
+        return CLOCK_THREAD_CPUTIME_ID;
+    if (strcmp(text, "wall") == 0)
+        return CLOCK_MONOTONIC;
+    ct_message("calltrace: CALLTRACE_SAMPLE_CLOCK=%s is neither cpu nor wall: using cpu", text);
+    return CLOCK_THREAD_CPUTIME_ID;
+}
+
+void ct_sample_init(void)
+{
+    resolve_all();
+    static int fork_handlers;
+    if (!fork_handlers++)
+        pthread_atfork(fork_prepare, fork_parent, fork_child);
+    const char *mode = getenv("CALLTRACE_MODE");
+    if (ct_sample_parse_mode(mode) < 0)
+        ct_message("calltrace: CALLTRACE_MODE=%s is not trace, sample or "
+                   "both: using trace", mode);
+    if (!ct_sample_wanted() || atomic_load(&g_state) != OFF)
+        return;
+    g_interval_ns = interval_from_env();
+    g_clock = clock_from_env();
+
+    struct sigaction cur;
+    if (REAL(sigaction)(SIGPROF, NULL, &cur) == 0 &&
+        !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler != SIG_DFL &&
+        cur.sa_handler != SIG_IGN) {
+        say_and_record("SIGPROF already has a handler (another profiler?): "
+                       "sampling off, that handler left in place");
+        return;
+    }
+    if ((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction) {
+        say_and_record("SIGPROF already has a handler (another profiler?): "
+                       "sampling off, that handler left in place");
+        return;
+    }
+
+    ct_sample_unwind_prepare();
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    act.sa_sigaction = on_sigprof;
+    /* SA_RESTART: a sample never makes a system call fail with EINTR. */
+    act.sa_flags = SA_SIGINFO | SA_RESTART;
+    sigemptyset(&act.sa_mask);
+    if (REAL(sigaction)(SIGPROF, &act, NULL) != 0) {
+        ct_message("calltrace: cannot install the SIGPROF handler: %s; sampling off",
+            strerror(errno));
+        return;
+    }
+    ct_tracer_set_sampled(g_interval_ns);
+    g_started = 1;
+    atomic_store(&g_state, ON);
+    arm_this_thread();
+}
+
+void ct_sample_after_fork_child(void)
+{
+    /* Held, perhaps, by a parent's thread that does not exist here. */
+    __atomic_store_n(&g_maps_lock, 0, __ATOMIC_RELEASE);
+    if (atomic_load(&g_state) != ON)
+        return;
+    /* The child has this thread only, and no timers: forget the
+     * parent's. */
+    for (int i = 0; i < MAX_TIMERS; i++)
+        atomic_store(&g_timers[i], 0);
+    t_slot = -1;
+    arm_this_thread();
+}
+
+void ct_sample_stop(void)
+{
+    int expected = ON;
+    if (atomic_compare_exchange_strong(&g_state, &expected, OFF))
+        delete_all_timers();
+}

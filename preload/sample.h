@@ -1,0 +1,81 @@
+/*
+ * Sampling mode (CALLTRACE_MODE=sample or both): every thread gets a timer
+ * on its own CPU clock (or the monotonic clock) that sends it SIGPROF; the
+ * handler walks the interrupted stack with libunwind and appends one
+ * CT_EXT_SAMPLE record to the thread's current block through the tracer.
+ * docs/sampling.md explains the choices.
+ */
+#ifndef CT_SAMPLE_H
+#define CT_SAMPLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CT_SAMPLE_DEFAULT_NS 10000000ull  /* 10 ms                          */
+#define CT_SAMPLE_MIN_NS 10000ull         /* 10 us: below it, timer noise   */
+#define CT_SAMPLE_MAX_NS 60000000000ull   /* 60 s                           */
+#define CT_SAMPLE_MAX_DEPTH 128u          /* deeper stacks are cut at root  */
+/* weight + depth + CT_SAMPLE_MAX_DEPTH pcs, 10 bytes each at most. */
+#define CT_SAMPLE_PAYLOAD_MAX (10u * (2u + CT_SAMPLE_MAX_DEPTH))
+
+/* Called from the tracer's start-up (preload/init.c) once the trace file is
+ * open: reads CALLTRACE_MODE, CALLTRACE_SAMPLE_INTERVAL and
+ * CALLTRACE_SAMPLE_CLOCK and, when sampling, installs the SIGPROF handler
+ * and arms the calling thread's timer. */
+void ct_sample_init(void);
+/* Called in the child of fork(): timers are not inherited, so the one
+ * thread of the child gets a new one. */
+void ct_sample_after_fork_child(void);
+/* Called before the trace file is closed: no sample is written after it. */
+void ct_sample_stop(void);
+
+/* 1 when CALLTRACE_MODE asks for samples (sample, both). */
+int ct_sample_wanted(void);
+/* The interval in use, 0 when not sampling. */
+uint64_t ct_sample_interval_ns(void);
+
+/* "10ms", "500us", "2s", "250000ns"; a bare number is milliseconds.
+ * Returns 0 and sets *ns, or -1 for anything else or out of range. */
+int ct_sample_parse_interval(const char *text, uint64_t *ns);
+
+enum ct_sample_mode { CT_MODE_TRACE, CT_MODE_SAMPLE, CT_MODE_BOTH };
+/* "trace", "sample", "both"; NULL or "" is trace.  -1 when unknown. */
+int ct_sample_parse_mode(const char *text);
+
+/* The CT_EXT_SAMPLE payload: varint weight, varint depth, depth x varint
+ * pc, leaf first.  out must hold CT_SAMPLE_PAYLOAD_MAX bytes; depth is cut
+ * to CT_SAMPLE_MAX_DEPTH.  Returns the length. */
+size_t ct_sample_encode(uint8_t *out, uint64_t weight, const uintptr_t *pcs,
+                        unsigned depth);
+
+/* What the SIGPROF handler does, without the signal: decides how to walk
+ * the stack of `ucontext` (a ucontext_t *), fills pcs[0..max) leaf first
+ * and returns the depth (0: nothing to record, the call was re-entered).
+ * Inside the loader (see below) only the leaf is taken. */
+unsigned ct_sample_take(void *ucontext, uintptr_t *pcs, unsigned max);
+
+/* sample_unwind.c: the libunwind walk from a signal's ucontext.  The leaf
+ * is the interrupted pc; above it, return addresses as libunwind gives
+ * them.  Returns the depth, 0 when libunwind cannot start. */
+unsigned ct_sample_unwind(void *ucontext, uintptr_t *pcs, unsigned max);
+/* The interrupted pc alone. */
+uintptr_t ct_sample_leaf_pc(const void *ucontext);
+/* Done once outside any signal handler, so that libunwind's own first-use
+ * set-up never runs inside one. */
+void ct_sample_unwind_prepare(void);
+
+/* The loader guard: dlopen, dlclose and dl_iterate_phdr wrappers count
+ * themselves in, per thread and process-wide.  Non-zero means a stack walk
+ * now could wait for the loader lock (libunwind calls dl_iterate_phdr). */
+int ct_sample_loader_busy(void);
+
+struct ct_sample_stats {
+    uint64_t samples;     /* records written                               */
+    uint64_t leaf_only;   /* taken while the loader was busy: leaf pc only */
+    uint64_t reentered;   /* a SIGPROF arrived inside the handler          */
+    uint64_t unwind_failed; /* libunwind could not start: leaf pc only     */
+    uint64_t not_written; /* the tracer had no room or was not running     */
+};
+void ct_sample_get_stats(struct ct_sample_stats *out);
+
+#endif /* CT_SAMPLE_H */
