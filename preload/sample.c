@@ -142,13 +142,27 @@ int ct_sample_loader_busy(void)
 
 /* ---- the sample ----------------------------------------------------- */
 
+int ct_sample_guard_enter(void)
+{
+    if (t_in_handler)
+        return 0;
+    t_in_handler = 1;
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    return 1;
+}
+
+void ct_sample_guard_leave(void)
+{
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    t_in_handler = 0;
+}
+
 unsigned ct_sample_take(void *ucontext, uintptr_t *pcs, unsigned max)
 {
-    if (t_in_handler || max == 0) {
+    if (max == 0 || !ct_sample_guard_enter()) {
         atomic_fetch_add_explicit(&st_reentered, 1, memory_order_relaxed);
         return 0;
     }
-    t_in_handler = 1;
     unsigned n = 0;
     atomic_fetch_add(&g_walkers, 1);
     if (!t_in_loader && atomic_load(&g_loader_busy) == 0 &&
@@ -165,7 +179,7 @@ unsigned ct_sample_take(void *ucontext, uintptr_t *pcs, unsigned max)
         pcs[0] = ct_sample_leaf_pc(ucontext);
         n = 1;
     }
-    t_in_handler = 0;
+    ct_sample_guard_leave();
     return n;
 }
 

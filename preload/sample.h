@@ -54,6 +54,11 @@ size_t ct_sample_encode(uint8_t *out, uint64_t weight, const uintptr_t *pcs,
  * Inside the loader (see below) only the leaf is taken. */
 unsigned ct_sample_take(void *ucontext, uintptr_t *pcs, unsigned max);
 
+/* The per-thread re-entry guard of ct_sample_take: enter returns 1 and
+ * holds it, or 0 when this thread holds it already. */
+int ct_sample_guard_enter(void);
+void ct_sample_guard_leave(void);
+
 /* sample_unwind.c: the libunwind walk from a signal's ucontext.  The leaf
  * is the interrupted pc; above it, return addresses as libunwind gives
  * them.  Returns the depth, 0 when libunwind cannot start. */

@@ -1,0 +1,198 @@
+/*
+ * Sampling mode: interval and mode parsing, the CT_EXT_SAMPLE payload
+ * byte by byte, the re-entry guard and the loader guard.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <link.h>
+#include <ucontext.h>
+
+#include "calltrace_format.h"
+#include "sample.h"
+
+static void interval_ok(const char *text, uint64_t want)
+{
+    uint64_t ns = 0;
+    assert_int_equal(ct_sample_parse_interval(text, &ns), 0);
+    assert_int_equal(ns, want);
+}
+
+static void interval_bad(const char *text)
+{
+    uint64_t ns = 12345;
+    assert_int_equal(ct_sample_parse_interval(text, &ns), -1);
+    assert_int_equal(ns, 12345);  /* untouched */
+}
+
+static void test_interval(void **state)
+{
+    (void)state;
+    interval_ok("10ms", 10000000);
+    interval_ok("1ms", 1000000);
+    interval_ok("100ms", 100000000);
+    interval_ok("500us", 500000);
+    interval_ok("2s", 2000000000);
+    interval_ok("250000ns", 250000);
+    interval_ok("5", 5000000);        /* a bare number is milliseconds */
+    interval_ok("0.5ms", 500000);
+    interval_ok("10us", 10000);       /* the lower bound */
+    interval_ok("60s", 60000000000ull);
+    interval_bad(NULL);
+    interval_bad("");
+    interval_bad("fast");
+    interval_bad("ms");
+    interval_bad("-1ms");
+    interval_bad("10 ms");
+    interval_bad("1h");
+    interval_bad("9us");              /* below 10us */
+    interval_bad("61s");
+    interval_bad("0");
+}
+
+static void test_mode(void **state)
+{
+    (void)state;
+    assert_int_equal(ct_sample_parse_mode(NULL), CT_MODE_TRACE);
+    assert_int_equal(ct_sample_parse_mode(""), CT_MODE_TRACE);
+    assert_int_equal(ct_sample_parse_mode("trace"), CT_MODE_TRACE);
+    assert_int_equal(ct_sample_parse_mode("sample"), CT_MODE_SAMPLE);
+    assert_int_equal(ct_sample_parse_mode("both"), CT_MODE_BOTH);
+    assert_int_equal(ct_sample_parse_mode("Sample"), -1);
+    assert_int_equal(ct_sample_parse_mode("samples"), -1);
+}
+
+static void test_encode_bytes(void **state)
+{
+    (void)state;
+    uint8_t out[CT_SAMPLE_PAYLOAD_MAX];
+    const uintptr_t pcs[] = {0x401000, 0x7f};
+    /* weight 1, depth 2, then 0x401000 in 7-bit groups from the low end:
+     * 0x00, 0x20, 0x00, 0x02, and 0x7f in one byte. */
+    const uint8_t want[] = {0x01, 0x02, 0x80, 0xa0, 0x80, 0x02, 0x7f};
+    size_t n = ct_sample_encode(out, 1, pcs, 2);
+    assert_int_equal(n, sizeof want);
+    assert_memory_equal(out, want, sizeof want);
+
+    /* Weight from merged timer expirations: 300 = 0xac 0x02. */
+    n = ct_sample_encode(out, 300, pcs, 1);
+    const uint8_t want2[] = {0xac, 0x02, 0x01, 0x80, 0xa0, 0x80, 0x02};
+    assert_int_equal(n, sizeof want2);
+    assert_memory_equal(out, want2, sizeof want2);
+}
+
+static void test_encode_limits(void **state)
+{
+    (void)state;
+    static uintptr_t pcs[200];
+    for (unsigned i = 0; i < 200; i++)
+        pcs[i] = UINTPTR_MAX - i;
+    uint8_t out[CT_SAMPLE_PAYLOAD_MAX];
+    size_t n = ct_sample_encode(out, UINT64_MAX, pcs, 200);
+    /* Cut to 128 frames: weight and pcs 10 bytes each, depth 128 in two. */
+    assert_int_equal(n, 10 + 2 + 128 * 10);
+    assert_true(n <= CT_SAMPLE_PAYLOAD_MAX);
+    const uint8_t *p = out, *end = out + n;
+    uint64_t weight, depth, pc;
+    assert_int_equal(ct_get_varint(&p, end, &weight), 0);
+    assert_int_equal(ct_get_varint(&p, end, &depth), 0);
+    assert_int_equal(weight, UINT64_MAX);
+    assert_int_equal(depth, CT_SAMPLE_MAX_DEPTH);
+    for (unsigned i = 0; i < depth; i++) {
+        assert_int_equal(ct_get_varint(&p, end, &pc), 0);
+        assert_int_equal(pc, UINTPTR_MAX - i);  /* leaf first, root cut */
+    }
+    assert_ptr_equal(p, end);
+}
+
+/* A context taken here, as the kernel would hand one to the handler. */
+static ucontext_t uc;
+
+__attribute__((noinline)) static unsigned take_here(uintptr_t *pcs)
+{
+    getcontext(&uc);
+    return ct_sample_take(&uc, pcs, CT_SAMPLE_MAX_DEPTH);
+}
+
+static void test_take_walks(void **state)
+{
+    (void)state;
+    uintptr_t pcs[CT_SAMPLE_MAX_DEPTH];
+    unsigned n = take_here(pcs);
+    /* take_here, this test, cmocka's runner, main, libc: a real walk. */
+    assert_true(n >= 4);
+    assert_int_equal(pcs[0], ct_sample_leaf_pc(&uc));
+    assert_true(pcs[0] > (uintptr_t)take_here &&
+                pcs[0] < (uintptr_t)take_here + 256);
+}
+
+static void test_reentry_guard(void **state)
+{
+    (void)state;
+    struct ct_sample_stats before, after;
+    uintptr_t pcs[CT_SAMPLE_MAX_DEPTH];
+    ct_sample_get_stats(&before);
+    assert_int_equal(ct_sample_guard_enter(), 1);
+    assert_int_equal(ct_sample_guard_enter(), 0);   /* nested: refused */
+    assert_int_equal(take_here(pcs), 0);             /* nothing recorded */
+    ct_sample_guard_leave();
+    ct_sample_get_stats(&after);
+    assert_int_equal(after.reentered, before.reentered + 1);
+    assert_true(take_here(pcs) >= 4);               /* released */
+    assert_int_equal(ct_sample_guard_enter(), 1);
+    ct_sample_guard_leave();
+}
+
+struct in_loader {
+    int busy;
+    unsigned depth;
+    uintptr_t leaf, expected_leaf;
+};
+
+static int during_iteration(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)info;
+    (void)size;
+    struct in_loader *r = data;
+    uintptr_t pcs[CT_SAMPLE_MAX_DEPTH];
+    r->busy = ct_sample_loader_busy();
+    r->depth = take_here(pcs);
+    r->leaf = pcs[0];
+    r->expected_leaf = ct_sample_leaf_pc(&uc);
+    return 1;  /* one object is enough */
+}
+
+static void test_loader_guard(void **state)
+{
+    (void)state;
+    struct ct_sample_stats before, after;
+    assert_int_equal(ct_sample_loader_busy(), 0);
+    ct_sample_get_stats(&before);
+    struct in_loader r = {0};
+    /* This is the preload's wrapper: the test links sample.o. */
+    dl_iterate_phdr(during_iteration, &r);
+    ct_sample_get_stats(&after);
+    assert_int_not_equal(r.busy, 0);
+    assert_int_equal(r.depth, 1);           /* the leaf only: no walk */
+    assert_int_equal(r.leaf, r.expected_leaf);
+    assert_int_equal(after.leaf_only, before.leaf_only + 1);
+    assert_int_equal(ct_sample_loader_busy(), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_interval),
+        cmocka_unit_test(test_mode),
+        cmocka_unit_test(test_encode_bytes),
+        cmocka_unit_test(test_encode_limits),
+        cmocka_unit_test(test_take_walks),
+        cmocka_unit_test(test_reentry_guard),
+        cmocka_unit_test(test_loader_guard),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
