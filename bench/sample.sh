@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Sampling mode cost: uninstrumented programs run plain, under calltrace's
+# sampler at 10 ms (the default) and 1 ms, and under gperftools' CPU
+# profiler at 100 Hz and 1000 Hz, all in one hyperfine invocation per
+# program.  Prints a Markdown table of mean wall times and ratios to the
+# plain run; the figures in RESULTS-sampling.md come from it.
+#   bench/sample.sh [RUNS]        (BUILD=build-x to pick the library)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${1:-10}
+BUILD=${BUILD:-build}
+LIB=$(cd "$BUILD" && pwd)/libcalltrace.so
+[ -f "$LIB" ] || { echo "no $LIB: make BUILD=$BUILD first" >&2; exit 1; }
+command -v hyperfine >/dev/null || { echo "hyperfine not installed" >&2; exit 1; }
+PROFILER=/usr/lib/x86_64-linux-gnu/libprofiler.so
+W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+
+# fib: deep recursion (~40 frames to unwind); 7030: two flat loops.
+gcc -std=gnu11 -O2 -g -o "$W/fib" bench/overhead_fib.c
+gcc -std=gnu11 -O1 -g -o "$W/7030" tests/programs/sample_7030.c -ldl
+declare -A ARGS=([fib]=42 [7030]=100)
+
+for prog in fib 7030; do
+    cmd="$W/$prog ${ARGS[$prog]}"
+    names=(plain "calltrace 10ms" "calltrace 1ms")
+    cmds=("$cmd"
+          "rm -f $W/t.raw*; CALLTRACE_MODE=sample CALLTRACE_OUTPUT=$W/t.raw LD_PRELOAD=$LIB $cmd"
+          "rm -f $W/t.raw*; CALLTRACE_MODE=sample CALLTRACE_SAMPLE_INTERVAL=1ms CALLTRACE_OUTPUT=$W/t.raw LD_PRELOAD=$LIB $cmd")
+    if [ -f "$PROFILER" ]; then
+        names+=("gperftools 100Hz" "gperftools 1000Hz")
+        cmds+=("CPUPROFILE=$W/g.prof CPUPROFILE_FREQUENCY=100 LD_PRELOAD=$PROFILER $cmd"
+               "CPUPROFILE=$W/g.prof CPUPROFILE_FREQUENCY=1000 LD_PRELOAD=$PROFILER $cmd")
+    fi
+    args=()
+    for i in "${!cmds[@]}"; do args+=(-n "${names[$i]}" "${cmds[$i]}"); done
+    hyperfine --warmup 1 --runs "$RUNS" --export-json "$W/$prog.json" \
+        --style none "${args[@]}" >/dev/null 2>&1
+    echo
+    echo "### $prog (\`$prog ${ARGS[$prog]}\`, $RUNS runs)"
+    echo
+    python3 - "$W/$prog.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))['results']
+base = r[0]['mean']
+print('| run | mean wall (s) | ± sd | user+sys (s) | ratio to plain |')
+print('| --- | --- | --- | --- | --- |')
+for x in r:
+    print('| %s | %.3f | %.3f | %.3f | %.4f |' % (x['command'], x['mean'], x['stddev'],
+          x['user'] + x['system'], x['mean'] / base))
+PY
+done
