@@ -586,7 +586,12 @@ void ct_sample_after_fork_child(void)
     if (atomic_load(&g_state) != ON)
         return;
     /* The child has this thread only, and no timers: forget the
-     * parent's. */
+     * parent's, and its counts. */
+    atomic_store(&st_samples, 0);
+    atomic_store(&st_leaf_only, 0);
+    atomic_store(&st_reentered, 0);
+    atomic_store(&st_unwind_failed, 0);
+    atomic_store(&st_not_written, 0);
     for (int i = 0; i < MAX_TIMERS; i++)
         atomic_store(&g_timers[i], 0);
     t_slot = -1;
@@ -596,6 +601,25 @@ void ct_sample_after_fork_child(void)
 void ct_sample_stop(void)
 {
     int expected = ON;
-    if (atomic_compare_exchange_strong(&g_state, &expected, OFF))
-        delete_all_timers();
+    if (!atomic_compare_exchange_strong(&g_state, &expected, OFF))
+        return;
+    delete_all_timers();
+    /* Samples that lost their callers or were not written are told in the
+     * trace, so the report's reader knows what the figures rest on. */
+    struct ct_sample_stats st;
+    ct_sample_get_stats(&st);
+    if (st.leaf_only + st.unwind_failed + st.not_written == 0)
+        return;
+    char msg[256];
+    int n = snprintf(msg, sizeof msg,
+                     "calltrace: sampling: %llu records, %llu with the leaf "
+                     "only (loader busy), %llu with the leaf only (no unwind "
+                     "information), %llu not written",
+                     (unsigned long long)st.samples,
+                     (unsigned long long)st.leaf_only,
+                     (unsigned long long)st.unwind_failed,
+                     (unsigned long long)st.not_written);
+    if (n > 0)
+        ct_tracer_append_ext(CT_EXT_USER, msg,
+                             (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
 }
