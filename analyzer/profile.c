@@ -9,34 +9,49 @@
 #include "profile_private.h"
 #include "util.h"
 
-static int profile_event(struct ct_sink *sink, const struct ct_event *ev)
+/* The per-thread profile of ev's thread, made at its first event. */
+static struct ct_profile *thread_profile(struct ct_profile_state *s,
+                                         const struct ct_event *ev)
+{
+    struct ct_profile *p = s->p;
+    if (ev->thread >= p->nthreads) {
+        uint32_t n = ev->thread + 1;
+        p->threads = ct_xrealloc(p->threads, n * sizeof *p->threads);
+        memset(p->threads + p->nthreads, 0,
+               (n - p->nthreads) * sizeof *p->threads);
+        p->nthreads = n;
+    }
+    struct ct_profile *t = p->threads[ev->thread];
+    if (!t) {
+        struct ct_profile_opts o = p->opts;
+        o.per_thread = false;
+        t = p->threads[ev->thread] = ct_profile_new(p->info, &o);
+        /* one time origin for every thread's window */
+        if (s->origin_set && ev->kind != CT_EV_SAMPLE) {
+            t->state->origin_set = true;
+            t->state->origin = s->origin;
+            t->state->rfrom = s->rfrom;
+            t->state->rto = s->rto;
+            t->state->bias_ticks = s->bias_ticks;
+        }
+    }
+    return t;
+}
+
+static int profile_events(struct ct_batch_sink *sink,
+                          const struct ct_event *ev, size_t n)
 {
     struct ct_profile_state *s = (struct ct_profile_state *)sink;
     struct ct_profile *p = s->p;
-    ct_prof_event(p, ev);
-    if (p->threads) {
-        if (ev->thread >= p->nthreads) {
-            uint32_t n = ev->thread + 1;
-            p->threads = ct_xrealloc(p->threads, n * sizeof *p->threads);
-            memset(p->threads + p->nthreads, 0,
-                   (n - p->nthreads) * sizeof *p->threads);
-            p->nthreads = n;
-        }
-        struct ct_profile *t = p->threads[ev->thread];
-        if (!t) {
-            struct ct_profile_opts o = p->opts;
-            o.per_thread = false;
-            t = p->threads[ev->thread] = ct_profile_new(p->info, &o);
-            /* one time origin for every thread's window */
-            if (s->origin_set && ev->kind != CT_EV_SAMPLE) {
-                t->state->origin_set = true;
-                t->state->origin = s->origin;
-                t->state->rfrom = s->rfrom;
-                t->state->rto = s->rto;
-                t->state->bias_ticks = s->bias_ticks;
-            }
-        }
-        ct_prof_event(t, ev);
+    if (!p->threads) {
+        ct_prof_events(p, ev, n);
+        return 0;
+    }
+    /* Event by event: a thread's profile takes its origin from the whole
+     * profile's as it stands at that thread's first event. */
+    for (size_t i = 0; i < n; i++) {
+        ct_prof_event(p, &ev[i]);
+        ct_prof_event(thread_profile(s, &ev[i]), &ev[i]);
     }
     return 0;
 }
@@ -50,7 +65,8 @@ struct ct_profile *ct_profile_new(struct ct_trace_info *info,
     p->opts = *opts;
     p->state = s;
     s->p = p;
-    s->sink.event = profile_event;
+    s->sink.sink.event = ct_batch_sink_event;
+    s->sink.events = profile_events;
     s->rto = UINT64_MAX;
     if (opts->per_thread) {
         p->threads = ct_xcalloc(1, sizeof *p->threads);
@@ -61,7 +77,7 @@ struct ct_profile *ct_profile_new(struct ct_trace_info *info,
 
 struct ct_sink *ct_profile_sink(struct ct_profile *p)
 {
-    return &p->state->sink;
+    return &p->state->sink.sink;
 }
 
 struct event_key {
@@ -159,8 +175,6 @@ void ct_profile_free(struct ct_profile *p)
     free(s->sarc_child);
     free(s->mark);
     free(s->owner);
-    free(s->owner_count);
-    free(s->owner_outer);
     free(s);
     for (size_t i = 0; i < p->nevents; i++)
         free(p->events[i].text);

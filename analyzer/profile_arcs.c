@@ -16,15 +16,9 @@ void ct_prof_need_func(struct ct_profile *p, uint32_t func)
         size_t n = s->funcs_cap, add = n - old;
         s->mark = ct_xrealloc(s->mark, n * sizeof *s->mark);
         s->owner = ct_xrealloc(s->owner, n * sizeof *s->owner);
-        s->owner_count = ct_xrealloc(s->owner_count,
-                                     n * sizeof *s->owner_count);
-        s->owner_outer = ct_xrealloc(s->owner_outer,
-                                     n * sizeof *s->owner_outer);
         memset(p->funcs + old, 0, add * sizeof *p->funcs);
         memset(s->mark + old, 0, add * sizeof *s->mark);
         memset(s->owner + old, 0, add * sizeof *s->owner);
-        memset(s->owner_count + old, 0, add * sizeof *s->owner_count);
-        memset(s->owner_outer + old, 0, add * sizeof *s->owner_outer);
     }
     p->nfuncs = func + 1;
 }

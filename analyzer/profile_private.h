@@ -34,6 +34,16 @@ struct ct_active {
     uint32_t outer_pos;
 };
 
+/* Per func: the thread (index + 1) whose open frames of it are counted
+ * here, how many, and where its outermost one is.  The usual case, a
+ * function open on one thread at a time, needs no hashing; the per-thread
+ * tables take the rest.  One struct, so a call touches one cache line. */
+struct ct_owner {
+    uint32_t thread;
+    uint32_t count;
+    uint32_t outer;
+};
+
 struct ct_pthread {
     struct ct_frame *stack;
     size_t depth, cap;
@@ -48,7 +58,7 @@ struct ct_pthread {
 };
 
 struct ct_profile_state {
-    struct ct_sink sink;
+    struct ct_batch_sink sink;
     struct ct_profile *p;
     size_t funcs_cap;
     size_t arcs_cap;
@@ -63,11 +73,7 @@ struct ct_profile_state {
     /* stack samples: per-arc sample weights, kept beside the arcs */
     uint64_t *sarc_self, *sarc_child;
     uint64_t *mark;               /* per func: sample generation seen     */
-    /* Per func: the thread (index + 1) whose open frames of it are counted
-     * here, how many, and where its outermost one is.  The usual case, a
-     * function open on one thread at a time, needs no hashing; the
-     * per-thread tables take the rest. */
-    uint32_t *owner, *owner_count, *owner_outer;
+    struct ct_owner *owner;       /* per func                             */
     uint64_t mark_gen;
     uint64_t samples_total_weight;
     uint64_t ticks_per_sample;    /* set when samples are folded in       */
@@ -82,6 +88,8 @@ uint32_t ct_prof_arc(struct ct_profile *p, uint32_t caller, uint32_t callee);
 
 /* profile_stack.c */
 int ct_prof_event(struct ct_profile *p, const struct ct_event *ev);
+void ct_prof_events(struct ct_profile *p, const struct ct_event *ev,
+                    size_t n);
 void ct_prof_close_thread(struct ct_profile *p, uint32_t thread);
 
 /* profile_samples.c */

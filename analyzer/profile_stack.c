@@ -116,9 +116,8 @@ charge(struct ct_profile *p, struct ct_pthread *th, uint64_t t)
         p->totals.unmetered += d;
         th->pending_unmetered += d;
     } else {
-        struct ct_frame *top = &th->stack[th->depth - 1];
-        top->self += d;
-        p->funcs[top->func].self_ticks += d;
+        /* the function's self_ticks take the frame's self at its pop */
+        th->stack[th->depth - 1].self += d;
         th->clock += d;
         p->totals.cpu += d;
     }
@@ -147,17 +146,44 @@ static void pending_to_unknown(struct ct_profile *p, struct ct_pthread *th)
 
 /* ---- the stack ---- */
 
-static uint32_t push(struct ct_profile *p, struct ct_pthread *th,
-                     uint32_t func, bool called)
+/* A frame of func joins th's own count of them: the rare case of a
+ * function open on two threads at once. */
+static uint32_t act_enter(struct ct_pthread *th, uint32_t func, size_t depth)
+{
+    if ((th->act_used + 1) * 2 > th->act_cap)
+        act_grow(th);
+    struct ct_active *a = act_slot(th, func);
+    if (a->func == CT_FUNC_NONE) {
+        a->func = func;
+        a->count = 0;
+        a->outer_pos = (uint32_t)depth;
+        th->act_used++;
+    }
+    a->count++;
+    return a->outer_pos;
+}
+
+static void act_leave(struct ct_pthread *th, uint32_t func)
+{
+    struct ct_active *a = act_slot(th, func);
+    if (--a->count == 0)
+        act_remove(th, a);
+}
+
+/*
+ * Opens a frame of func at stack[depth] (the caller made room and knows
+ * func) and returns the arc that entered it.  clock is the thread's cpu
+ * clock now.
+ */
+static inline __attribute__((always_inline)) uint32_t
+enter(struct ct_profile *p, struct ct_pthread *th, struct ct_frame *stack,
+      size_t depth, uint32_t func, bool called, uint64_t clock)
 {
     struct ct_profile_state *s = p->state;
     uint32_t me = (uint32_t)(th - s->threads) + 1;
-    ct_prof_need_func(p, func);
-    if (th->depth == th->cap)
-        ct_grow(&th->stack, &th->cap, th->depth, sizeof *th->stack);
     uint32_t arc;
-    if (th->depth) {
-        struct ct_frame *caller = &th->stack[th->depth - 1];
+    if (depth) {
+        struct ct_frame *caller = &stack[depth - 1];
         if (caller->cache_callee == func) {
             arc = caller->cache_arc;
         } else {
@@ -170,69 +196,91 @@ static uint32_t push(struct ct_profile *p, struct ct_pthread *th,
     }
     uint32_t outer_pos;
     bool shared = false;
-    uint32_t owner = s->owner[func];
-    if (owner == me) {
-        s->owner_count[func]++;
-        outer_pos = s->owner_outer[func];
-    } else if (owner == 0 &&
+    struct ct_owner *o = &s->owner[func];
+    if (o->thread == me) {
+        o->count++;
+        outer_pos = o->outer;
+    } else if (o->thread == 0 &&
                (!th->act_used || act_slot(th, func)->func == CT_FUNC_NONE)) {
-        s->owner[func] = me;
-        s->owner_count[func] = 1;
-        outer_pos = s->owner_outer[func] = (uint32_t)th->depth;
+        o->thread = me;
+        o->count = 1;
+        outer_pos = o->outer = (uint32_t)depth;
     } else {
         shared = true;
-        if ((th->act_used + 1) * 2 > th->act_cap)
-            act_grow(th);
-        struct ct_active *a = act_slot(th, func);
-        if (a->func == CT_FUNC_NONE) {
-            a->func = func;
-            a->count = 0;
-            a->outer_pos = (uint32_t)th->depth;
-            th->act_used++;
-        }
-        a->count++;
-        outer_pos = a->outer_pos;
+        outer_pos = act_enter(th, func, depth);
     }
-    struct ct_frame *fr = &th->stack[th->depth];
-    *fr = (struct ct_frame){
+    stack[depth] = (struct ct_frame){
         .func = func, .arc = arc, .cache_callee = CT_FUNC_NONE,
-        .entry_clock = th->clock, .outer_pos = outer_pos,
+        .entry_clock = clock, .outer_pos = outer_pos,
         .called = called, .shared = shared,
     };
-    th->depth++;
     return arc;
 }
 
-static void pop(struct ct_profile *p, struct ct_pthread *th)
+/* Ticks moved by closing frames: the bias goes from cpu to overhead. */
+struct moved {
+    uint64_t clock, cpu, overhead;
+};
+
+/*
+ * Closes stack[depth], the top frame once depth is decremented: charges
+ * its self time to the function, and its span to the arc that entered it
+ * unless an outer frame of the same function is still open (recursion is
+ * counted once, by the outermost frame).
+ */
+static inline __attribute__((always_inline)) void
+leave(struct ct_profile *p, struct ct_pthread *th, struct ct_frame *stack,
+      size_t depth, struct moved *m)
 {
     struct ct_profile_state *s = p->state;
-    struct ct_frame *fr = &th->stack[--th->depth];
+    struct ct_frame *fr = &stack[depth];
     struct ct_fstats *f = &p->funcs[fr->func];
     if (fr->called && s->bias_ticks) {
         uint64_t b = fr->self < s->bias_ticks ? fr->self : s->bias_ticks;
         fr->self -= b;
-        f->self_ticks -= b;
-        th->clock -= b;
-        p->totals.cpu -= b;
-        p->totals.overhead += b;
+        m->clock -= b;
+        m->cpu -= b;
+        m->overhead += b;
     }
+    f->self_ticks += fr->self;
     if (fr->shared) {
-        struct ct_active *a = act_slot(th, fr->func);
-        if (--a->count == 0)
-            act_remove(th, a);
-    } else if (--s->owner_count[fr->func] == 0) {
-        s->owner[fr->func] = 0;
+        act_leave(th, fr->func);
+    } else {
+        struct ct_owner *o = &s->owner[fr->func];
+        if (--o->count == 0)
+            o->thread = 0;
     }
-    if (fr->outer_pos == th->depth) {
-        uint64_t span = th->clock - fr->entry_clock;
+    if (fr->outer_pos == depth) {
+        uint64_t span = m->clock - fr->entry_clock;
         uint64_t self = fr->self + fr->inner_self;
         struct ct_arc *arc = &p->arcs[fr->arc];
         arc->self_ticks += self;
         arc->child_ticks += span - self;
         f->child_ticks += span - self;
     } else {
-        th->stack[fr->outer_pos].inner_self += fr->self;
+        stack[fr->outer_pos].inner_self += fr->self;
     }
+}
+
+static uint32_t push(struct ct_profile *p, struct ct_pthread *th,
+                     uint32_t func, bool called)
+{
+    ct_prof_need_func(p, func);
+    if (th->depth == th->cap)
+        ct_grow(&th->stack, &th->cap, th->depth, sizeof *th->stack);
+    uint32_t arc = enter(p, th, th->stack, th->depth, func, called,
+                         th->clock);
+    th->depth++;
+    return arc;
+}
+
+static void pop(struct ct_profile *p, struct ct_pthread *th)
+{
+    struct moved m = {th->clock, 0, 0};
+    leave(p, th, th->stack, --th->depth, &m);
+    th->clock = m.clock;
+    p->totals.cpu += m.cpu;
+    p->totals.overhead += m.overhead;
 }
 
 static void pop_unmatched(struct ct_profile *p, struct ct_pthread *th,
@@ -251,7 +299,7 @@ static long find_open(struct ct_profile *p, struct ct_pthread *th,
     uint32_t me = (uint32_t)(th - s->threads) + 1;
     if (func >= p->nfuncs)
         return -1;
-    if (s->owner[func] != me &&
+    if (s->owner[func].thread != me &&
         (!th->act_used || act_slot(th, func)->func == CT_FUNC_NONE))
         return -1;
     for (size_t i = th->depth; i-- > 0;)
@@ -410,4 +458,91 @@ int ct_prof_event(struct ct_profile *p, const struct ct_event *ev)
         break;
     }
     return 0;
+}
+
+/*
+ * The common case, a run of one thread's CALL and RETURN events with no
+ * range, no overhead interval open, time going forward, returns matching
+ * the top frame, room on the stack and functions already known: the
+ * thread's time, clock and depth stay in locals and the totals are added
+ * once.  Returns how many events it took; the event that stopped it goes
+ * the general way (ct_prof_event), which handles every case.
+ */
+static size_t fast_run(struct ct_profile *p, const struct ct_event *ev,
+                       size_t n)
+{
+    struct ct_profile_state *s = p->state;
+    uint32_t thread = ev->thread;
+    if (p->opts.have_range || thread >= s->nthreads)
+        return 0;
+    struct ct_pthread *th = &s->threads[thread];
+    if (!th->seen || th->in_overhead)
+        return 0;
+    struct ct_frame *stack = th->stack;
+    size_t depth = th->depth, cap = th->cap;
+    uint64_t cur = th->cur;
+    struct moved m = {th->clock, 0, 0};
+    uint64_t unmetered = 0, calls = 0, returns = 0;
+    size_t i;
+    for (i = 0; i < n; i++) {
+        const struct ct_event *e = &ev[i];
+        uint64_t t = e->time;
+        if (e->thread != thread || t < cur)
+            break;
+        if (e->kind == CT_EV_RETURN) {
+            if (!depth ||
+                (e->func != CT_FUNC_NONE && stack[depth - 1].func != e->func))
+                break;
+            stack[depth - 1].self += t - cur;
+            m.clock += t - cur;
+            m.cpu += t - cur;
+            cur = t;
+            returns++;
+            leave(p, th, stack, --depth, &m);
+        } else if (e->kind == CT_EV_CALL && e->func < p->nfuncs &&
+                   depth < cap) {
+            uint32_t func = e->func;
+            uint32_t caller = CT_FUNC_NONE;
+            if (depth) {
+                caller = stack[depth - 1].func;
+                stack[depth - 1].self += t - cur;
+                m.clock += t - cur;
+                m.cpu += t - cur;
+            } else {
+                unmetered += t - cur;
+                th->pending_unmetered += t - cur;
+            }
+            cur = t;
+            uint32_t arc = enter(p, th, stack, depth++, func, true, m.clock);
+            calls++;
+            p->arcs[arc].count++;
+            if (caller == func)
+                p->funcs[func].self_calls++;
+            else
+                p->funcs[func].calls++;
+        } else {
+            break;
+        }
+    }
+    th->depth = depth;
+    th->cur = cur;
+    th->clock = m.clock;
+    p->totals.cpu += m.cpu;
+    p->totals.overhead += m.overhead;
+    p->totals.unmetered += unmetered;
+    p->counts.events += i;
+    p->counts.calls += calls;
+    p->counts.returns += returns;
+    return i;
+}
+
+void ct_prof_events(struct ct_profile *p, const struct ct_event *ev,
+                    size_t n)
+{
+    size_t i = 0;
+    while (i < n) {
+        i += fast_run(p, ev + i, n - i);
+        if (i < n)
+            ct_prof_event(p, &ev[i++]);
+    }
 }

@@ -54,10 +54,18 @@ struct cursor {
 
 #define FN_CACHE 1024u
 
+/* Events handed to a batch sink at once: few enough to stay in L1. */
+#define BATCH 256u
+
 struct rd {
     const struct ct_input *in;
     struct ct_trace_info *info;
     struct ct_sink *sink;
+    struct ct_batch_sink *batch; /* sink's batch interface, or NULL      */
+    struct ct_event *buf;   /* decoded events not yet handed over; fields
+                               a kind does not use are zero               */
+    size_t nbuf, buf_cap;   /* buf_cap 1 when the sink takes events one by
+                               one: it sees each as soon as it is decoded */
     struct ct_symbolizer *sym;
     bool stop;              /* the sink asked to stop                     */
     struct { uint64_t addr; uint32_t id; } fn_cache[FN_CACHE], pc_cache[256];
@@ -405,10 +413,34 @@ static uint64_t first_record_time(const struct ct_input *in,
 
 /* --- second pass: records ------------------------------------------------ */
 
-static inline bool push(struct rd *r, const struct ct_event *ev)
+/* Hands the buffered events over; false when the sink asks to stop. */
+static bool flush(struct rd *r)
 {
-    if (r->sink->event(r->sink, ev) != 0)
-        r->stop = true;
+    size_t n = r->nbuf;
+    r->nbuf = 0;
+    if (!n || r->stop)
+        return !r->stop;
+    if (r->batch) {
+        if (r->batch->events(r->batch, r->buf, n) != 0)
+            r->stop = true;
+    } else {
+        for (size_t i = 0; i < n && !r->stop; i++)
+            if (r->sink->event(r->sink, &r->buf[i]) != 0)
+                r->stop = true;
+    }
+    return !r->stop;
+}
+
+/*
+ * A rare event (anything but CALL and RETURN), handed over at once with
+ * what precedes it: its stack points into buffers the next one reuses.
+ */
+static bool push(struct rd *r, const struct ct_event *ev)
+{
+    struct ct_event *slot = &r->buf[r->nbuf++];
+    *slot = *ev;
+    flush(r);
+    *slot = (struct ct_event){0};
     return !r->stop;
 }
 
@@ -593,7 +625,9 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
     uint64_t nrec = 0;
     int status = 0;
     struct ct_event ev = {.thread = c->thread, .func = CT_FUNC_NONE};
-    struct ct_sink *sink = r->sink;
+    struct ct_event *buf = r->buf;
+    size_t nbuf = r->nbuf, buf_cap = r->buf_cap;
+    uint32_t thread = c->thread;
     bool need_stack = c->need_stack;
 
     while (p < end) {
@@ -616,16 +650,24 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
             break;
         }
         time = t;
-        ev.time = t;
         nrec++;
         switch (head & CT_REC_TYPE_MASK) {
-        case CT_REC_EXIT:
-            ev.kind = CT_EV_RETURN;
-            ev.func = CT_FUNC_NONE;
-            if (sink->event(sink, &ev) != 0)
-                goto stop;
+        case CT_REC_EXIT: {
+            struct ct_event *e = &buf[nbuf];
+            e->kind = CT_EV_RETURN;
+            e->thread = thread;
+            e->time = t;
+            e->func = CT_FUNC_NONE;
+            e->site = 0;
+            if (++nbuf == buf_cap) {
+                r->nbuf = nbuf;
+                nbuf = 0;
+                if (!flush(r))
+                    goto stop;
+            }
             break;
-        case CT_REC_ENTRY:
+        }
+        case CT_REC_ENTRY: {
             if (p < fast_end) {
                 if (!varint_fast(&p, &a) || !varint_fast(&p, &b))
                     goto bad;
@@ -635,13 +677,20 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
             }
             prev_fn += (uint64_t)ct_unzigzag(a);
             prev_site += (uint64_t)ct_unzigzag(b);
-            ev.kind = CT_EV_CALL;
-            ev.func = intern_fn(r, prev_fn);
-            ev.site = prev_site;
-            if (sink->event(sink, &ev) != 0)
-                goto stop;
-            ev.site = 0;
+            struct ct_event *e = &buf[nbuf];
+            e->kind = CT_EV_CALL;
+            e->thread = thread;
+            e->time = t;
+            e->func = intern_fn(r, prev_fn);
+            e->site = prev_site;
+            if (++nbuf == buf_cap) {
+                r->nbuf = nbuf;
+                nbuf = 0;
+                if (!flush(r))
+                    goto stop;
+            }
             break;
+        }
         case CT_REC_EXT: {
             if (p >= end)
                 goto partial;
@@ -650,9 +699,12 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
                 goto partial;
             if (a > (uint64_t)(end - p))
                 goto partial;
-            ev.func = CT_FUNC_NONE;
+            ev.time = t;
             c->need_stack = need_stack;
-            if (!ext_record(r, c, &ev, subtype, p, (size_t)a))
+            r->nbuf = nbuf;
+            bool ok = ext_record(r, c, &ev, subtype, p, (size_t)a);
+            nbuf = r->nbuf;
+            if (!ok)
                 goto bad;
             if (r->stop)
                 goto stop;
@@ -672,6 +724,7 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
         }
     bad:
         ct_calltrace_stats.records += nrec;
+        r->nbuf = nbuf;
         damage(r, c, rec, "bad record");
         return -1;
     stop:
@@ -680,6 +733,7 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
         break;
     }
     ct_calltrace_stats.records += nrec;
+    r->nbuf = nbuf;
     c->need_stack = need_stack;
     c->p = p;
     c->time = time;
@@ -916,6 +970,9 @@ static int read_calltrace(const struct ct_input *in,
     r->in = in;
     r->info = info;
     r->sink = sink;
+    r->batch = ct_sink_batch(sink);
+    r->buf_cap = r->batch ? BATCH : 1;
+    r->buf = ct_xcalloc(r->buf_cap, sizeof *r->buf);
     r->sym = new_symbolizer();
     for (size_t i = 0; i < FN_CACHE; i++)
         r->fn_cache[i].id = CT_FUNC_NONE;
@@ -987,12 +1044,14 @@ static int read_calltrace(const struct ct_input *in,
     }
 
     merge(r, cs, ncs);
+    flush(r);
 
     free(cs);
     free(order);
     free(blocks);
     free(r->ids);
     free(r->pcs);
+    free(r->buf);
     free(r);
     return info->stopped[0] ? CT_EXIT_BAD_INPUT : CT_EXIT_OK;
 }

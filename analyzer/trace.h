@@ -58,6 +58,31 @@ struct ct_sink {
     int (*event)(struct ct_sink *self, const struct ct_event *ev);
 };
 
+/*
+ * A sink that also takes events in arrays, so that a reader which decodes
+ * many events at once pays one call for them and the consumer can keep its
+ * state in registers across them.  Its sink.event must be
+ * ct_batch_sink_event, which hands single events on as arrays of one: a
+ * batch sink works wherever a sink does, and readers recognise one by that
+ * function (ct_sink_batch).  Pointers inside the events (text, stack, pcs)
+ * stay valid until the call returns.
+ */
+struct ct_batch_sink {
+    struct ct_sink sink;
+    /* Returns 0 to go on, non-zero to stop reading. */
+    int (*events)(struct ct_batch_sink *self, const struct ct_event *ev,
+                  size_t n);
+};
+
+int ct_batch_sink_event(struct ct_sink *self, const struct ct_event *ev);
+
+/* The batch interface of sink, or NULL if it takes events one by one. */
+static inline struct ct_batch_sink *ct_sink_batch(struct ct_sink *sink)
+{
+    return sink->event == ct_batch_sink_event ? (struct ct_batch_sink *)sink
+                                              : NULL;
+}
+
 struct ct_thread_info {
     uint64_t tid;         /* as the source names it (kernel tid, lms: 0)   */
     char name[32];        /* optional, "" if none                           */
