@@ -106,13 +106,18 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
 
 size_t ct_maps_collect(uint8_t *buf, size_t cap)
 {
-    static struct collect c;  /* PATH_MAX is too much for some stacks */
-    c.p = buf;
-    c.end = buf + cap;
-    if (!realpath("/proc/self/exe", c.exe))
-        c.exe[0] = '\0';
-    dl_iterate_phdr(add_object, &c);
-    return (size_t)(c.p - buf);
+    /* PATH_MAX is too much for some stacks, and a static would be shared by
+     * threads that dlopen at once: take the state from the buffer's end. */
+    if (cap <= 2 * sizeof(struct collect))
+        return 0;
+    struct collect *c =
+        (struct collect *)(buf + ((cap - sizeof *c) & ~(size_t)15));
+    c->p = buf;
+    c->end = (uint8_t *)c;
+    if (!realpath("/proc/self/exe", c->exe))
+        c->exe[0] = '\0';
+    dl_iterate_phdr(add_object, c);
+    return (size_t)(c->p - buf);
 }
 
 void ct_maps_write(void)

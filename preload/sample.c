@@ -281,7 +281,6 @@ static void delete_all_timers(void)
 static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *,
                                   void *(*)(void *), void *);
-static void *(*real_dlopen)(const char *, int);
 static int (*real_dlclose)(void *);
 static int (*real_dl_iterate_phdr)(int (*)(struct dl_phdr_info *, size_t, void *),
                                    void *);
@@ -300,7 +299,6 @@ static void resolve_all(void)
 {
     (void)REAL(sigaction);
     (void)REAL(pthread_create);
-    (void)REAL(dlopen);
     (void)REAL(dlclose);
     (void)REAL(dl_iterate_phdr);
 }
@@ -403,6 +401,22 @@ EXPORT int pthread_create(pthread_t *thread, const pthread_attr_t *attr,
  */
 static TLS int t_forking;
 
+static void loader_enter(void);
+static void loader_leave(void);
+
+int ct_loader_enter(void)
+{
+    if (t_in_handler)
+        return 0;
+    loader_enter();
+    return 1;
+}
+
+void ct_loader_leave(void)
+{
+    loader_leave();
+}
+
 static void loader_enter(void)
 {
     if (t_in_loader++ > 0 || t_forking) {
@@ -457,30 +471,6 @@ static void fork_child(void)
     atomic_store(&g_walkers, 0);
     atomic_store(&g_loader_busy, t_in_loader);
     atomic_store(&g_fork_gate, 0);
-}
-
-static int g_maps_lock;
-
-EXPORT void *dlopen(const char *file, int mode)
-{
-    if (t_in_handler)
-        return REAL(dlopen)(file, mode);
-    loader_enter();
-    void *h = REAL(dlopen)(file, mode);
-    int saved = errno;
-    /* This definition replaces the tracer's (wrap.c), so it writes the
-     * MAPS block that lets samples in the new object be named.  One at a
-     * time: ct_maps_collect fills a static buffer.  Still inside the
-     * guard, so no fork happens meanwhile. */
-    if (h && ct_proc.started == 2) {
-        while (__atomic_exchange_n(&g_maps_lock, 1, __ATOMIC_ACQUIRE))
-            sched_yield();
-        ct_maps_write();
-        __atomic_store_n(&g_maps_lock, 0, __ATOMIC_RELEASE);
-    }
-    loader_leave();
-    errno = saved;
-    return h;
 }
 
 EXPORT int dlclose(void *handle)
@@ -581,8 +571,6 @@ void ct_sample_init(void)
 
 void ct_sample_after_fork_child(void)
 {
-    /* Held, perhaps, by a parent's thread that does not exist here. */
-    __atomic_store_n(&g_maps_lock, 0, __ATOMIC_RELEASE);
     if (atomic_load(&g_state) != ON)
         return;
     /* The child has this thread only, and no timers: forget the

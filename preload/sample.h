@@ -73,6 +73,10 @@ void ct_sample_unwind_prepare(void);
  * themselves in, per thread and process-wide.  Non-zero means a stack walk
  * now could wait for the loader lock (libunwind calls dl_iterate_phdr). */
 int ct_sample_loader_busy(void);
+/* Around the tracer's dlopen and dlmopen wrappers (wrap.c).  Returns 0,
+ * and guards nothing, inside the sampler's own signal handler. */
+int ct_loader_enter(void);
+void ct_loader_leave(void);
 
 struct ct_sample_stats {
     uint64_t samples;     /* records written                               */

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "sample.h"
 #include "tracer.h"
 
 #define NEXT(name, type) ((type)dlsym(RTLD_NEXT, name))
@@ -34,9 +35,7 @@ CT_API int execlp(const char *file, const char *arg, ...);
 CT_API int execle(const char *path, const char *arg, ...);
 CT_API void _exit(int status);
 CT_API void _Exit(int status);
-/* Weak: sample.c wraps dlopen too (its loader guard); where both exist its
- * definition wins and must write the MAPS block itself (ct_maps_write). */
-CT_API void *dlopen(const char *file, int mode) __attribute__((weak));
+CT_API void *dlopen(const char *file, int mode);
 CT_API void *dlmopen(Lmid_t lmid, const char *file, int mode);
 
 static int exec_result(int rc)
@@ -159,26 +158,40 @@ CT_API void _Exit(int status)
     __builtin_unreachable();
 }
 
+/*
+ * A new object's functions can only be named if its load address is in the
+ * trace, so each successful dlopen writes a MAPS block.  The sampler's
+ * loader guard (sample.c) brackets the call: a sample taken meanwhile must
+ * not walk the stack into the loader's locks, and fork waits for it.
+ */
+static void after_load(void *handle, int guarded)
+{
+    if (handle && guarded && ct_proc.started == 2)
+        ct_maps_write();
+}
+
 CT_API void *dlopen(const char *file, int mode)
 {
     dlopen_fn next = NEXT("dlopen", dlopen_fn);
+    int guarded = ct_loader_enter();
     void *h = next(file, mode);
-    if (h && ct_proc.started == 2) {
-        int saved = errno;
-        ct_maps_write();
-        errno = saved;
-    }
+    int saved = errno;
+    after_load(h, guarded);
+    if (guarded)
+        ct_loader_leave();
+    errno = saved;
     return h;
 }
 
 CT_API void *dlmopen(Lmid_t lmid, const char *file, int mode)
 {
     dlmopen_fn next = NEXT("dlmopen", dlmopen_fn);
+    int guarded = ct_loader_enter();
     void *h = next(lmid, file, mode);
-    if (h && ct_proc.started == 2) {
-        int saved = errno;
-        ct_maps_write();
-        errno = saved;
-    }
+    int saved = errno;
+    after_load(h, guarded);
+    if (guarded)
+        ct_loader_leave();
+    errno = saved;
     return h;
 }
