@@ -23,23 +23,23 @@ void ct_prof_need_func(struct ct_profile *p, uint32_t func)
     p->nfuncs = func + 1;
 }
 
-static inline uint32_t arc_hash(uint32_t caller, uint32_t callee)
+static void insert(struct ct_arc_slot *slots, uint32_t cap, uint64_t key,
+                   uint32_t arc)
 {
-    uint64_t h = ((uint64_t)caller << 32 | callee) * 0x9e3779b97f4a7c15ull;
-    return (uint32_t)(h >> 32);
+    uint32_t h = ct_prof_arc_hash(key);
+    while (slots[h & (cap - 1)].arc)
+        h++;
+    slots[h & (cap - 1)] = (struct ct_arc_slot){key, arc + 1};
 }
 
 static void rehash(struct ct_profile *p)
 {
     struct ct_profile_state *s = p->state;
     uint32_t cap = s->arc_slot_cap ? s->arc_slot_cap * 2 : 256;
-    uint32_t *slots = ct_xcalloc(cap, sizeof *slots);
-    for (uint32_t i = 0; i < p->narcs; i++) {
-        uint32_t h = arc_hash(p->arcs[i].caller, p->arcs[i].callee);
-        while (slots[h & (cap - 1)])
-            h++;
-        slots[h & (cap - 1)] = i + 1;
-    }
+    struct ct_arc_slot *slots = ct_xcalloc(cap, sizeof *slots);
+    for (uint32_t i = 0; i < p->narcs; i++)
+        insert(slots, cap,
+               ct_prof_arc_key(p->arcs[i].caller, p->arcs[i].callee), i);
     free(s->arc_slots);
     s->arc_slots = slots;
     s->arc_slot_cap = cap;
@@ -47,18 +47,14 @@ static void rehash(struct ct_profile *p)
 
 uint32_t ct_prof_arc(struct ct_profile *p, uint32_t caller, uint32_t callee)
 {
+    return ct_prof_arc_inline(p->state, p, caller, callee);
+}
+
+/* Adds the arc caller -> callee, which the table does not hold. */
+uint32_t ct_prof_new_arc(struct ct_profile *p, uint32_t caller,
+                         uint32_t callee)
+{
     struct ct_profile_state *s = p->state;
-    if (s->arc_slot_cap) {
-        uint32_t mask = s->arc_slot_cap - 1;
-        for (uint32_t h = arc_hash(caller, callee);; h++) {
-            uint32_t v = s->arc_slots[h & mask];
-            if (!v)
-                break;
-            const struct ct_arc *a = &p->arcs[v - 1];
-            if (a->caller == caller && a->callee == callee)
-                return v - 1;
-        }
-    }
     if ((uint64_t)(p->narcs + 1) * 2 > s->arc_slot_cap)
         rehash(p);
     uint32_t idx = p->narcs++;
@@ -72,10 +68,7 @@ uint32_t ct_prof_arc(struct ct_profile *p, uint32_t caller, uint32_t callee)
     }
     p->arcs[idx] = (struct ct_arc){.caller = caller, .callee = callee};
     s->sarc_self[idx] = s->sarc_child[idx] = 0;
-    uint32_t mask = s->arc_slot_cap - 1;
-    uint32_t h = arc_hash(caller, callee);
-    while (s->arc_slots[h & mask])
-        h++;
-    s->arc_slots[h & mask] = idx + 1;
+    insert(s->arc_slots, s->arc_slot_cap, ct_prof_arc_key(caller, callee),
+           idx);
     return idx;
 }

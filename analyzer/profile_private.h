@@ -44,6 +44,13 @@ struct ct_owner {
     uint32_t outer;
 };
 
+/* The arc table keeps the keys in its slots, so that a lookup touches one
+ * cache line (and not the arcs array). */
+struct ct_arc_slot {
+    uint64_t key;                 /* caller << 32 | callee                */
+    uint32_t arc;                 /* arc index + 1, 0 = empty slot        */
+};
+
 struct ct_pthread {
     struct ct_frame *stack;
     size_t depth, cap;
@@ -62,7 +69,7 @@ struct ct_profile_state {
     struct ct_profile *p;
     size_t funcs_cap;
     size_t arcs_cap;
-    uint32_t *arc_slots;          /* (caller, callee) -> arc index + 1    */
+    struct ct_arc_slot *arc_slots; /* (caller, callee) -> arc           */
     uint32_t arc_slot_cap;        /* power of two                         */
     struct ct_pthread *threads;
     size_t nthreads;
@@ -85,6 +92,37 @@ struct ct_profile_state {
 /* profile_arcs.c */
 void ct_prof_need_func(struct ct_profile *p, uint32_t func);
 uint32_t ct_prof_arc(struct ct_profile *p, uint32_t caller, uint32_t callee);
+uint32_t ct_prof_new_arc(struct ct_profile *p, uint32_t caller,
+                         uint32_t callee);
+
+static inline uint64_t ct_prof_arc_key(uint32_t caller, uint32_t callee)
+{
+    return (uint64_t)caller << 32 | callee;
+}
+
+static inline uint32_t ct_prof_arc_hash(uint64_t key)
+{
+    return (uint32_t)((key * 0x9e3779b97f4a7c15ull) >> 32);
+}
+
+/* The arc caller -> callee, made if new.  Inline: calls look one up
+ * whenever the caller's frame has not called this callee before. */
+static inline uint32_t ct_prof_arc_inline(struct ct_profile_state *s,
+                                          struct ct_profile *p,
+                                          uint32_t caller, uint32_t callee)
+{
+    uint64_t key = ct_prof_arc_key(caller, callee);
+    uint32_t mask = s->arc_slot_cap - 1;
+    if (s->arc_slot_cap)
+        for (uint32_t h = ct_prof_arc_hash(key);; h++) {
+            const struct ct_arc_slot *slot = &s->arc_slots[h & mask];
+            if (slot->key == key && slot->arc)
+                return slot->arc - 1;
+            if (!slot->arc)
+                break;
+        }
+    return ct_prof_new_arc(p, caller, callee);
+}
 
 /* profile_stack.c */
 int ct_prof_event(struct ct_profile *p, const struct ct_event *ev);

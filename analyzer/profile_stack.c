@@ -171,94 +171,131 @@ static void act_leave(struct ct_pthread *th, uint32_t func)
 }
 
 /*
- * Opens a frame of func at stack[depth] (the caller made room and knows
- * func) and returns the arc that entered it.  clock is the thread's cpu
- * clock now.
+ * A thread's stack while events are applied to it: the thread's clock and
+ * depth, and the profile's arrays, in locals (the compiler cannot keep
+ * them in registers through stores to frames and counters, which might
+ * alias them).  open_run and close_run bracket each use.
  */
-static inline __attribute__((always_inline)) uint32_t
-enter(struct ct_profile *p, struct ct_pthread *th, struct ct_frame *stack,
-      size_t depth, uint32_t func, bool called, uint64_t clock)
+struct run {
+    struct ct_profile *p;
+    struct ct_profile_state *s;
+    struct ct_pthread *th;
+    struct ct_frame *stack;
+    struct ct_fstats *funcs;
+    struct ct_owner *owner;
+    uint32_t me;                  /* thread index + 1, as owner holds it */
+    size_t depth;
+    uint64_t clock;               /* the thread's cpu clock              */
+    uint64_t cpu, overhead;       /* added to the totals by close_run    */
+};
+
+static inline __attribute__((always_inline)) struct run
+open_run(struct ct_profile *p, struct ct_pthread *th)
 {
     struct ct_profile_state *s = p->state;
-    uint32_t me = (uint32_t)(th - s->threads) + 1;
-    uint32_t arc;
-    if (depth) {
-        struct ct_frame *caller = &stack[depth - 1];
-        if (caller->cache_callee == func) {
-            arc = caller->cache_arc;
-        } else {
-            arc = ct_prof_arc(p, caller->func, func);
-            caller->cache_callee = func;
-            caller->cache_arc = arc;
-        }
-    } else {
-        arc = ct_prof_arc(p, CT_FUNC_NONE, func);
+    return (struct run){
+        .p = p, .s = s, .th = th, .stack = th->stack, .funcs = p->funcs,
+        .owner = s->owner, .me = (uint32_t)(th - s->threads) + 1,
+        .depth = th->depth, .clock = th->clock,
+    };
+}
+
+static inline __attribute__((always_inline)) void
+close_run(const struct run *x)
+{
+    x->th->depth = x->depth;
+    x->th->clock = x->clock;
+    x->p->totals.cpu += x->cpu;
+    x->p->totals.overhead += x->overhead;
+}
+
+/* The arc from the top frame (or from nowhere) to func. */
+static inline __attribute__((always_inline)) uint32_t
+arc_to(struct run *x, uint32_t func)
+{
+    if (!x->depth)
+        return ct_prof_arc_inline(x->s, x->p, CT_FUNC_NONE, func);
+    struct ct_frame *caller = &x->stack[x->depth - 1];
+    if (caller->cache_callee != func) {
+        caller->cache_callee = func;
+        caller->cache_arc =
+            ct_prof_arc_inline(x->s, x->p, caller->func, func);
     }
+    return caller->cache_arc;
+}
+
+/*
+ * Opens a frame of func on top (the caller made room and knows func) and
+ * returns the arc that entered it.
+ */
+static inline __attribute__((always_inline)) uint32_t
+enter(struct run *x, uint32_t func, bool called)
+{
+    uint32_t arc = arc_to(x, func);
     uint32_t outer_pos;
     bool shared = false;
-    struct ct_owner *o = &s->owner[func];
-    if (o->thread == me) {
+    struct ct_owner *o = &x->owner[func];
+    if (o->thread == x->me) {
         o->count++;
         outer_pos = o->outer;
     } else if (o->thread == 0 &&
-               (!th->act_used || act_slot(th, func)->func == CT_FUNC_NONE)) {
-        o->thread = me;
+               (!x->th->act_used ||
+                act_slot(x->th, func)->func == CT_FUNC_NONE)) {
+        o->thread = x->me;
         o->count = 1;
-        outer_pos = o->outer = (uint32_t)depth;
+        outer_pos = o->outer = (uint32_t)x->depth;
     } else {
         shared = true;
-        outer_pos = act_enter(th, func, depth);
+        outer_pos = act_enter(x->th, func, x->depth);
     }
-    stack[depth] = (struct ct_frame){
-        .func = func, .arc = arc, .cache_callee = CT_FUNC_NONE,
-        .entry_clock = clock, .outer_pos = outer_pos,
-        .called = called, .shared = shared,
-    };
+    struct ct_frame *fr = &x->stack[x->depth++];
+    fr->func = func;
+    fr->arc = arc;
+    fr->cache_callee = CT_FUNC_NONE;
+    fr->entry_clock = x->clock;
+    fr->self = 0;
+    fr->inner_self = 0;
+    fr->outer_pos = outer_pos;
+    fr->called = called;
+    fr->shared = shared;
     return arc;
 }
 
-/* Ticks moved by closing frames: the bias goes from cpu to overhead. */
-struct moved {
-    uint64_t clock, cpu, overhead;
-};
-
 /*
- * Closes stack[depth], the top frame once depth is decremented: charges
- * its self time to the function, and its span to the arc that entered it
- * unless an outer frame of the same function is still open (recursion is
- * counted once, by the outermost frame).
+ * Closes the top frame: charges its self time to the function, and its
+ * span to the arc that entered it unless an outer frame of the same
+ * function is still open (recursion is counted once, by the outermost
+ * frame).  The bias, when subtracted, moves from cpu to overhead.
  */
-static inline __attribute__((always_inline)) void
-leave(struct ct_profile *p, struct ct_pthread *th, struct ct_frame *stack,
-      size_t depth, struct moved *m)
+static inline __attribute__((always_inline)) void leave(struct run *x)
 {
-    struct ct_profile_state *s = p->state;
-    struct ct_frame *fr = &stack[depth];
-    struct ct_fstats *f = &p->funcs[fr->func];
-    if (fr->called && s->bias_ticks) {
-        uint64_t b = fr->self < s->bias_ticks ? fr->self : s->bias_ticks;
+    struct ct_frame *fr = &x->stack[--x->depth];
+    struct ct_fstats *f = &x->funcs[fr->func];
+    uint64_t bias = x->s->bias_ticks;
+    if (fr->called && bias) {
+        uint64_t b = fr->self < bias ? fr->self : bias;
         fr->self -= b;
-        m->clock -= b;
-        m->cpu -= b;
-        m->overhead += b;
+        x->clock -= b;
+        x->cpu -= b;
+        x->overhead += b;
     }
     f->self_ticks += fr->self;
     if (fr->shared) {
-        act_leave(th, fr->func);
+        act_leave(x->th, fr->func);
     } else {
-        struct ct_owner *o = &s->owner[fr->func];
+        struct ct_owner *o = &x->owner[fr->func];
         if (--o->count == 0)
             o->thread = 0;
     }
-    if (fr->outer_pos == depth) {
-        uint64_t span = m->clock - fr->entry_clock;
+    if (fr->outer_pos == x->depth) {
+        uint64_t span = x->clock - fr->entry_clock;
         uint64_t self = fr->self + fr->inner_self;
-        struct ct_arc *arc = &p->arcs[fr->arc];
+        struct ct_arc *arc = &x->p->arcs[fr->arc];
         arc->self_ticks += self;
         arc->child_ticks += span - self;
         f->child_ticks += span - self;
     } else {
-        stack[fr->outer_pos].inner_self += fr->self;
+        x->stack[fr->outer_pos].inner_self += fr->self;
     }
 }
 
@@ -268,19 +305,17 @@ static uint32_t push(struct ct_profile *p, struct ct_pthread *th,
     ct_prof_need_func(p, func);
     if (th->depth == th->cap)
         ct_grow(&th->stack, &th->cap, th->depth, sizeof *th->stack);
-    uint32_t arc = enter(p, th, th->stack, th->depth, func, called,
-                         th->clock);
-    th->depth++;
+    struct run x = open_run(p, th);
+    uint32_t arc = enter(&x, func, called);
+    close_run(&x);
     return arc;
 }
 
 static void pop(struct ct_profile *p, struct ct_pthread *th)
 {
-    struct moved m = {th->clock, 0, 0};
-    leave(p, th, th->stack, --th->depth, &m);
-    th->clock = m.clock;
-    p->totals.cpu += m.cpu;
-    p->totals.overhead += m.overhead;
+    struct run x = open_run(p, th);
+    leave(&x);
+    close_run(&x);
 }
 
 static void pop_unmatched(struct ct_profile *p, struct ct_pthread *th,
@@ -463,10 +498,10 @@ int ct_prof_event(struct ct_profile *p, const struct ct_event *ev)
 /*
  * The common case, a run of one thread's CALL and RETURN events with no
  * range, no overhead interval open, time going forward, returns matching
- * the top frame, room on the stack and functions already known: the
- * thread's time, clock and depth stay in locals and the totals are added
- * once.  Returns how many events it took; the event that stopped it goes
- * the general way (ct_prof_event), which handles every case.
+ * the top frame, room on the stack and functions already known, applied
+ * with the thread's state in locals and the counts added once.  Returns
+ * how many events it took; the event that stopped it goes the general way
+ * (ct_prof_event), which handles every case.
  */
 static size_t fast_run(struct ct_profile *p, const struct ct_event *ev,
                        size_t n)
@@ -478,57 +513,53 @@ static size_t fast_run(struct ct_profile *p, const struct ct_event *ev,
     struct ct_pthread *th = &s->threads[thread];
     if (!th->seen || th->in_overhead)
         return 0;
-    struct ct_frame *stack = th->stack;
-    size_t depth = th->depth, cap = th->cap;
-    uint64_t cur = th->cur;
-    struct moved m = {th->clock, 0, 0};
-    uint64_t unmetered = 0, calls = 0, returns = 0;
+    struct run x = open_run(p, th);
+    size_t cap = th->cap;
+    uint32_t nfuncs = p->nfuncs;
+    uint64_t cur = th->cur, unmetered = 0, calls = 0, returns = 0;
     size_t i;
     for (i = 0; i < n; i++) {
         const struct ct_event *e = &ev[i];
         uint64_t t = e->time;
         if (e->thread != thread || t < cur)
             break;
+        uint64_t d = t - cur;
         if (e->kind == CT_EV_RETURN) {
-            if (!depth ||
-                (e->func != CT_FUNC_NONE && stack[depth - 1].func != e->func))
+            if (!x.depth || (e->func != CT_FUNC_NONE &&
+                             x.stack[x.depth - 1].func != e->func))
                 break;
-            stack[depth - 1].self += t - cur;
-            m.clock += t - cur;
-            m.cpu += t - cur;
+            x.stack[x.depth - 1].self += d;
+            x.clock += d;
+            x.cpu += d;
             cur = t;
             returns++;
-            leave(p, th, stack, --depth, &m);
-        } else if (e->kind == CT_EV_CALL && e->func < p->nfuncs &&
-                   depth < cap) {
-            uint32_t func = e->func;
-            uint32_t caller = CT_FUNC_NONE;
-            if (depth) {
-                caller = stack[depth - 1].func;
-                stack[depth - 1].self += t - cur;
-                m.clock += t - cur;
-                m.cpu += t - cur;
+            leave(&x);
+        } else if (e->kind == CT_EV_CALL && e->func < nfuncs &&
+                   x.depth < cap) {
+            uint32_t func = e->func, caller = CT_FUNC_NONE;
+            if (x.depth) {
+                caller = x.stack[x.depth - 1].func;
+                x.stack[x.depth - 1].self += d;
+                x.clock += d;
+                x.cpu += d;
             } else {
-                unmetered += t - cur;
-                th->pending_unmetered += t - cur;
+                unmetered += d;
+                th->pending_unmetered += d;
             }
             cur = t;
-            uint32_t arc = enter(p, th, stack, depth++, func, true, m.clock);
             calls++;
+            uint32_t arc = enter(&x, func, true);
             p->arcs[arc].count++;
             if (caller == func)
-                p->funcs[func].self_calls++;
+                x.funcs[func].self_calls++;
             else
-                p->funcs[func].calls++;
+                x.funcs[func].calls++;
         } else {
             break;
         }
     }
-    th->depth = depth;
+    close_run(&x);
     th->cur = cur;
-    th->clock = m.clock;
-    p->totals.cpu += m.cpu;
-    p->totals.overhead += m.overhead;
     p->totals.unmetered += unmetered;
     p->counts.events += i;
     p->counts.calls += calls;

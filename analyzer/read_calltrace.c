@@ -522,6 +522,86 @@ static inline bool varint_fast(const uint8_t **pp, uint64_t *out)
     return false;
 }
 
+/* varint_fast with the one- and two-byte cases (most heads and deltas)
+ * unrolled. */
+static inline __attribute__((always_inline)) bool
+varint_hot(const uint8_t **pp, uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    if (p[0] < 0x80) {
+        *out = p[0];
+        *pp = p + 1;
+        return true;
+    }
+    if (p[1] < 0x80) {
+        *out = (p[0] & 0x7fu) | (uint64_t)p[1] << 7;
+        *pp = p + 2;
+        return true;
+    }
+    return varint_fast(pp, out);
+}
+
+/* A cursor's decoding position, in locals while a block is decoded. */
+struct dec {
+    const uint8_t *p;
+    uint64_t time, prev_fn, prev_site;
+    uint64_t nrec;
+    size_t nbuf;
+};
+
+/*
+ * The common records, calls and returns, while they lie wholly before
+ * fast_end (so that no byte needs a bounds check) and no later than limit.
+ * Stops before anything else (an EXT record, a zero byte, damage), which
+ * decode_block's general loop reads.  Returns false when the sink asked
+ * to stop.
+ */
+static inline __attribute__((always_inline)) bool
+decode_hot(struct rd *r, struct dec *d, const uint8_t *fast_end,
+           uint64_t limit, uint32_t thread)
+{
+    struct ct_event *buf = r->buf;
+    size_t buf_cap = r->buf_cap;
+    while (d->p < fast_end) {
+        const uint8_t *p = d->p;
+        uint64_t head, a, b;
+        if (!varint_hot(&p, &head))
+            return true;
+        uint64_t t = d->time + (head >> CT_REC_TYPE_BITS);
+        if (t < d->time || t > limit)
+            return true;
+        struct ct_event *e = &buf[d->nbuf];
+        unsigned type = head & CT_REC_TYPE_MASK;
+        if (type == CT_REC_EXIT) {
+            e->kind = CT_EV_RETURN;
+            e->func = CT_FUNC_NONE;
+            e->site = 0;
+        } else if (type == CT_REC_ENTRY) {
+            if (!varint_hot(&p, &a) || !varint_hot(&p, &b))
+                return true;
+            d->prev_fn += (uint64_t)ct_unzigzag(a);
+            d->prev_site += (uint64_t)ct_unzigzag(b);
+            e->kind = CT_EV_CALL;
+            e->func = intern_fn(r, d->prev_fn);
+            e->site = d->prev_site;
+        } else {
+            return true;
+        }
+        e->thread = thread;
+        e->time = t;
+        d->time = t;
+        d->p = p;
+        d->nrec++;
+        if (++d->nbuf == buf_cap) {
+            r->nbuf = d->nbuf;
+            d->nbuf = 0;
+            if (!flush(r))
+                return false;
+        }
+    }
+    return true;
+}
+
 /* An EXT record's payload [p, p + len).  Returns false on damage. */
 static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
                        unsigned subtype, const uint8_t *p, size_t len)
@@ -631,6 +711,21 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
     bool need_stack = c->need_stack;
 
     while (p < end) {
+        if (p < fast_end) {
+            struct dec d = {p, time, prev_fn, prev_site, nrec, nbuf};
+            bool go = decode_hot(r, &d, fast_end, limit, thread);
+            if (d.nrec != nrec)
+                need_stack = false;
+            p = d.p;
+            time = d.time;
+            prev_fn = d.prev_fn;
+            prev_site = d.prev_site;
+            nrec = d.nrec;
+            nbuf = d.nbuf;
+            if (!go)
+                goto stop;
+        }
+        /* One record of any kind, with every check. */
         const uint8_t *rec = p;
         uint64_t head, a, b;
         if (*p == 0)
