@@ -225,17 +225,15 @@ struct lane {
     uint32_t thread;
 };
 
-static int emit(struct ct_sink *sink, enum ct_ev_kind kind, uint32_t thread,
-                uint64_t t, uint32_t func)
+static int emit(struct ct_emitter *sink, enum ct_ev_kind kind,
+                uint32_t thread, uint64_t t, uint32_t func)
 {
-    struct ct_event ev = {.kind = kind, .thread = thread, .time = t,
-                          .func = func};
-    return sink->event(sink, &ev);
+    return ct_emit_plain(sink, kind, thread, t, func);
 }
 
 /* Ends the spans of lane that end by `until`; innermost first. */
 static int close_until(struct lane *ln, const struct span *spans,
-                       int64_t until, int64_t base, struct ct_sink *sink)
+                       int64_t until, int64_t base, struct ct_emitter *sink)
 {
     while (ln->depth) {
         const struct span *s = &spans[ln->stack[ln->depth - 1]];
@@ -251,7 +249,7 @@ static int close_until(struct lane *ln, const struct span *spans,
 }
 
 static int lay_out(struct lms *L, struct ct_trace_info *info,
-                   struct ct_sink *sink)
+                   struct ct_emitter *sink)
 {
     struct span *sp = L->spans;
     int64_t base = 0;
@@ -306,6 +304,10 @@ static int lay_out(struct lms *L, struct ct_trace_info *info,
             r = close_until(&lanes[k], sp, LMS_OPEN_END, base, sink);
         free(lanes[k].stack);
     }
+    /* what was laid out, also before a layout error */
+    int f = ct_emit_flush(sink);
+    if (!r)
+        r = f;
     return r < 0 ? CT_EXIT_BAD_INPUT : CT_EXIT_OK;
 }
 
@@ -319,7 +321,10 @@ static int read_lms(const struct ct_input *in, struct ct_trace_info *info,
     if (L.old_form)
         ct_trace_add_meta(info, "lms form", "type,diff,label (no mapping "
                           "lines)");
-    int r = lay_out(&L, info, sink);
+    struct ct_emitter *em = ct_xmalloc(sizeof *em);
+    ct_emit_init(em, sink);
+    int r = lay_out(&L, info, em);
+    free(em);
     if (info->nthreads > 1) {
         char v[64];
         snprintf(v, sizeof v, "%u synthetic threads (spans overlap without "

@@ -215,14 +215,14 @@ static const char *next_merged(const char *p, const char *e, bool *is_call)
     return r;
 }
 
-static int emit(struct ct_sink *sink, struct ct_event *ev)
+static int emit(struct ct_emitter *sink, struct ct_event *ev)
 {
-    return sink->event(sink, ev);
+    return ct_emit(sink, ev);
 }
 
 /* A V payload: the message, then calls/returns merged into it when the
  * clock had not ticked.  "undefined" before a merge means no message. */
-static int emit_user(struct ct_trace_info *info, struct ct_sink *sink,
+static int emit_user(struct ct_trace_info *info, struct ct_emitter *sink,
                      struct ct_event *ev, const char *p, const char *e)
 {
     bool is_call;
@@ -266,7 +266,7 @@ static int emit_user(struct ct_trace_info *info, struct ct_sink *sink,
 }
 
 static void push_all(const struct ct_input *in, struct ct_trace_info *info,
-                     struct ct_sink *sink, struct olvec *v, bool ns_ticks)
+                     struct ct_emitter *sink, struct olvec *v, bool ns_ticks)
 {
     static const enum ct_ev_kind kinds[] = {CT_EV_CALL, CT_EV_RETURN,
                                             CT_EV_OVERHEAD_START,
@@ -286,10 +286,8 @@ static void push_all(const struct ct_input *in, struct ct_trace_info *info,
                 return;
             continue;
         }
-        ev.kind = kinds[k];
-        if (k == K_C || k == K_R)
-            ev.func = r->arg;
-        if (emit(sink, &ev))
+        if (ct_emit_plain(sink, kinds[k], ev.thread, ev.time,
+                          k == K_C || k == K_R ? r->arg : CT_FUNC_NONE))
             return;
     }
 }
@@ -308,7 +306,11 @@ static int read_openlaszlo(const struct ct_input *in,
                              : "milliseconds");
     if (!info->nthreads)
         ct_trace_thread(info, 0);
-    push_all(in, info, sink, &v, ps->any_fraction);
+    struct ct_emitter *em = ct_xmalloc(sizeof *em);
+    ct_emit_init(em, sink);
+    push_all(in, info, em, &v, ps->any_fraction);
+    ct_emit_flush(em);
+    free(em);
     free(v.r);
     free(ps);
     return ok ? CT_EXIT_OK : CT_EXIT_BAD_INPUT;

@@ -197,3 +197,17 @@ void ct_probe_lines(const struct ct_input *in, size_t limit_lines,
             t->matched++;
     }
 }
+
+void ct_emit_init(struct ct_emitter *em, struct ct_sink *sink)
+{
+    em->sink = sink;
+    em->batch = ct_sink_batch(sink);
+    em->n = 0;
+}
+
+int ct_emit_flush(struct ct_emitter *em)
+{
+    size_t n = em->n;
+    em->n = 0;
+    return n && em->batch ? em->batch->events(em->batch, em->buf, n) : 0;
+}

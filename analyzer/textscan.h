@@ -168,4 +168,46 @@ void ct_probe_lines(const struct ct_input *in, size_t limit_lines,
                     bool (*pred)(const char *l, size_t n, void *ctx),
                     void *ctx, struct ct_probe_tally *t);
 
+/*
+ * Events on their way to a sink: a batch sink (trace.h) gets them in
+ * arrays, any other sink one by one as they come.  The events' text must
+ * outlive ct_emit_flush (the readers point it into the input); they carry
+ * no stacks.
+ */
+#define CT_EMIT_BATCH 256
+struct ct_emitter {
+    struct ct_sink *sink;
+    struct ct_batch_sink *batch;   /* NULL: sink takes events one by one */
+    size_t n;
+    struct ct_event buf[CT_EMIT_BATCH];
+};
+
+void ct_emit_init(struct ct_emitter *em, struct ct_sink *sink);
+/* Hands the gathered events over; the sink's answer (non-zero: stop). */
+int ct_emit_flush(struct ct_emitter *em);
+
+/* Returns non-zero when the sink asked to stop. */
+static inline int ct_emit(struct ct_emitter *em, const struct ct_event *ev)
+{
+    if (!em->batch)
+        return em->sink->event(em->sink, ev);
+    em->buf[em->n++] = *ev;
+    return em->n == CT_EMIT_BATCH ? ct_emit_flush(em) : 0;
+}
+
+/* An event with no text, count or stack.  Written in place: a copy of
+ * a freshly built event would stall on its partly forwarded stores. */
+static inline int ct_emit_plain(struct ct_emitter *em, enum ct_ev_kind kind,
+                                uint32_t thread, uint64_t time, uint32_t func)
+{
+    if (!em->batch) {
+        struct ct_event ev = {.kind = kind, .thread = thread, .time = time,
+                              .func = func};
+        return em->sink->event(em->sink, &ev);
+    }
+    em->buf[em->n++] = (struct ct_event){.kind = kind, .thread = thread,
+                                         .time = time, .func = func};
+    return em->n == CT_EMIT_BATCH ? ct_emit_flush(em) : 0;
+}
+
 #endif /* CT_TEXTSCAN_H */
