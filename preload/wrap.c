@@ -102,41 +102,37 @@ static void collect_args(const char **argv, const char *arg, va_list ap)
         argv[i] = NULL;
 }
 
+/*
+ * The execl* calls rebuild their argument list as an array on the stack
+ * and go through the execv* wrappers above.  Leaves `ap` positioned after
+ * the terminating NULL (execle's envp follows) and still started.
+ */
+#define EXECL_ARGV(argv, arg)                                              \
+    va_list ap;                                                            \
+    va_start(ap, arg);                                                     \
+    size_t argc_ = count_args(arg, ap);                                    \
+    va_end(ap);                                                            \
+    const char *argv[argc_];                                               \
+    va_start(ap, arg);                                                     \
+    collect_args(argv, arg, ap)
+
 CT_API int execl(const char *path, const char *arg, ...)
 {
-    va_list ap;
-    va_start(ap, arg);
-    size_t n = count_args(arg, ap);
-    va_end(ap);
-    const char *argv[n];
-    va_start(ap, arg);
-    collect_args(argv, arg, ap);
+    EXECL_ARGV(argv, arg);
     va_end(ap);
     return execv(path, (char *const *)argv);
 }
 
 CT_API int execlp(const char *file, const char *arg, ...)
 {
-    va_list ap;
-    va_start(ap, arg);
-    size_t n = count_args(arg, ap);
-    va_end(ap);
-    const char *argv[n];
-    va_start(ap, arg);
-    collect_args(argv, arg, ap);
+    EXECL_ARGV(argv, arg);
     va_end(ap);
     return execvp(file, (char *const *)argv);
 }
 
 CT_API int execle(const char *path, const char *arg, ...)
 {
-    va_list ap;
-    va_start(ap, arg);
-    size_t n = count_args(arg, ap);
-    va_end(ap);
-    const char *argv[n];
-    va_start(ap, arg);
-    collect_args(argv, arg, ap);
+    EXECL_ARGV(argv, arg);
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     return execve(path, (char *const *)argv, envp);
