@@ -1,5 +1,5 @@
 #!/bin/bash
-# Builds the libFuzzer harnesses (one per log reader) into $BUILD/fuzz and
+# Builds the libFuzzer harnesses (one per reader) into $BUILD/fuzz and
 # runs them.  Usage: tests/fuzz/run.sh [smoke|long]
 #   smoke  about 20 s in all (the harnesses share the budget)
 #   long   10 minutes each
@@ -12,7 +12,7 @@ mode=${1:-smoke}
 BUILD=${BUILD:-build}
 out=$BUILD/fuzz
 formats=${CT_FORMATS:-../shared/formats}
-harnesses=(openlaszlo lms rtl samplingprof evlog)
+harnesses=(calltrace openlaszlo lms rtl samplingprof evlog)
 case $mode in
     smoke) secs=$(( 20 / ${#harnesses[@]} )) ;;
     long) secs=600 ;;
@@ -47,7 +47,13 @@ for h in "${harnesses[@]}"; do
     corpus=$out/corpus_$h
     mkdir -p "$corpus"
     cp -f "$formats"/samples/* tests/formats/* "$corpus"/ 2>/dev/null
-    if "$bin" -max_total_time="$secs" -close_fd_mask=2 -rss_limit_mb=2048 \
+    extra=()
+    # The seed trace names real objects (libc) in its MAPS block, which
+    # libbfd opens; libbfd's known leak (suppressed in symbolize.c) makes
+    # libFuzzer run LeakSanitizer after every input, 40x slower.  The unit
+    # tests run LeakSanitizer over the reader at exit.
+    [ "$h" = calltrace ] && extra=(-detect_leaks=0)
+    if "$bin" "${extra[@]}" -max_total_time="$secs" -close_fd_mask=2 -rss_limit_mb=2048 \
             -timeout=10 -max_len=65536 -artifact_prefix="$out/crash-$h-" \
             "$corpus" > "$out/fuzz_$h.log" 2>&1; then
         pass=$((pass + 1))
