@@ -52,7 +52,8 @@ static uint32_t *slot(uint32_t **arr, size_t *cap, uint32_t key)
 
 static void begin_span(struct lms *L, uint32_t key, uint32_t func, int64_t t)
 {
-    ct_grow(&L->spans, &L->cap, L->nspans, sizeof *L->spans);
+    if (L->nspans == L->cap)
+        ct_grow(&L->spans, &L->cap, L->nspans, sizeof *L->spans);
     uint32_t *top = slot(&L->open_top, &L->open_cap, key);
     L->spans[L->nspans] = (struct span){t, LMS_OPEN_END, func,
                                         (uint32_t)L->nspans, *top};
@@ -98,6 +99,38 @@ static bool span_line(struct lms *L, struct ct_scan *s,
     return true;
 }
 
+/* Up to 18 digits, which cannot overflow: ids and deltas are short.  A
+ * longer number is left to the general path and its overflow checks. */
+static inline bool short_u64(const char **p, const char *end, uint64_t *v)
+{
+    const char *q = *p;
+    const char *lim = end - q > 18 ? q + 18 : end;
+    uint64_t x = 0;
+    if (q >= lim || !ct_is_digit(*q))
+        return false;
+    do {
+        x = x * 10 + (uint64_t)(*q++ - '0');
+    } while (q < lim && ct_is_digit(*q));
+    if (q < end && ct_is_digit(*q))
+        return false;
+    *p = q;
+    *v = x;
+    return true;
+}
+
+static inline bool short_i64(const char **p, const char *end, int64_t *v)
+{
+    const char *q = *p;
+    bool neg = q < end && *q == '-';
+    uint64_t x;
+    q += neg;
+    if (!short_u64(&q, end, &x))
+        return false;
+    *v = neg ? -(int64_t)x : (int64_t)x;
+    *p = q;
+    return true;
+}
+
 /* "0,<id>,<delta>\n" read straight from the buffer: most lines are this.
  * Returns 1 done, 0 not this shape (the general path takes it), -1 stop. */
 static int fast_line(struct lms *L, struct ct_scan *s,
@@ -110,8 +143,8 @@ static int fast_line(struct lms *L, struct ct_scan *s,
     if (end - p < 6 || (p[0] != '0' && p[0] != '1') || p[1] != ',')
         return 0;
     const char *q = p + 2;
-    if (!ct_parse_u64(&q, end, &id) || q >= end || *q++ != ',' ||
-        !ct_parse_i64(&q, end, &delta) || q >= end || *q != '\n' ||
+    if (!short_u64(&q, end, &id) || q >= end || *q++ != ',' ||
+        !short_i64(&q, end, &delta) || q >= end || *q != '\n' ||
         id >= L->ids_cap || !L->func_of_id[id])
         return 0;
     s->p = q + 1;
