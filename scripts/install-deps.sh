@@ -5,9 +5,11 @@
 # bench/ compares against: uftrace, hyperfine, gperftools)
 set -eu
 
-need="gcc make binutils binutils-dev libunwind-dev libcmocka-dev clang \
-libclang-rt-14-dev python3"
-[ "${1:-}" = "--bench" ] && need="$need uftrace hyperfine libgoogle-perftools-dev"
+# libgoogle-perftools-dev: the sampling tests check that gperftools'
+# profiler, loaded first, keeps SIGPROF.
+need="gcc g++ make binutils binutils-dev libunwind-dev libcmocka-dev clang \
+libclang-rt-14-dev python3 libgoogle-perftools-dev"
+[ "${1:-}" = "--bench" ] && need="$need uftrace hyperfine"
 
 missing=""
 for p in $need; do
