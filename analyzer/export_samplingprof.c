@@ -1,8 +1,12 @@
 /*
  * --export samplingprof: the finished profile as a SamplingProf document.
  *
- * A sampled profile is written as it is: sample counts per function and
- * per arc, and the runtime it came with (or the samples times the interval).
+ * Stack samples with pcs (calltrace's sampling mode) are written by line,
+ * as SamplingProf means its call elements: "file:line:function" for each
+ * line sampled, with the counts and links of profile_lines.h.  Other
+ * sampled profiles (SamplingProf's own) are written as they are: sample
+ * counts per function and per arc.  The runtime is the one the input came
+ * with, or the samples times the interval.
  * A call trace has exact times instead; it is written as pseudo-samples of
  * one millisecond: self = self time in ms, total = self + children in ms,
  * an arc's count = the time of those calls in ms, each rounded to the
@@ -16,6 +20,7 @@
 
 #include "export.h"
 #include "profile.h"
+#include "profile_lines.h"
 #include "util.h"
 
 struct sp_export {
@@ -42,17 +47,49 @@ static bool used(const struct ct_fstats *f)
            f->samples_self || f->samples_total;
 }
 
-static void element(FILE *out, struct ct_functab *tab, uint32_t id)
+static void element(FILE *out, const char *file, uint32_t line,
+                    const char *name, uint32_t id)
 {
-    const struct ct_func *f = ct_functab_get(tab, id);
-    const char *name = f && f->name ? f->name : "?";
     /* commas are fine (split at the last one), newlines are not */
-    if (f && f->file)
-        fprintf(out, "%.*s:%" PRIu32 ":", (int)strcspn(f->file, "\n"),
-                f->file, f->line);
+    if (file)
+        fprintf(out, "%.*s:%" PRIu32 ":", (int)strcspn(file, "\n"), file,
+                line);
     else
         fputs("?:0:", out);
     fprintf(out, "%.*s,%" PRIu32 "\n", (int)strcspn(name, "\n"), name, id);
+}
+
+static void func_element(FILE *out, struct ct_functab *tab, uint32_t id)
+{
+    const struct ct_func *f = ct_functab_get(tab, id);
+    element(out, f ? f->file : NULL, f ? f->line : 0,
+            f && f->name ? f->name : "?", id);
+}
+
+static void arc_line(FILE *out, uint32_t caller, uint32_t callee, uint64_t n)
+{
+    if (caller == CT_FUNC_NONE)
+        fprintf(out, "-1,%" PRIu32 ",%" PRIu64 "\n", callee, n);
+    else
+        fprintf(out, "%" PRIu32 ",%" PRIu32 ",%" PRIu64 "\n", caller, callee,
+                n);
+}
+
+static void write_lines(FILE *out, struct ct_functab *tab,
+                        const struct ct_line_profile *lp)
+{
+    for (uint32_t i = 0; i < lp->nelems; i++) {
+        const struct ct_line_elem *e = &lp->elems[i];
+        element(out, e->file, e->line, ct_functab_name(tab, e->func), i);
+    }
+    fputc('\n', out);
+    for (uint32_t i = 0; i < lp->nelems; i++)
+        fprintf(out, "%" PRIu32 ",%" PRIu64 ",%" PRIu64 "\n", i,
+                lp->elems[i].self, lp->elems[i].total);
+    fputc('\n', out);
+    for (uint32_t i = 0; i < lp->narcs; i++)
+        arc_line(out, lp->arcs[i].caller, lp->arcs[i].callee,
+                 lp->arcs[i].count);
 }
 
 static int sp_finish(struct ct_exporter *ex, struct ct_profile *p)
@@ -74,9 +111,14 @@ static int sp_finish(struct ct_exporter *ex, struct ct_profile *p)
         runtime = ct_ticks_to_ns(info, p->totals.cpu) / 1e6;
     }
     fprintf(x->out, "%.3f\n\n", runtime);
+    const struct ct_line_profile *lp = sampled ? ct_profile_lines(p) : NULL;
+    if (lp) {
+        write_lines(x->out, info->funcs, lp);
+        return 0;
+    }
     for (uint32_t i = 0; i < p->nfuncs; i++)
         if (used(&p->funcs[i]))
-            element(x->out, info->funcs, i);
+            func_element(x->out, info->funcs, i);
     fputc('\n', x->out);
     for (uint32_t i = 0; i < p->nfuncs; i++) {
         const struct ct_fstats *f = &p->funcs[i];
@@ -95,11 +137,7 @@ static int sp_finish(struct ct_exporter *ex, struct ct_profile *p)
         const struct ct_arc *a = &p->arcs[i];
         uint64_t n = sampled ? a->count
                              : ticks_ms(info, a->self_ticks + a->child_ticks);
-        if (a->caller == CT_FUNC_NONE)
-            fprintf(x->out, "-1,%" PRIu32 ",%" PRIu64 "\n", a->callee, n);
-        else
-            fprintf(x->out, "%" PRIu32 ",%" PRIu32 ",%" PRIu64 "\n",
-                    a->caller, a->callee, n);
+        arc_line(x->out, a->caller, a->callee, n);
     }
     return 0;
 }

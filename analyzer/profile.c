@@ -175,6 +175,7 @@ void ct_profile_free(struct ct_profile *p)
     free(s->sarc_child);
     free(s->mark);
     free(s->owner);
+    ct_prof_lines_free(s->lines);
     free(s);
     for (size_t i = 0; i < p->nevents; i++)
         free(p->events[i].text);

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "profile.h"
+#include "profile_lines.h"
 
 /* One open activation on a thread's stack. */
 struct ct_frame {
@@ -84,6 +85,8 @@ struct ct_profile_state {
     uint64_t mark_gen;
     uint64_t samples_total_weight;
     uint64_t ticks_per_sample;    /* set when samples are folded in       */
+    struct ct_prof_lines *lines;  /* stacks with pcs, for the line view
+                                     (profile_lines.c)                   */
     bool span_set;                /* wall span of sample events           */
     uint64_t span_first, span_last;
     bool finished;

@@ -43,6 +43,7 @@ void ct_prof_sample(struct ct_profile *p, const struct ct_event *ev)
             return; /* a hole in the stack: nothing sound to charge */
     for (uint32_t i = 0; i < ev->depth; i++)
         ct_prof_need_func(p, ev->stack[i]);
+    ct_prof_lines_add(&s->lines, ev, w);
     uint64_t gen = ++s->mark_gen;
     uint32_t leaf = ev->stack[0];
     p->funcs[leaf].samples_self += w;

@@ -1084,6 +1084,8 @@ static int read_calltrace(const struct ct_input *in,
     for (size_t i = 0; i < nmaps; i++)
         read_maps(r->sym, in, order[i]);
     ct_functab_set_resolver(info->funcs, ct_symbolizer_resolve, r->sym);
+    info->pc_line = ct_symbolizer_line;   /* samples' lines, for --by-line */
+    info->pc_line_ctx = r->sym;
 
     register_threads(info, blocks, nblocks);
     uint64_t lost = 0;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "profile_lines.h"
 #include "report_private.h"
 #include "util.h"
 
@@ -23,40 +24,49 @@ static int cmp_row(const void *a, const void *b)
     return strcmp(x->name, y->name);
 }
 
-static int cmp_name(const void *a, const void *b)
+/* "name (file:line)", or the name alone when the line is unknown. */
+static char *line_name(const char *name, const char *file, uint32_t line)
 {
-    const struct row *x = a, *y = b;
-    return strcmp(x->name, y->name);
+    size_t len = strlen(name) + (file ? strlen(file) : 0) + 24;
+    char *s = ct_xmalloc(len);
+    if (file)
+        snprintf(s, len, "%s (%s:%" PRIu32 ")", name, file, line);
+    else
+        snprintf(s, len, "%s", name);
+    return s;
 }
 
-/* --by-line: one row per source line (the function's file:line when the
- * symbol table knows it, its name otherwise). */
-static size_t group_by_line(struct ct_rep *r, struct row *rows, size_t n)
+/* --by-line from stack samples with pcs: one row per line sampled. */
+static size_t rows_of_lines(struct ct_rep *r, const struct ct_line_profile *lp,
+                            struct row **rowsp)
+{
+    uint64_t unit = lp->ticks_per_sample;
+    struct row *rows = ct_xcalloc(lp->nelems + 1, sizeof *rows);
+    for (uint32_t i = 0; i < lp->nelems; i++) {
+        const struct ct_line_elem *e = &lp->elems[i];
+        rows[i].owned = line_name(ct_rep_name(r, e->func), e->file, e->line);
+        rows[i].name = rows[i].owned;
+        rows[i].self = e->self * unit;
+        rows[i].child = (e->total - e->self) * unit;
+        rows[i].calls = e->calls;
+    }
+    *rowsp = rows;
+    return lp->nelems;
+}
+
+/* --by-line without pcs (aggregated or traced data): the functions, each
+ * at its own file:line as the input gives it. */
+static void name_by_definition(struct ct_rep *r, struct row *rows, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
-        uint32_t f = (uint32_t)rows[i].index; /* func id, see caller */
+        uint32_t f = rows[i].index; /* func id, see caller */
         const struct ct_func *fn = ct_functab_get(r->p->info->funcs, f);
         if (fn && fn->file) {
-            size_t len = strlen(fn->file) + 16;
-            rows[i].owned = ct_xmalloc(len);
-            snprintf(rows[i].owned, len, "%s:%" PRIu32, fn->file, fn->line);
+            rows[i].owned = line_name(rows[i].name, fn->file, fn->line);
             rows[i].name = rows[i].owned;
         }
         rows[i].index = 0;
     }
-    qsort(rows, n, sizeof *rows, cmp_name);
-    size_t out = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (out && strcmp(rows[out - 1].name, rows[i].name) == 0) {
-            rows[out - 1].self += rows[i].self;
-            rows[out - 1].child += rows[i].child;
-            rows[out - 1].calls += rows[i].calls;
-            free(rows[i].owned);
-            continue;
-        }
-        rows[out++] = rows[i];
-    }
-    return out;
 }
 
 static const char blurb[] =
@@ -102,8 +112,14 @@ void ct_report_flat(struct ct_rep *r)
             .calls = fs->calls + fs->self_calls,
         };
     }
-    if (r->o->by_line)
-        n = group_by_line(r, rows, n);
+    const struct ct_line_profile *lp = r->o->by_line ? ct_profile_lines(p)
+                                                     : NULL;
+    if (lp) {
+        free(rows);
+        n = rows_of_lines(r, lp, &rows);
+    } else if (r->o->by_line) {
+        name_by_definition(r, rows, n);
+    }
     qsort(rows, n, sizeof *rows, cmp_row);
 
     double max_call = 0;

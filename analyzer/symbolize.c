@@ -384,3 +384,38 @@ void ct_symbolizer_resolve(void *ctx, struct ct_func *f)
         f->line = line;
     }
 }
+
+bool ct_symbolizer_line(void *ctx, uint64_t pc, char **file, uint32_t *line)
+{
+    struct ct_symbolizer *s = ctx;
+    *file = NULL;
+    *line = 0;
+    struct map *m = find_map(s, pc);
+    if (!m)
+        return false;
+    struct object *o = m->obj;
+    if (!o->opened)
+        load_object(o);
+    if (!o->abfd)
+        return true;
+    uint64_t a = pc - m->base;
+    asection *sec = section_of(o->abfd, a);
+    const char *f = NULL, *func = NULL;
+    unsigned l = 0;
+    if (!sec || !bfd_find_nearest_line(o->abfd, sec, o->symtab,
+                                       a - bfd_section_vma(sec), &f, &func,
+                                       &l))
+        return true;
+    /* Inlined code: walk out to the call in the function itself. */
+    const char *of = f, *ofunc = func;
+    unsigned ol = l;
+    while (bfd_find_inliner_info(o->abfd, &of, &ofunc, &ol)) {
+        f = of;
+        l = ol;
+    }
+    if (f) {
+        *file = ct_xstrdup(f);
+        *line = l;
+    }
+    return true;
+}

@@ -35,6 +35,15 @@ bool ct_symbolizer_func_start(struct ct_symbolizer *s, uint64_t addr,
                               uint64_t *start);
 
 /*
+ * Source line of a run-time pc, for ct_trace_info.pc_line (ctx = the
+ * symbolizer).  For inlined code it is the line of the outermost inlined
+ * call, so that the line lies in the function whose symbol contains the pc.
+ * *file is malloc'ed, NULL (and *line 0) when the object has no line
+ * table for it.  False when the pc is in no known object.
+ */
+bool ct_symbolizer_line(void *ctx, uint64_t pc, char **file, uint32_t *line);
+
+/*
  * The resolver for ct_functab_set_resolver (ctx = the symbolizer): name
  * (demangled), file:line of f->addr, and the object.  Addresses in a known
  * object without a symbol are named "libfoo.so+0x1234" (ELF address);

@@ -86,6 +86,9 @@ static inline struct ct_batch_sink *ct_sink_batch(struct ct_sink *sink)
 struct ct_thread_info {
     uint64_t tid;         /* as the source names it (kernel tid, lms: 0)   */
     char name[32];        /* optional, "" if none                           */
+    bool synthetic;       /* made up by the reader, not a thread of the
+                             source (evlog states): tid is only a key, the
+                             name says what it is                          */
 };
 
 struct ct_meta {
@@ -143,6 +146,13 @@ struct ct_trace_info {
                                  --time-range and of --dump timestamps      */
 
     struct ct_functab *funcs;
+
+    /* Source line of a run-time pc, for line-level views of samples
+     * (binary traces, through the symbolizer); NULL where the format has
+     * no addresses.  *file is malloc'ed (NULL if unknown), *line 0 if
+     * unknown.  Returns false when the pc is in no known object. */
+    bool (*pc_line)(void *ctx, uint64_t pc, char **file, uint32_t *line);
+    void *pc_line_ctx;
 };
 
 void ct_trace_info_init(struct ct_trace_info *info, const char *path,
