@@ -110,6 +110,7 @@ static uint32_t state_thread(struct evlog *E, struct ct_trace_info *info,
         uint32_t t = ct_trace_thread(info, UINT64_MAX - func);
         snprintf(info->threads[t].name, sizeof info->threads[t].name,
                  "state %.25s", ct_functab_name(info->funcs, func));
+        info->threads[t].synthetic = true;
         E->state_thread[func] = t + 1;
     }
     return E->state_thread[func] - 1;

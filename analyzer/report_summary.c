@@ -1,5 +1,6 @@
 /* Section 1: where the data came from and where the time went. */
 #include <inttypes.h>
+#include <stdbool.h>
 #include <time.h>
 
 #include "report_private.h"
@@ -21,14 +22,30 @@ static void print_date(FILE *out, const struct ct_trace_info *info,
     fprintf(out, " Date: %s\n", buf);
 }
 
+/* Threads by tid (and name); synthetic ones (readers' inventions, whose
+ * tid is only a key) by name alone, after the others. */
 static void print_threads(FILE *out, const struct ct_trace_info *info)
 {
     fprintf(out, " Threads: %" PRIu32, info->nthreads);
     uint32_t shown = info->nthreads < 8 ? info->nthreads : 8;
-    for (uint32_t i = 0; i < shown; i++)
-        fprintf(out, "%s%" PRIu64 "%s%s%s", i ? ", " : " (tid ",
-                info->threads[i].tid, info->threads[i].name[0] ? " " : "",
-                info->threads[i].name, i + 1 == shown ? "" : "");
+    const char *sep = " (";
+    for (int synthetic = 0; synthetic < 2; synthetic++) {
+        bool any = false;
+        for (uint32_t i = 0; i < shown; i++) {
+            const struct ct_thread_info *t = &info->threads[i];
+            if (t->synthetic != (synthetic == 1))
+                continue;
+            if (synthetic)
+                fprintf(out, "%s%s", sep, t->name[0] ? t->name : "unnamed");
+            else
+                fprintf(out, "%s%s%" PRIu64 "%s%s", sep, any ? "" : "tid ",
+                        t->tid, t->name[0] ? " " : "", t->name);
+            sep = ", ";
+            any = true;
+        }
+        if (any)
+            sep = "; ";
+    }
     if (shown)
         fprintf(out, "%s)", shown < info->nthreads ? ", ..." : "");
     fputc('\n', out);
