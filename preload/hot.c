@@ -9,13 +9,22 @@
  * The busy flag is set before anything is checked, so an instrumented
  * signal handler that interrupts us sees it and is dropped (and counted)
  * by the slow path instead of writing into a half-written record.
+ *
+ * The hooks are leaf functions: every call out of them (the slow path, the
+ * CLOCK_MONOTONIC variant) is a tail call, so the fast path saves no
+ * registers and sets up no frame.
  */
 #include "tracer.h"
 
 __thread struct ct_thread *ct_self __attribute__((tls_model("initial-exec")));
 
+static inline __attribute__((always_inline)) uint64_t hook_clock(int tsc)
+{
+    return tsc ? __rdtsc() : ct_mono_ns();
+}
 
-CT_API void __cyg_profile_func_enter(void *fn, void *site)
+static inline __attribute__((always_inline)) void
+hook_enter(void *fn, void *site, int tsc)
 {
     struct ct_thread *t = ct_self;
     if (ct_unlikely(!t || t->busy))
@@ -28,7 +37,7 @@ CT_API void __cyg_profile_func_enter(void *fn, void *site)
         t->busy = 0;
         goto slow;
     }
-    uint64_t now = ct_now();
+    uint64_t now = hook_clock(tsc);
     uint64_t prev = t->prev_ticks;
     if (ct_unlikely(now < prev))  /* TSC of another core lagging a little */
         now = prev;
@@ -49,7 +58,8 @@ slow:
     ct_enter_slow((uintptr_t)fn, (uintptr_t)site);
 }
 
-CT_API void __cyg_profile_func_exit(void *fn, void *site)
+static inline __attribute__((always_inline)) void
+hook_exit(void *fn, void *site, int tsc)
 {
     struct ct_thread *t = ct_self;
     if (ct_unlikely(!t || t->busy))
@@ -63,7 +73,7 @@ CT_API void __cyg_profile_func_exit(void *fn, void *site)
         t->busy = 0;
         goto slow;
     }
-    uint64_t now = ct_now();
+    uint64_t now = hook_clock(tsc);
     uint64_t prev = t->prev_ticks;
     if (ct_unlikely(now < prev))
         now = prev;
@@ -75,4 +85,34 @@ CT_API void __cyg_profile_func_exit(void *fn, void *site)
     return;
 slow:
     ct_exit_slow((uintptr_t)fn, (uintptr_t)site);
+}
+
+/* The same hooks reading CLOCK_MONOTONIC: not leaves (clock_gettime is a
+ * call), kept out of the TSC hooks so those need no frame. */
+static CT_COLD void enter_monotonic(void *fn, void *site)
+{
+    hook_enter(fn, site, 0);
+}
+
+static CT_COLD void exit_monotonic(void *fn, void *site)
+{
+    hook_exit(fn, site, 0);
+}
+
+CT_API void __cyg_profile_func_enter(void *fn, void *site)
+{
+    if (ct_unlikely(!ct_clock_is_tsc)) {
+        enter_monotonic(fn, site);
+        return;
+    }
+    hook_enter(fn, site, 1);
+}
+
+CT_API void __cyg_profile_func_exit(void *fn, void *site)
+{
+    if (ct_unlikely(!ct_clock_is_tsc)) {
+        exit_monotonic(fn, site);
+        return;
+    }
+    hook_exit(fn, site, 1);
 }
