@@ -29,6 +29,11 @@ struct ct_prof_lines {
     size_t nnodes, nodes_cap;
     uint32_t *slots;        /* (parent, pc) -> node + 1, 0 = empty         */
     uint32_t slot_cap;      /* power of two                                */
+    /* the previous sample's path from the root: samples in a row share
+     * their outer frames, whose nodes need no lookup then */
+    uint64_t *path_pc;
+    uint32_t *path_node;
+    uint32_t path_len, path_cap;
     bool resolved;
     struct ct_line_profile view;
 };
@@ -105,9 +110,27 @@ void ct_prof_lines_add(struct ct_prof_lines **plp, const struct ct_event *ev,
         free_view(&pl->view);
         pl->resolved = false;
     }
+    if (ev->depth > pl->path_cap) {
+        pl->path_cap = ev->depth;
+        pl->path_pc = ct_xrealloc(pl->path_pc,
+                                  pl->path_cap * sizeof *pl->path_pc);
+        pl->path_node = ct_xrealloc(pl->path_node,
+                                    pl->path_cap * sizeof *pl->path_node);
+    }
     uint32_t n = NO_NODE;
-    for (uint32_t i = ev->depth; i-- > 0;)
-        n = child(pl, n, i ? ev->pcs[i] - 1 : ev->pcs[i], ev->stack[i]);
+    uint32_t d = 0; /* depth from the root */
+    for (uint32_t i = ev->depth; i-- > 0; d++) {
+        uint64_t pc = i ? ev->pcs[i] - 1 : ev->pcs[i];
+        if (d < pl->path_len && pl->path_pc[d] == pc) {
+            n = pl->path_node[d];
+            continue;
+        }
+        n = child(pl, n, pc, ev->stack[i]);
+        pl->path_pc[d] = pc;
+        pl->path_node[d] = n;
+        pl->path_len = d + 1; /* deeper entries hang off another node */
+    }
+    pl->path_len = d;
     pl->nodes[n].weight += w;
 }
 
@@ -118,6 +141,8 @@ void ct_prof_lines_free(struct ct_prof_lines *pl)
     free_view(&pl->view);
     free(pl->nodes);
     free(pl->slots);
+    free(pl->path_pc);
+    free(pl->path_node);
     free(pl);
 }
 
