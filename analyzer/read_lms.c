@@ -321,9 +321,11 @@ static int lay_out(struct lms *L, struct ct_trace_info *info,
                 break;
             }
             lanes[k] = (struct lane){.thread = ct_trace_thread(info, k)};
-            if (k)
-                snprintf(info->threads[lanes[k].thread].name,
-                         sizeof info->threads[0].name, "interleaved %u", k);
+            if (k) {
+                struct ct_thread_info *ti = &info->threads[lanes[k].thread];
+                snprintf(ti->name, sizeof ti->name, "interleaved %u", k);
+                ti->synthetic = true;
+            }
             nlanes++;
         }
         struct lane *ln = &lanes[k];

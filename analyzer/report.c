@@ -266,9 +266,14 @@ int ct_report_print(FILE *out, struct ct_profile *p,
             continue;
         const struct ct_thread_info *ti =
             t < p->info->nthreads ? &p->info->threads[t] : NULL;
-        fprintf(out, "%s==== Thread %" PRIu32 " (tid %" PRIu64 "%s%s) ====\n\n",
-                first ? "" : "\f\n", t, ti ? ti->tid : 0,
-                ti && ti->name[0] ? ", " : "", ti ? ti->name : "");
+        fprintf(out, "%s==== Thread %" PRIu32 " (", first ? "" : "\f\n", t);
+        /* A reader's made-up thread has no real id to show. */
+        if (ti && ti->synthetic)
+            fprintf(out, "%s", ti->name);
+        else
+            fprintf(out, "tid %" PRIu64 "%s%s", ti ? ti->tid : 0,
+                    ti && ti->name[0] ? ", " : "", ti ? ti->name : "");
+        fputs(") ====\n\n", out);
         first = false;
         print_one(out, p->threads[t], opts);
     }
