@@ -1,8 +1,14 @@
 #!/usr/bin/env bash
 # Tracer overhead per instrumented call, against empty hooks, with
 # uftrace recording the same binary in the same run.
-#   bench/overhead.sh [RUNS]        (BUILD=build-x to pick the library)
+#   bench/overhead.sh [RUNS]        (BUILD=build-x to pick the library,
+#                                    FIB_N=32 for the call count)
 # Prints a Markdown table; the figures in RESULTS-tracer.md come from it.
+#
+# Besides the shipped library, a copy built with -DCT_BENCH_FAKE_CLOCK
+# (a counter instead of rdtsc, records of the same size) shows what the
+# hooks cost besides reading the clock.  Runs of the variants alternate,
+# so a busy machine slows them alike; each figure is the median of RUNS.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
@@ -14,28 +20,72 @@ trap 'rm -rf "$W"' EXIT
 
 gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
 gcc -std=gnu11 -O2 -shared -fPIC -o "$W/noop.so" bench/overhead_noop.c
+# The Makefile's flags for preload/, plus the fake clock.
+gcc -Iinclude -D_GNU_SOURCE -DCALLTRACE_VERSION='"bench"' -DCT_BENCH_FAKE_CLOCK \
+    -std=gnu11 -O2 -fPIC -fvisibility=hidden -fno-instrument-functions -shared \
+    -o "$W/fakeclock.so" preload/*.c -ldl -lpthread -lunwind
 
 calls() { echo $(( 2 * $(fibn $(( $1 + 1 ))) - 1 + 1 )); }   # fib calls + main
 fibn() { local a=0 b=1 i; for ((i = 0; i < $1; i++)); do local t=$((a + b)); a=$b; b=$t; done; echo $a; }
 median() { sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
-# elapsed nanoseconds of one run of "$@"
-timed() { local s e; s=$(date +%s%N); "$@" >/dev/null; e=$(date +%s%N); echo $((e - s)); }
+# "wall_ns cpu_ns" of one run of "$@": elapsed, and user + system time of
+# the child (getrusage, microseconds), which a busy machine disturbs less.
+timed() {
+    python3 - "$@" <<'PY'
+import os, sys, time
+t = time.monotonic_ns()
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1)
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, ru = os.wait4(pid, 0)
+wall = time.monotonic_ns() - t
+if status != 0:
+    sys.exit("benchmark run failed: %r" % sys.argv[1:])
+print(wall, int((ru.ru_utime + ru.ru_stime) * 1e9))
+PY
+}
+# Bytes of records written (sum of the blocks' `used`) and the file size.
+trace_bytes() {
+    python3 - "$1" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+off, used = 4096, 0
+while off + 64 <= len(data):
+    magic, kind, hsz, size, u = struct.unpack_from('<IHHII', data, off)
+    if magic != 0x4b4c4243 or size == 0:
+        break
+    if kind == 1:
+        used += u
+    off += size
+print(used, len(data))
+PY
+}
 
 N=${FIB_N:-30}
 C=$(calls "$N")
-noop=() ours=() uft=() ours_bytes=0 uft_bytes=0
+declare -A wall cpu
+run() {  # name, command...
+    local name=$1 w c
+    shift
+    read -r w c < <(timed "$@")
+    wall[$name]+="$w "
+    cpu[$name]+="$c "
+}
+uft_bytes=0
 for ((r = 0; r < RUNS; r++)); do
-    noop+=("$(timed env LD_PRELOAD="$W/noop.so" "$W/fib" "$N")")
+    run noop env LD_PRELOAD="$W/noop.so" "$W/fib" "$N"
     rm -f "$W"/t.raw*
-    ours+=("$(timed env CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$LIB" "$W/fib" "$N")")
-    ours_bytes=$(stat -c %s "$W/t.raw")
+    run ours env CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$LIB" "$W/fib" "$N"
+    read -r rec_bytes file_bytes < <(trace_bytes "$W/t.raw")
+    rm -f "$W"/f.raw*
+    run fake env CALLTRACE_OUTPUT="$W/f.raw" LD_PRELOAD="$W/fakeclock.so" "$W/fib" "$N"
     rm -rf "$W/uftrace.data"
-    uft+=("$(timed uftrace record -d "$W/uftrace.data" "$W/fib" "$N")")
+    run uft uftrace record -d "$W/uftrace.data" "$W/fib" "$N"
     uft_bytes=$(du -sb "$W/uftrace.data" | cut -f1)
 done
-m_noop=$(printf '%s\n' "${noop[@]}" | median)
-m_ours=$(printf '%s\n' "${ours[@]}" | median)
-m_uft=$(printf '%s\n' "${uft[@]}" | median)
+med() { printf '%s\n' ${1} | median; }
 
 # Peak RSS for a short and a 9x longer run: constant when blocks are unmapped.
 rss() { rm -f "$W"/r.raw*; /usr/bin/time -f %M env CALLTRACE_OUTPUT="$W/r.raw" \
@@ -63,15 +113,22 @@ C
 gcc -O2 -o "$W/rdtsc" "$W/rdtsc.c"
 rdtsc_ns=$("$W/rdtsc")
 
-awk -v c="$C" -v n="$N" -v runs="$RUNS" -v noop="$m_noop" -v ours="$m_ours" \
-    -v uft="$m_uft" -v ob="$ours_bytes" -v ub="$uft_bytes" \
-    -v rs="$rss_short" -v rl="$rss_long" -v rn="$rss_noop" -v rdtsc_ns="$rdtsc_ns" -v cs="$(calls 28)" -v cl="$(calls 32)" 'BEGIN {
-    printf "fib(%d): %d instrumented calls, median of %d runs\n\n", n, c, runs
-    printf "| run | time (ms) | ns/call over empty hooks | trace bytes/call | time vs empty hooks |\n"
-    printf "|---|---|---|---|---|\n"
-    printf "| empty hooks (baseline) | %.1f | 0 | 0 | 1.00 |\n", noop/1e6
-    printf "| calltrace | %.1f | %.1f | %.2f | %.2f |\n", ours/1e6, (ours-noop)/c, ob/c, ours/noop
-    printf "| uftrace record | %.1f | %.1f | %.2f | %.2f |\n", uft/1e6, (uft-noop)/c, ub/c, uft/noop
-    printf "\none rdtsc on this machine: %s ns, so 2 x rdtsc = %.1f ns of every traced call\n", rdtsc_ns, 2 * rdtsc_ns
+awk -v c="$C" -v n="$N" -v runs="$RUNS" \
+    -v nw="$(med "${wall[noop]}")" -v nc="$(med "${cpu[noop]}")" \
+    -v ow="$(med "${wall[ours]}")" -v oc="$(med "${cpu[ours]}")" \
+    -v fw="$(med "${wall[fake]}")" -v fc="$(med "${cpu[fake]}")" \
+    -v uw="$(med "${wall[uft]}")" -v uc="$(med "${cpu[uft]}")" \
+    -v rb="$rec_bytes" -v fb="$file_bytes" -v ub="$uft_bytes" \
+    -v rs="$rss_short" -v rl="$rss_long" -v rn="$rss_noop" -v rdtsc_ns="$rdtsc_ns" \
+    -v cs="$(calls 28)" -v cl="$(calls 32)" 'BEGIN {
+    printf "fib(%d): %d instrumented calls, median of %d alternating runs\n\n", n, c, runs
+    printf "| run | time (ms) | ns/call over empty hooks | CPU ns/call over empty hooks | trace bytes/call | time vs empty hooks |\n"
+    printf "|---|---|---|---|---|---|\n"
+    printf "| empty hooks (baseline) | %.1f | 0 | 0 | 0 | 1.00 |\n", nw/1e6
+    printf "| calltrace | %.1f | %.1f | %.1f | %.2f records, %.2f file | %.2f |\n", ow/1e6, (ow-nw)/c, (oc-nc)/c, rb/c, fb/c, ow/nw
+    printf "| calltrace, counter for a clock (bench build) | %.1f | %.1f | %.1f | | %.2f |\n", fw/1e6, (fw-nw)/c, (fc-nc)/c, fw/nw
+    printf "| uftrace record | %.1f | %.1f | %.1f | %.2f | %.2f |\n", uw/1e6, (uw-nw)/c, (uc-nc)/c, ub/c, uw/nw
+    printf "\none rdtsc on this machine: %s ns, so 2 x rdtsc = %.1f ns of every traced call;\n", rdtsc_ns, 2 * rdtsc_ns
+    printf "the clock accounts for %.1f ns/call (calltrace minus its counter build)\n", (ow-fw)/c
     printf "\npeak RSS (KB): calltrace fib(28) %d calls: %d, fib(32) %d calls: %d; empty hooks fib(32): %d\n", cs, rs, cl, rl, rn
 }'

@@ -18,9 +18,13 @@
 
 __thread struct ct_thread *ct_self __attribute__((tls_model("initial-exec")));
 
+#ifdef CT_BENCH_FAKE_CLOCK
+uint64_t ct_bench_ticks;
+#endif
+
 static inline __attribute__((always_inline)) uint64_t hook_clock(int tsc)
 {
-    return tsc ? __rdtsc() : ct_mono_ns();
+    return tsc ? ct_read_tsc() : ct_mono_ns();
 }
 
 static inline __attribute__((always_inline)) void
