@@ -2,7 +2,9 @@
 # Tracer overhead per instrumented call, against empty hooks, with
 # uftrace recording the same binary in the same run.
 #   bench/overhead.sh [RUNS]        (BUILD=build-x to pick the library,
-#                                    FIB_N=32 for the call count)
+#                                    FIB_N=32 for the call count,
+#                                    BASE=old/libcalltrace.so to time a
+#                                    previous build in the same runs)
 # Prints a Markdown table; the figures in RESULTS-tracer.md come from it.
 #
 # Besides the shipped library, a copy built with -DCT_BENCH_FAKE_CLOCK
@@ -69,6 +71,9 @@ declare -A wall cpu
 run() {  # name, command...
     local name=$1 w c
     shift
+    # The previous run's trace is still being written back: let it finish
+    # so it does not slow this one.
+    sync
     read -r w c < <(timed "$@")
     wall[$name]+="$w "
     cpu[$name]+="$c "
@@ -79,6 +84,10 @@ for ((r = 0; r < RUNS; r++)); do
     rm -f "$W"/t.raw*
     run ours env CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$LIB" "$W/fib" "$N"
     read -r rec_bytes file_bytes < <(trace_bytes "$W/t.raw")
+    if [ -n "${BASE:-}" ]; then
+        rm -f "$W"/b.raw*
+        run base env CALLTRACE_OUTPUT="$W/b.raw" LD_PRELOAD="$BASE" "$W/fib" "$N"
+    fi
     rm -f "$W"/f.raw*
     run fake env CALLTRACE_OUTPUT="$W/f.raw" LD_PRELOAD="$W/fakeclock.so" "$W/fib" "$N"
     rm -rf "$W/uftrace.data"
@@ -118,6 +127,7 @@ awk -v c="$C" -v n="$N" -v runs="$RUNS" \
     -v ow="$(med "${wall[ours]}")" -v oc="$(med "${cpu[ours]}")" \
     -v fw="$(med "${wall[fake]}")" -v fc="$(med "${cpu[fake]}")" \
     -v uw="$(med "${wall[uft]}")" -v uc="$(med "${cpu[uft]}")" \
+    -v bw="$(med "${wall[base]:-0}")" -v bc="$(med "${cpu[base]:-0}")" -v base="${BASE:-}" \
     -v rb="$rec_bytes" -v fb="$file_bytes" -v ub="$uft_bytes" \
     -v rs="$rss_short" -v rl="$rss_long" -v rn="$rss_noop" -v rdtsc_ns="$rdtsc_ns" \
     -v cs="$(calls 28)" -v cl="$(calls 32)" 'BEGIN {
@@ -126,6 +136,8 @@ awk -v c="$C" -v n="$N" -v runs="$RUNS" \
     printf "|---|---|---|---|---|---|\n"
     printf "| empty hooks (baseline) | %.1f | 0 | 0 | 0 | 1.00 |\n", nw/1e6
     printf "| calltrace | %.1f | %.1f | %.1f | %.2f records, %.2f file | %.2f |\n", ow/1e6, (ow-nw)/c, (oc-nc)/c, rb/c, fb/c, ow/nw
+    if (base != "")
+        printf "| BASE %s | %.1f | %.1f | %.1f | | %.2f |\n", base, bw/1e6, (bw-nw)/c, (bc-nc)/c, bw/nw
     printf "| calltrace, counter for a clock (bench build) | %.1f | %.1f | %.1f | | %.2f |\n", fw/1e6, (fw-nw)/c, (fc-nc)/c, fw/nw
     printf "| uftrace record | %.1f | %.1f | %.1f | %.2f | %.2f |\n", uw/1e6, (uw-nw)/c, (uc-nc)/c, ub/c, uw/nw
     printf "\none rdtsc on this machine: %s ns, so 2 x rdtsc = %.1f ns of every traced call;\n", rdtsc_ns, 2 * rdtsc_ns
