@@ -185,18 +185,33 @@ static void prefault(uint8_t *nb, uint32_t size)
         ((volatile uint8_t *)nb)[off] = 0;
 }
 
+/* A thread's first block is small, so a short-lived thread or process
+ * neither waits for a whole CALLTRACE_BUFSIZE block to be faulted in nor
+ * keeps one.  It still holds the deepest STACK record (CT_MAX_DEPTH
+ * frames of at most 10 bytes) and a quarter of itself for the record that
+ * asked for it. */
+#define CT_FIRST_BLOCK (64u << 10)
+
+static uint32_t block_size(const struct ct_thread *t, size_t need)
+{
+    uint32_t size = ct_proc.cfg.bufsize;
+    if (t->seq == 0 && size > CT_FIRST_BLOCK && need <= CT_FIRST_BLOCK / 4)
+        return CT_FIRST_BLOCK;
+    return size;
+}
+
 /*
  * Moves the thread to a fresh block: OVERHEAD_START closes the old one,
  * the new one starts with STACK and then OVERHEAD_END, so the time spent
  * here is accounted as the tracer's.  Returns -1 when no block can be had
  * (size limit or failure); the old block then stays current.
  */
-static int switch_block(struct ct_thread *t)
+static int switch_block(struct ct_thread *t, size_t need)
 {
     uint64_t now = ct_now();
     if (t->flags & CT_T_NOBLOCK)
         return -1;
-    uint32_t size = ct_proc.cfg.bufsize;
+    uint32_t size = block_size(t, need);
     int limit_hit;
     uint8_t *nb = ct_file_new_block(size, &limit_hit);
     if (!nb) {
@@ -236,7 +251,7 @@ static int ensure_room(struct ct_thread *t, size_t need)
 {
     if (t->blk && t->pos + need <= t->end)
         return 0;
-    return switch_block(t);
+    return switch_block(t, need);
 }
 
 static void register_thread(struct ct_thread *t)
@@ -483,7 +498,7 @@ void ct_thread_key_dtor(void *arg)
     t->busy = 1;
     ct_signal_fence();
     if (!t->blk && !ct_proc.failed && t->seq > 0 && !(t->flags & CT_T_NOBLOCK))
-        switch_block(t);  /* the end of a thread deserves a record */
+        switch_block(t, 0);  /* the end of a thread deserves a record */
     close_block(t, ct_now(), CT_BLOCK_LAST, 0);
     ct_self = &dead_thread;
     unregister_thread(t);
