@@ -22,6 +22,7 @@ trap 'rm -rf "$W"' EXIT
 
 gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
 gcc -std=gnu11 -O2 -shared -fPIC -o "$W/noop.so" bench/overhead_noop.c
+gcc -std=gnu11 -O2 -finstrument-functions -pthread -o "$W/threads" bench/overhead_threads.c
 # The Makefile's flags for preload/, plus the fake clock.
 gcc -Iinclude -D_GNU_SOURCE -DCALLTRACE_VERSION='"bench"' -DCT_BENCH_FAKE_CLOCK \
     -std=gnu11 -O2 -fPIC -fvisibility=hidden -fno-instrument-functions -shared \
@@ -96,6 +97,20 @@ for ((r = 0; r < RUNS; r++)); do
 done
 med() { printf '%s\n' ${1} | median; }
 
+# What a thread costs to start and end: 200 short threads in turn.
+THREADS=200
+for ((r = 0; r < RUNS; r++)); do
+    run thr_noop env LD_PRELOAD="$W/noop.so" "$W/threads" $THREADS
+    rm -f "$W"/h.raw*
+    run thr_ours env CALLTRACE_OUTPUT="$W/h.raw" LD_PRELOAD="$LIB" "$W/threads" $THREADS
+    thr_bytes=$(stat -c %s "$W/h.raw")
+    if [ -n "${BASE:-}" ]; then
+        rm -f "$W"/h.raw*
+        run thr_base env CALLTRACE_OUTPUT="$W/h.raw" LD_PRELOAD="$BASE" "$W/threads" $THREADS
+        thr_base_bytes=$(stat -c %s "$W/h.raw")
+    fi
+done
+
 # Peak RSS for a short and a 9x longer run: constant when blocks are unmapped.
 rss() { rm -f "$W"/r.raw*; /usr/bin/time -f %M env CALLTRACE_OUTPUT="$W/r.raw" \
         LD_PRELOAD="$LIB" "$W/fib" "$1" 2>&1 >/dev/null | tail -n 1; }
@@ -130,7 +145,9 @@ awk -v c="$C" -v n="$N" -v runs="$RUNS" \
     -v bw="$(med "${wall[base]:-0}")" -v bc="$(med "${cpu[base]:-0}")" -v base="${BASE:-}" \
     -v rb="$rec_bytes" -v fb="$file_bytes" -v ub="$uft_bytes" \
     -v rs="$rss_short" -v rl="$rss_long" -v rn="$rss_noop" -v rdtsc_ns="$rdtsc_ns" \
-    -v cs="$(calls 28)" -v cl="$(calls 32)" 'BEGIN {
+    -v cs="$(calls 28)" -v cl="$(calls 32)" -v nt="$THREADS" -v tb="$thr_bytes" \
+    -v tn="$(med "${wall[thr_noop]}")" -v to="$(med "${wall[thr_ours]}")" \
+    -v tbase="$(med "${wall[thr_base]:-0}")" -v tbb="${thr_base_bytes:-0}" 'BEGIN {
     printf "fib(%d): %d instrumented calls, median of %d alternating runs\n\n", n, c, runs
     printf "| run | time (ms) | ns/call over empty hooks | CPU ns/call over empty hooks | trace bytes/call | time vs empty hooks |\n"
     printf "|---|---|---|---|---|---|\n"
@@ -142,5 +159,8 @@ awk -v c="$C" -v n="$N" -v runs="$RUNS" \
     printf "| uftrace record | %.1f | %.1f | %.1f | %.2f | %.2f |\n", uw/1e6, (uw-nw)/c, (uc-nc)/c, ub/c, uw/nw
     printf "\none rdtsc on this machine: %s ns, so 2 x rdtsc = %.1f ns of every traced call;\n", rdtsc_ns, 2 * rdtsc_ns
     printf "the clock accounts for %.1f ns/call (calltrace minus its counter build)\n", (ow-fw)/c
+    printf "\n%d threads of 100 calls each, one after another: %.1f ms traced, %.1f ms with empty hooks: %.0f us per thread; trace file %.1f MB\n", nt, to/1e6, tn/1e6, (to-tn)/nt/1e3, tb/1e6
+    if (base != "")
+        printf "BASE: %.1f ms traced: %.0f us per thread; trace file %.1f MB\n", tbase/1e6, (tbase-tn)/nt/1e3, tbb/1e6
     printf "\npeak RSS (KB): calltrace fib(28) %d calls: %d, fib(32) %d calls: %d; empty hooks fib(32): %d\n", cs, rs, cl, rl, rn
 }'
