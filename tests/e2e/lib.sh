@@ -3,7 +3,11 @@
 # anything else to fail.
 set -euo pipefail
 : "${CT_ROOT:=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)}"
-: "${CT_BUILD:=$CT_ROOT/build}"
+# The build to test: CT_BUILD, else the Makefile's BUILD, else build/.
+if [ -z "${CT_BUILD:-}" ]; then
+    CT_BUILD=$(cd "$CT_ROOT" && cd "${BUILD:-build}" 2>/dev/null && pwd) ||
+        CT_BUILD=$CT_ROOT/build
+fi
 LIB=$CT_BUILD/libcalltrace.so
 REPORT=$CT_BUILD/calltrace-report
 # The analyzer built with ASan+UBSan, for tests that feed it input.

@@ -3,11 +3,11 @@
 #include <pthread.h>
 #include <stdio.h>
 
-static volatile long sink;
+static long sink;  /* four threads add to it: atomically */
 
 __attribute__((noinline)) static void work(long i)
 {
-    sink += i;
+    __atomic_fetch_add(&sink, i, __ATOMIC_RELAXED);
 }
 
 static void *body(void *arg)
