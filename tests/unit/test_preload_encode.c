@@ -3,6 +3,7 @@
  * block and STACK + OVERHEAD_END at the start of the new one; hidden
  * frames and re-entry. */
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -260,6 +261,50 @@ static void test_hidden_and_reentry(void **state)
     assert_int_equal(t->depth, depth);
 }
 
+/* A thread's first block is 64 KiB when CALLTRACE_BUFSIZE is larger, so a
+ * short-lived thread neither faults in nor keeps a whole block; its next
+ * block has the configured size. */
+static void *two_blocks(void *arg)
+{
+    uint32_t *tid = arg;
+    __cyg_profile_func_enter((void *)fn_a, (void *)0x10);
+    struct ct_thread *t = ct_self;
+    *tid = t->tid;
+    while (t->seq < 1) {
+        __cyg_profile_func_enter((void *)fn_b, (void *)0x20);
+        __cyg_profile_func_exit((void *)fn_b, (void *)0x20);
+    }
+    __cyg_profile_func_exit((void *)fn_a, (void *)0x10);
+    ct_thread_close_current(0);
+    return NULL;
+}
+
+static void test_first_block_small(void **state)
+{
+    (void)state;
+    uint32_t saved = ct_proc.cfg.bufsize;
+    ct_proc.cfg.bufsize = 256u << 10;
+    pthread_t th;
+    uint32_t tid = 0;
+    assert_int_equal(pthread_create(&th, NULL, two_blocks, &tid), 0);
+    assert_int_equal(pthread_join(th, NULL), 0);
+    ct_proc.cfg.bufsize = saved;
+    size_t size;
+    uint8_t *buf = read_all(&size);
+    uint32_t sizes[2] = {0, 0};
+    for (size_t off = CT_FILE_HEADER_SIZE; off + CT_BLOCK_HEADER_SIZE <= size;) {
+        const struct ct_block_header *b = (const void *)(buf + off);
+        if (b->magic != CT_BLOCK_MAGIC || b->size == 0)
+            break;
+        if (b->kind == CT_BLOCK_EVENTS && b->tid == tid && b->seq < 2)
+            sizes[b->seq] = b->size;
+        off += b->size;
+    }
+    assert_int_equal(sizes[0], 64u << 10);
+    assert_int_equal(sizes[1], 256u << 10);
+    free(buf);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -270,6 +315,7 @@ int main(void)
     const struct CMUnitTest file_tests[] = {
         cmocka_unit_test(test_block_switch),
         cmocka_unit_test(test_hidden_and_reentry),
+        cmocka_unit_test(test_first_block_small),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     return rc | cmocka_run_group_tests(file_tests, setup_file, teardown_file);
