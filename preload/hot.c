@@ -72,8 +72,11 @@ hook_exit(void *fn, void *site, int tsc)
     ct_signal_fence();
     uint8_t *p = t->pos;
     uint32_t d = t->depth;
+    /* An exit that is not the top frame's (longjmp skipped frames) is
+     * sorted out by the slow path. */
     if (ct_unlikely((t->stop | (t->expect ^ ct_global_word)) != 0 ||
-                    p + CT_REC_MAX_HOT > t->end || d == 0)) {
+                    p + CT_REC_MAX_HOT > t->end || d == 0 ||
+                    (d <= CT_MAX_DEPTH && t->stack[d - 1] != (uintptr_t)fn))) {
         t->busy = 0;
         goto slow;
     }

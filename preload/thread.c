@@ -410,9 +410,33 @@ out:
     errno = saved;
 }
 
+/* Closes the innermost frame: an EXIT record, or nothing for a hidden one. */
+static void pop_frame(struct ct_thread *t)
+{
+    uint32_t d = t->depth - 1;
+    if (is_hidden(t, d)) {
+        t->hidden[d / 64] &= ~(1ull << (d % 64));
+        t->hidden_count--;
+    } else if (ensure_room(t, CT_REC_MAX_HOT) == 0) {
+        t->pos = ct_enc_exit(t->pos, tick_delta(t, ct_now()));
+    } else if (!ct_proc.failed) {
+        count_lost(t, 1);
+    }
+    t->depth = d;
+}
+
+/* The level of fn on the shadow stack at or below the top, or -1. */
+static int64_t find_frame(const struct ct_thread *t, uintptr_t fn)
+{
+    uint32_t d = t->depth < CT_MAX_DEPTH ? t->depth : CT_MAX_DEPTH;
+    while (d > 0)
+        if (t->stack[--d] == fn)
+            return d;
+    return -1;
+}
+
 void ct_exit_slow(uintptr_t fn, uintptr_t site)
 {
-    (void)fn;
     (void)site;
     int saved = errno;
     struct ct_thread *t = slow_begin();
@@ -425,16 +449,22 @@ void ct_exit_slow(uintptr_t fn, uintptr_t site)
         slow_end(t);
         goto out;
     }
-    uint32_t d = t->depth - 1;
-    if (is_hidden(t, d)) {
-        t->hidden[d / 64] &= ~(1ull << (d % 64));
-        t->hidden_count--;
-    } else if (ensure_room(t, CT_REC_MAX_HOT) == 0) {
-        t->pos = ct_enc_exit(t->pos, tick_delta(t, ct_now()));
-    } else if (!ct_proc.failed) {
-        count_lost(t, 1);
+    if (t->depth <= CT_MAX_DEPTH && t->stack[t->depth - 1] != fn) {
+        /* longjmp (or anything else that leaves frames without running
+         * their exit hooks) shows as the exit of a function further down:
+         * the frames above it end here, so the trace stays nested.  An
+         * exit of a function not on the stack at all was entered before
+         * the tracer saw it: dropped, and counted. */
+        int64_t level = find_frame(t, fn);
+        if (level < 0) {
+            count_lost(t, 1);
+            slow_end(t);
+            goto out;
+        }
+        while (t->depth > (uint32_t)level + 1)
+            pop_frame(t);
     }
-    t->depth = d;
+    pop_frame(t);
     slow_end(t);
 out:
     errno = saved;
