@@ -52,13 +52,7 @@ struct dump {
 
 static struct frames *frames_of(struct dump *d, uint32_t thread)
 {
-    if (thread >= d->nthreads) {
-        size_t n = thread + 1;
-        d->threads = ct_xrealloc(d->threads, n * sizeof *d->threads);
-        memset(d->threads + d->nthreads, 0,
-               (n - d->nthreads) * sizeof *d->threads);
-        d->nthreads = n;
-    }
+    ct_grow_zeroed(&d->threads, &d->nthreads, thread, sizeof *d->threads);
     return &d->threads[thread];
 }
 

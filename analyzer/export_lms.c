@@ -56,13 +56,7 @@ static int64_t to_us(struct lms_export *x, uint64_t t)
 
 static struct stack *stack_of(struct lms_export *x, uint32_t thread)
 {
-    if (thread >= x->nstacks) {
-        size_t n = (size_t)thread + 1;
-        x->stacks = ct_xrealloc(x->stacks, n * sizeof *x->stacks);
-        memset(x->stacks + x->nstacks, 0,
-               (n - x->nstacks) * sizeof *x->stacks);
-        x->nstacks = n;
-    }
+    ct_grow_zeroed(&x->stacks, &x->nstacks, thread, sizeof *x->stacks);
     return &x->stacks[thread];
 }
 

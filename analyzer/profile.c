@@ -14,13 +14,9 @@ static struct ct_profile *thread_profile(struct ct_profile_state *s,
                                          const struct ct_event *ev)
 {
     struct ct_profile *p = s->p;
-    if (ev->thread >= p->nthreads) {
-        uint32_t n = ev->thread + 1;
-        p->threads = ct_xrealloc(p->threads, n * sizeof *p->threads);
-        memset(p->threads + p->nthreads, 0,
-               (n - p->nthreads) * sizeof *p->threads);
-        p->nthreads = n;
-    }
+    size_t n = p->nthreads;
+    ct_grow_zeroed(&p->threads, &n, ev->thread, sizeof *p->threads);
+    p->nthreads = (uint32_t)n;
     struct ct_profile *t = p->threads[ev->thread];
     if (!t) {
         struct ct_profile_opts o = p->opts;

@@ -12,13 +12,7 @@
 static struct ct_pthread *get_thread(struct ct_profile *p, uint32_t idx)
 {
     struct ct_profile_state *s = p->state;
-    if (idx >= s->nthreads) {
-        size_t n = (size_t)idx + 1;
-        s->threads = ct_xrealloc(s->threads, n * sizeof *s->threads);
-        memset(s->threads + s->nthreads, 0,
-               (n - s->nthreads) * sizeof *s->threads);
-        s->nthreads = n;
-    }
+    ct_grow_zeroed(&s->threads, &s->nthreads, idx, sizeof *s->threads);
     return &s->threads[idx];
 }
 

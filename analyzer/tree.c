@@ -88,13 +88,7 @@ static const char *name_of(struct tree *tr, uint32_t func)
 
 static struct tthread *get(struct tree *tr, uint32_t idx)
 {
-    if (idx >= tr->nthreads) {
-        tr->threads = ct_xrealloc(tr->threads,
-                                  ((size_t)idx + 1) * sizeof *tr->threads);
-        memset(tr->threads + tr->nthreads, 0,
-               (idx + 1 - tr->nthreads) * sizeof *tr->threads);
-        tr->nthreads = (size_t)idx + 1;
-    }
+    ct_grow_zeroed(&tr->threads, &tr->nthreads, idx, sizeof *tr->threads);
     return &tr->threads[idx];
 }
 

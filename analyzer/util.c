@@ -60,6 +60,16 @@ void ct_grow(void *arr, size_t *cap, size_t need, size_t elem)
     *cap = c;
 }
 
+void ct_grow_zeroed(void *arr, size_t *n, size_t i, size_t elem)
+{
+    void **a = arr;
+    if (i < *n)
+        return;
+    *a = ct_xrealloc(*a, (i + 1) * elem);
+    memset((char *)*a + *n * elem, 0, (i + 1 - *n) * elem);
+    *n = i + 1;
+}
+
 void ct_input_error(const char *file, const char *where, const char *fmt, ...)
 {
     va_list ap;

@@ -12,6 +12,10 @@ void *ct_xrealloc(void *p, size_t n);
 char *ct_xstrdup(const char *s);
 char *ct_xstrndup(const char *s, size_t n);
 
+/* Makes index i valid in *arr, a table of *n elements of size elem (one
+ * per thread, say): the elements added are zeroed and *n becomes i + 1. */
+void ct_grow_zeroed(void *arr, size_t *n, size_t i, size_t elem);
+
 /* Grow *arr (element size elem) so that index `need` fits. */
 void ct_grow(void *arr, size_t *cap, size_t need, size_t elem);
 
