@@ -127,7 +127,10 @@ void ct_process_start(void)
     loading = &ct_proc.cfg;
     ct_config_load(&ct_proc.cfg, env, config_warn);
     loading = NULL;
-    ct_clock_init(ct_proc.cfg.clock_monotonic, 2000);
+    /* 500 us pins the TSC rate to about 1e-4 (clock_gettime's jitter is
+     * tens of ns) and is most of the start-up of a short process; a clean
+     * exit recalibrates over the whole run. */
+    ct_clock_init(ct_proc.cfg.clock_monotonic, 500);
     ct_enabled = !ct_proc.cfg.start_paused;
     ct_proc.pid = (uint32_t)getpid();
     ct_proc.calls_off = ct_sample_parse_mode(getenv("CALLTRACE_MODE")) ==
