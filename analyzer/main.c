@@ -82,6 +82,7 @@ int main(int argc, char **argv)
     struct ct_exporter *exporter = NULL;
     struct ct_sink *tree = NULL;
     struct ct_tee tee;
+    struct ct_range_filter range = {0};
     struct ct_sink *sink;
 
     if (opts.dump || opts.export_format) {
@@ -92,7 +93,15 @@ int main(int argc, char **argv)
             goto done;
         }
         profile = ct_profile_new(&info, &popts);
-        ct_tee_init(&tee, ct_profile_sink(profile), &exporter->sink);
+        /* The profile honours the window itself; the exporter is fed
+         * only what lies inside it. */
+        struct ct_sink *written = &exporter->sink;
+        if (opts.have_range) {
+            ct_range_filter_init(&range, written, &info, opts.range_from_ns,
+                                 opts.range_to_ns);
+            written = &range.sink;
+        }
+        ct_tee_init(&tee, ct_profile_sink(profile), written);
         sink = &tee.sink;
     } else if (opts.tree) {
         sink = tree = ct_tree_new(out, &info, &opts);
@@ -126,6 +135,7 @@ done:
         status = CT_EXIT_BAD_INPUT;
     if (exporter && exporter->free)
         exporter->free(exporter);
+    ct_range_filter_free(&range);
     ct_profile_free(profile);
     ct_trace_info_free(&info);
     ct_input_close(&in);

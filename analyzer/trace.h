@@ -175,6 +175,34 @@ static inline double ct_ticks_to_ns(const struct ct_trace_info *info,
     return (double)ticks * info->ns_per_tick;
 }
 
+/*
+ * Passes on only the events inside a --time-range window, given in ns from
+ * the trace's first event (info->first_time, or else the first event it
+ * sees), for consumers that do not filter themselves (--dump, --export).
+ * Each thread's first event in the window is preceded by a CT_EV_STACK of
+ * the frames open then, so the consumer can name the returns of calls
+ * made before the window.
+ */
+struct ct_range_thread {
+    uint32_t *f;              /* open frames, outermost first              */
+    size_t n, cap;
+    bool inside;              /* the window's first event was passed on    */
+};
+struct ct_range_filter {
+    struct ct_sink sink;
+    struct ct_sink *next;
+    const struct ct_trace_info *info;
+    int64_t from_ns, to_ns;
+    bool origin_set;
+    uint64_t from, to;        /* ticks, absolute, once origin_set          */
+    struct ct_range_thread *threads;
+    size_t nthreads;
+};
+void ct_range_filter_init(struct ct_range_filter *f, struct ct_sink *next,
+                          const struct ct_trace_info *info, int64_t from_ns,
+                          int64_t to_ns);
+void ct_range_filter_free(struct ct_range_filter *f);
+
 /* A sink that passes events to two sinks (e.g. profile and exporter). */
 struct ct_tee {
     struct ct_sink sink;
