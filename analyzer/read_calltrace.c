@@ -602,6 +602,16 @@ decode_hot(struct rd *r, struct dec *d, const uint8_t *fast_end,
     return true;
 }
 
+/* Whether the record at q (before lim) is an OVERHEAD_END. */
+static bool overhead_end_follows(const uint8_t *q, const uint8_t *lim)
+{
+    uint64_t head;
+    if (ct_get_varint(&q, lim, &head) != 0 || q >= lim)
+        return false;
+    return (head & CT_REC_TYPE_MASK) == CT_REC_EXT &&
+           *q == CT_EXT_OVERHEAD_END;
+}
+
 /* An EXT record's payload [p, p + len).  Returns false on damage. */
 static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
                        unsigned subtype, const uint8_t *p, size_t len)
@@ -636,6 +646,15 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
         if (!c->need_stack)
             return true; /* the frames are known from the previous block */
         c->need_stack = false;
+        /* The tracer opens every block with STACK and then OVERHEAD_END:
+         * from the block's start to that end it was at work (setting up
+         * the thread, or switching blocks after an OVERHEAD_START at the
+         * end of a block not read here).  Say so, or the time would be
+         * charged to the frames below. */
+        if (overhead_end_follows(end, c->end)) {
+            ev->kind = CT_EV_OVERHEAD_START;
+            push(r, ev);
+        }
         if (ct_get_varint(&p, end, &a) != 0 || a > len)
             return false;
         grow_stacks(r, a);

@@ -611,6 +611,48 @@ static void test_damaged_block_header_stops(void **state)
     tg_free(&t);
 }
 
+/* A block opens with STACK and OVERHEAD_END, the tracer's convention:
+ * read from that block on (a --time-range window), the time from the
+ * block's start is the tracer's, so an OVERHEAD_START comes first. */
+static void test_window_block_start_is_overhead(void **state)
+{
+    (void)state;
+    struct tg_trace t;
+    tg_init(&t, 1000000000ull, 4096);
+    struct tg_thread *m = tg_thread(&t, 100);
+    tg_entry(&t, m, 10, FA, 0);
+    tg_entry(&t, m, 20, FB, 0);
+    tg_ext(&t, m, 30, CT_EXT_OVERHEAD_START, "", 0);
+    tg_close_block(&t, m, false);
+    tg_ext(&t, m, 40, CT_EXT_OVERHEAD_END, "", 0); /* new block: STACK, E */
+    tg_exit(&t, m, 50);
+    tg_exit(&t, m, 60);
+    tg_finish(&t);
+    struct ct_trace_info info;
+    struct recorder rec;
+
+    /* Whole trace: the block switch's S and E only, no S added. */
+    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    size_t starts = 0;
+    for (size_t i = 0; i < rec.n; i++)
+        starts += rec.ev[i].kind == CT_EV_OVERHEAD_START;
+    assert_int_equal(starts, 1);
+    done(&info, &rec);
+
+    /* From 25 ns after the first event: the first block is skipped. */
+    struct ct_read_opts o = {.have_range = true, .range_from_ns = 25,
+                             .range_to_ns = INT64_MAX};
+    assert_int_equal(read_mem(t.data, t.size, &o, &info, &rec), CT_EXIT_OK);
+    assert_true(rec.n >= 3);
+    assert_int_equal(rec.ev[0].kind, CT_EV_OVERHEAD_START);
+    assert_int_equal(rec.ev[0].time, 40);
+    assert_int_equal(rec.ev[1].kind, CT_EV_STACK);
+    assert_int_equal(rec.ev[1].depth, 2);
+    assert_int_equal(rec.ev[2].kind, CT_EV_OVERHEAD_END);
+    done(&info, &rec);
+    tg_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -620,6 +662,7 @@ int main(void)
         cmocka_unit_test(test_bad_headers),
         cmocka_unit_test(test_blocks_continue_without_stack_events),
         cmocka_unit_test(test_time_range_skips_blocks),
+        cmocka_unit_test(test_window_block_start_is_overhead),
         cmocka_unit_test(test_unclosed_block),
         cmocka_unit_test(test_unknown_ext_is_skipped),
         cmocka_unit_test(test_samples_without_symbols),
