@@ -3,8 +3,9 @@
  * -finstrument-functions.  Only the fast path lives here: read the clock,
  * check the room left in the block, encode, store.  No lock, no system
  * call, no allocation, errno untouched.  Everything else (first event on a
- * thread, full block, tracing off, hidden frames, re-entry) goes to the
- * slow path in thread.c.
+ * thread, full block, tracing off, hidden frames, re-entry, an exit that
+ * is not the top frame's after a longjmp) goes to the slow path in
+ * thread.c.
  *
  * The busy flag is set before anything is checked, so an instrumented
  * signal handler that interrupts us sees it and is dropped (and counted)
