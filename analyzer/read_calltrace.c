@@ -431,6 +431,18 @@ static bool flush(struct rd *r)
     return !r->stop;
 }
 
+/* Counts the event just written at buf[*n]; a full buffer goes to the
+ * sink.  False when the sink asks to stop. */
+static inline __attribute__((always_inline)) bool
+commit(struct rd *r, size_t *n, size_t cap)
+{
+    if (++*n < cap)
+        return true;
+    r->nbuf = *n;
+    *n = 0;
+    return flush(r);
+}
+
 /*
  * A rare event (anything but CALL and RETURN), handed over at once with
  * what precedes it: its stack points into buffers the next one reuses.
@@ -592,12 +604,8 @@ decode_hot(struct rd *r, struct dec *d, const uint8_t *fast_end,
         d->time = t;
         d->p = p;
         d->nrec++;
-        if (++d->nbuf == buf_cap) {
-            r->nbuf = d->nbuf;
-            d->nbuf = 0;
-            if (!flush(r))
-                return false;
-        }
+        if (!commit(r, &d->nbuf, buf_cap))
+            return false;
     }
     return true;
 }
@@ -773,12 +781,8 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
             e->time = t;
             e->func = CT_FUNC_NONE;
             e->site = 0;
-            if (++nbuf == buf_cap) {
-                r->nbuf = nbuf;
-                nbuf = 0;
-                if (!flush(r))
-                    goto stop;
-            }
+            if (!commit(r, &nbuf, buf_cap))
+                goto stop;
             break;
         }
         case CT_REC_ENTRY: {
@@ -797,12 +801,8 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
             e->time = t;
             e->func = intern_fn(r, prev_fn);
             e->site = prev_site;
-            if (++nbuf == buf_cap) {
-                r->nbuf = nbuf;
-                nbuf = 0;
-                if (!flush(r))
-                    goto stop;
-            }
+            if (!commit(r, &nbuf, buf_cap))
+                goto stop;
             break;
         }
         case CT_REC_EXT: {
