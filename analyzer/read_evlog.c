@@ -51,28 +51,29 @@ struct evlog {
     char text[512];
 };
 
-static uint16_t rd16(const struct evlog *E, size_t o)
+/* An n-byte unsigned integer at o, in the writer's byte order. */
+static uint64_t rd(const struct evlog *E, size_t o, int n)
 {
     const uint8_t *p = E->d + o;
-    return E->be ? (uint16_t)(p[0] << 8 | p[1]) : (uint16_t)(p[1] << 8 | p[0]);
+    uint64_t v = 0;
+    for (int i = 0; i < n; i++)
+        v = v << 8 | p[E->be ? i : n - 1 - i];
+    return v;
+}
+
+static uint16_t rd16(const struct evlog *E, size_t o)
+{
+    return (uint16_t)rd(E, o, 2);
 }
 
 static uint32_t rd32(const struct evlog *E, size_t o)
 {
-    const uint8_t *p = E->d + o;
-    uint32_t v = 0;
-    for (int i = 0; i < 4; i++)
-        v = v << 8 | p[E->be ? i : 3 - i];
-    return v;
+    return (uint32_t)rd(E, o, 4);
 }
 
 static uint64_t rd64(const struct evlog *E, size_t o)
 {
-    const uint8_t *p = E->d + o;
-    uint64_t v = 0;
-    for (int i = 0; i < 8; i++)
-        v = v << 8 | p[E->be ? i : 7 - i];
-    return v;
+    return rd(E, o, 8);
 }
 
 static double rdf64(const struct evlog *E, size_t o)
