@@ -23,7 +23,11 @@ PRELOAD_LIBS   := -ldl -lpthread -lunwind
 ANALYZER_LIBS  := -lbfd -lm
 
 PRELOAD_SRCS  := $(sort $(wildcard preload/*.c))
-ANALYZER_SRCS := $(sort $(wildcard analyzer/*.c))
+ANALYZER_DIRS := analyzer analyzer/readers analyzer/model analyzer/report \
+                 analyzer/writers
+ANALYZER_SRCS := $(sort $(foreach d,$(ANALYZER_DIRS),$(wildcard $(d)/*.c)))
+ANALYZER_INC  := $(ANALYZER_DIRS:%=-I%)
+ANALYZER_HDRS := $(foreach d,$(ANALYZER_DIRS),$(wildcard $(d)/*.h))
 # init.c starts the tracer when the library is loaded; unit tests link the
 # rest of the tracer without it.
 PRELOAD_LIB_SRCS  := $(filter-out preload/init.c,$(PRELOAD_SRCS))
@@ -62,17 +66,17 @@ $(BUILD)/preload/%.o: preload/%.c $(wildcard include/*.h preload/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PRELOAD_CFLAGS) -c -o $@ $<
 
-$(BUILD)/analyzer/%.o: analyzer/%.c $(wildcard include/*.h analyzer/*.h)
+$(BUILD)/analyzer/%.o: analyzer/%.c $(wildcard include/*.h) $(ANALYZER_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ANALYZER_INC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/san/preload/%.o: preload/%.c $(wildcard include/*.h preload/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PRELOAD_CFLAGS) $(SAN) -c -o $@ $<
 
-$(BUILD)/san/analyzer/%.o: analyzer/%.c $(wildcard include/*.h analyzer/*.h)
+$(BUILD)/san/analyzer/%.o: analyzer/%.c $(wildcard include/*.h) $(ANALYZER_HDRS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(CFLAGS) $(SAN) -c -o $@ $<
+	$(CC) $(CPPFLAGS) $(ANALYZER_INC) $(CFLAGS) $(SAN) -c -o $@ $<
 
 # Unit tests: cmocka, built with ASan and UBSan.
 # Static pattern rules: with one implicit rule per prefix, make would pick
@@ -86,7 +90,7 @@ $(UNIT_PRELOAD:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_preload_%: 
 $(UNIT_OTHER:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_%: \
     tests/unit/test_%.c $(SAN_ANALYZER_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ianalyzer -Itests/unit $(CFLAGS) $(SAN) -o $@ $^ \
+	$(CC) $(CPPFLAGS) $(ANALYZER_INC) -Itests/unit $(CFLAGS) $(SAN) -o $@ $^ \
 	    -lcmocka $(ANALYZER_LIBS)
 
 demo: deps all

@@ -11,8 +11,9 @@ RECORDS=${RECORDS:-100000000}
 make -s BUILD="$B" all >/dev/null
 T=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-objs=$(ls "$B"/analyzer/*.o | grep -v '/main\.o$')
-gcc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Ianalyzer -Itests/unit \
+objs=$(ls "$B"/analyzer/*.o "$B"/analyzer/*/*.o | grep -v '/main\.o$')
+gcc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Ianalyzer -Ianalyzer/readers -Ianalyzer/model \
+    -Ianalyzer/report -Ianalyzer/writers -Itests/unit \
     -o "$T/reader_bench" bench/reader_bench.c $objs -lbfd -lm
 "$T/reader_bench" gen "$T/big.raw" "$RECORDS"
 "$T/reader_bench" touch "$T/big.raw" >/dev/null # warm the page cache

@@ -23,11 +23,12 @@ if ! command -v clang >/dev/null; then
     exit 0
 fi
 mkdir -p "$out/obj"
-flags="-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Ianalyzer \
+flags="-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Ianalyzer -Ianalyzer/readers -Ianalyzer/model \
+    -Ianalyzer/report -Ianalyzer/writers \
     -fsanitize=address,undefined -fno-sanitize-recover=undefined \
     -DCALLTRACE_VERSION=\"fuzz\""
 objs=()
-for src in analyzer/*.c; do
+for src in analyzer/*.c analyzer/*/*.c; do
     [ "$src" = analyzer/main.c ] && continue
     obj=$out/obj/$(basename "${src%.c}").o
     if [ ! -e "$obj" ] || [ "$src" -nt "$obj" ] ||

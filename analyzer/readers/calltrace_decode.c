@@ -1,0 +1,557 @@
+/*
+ * calltrace binary reader, second pass: one thread's EVENTS blocks, in seq
+ * order, decoded into events and handed to the sink in batches.
+ */
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calltrace_reader.h"
+#include "util.h"
+
+/* Hands the buffered events over; false when the sink asks to stop. */
+bool ctr_flush(struct rd *r)
+{
+    size_t n = r->nbuf;
+    r->nbuf = 0;
+    if (!n || r->stop)
+        return !r->stop;
+    if (r->batch) {
+        if (r->batch->events(r->batch, r->buf, n) != 0)
+            r->stop = true;
+    } else {
+        for (size_t i = 0; i < n && !r->stop; i++)
+            if (r->sink->event(r->sink, &r->buf[i]) != 0)
+                r->stop = true;
+    }
+    return !r->stop;
+}
+
+/* Counts the event just written at buf[*n]; a full buffer goes to the
+ * sink.  False when the sink asks to stop. */
+static inline __attribute__((always_inline)) bool
+commit(struct rd *r, size_t *n, size_t cap)
+{
+    if (++*n < cap)
+        return true;
+    r->nbuf = *n;
+    *n = 0;
+    return ctr_flush(r);
+}
+
+/*
+ * A rare event (anything but CALL and RETURN), handed over at once with
+ * what precedes it: its stack points into buffers the next one reuses.
+ */
+static bool push(struct rd *r, const struct ct_event *ev)
+{
+    struct ct_event *slot = &r->buf[r->nbuf++];
+    *slot = *ev;
+    ctr_flush(r);
+    *slot = (struct ct_event){0};
+    return !r->stop;
+}
+
+static inline uint32_t intern_fn(struct rd *r, uint64_t fn)
+{
+    uint32_t slot = (uint32_t)(fn >> 4 ^ fn >> 14) & (FN_CACHE - 1);
+    if (r->fn_cache[slot].addr == fn && r->fn_cache[slot].id != CT_FUNC_NONE)
+        return r->fn_cache[slot].id;
+    uint32_t id = ct_functab_intern_addr(r->info->funcs, fn);
+    r->fn_cache[slot].addr = fn;
+    r->fn_cache[slot].id = id;
+    return id;
+}
+
+/*
+ * Sampled pcs are interned as the function that contains them, so that a
+ * sampled function and the same function's instrumented entries share one
+ * id; the pcs themselves travel in ev->pcs for --by-line.  Callers' pcs are
+ * return addresses, which may lie just past a function that ends in a call,
+ * hence the lookup at pc - 1 for them.
+ */
+static uint32_t intern_pc(struct rd *r, uint64_t pc, bool caller)
+{
+    uint64_t key = pc - caller;
+    uint32_t slot = (uint32_t)(key ^ key >> 9) & 255u;
+    if (r->pc_cache[slot].addr == key && r->pc_cache[slot].id != CT_FUNC_NONE)
+        return r->pc_cache[slot].id;
+    uint64_t start;
+    uint32_t id = ct_functab_intern_addr(
+        r->info->funcs,
+        ct_symbolizer_func_start(r->sym, key, &start) ? start : pc);
+    r->pc_cache[slot].addr = key;
+    r->pc_cache[slot].id = id;
+    return id;
+}
+
+static void grow_stacks(struct rd *r, size_t depth)
+{
+    if (depth > r->ids_cap) {
+        r->ids_cap = depth;
+        r->ids = ct_xrealloc(r->ids, depth * sizeof *r->ids);
+    }
+    if (depth > r->pcs_cap) {
+        r->pcs_cap = depth;
+        r->pcs = ct_xrealloc(r->pcs, depth * sizeof *r->pcs);
+    }
+}
+
+static void damage(struct rd *r, struct cursor *c, const uint8_t *at,
+                   const char *what)
+{
+    size_t byte = (size_t)(at - r->in->data);
+    ctr_set_stopped(r->info, r->in->path, byte,
+                "%s at byte %zu (block at byte %zu, thread %" PRIu64 ")",
+                what, byte, c->cur->off, r->info->threads[c->thread].tid);
+    c->state = C_DONE;
+}
+
+/* Decodes varints without bounds checks; callers keep 32 bytes of room. */
+static inline bool varint_fast(const uint8_t **pp, uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    uint64_t v = p[0];
+    if (v < 0x80) {
+        *pp = p + 1;
+        *out = v;
+        return true;
+    }
+    v &= 0x7f;
+    for (unsigned i = 1; i < 10; i++) {
+        uint64_t b = p[i];
+        v |= (b & 0x7f) << (7 * i);
+        if (b < 0x80) {
+            *pp = p + i + 1;
+            *out = v;
+            return true;
+        }
+    }
+    return false;
+}
+
+/* varint_fast with the one- and two-byte cases (most heads and deltas)
+ * unrolled. */
+static inline __attribute__((always_inline)) bool
+varint_hot(const uint8_t **pp, uint64_t *out)
+{
+    const uint8_t *p = *pp;
+    if (p[0] < 0x80) {
+        *out = p[0];
+        *pp = p + 1;
+        return true;
+    }
+    if (p[1] < 0x80) {
+        *out = (p[0] & 0x7fu) | (uint64_t)p[1] << 7;
+        *pp = p + 2;
+        return true;
+    }
+    return varint_fast(pp, out);
+}
+
+/* A cursor's decoding position, in locals while a block is decoded. */
+struct dec {
+    const uint8_t *p;
+    uint64_t time, prev_fn, prev_site;
+    uint64_t nrec;
+    size_t nbuf;
+};
+
+/*
+ * The common records, calls and returns, while they lie wholly before
+ * fast_end (so that no byte needs a bounds check) and no later than limit.
+ * Stops before anything else (an EXT record, a zero byte, damage), which
+ * decode_block's general loop reads.  Returns false when the sink asked
+ * to stop.
+ */
+static inline __attribute__((always_inline)) bool
+decode_hot(struct rd *r, struct dec *d, const uint8_t *fast_end,
+           uint64_t limit, uint32_t thread)
+{
+    struct ct_event *buf = r->buf;
+    size_t buf_cap = r->buf_cap;
+    while (d->p < fast_end) {
+        const uint8_t *p = d->p;
+        uint64_t head, a, b;
+        if (!varint_hot(&p, &head))
+            return true;
+        uint64_t t = d->time + (head >> CT_REC_TYPE_BITS);
+        if (t < d->time || t > limit)
+            return true;
+        struct ct_event *e = &buf[d->nbuf];
+        unsigned type = head & CT_REC_TYPE_MASK;
+        if (type == CT_REC_EXIT) {
+            e->kind = CT_EV_RETURN;
+            e->func = CT_FUNC_NONE;
+            e->site = 0;
+        } else if (type == CT_REC_ENTRY) {
+            if (!varint_hot(&p, &a) || !varint_hot(&p, &b))
+                return true;
+            d->prev_fn += (uint64_t)ct_unzigzag(a);
+            d->prev_site += (uint64_t)ct_unzigzag(b);
+            e->kind = CT_EV_CALL;
+            e->func = intern_fn(r, d->prev_fn);
+            e->site = d->prev_site;
+        } else {
+            return true;
+        }
+        e->thread = thread;
+        e->time = t;
+        d->time = t;
+        d->p = p;
+        d->nrec++;
+        if (!commit(r, &d->nbuf, buf_cap))
+            return false;
+    }
+    return true;
+}
+
+/* Whether the record at q (before lim) is an OVERHEAD_END. */
+static bool overhead_end_follows(const uint8_t *q, const uint8_t *lim)
+{
+    uint64_t head;
+    if (ct_get_varint(&q, lim, &head) != 0 || q >= lim)
+        return false;
+    return (head & CT_REC_TYPE_MASK) == CT_REC_EXT &&
+           *q == CT_EXT_OVERHEAD_END;
+}
+
+/* An EXT record's payload [p, p + len).  Returns false on damage. */
+static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
+                       unsigned subtype, const uint8_t *p, size_t len)
+{
+    const uint8_t *end = p + len;
+    uint64_t a, b;
+    switch (subtype) {
+    case CT_EXT_OVERHEAD_START:
+    case CT_EXT_OVERHEAD_END:
+        ev->kind = subtype == CT_EXT_OVERHEAD_START ? CT_EV_OVERHEAD_START
+                                                    : CT_EV_OVERHEAD_END;
+        push(r, ev);
+        return true;
+    case CT_EXT_USER:
+        ev->kind = CT_EV_USER;
+        ev->text = (const char *)p;
+        ev->text_len = len;
+        push(r, ev);
+        ev->text = NULL;
+        ev->text_len = 0;
+        return true;
+    case CT_EXT_LOST:
+        if (ct_get_varint(&p, end, &a) != 0)
+            return false;
+        ev->kind = CT_EV_LOST;
+        ev->count = a;
+        c->lost_told += a;
+        push(r, ev);
+        ev->count = 0;
+        return true;
+    case CT_EXT_STACK:
+        if (!c->need_stack)
+            return true; /* the frames are known from the previous block */
+        c->need_stack = false;
+        /* The tracer opens every block with STACK and then OVERHEAD_END:
+         * from the block's start to that end it was at work (setting up
+         * the thread, or switching blocks after an OVERHEAD_START at the
+         * end of a block not read here).  Say so, or the time would be
+         * charged to the frames below. */
+        if (overhead_end_follows(end, c->end)) {
+            ev->kind = CT_EV_OVERHEAD_START;
+            push(r, ev);
+        }
+        if (ct_get_varint(&p, end, &a) != 0 || a > len)
+            return false;
+        grow_stacks(r, a);
+        for (uint64_t i = 0; i < a; i++) {
+            if (ct_get_varint(&p, end, &b) != 0)
+                return false;
+            r->ids[i] = intern_fn(r, b);
+        }
+        ev->kind = CT_EV_STACK;
+        ev->stack = r->ids;
+        ev->depth = (uint32_t)a;
+        push(r, ev);
+        ev->stack = NULL;
+        ev->depth = 0;
+        return true;
+    case CT_EXT_SAMPLE: {
+        uint64_t weight;
+        if (ct_get_varint(&p, end, &weight) != 0 ||
+            ct_get_varint(&p, end, &a) != 0 || a > len)
+            return false;
+        grow_stacks(r, a);
+        for (uint64_t i = 0; i < a; i++) {
+            if (ct_get_varint(&p, end, &b) != 0)
+                return false;
+            r->pcs[i] = b;
+            r->ids[i] = intern_pc(r, b, i > 0);
+        }
+        ev->kind = CT_EV_SAMPLE;
+        ev->count = weight;
+        ev->stack = r->ids;
+        ev->pcs = r->pcs;
+        ev->depth = (uint32_t)a;
+        push(r, ev);
+        ev->count = 0;
+        ev->stack = NULL;
+        ev->pcs = NULL;
+        ev->depth = 0;
+        return true;
+    }
+    case CT_EXT_THREAD_NAME: {
+        struct ct_thread_info *t = &r->info->threads[c->thread];
+        size_t n = len < sizeof t->name ? len : sizeof t->name - 1;
+        memcpy(t->name, p, n);
+        t->name[n] = '\0';
+        return true;
+    }
+    case CT_EXT_THREAD_END:
+        ev->kind = CT_EV_THREAD_END;
+        push(r, ev);
+        return true;
+    default:
+        /* CT_EXT_TOGGLE and subtypes of later versions: nothing to tell. */
+        return true;
+    }
+}
+
+/*
+ * Decodes records of c->cur while their time is <= limit.  Returns 1 when
+ * it stopped at the limit, 0 at the end of the block's data, -1 when the
+ * thread or the whole read must stop.
+ */
+static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
+{
+    const uint8_t *p = c->p, *end = c->end;
+    const uint8_t *fast_end = end - p > 32 ? end - 32 : p;
+    uint64_t time = c->time, prev_fn = c->prev_fn, prev_site = c->prev_site;
+    uint64_t nrec = 0;
+    int status = 0;
+    struct ct_event ev = {.thread = c->thread, .func = CT_FUNC_NONE};
+    struct ct_event *buf = r->buf;
+    size_t nbuf = r->nbuf, buf_cap = r->buf_cap;
+    uint32_t thread = c->thread;
+    bool need_stack = c->need_stack;
+
+    while (p < end) {
+        if (p < fast_end) {
+            struct dec d = {p, time, prev_fn, prev_site, nrec, nbuf};
+            bool go = decode_hot(r, &d, fast_end, limit, thread);
+            if (d.nrec != nrec)
+                need_stack = false;
+            p = d.p;
+            time = d.time;
+            prev_fn = d.prev_fn;
+            prev_site = d.prev_site;
+            nrec = d.nrec;
+            nbuf = d.nbuf;
+            if (!go)
+                goto stop;
+        }
+        /* One record of any kind, with every check. */
+        const uint8_t *rec = p;
+        uint64_t head, a, b;
+        if (*p == 0)
+            break; /* the end of what an unclosed block holds */
+        if (p < fast_end) {
+            if (!varint_fast(&p, &head))
+                goto bad;
+        } else if (ct_get_varint(&p, end, &head) != 0) {
+            goto partial;
+        }
+        uint64_t t = time + (head >> CT_REC_TYPE_BITS);
+        if (t < time)
+            goto bad;
+        if (t > limit) {
+            p = rec;
+            status = 1;
+            break;
+        }
+        time = t;
+        nrec++;
+        switch (head & CT_REC_TYPE_MASK) {
+        case CT_REC_EXIT: {
+            struct ct_event *e = &buf[nbuf];
+            e->kind = CT_EV_RETURN;
+            e->thread = thread;
+            e->time = t;
+            e->func = CT_FUNC_NONE;
+            e->site = 0;
+            if (!commit(r, &nbuf, buf_cap))
+                goto stop;
+            break;
+        }
+        case CT_REC_ENTRY: {
+            if (p < fast_end) {
+                if (!varint_fast(&p, &a) || !varint_fast(&p, &b))
+                    goto bad;
+            } else if (ct_get_varint(&p, end, &a) != 0 ||
+                       ct_get_varint(&p, end, &b) != 0) {
+                goto partial;
+            }
+            prev_fn += (uint64_t)ct_unzigzag(a);
+            prev_site += (uint64_t)ct_unzigzag(b);
+            struct ct_event *e = &buf[nbuf];
+            e->kind = CT_EV_CALL;
+            e->thread = thread;
+            e->time = t;
+            e->func = intern_fn(r, prev_fn);
+            e->site = prev_site;
+            if (!commit(r, &nbuf, buf_cap))
+                goto stop;
+            break;
+        }
+        case CT_REC_EXT: {
+            if (p >= end)
+                goto partial;
+            unsigned subtype = *p++;
+            if (ct_get_varint(&p, end, &a) != 0)
+                goto partial;
+            if (a > (uint64_t)(end - p))
+                goto partial;
+            ev.time = t;
+            c->need_stack = need_stack;
+            r->nbuf = nbuf;
+            bool ok = ext_record(r, c, &ev, subtype, p, (size_t)a);
+            nbuf = r->nbuf;
+            if (!ok)
+                goto bad;
+            if (r->stop)
+                goto stop;
+            p += a;
+            break;
+        }
+        default:
+            goto bad;
+        }
+        /* Only a block's leading STACK record describes its open frames. */
+        need_stack = false;
+        continue;
+    partial:
+        if (c->partial_ok) {
+            p = end; /* the writer stopped inside this record */
+            break;
+        }
+    bad:
+        ct_calltrace_stats.records += nrec;
+        r->nbuf = nbuf;
+        damage(r, c, rec, "bad record");
+        return -1;
+    stop:
+        r->stop = true;
+        status = -1;
+        break;
+    }
+    ct_calltrace_stats.records += nrec;
+    r->nbuf = nbuf;
+    c->need_stack = need_stack;
+    c->p = p;
+    c->time = time;
+    c->prev_fn = prev_fn;
+    c->prev_site = prev_site;
+    return status;
+}
+
+/* Moves c to its next block; C_DONE when there is none. */
+static void open_next(struct rd *r, struct cursor *c)
+{
+    if (c->next >= c->nblocks) {
+        c->state = C_DONE;
+        return;
+    }
+    struct block *b = c->blocks[c->next++];
+    c->cur = b;
+    if (c->next > 1 && b->first < c->time) {
+        damage(r, c, r->in->data + b->off, "block goes back in time");
+        return;
+    }
+    if (c->next == 1 || b->seq != c->expect_seq)
+        c->need_stack = true;
+    c->expect_seq = b->seq + 1;
+    const uint8_t *data = r->in->data + b->off + CT_BLOCK_HEADER_SIZE;
+    c->p = data;
+    c->end = data + ctr_payload_len(b, &c->partial_ok);
+    c->time = b->first;
+    c->prev_fn = c->prev_site = 0;
+    c->lost_told = 0;
+    c->state = C_DATA;
+    ct_calltrace_stats.blocks_decoded++;
+}
+
+/*
+ * The block's records are done.  The tracer counts losses in the block
+ * header as they happen (so that they survive a crash) and writes a LOST
+ * record when it can; what the records did not tell comes now.
+ */
+static void finish_block(struct cursor *c)
+{
+    if (c->cur->lost > c->lost_told) {
+        /* At the last record: last_ticks could break the thread's time
+         * order if the header was damaged. */
+        c->lost_time = c->time;
+        c->state = C_LOST;
+    } else {
+        c->state = C_NEXT;
+    }
+}
+
+/* Pushes c's events up to time limit. */
+void ctr_run(struct rd *r, struct cursor *c, uint64_t limit)
+{
+    while (!r->stop) {
+        switch (c->state) {
+        case C_DATA: {
+            int s = decode_block(r, c, limit);
+            if (s != 0)
+                return;
+            finish_block(c);
+            break;
+        }
+        case C_LOST: {
+            if (c->lost_time > limit)
+                return;
+            struct ct_event ev = {.kind = CT_EV_LOST, .thread = c->thread,
+                                  .time = c->lost_time, .func = CT_FUNC_NONE,
+                                  .count = c->cur->lost - c->lost_told};
+            c->time = c->lost_time;
+            c->state = C_NEXT;
+            push(r, &ev);
+            break;
+        }
+        case C_NEXT:
+            open_next(r, c);
+            break;
+        case C_DONE:
+            return;
+        }
+    }
+}
+
+/* Time of c's next event, UINT64_MAX when it has none. */
+uint64_t ctr_next_time(struct rd *r, struct cursor *c)
+{
+    for (;;) {
+        switch (c->state) {
+        case C_DATA: {
+            const uint8_t *p = c->p;
+            uint64_t head;
+            if (p < c->end && *p) {
+                if (ct_get_varint(&p, c->end, &head) == 0 &&
+                    c->time + (head >> CT_REC_TYPE_BITS) >= c->time)
+                    return c->time + (head >> CT_REC_TYPE_BITS);
+                return c->time; /* damage: decode_block will say so */
+            }
+            finish_block(c);
+            break;
+        }
+        case C_LOST:
+            return c->lost_time;
+        case C_NEXT:
+            open_next(r, c);
+            break;
+        case C_DONE:
+            return UINT64_MAX;
+        }
+    }
+}

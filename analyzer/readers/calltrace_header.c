@@ -1,0 +1,108 @@
+/*
+ * calltrace binary reader: the file header (include/calltrace_format.h).
+ */
+#include <inttypes.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "calltrace_reader.h"
+#include "util.h"
+
+int ctr_probe(const struct ct_input *in)
+{
+    return in->size >= CT_FILE_MAGIC_LEN &&
+                   memcmp(in->data, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN) == 0
+               ? 100
+               : 0;
+}
+
+static int header_error(const char *path, size_t byte, const char *what)
+{
+    char where[48];
+    snprintf(where, sizeof where, "byte %zu", byte);
+    ct_input_error(path, where, "%s", what);
+    return CT_EXIT_BAD_INPUT;
+}
+
+static void copy_string(char *dst, size_t cap, const char *src, size_t max)
+{
+    size_t n = strnlen(src, max);
+    if (n >= cap)
+        n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+int ctr_read_header(const struct ct_input *in, struct ct_trace_info *info,
+                    struct ct_file_header *h)
+{
+    const char *path = in->path;
+    if (in->size == 0)
+        return header_error(path, 0, "empty file, expected a calltrace trace");
+    if (in->size < CT_FILE_MAGIC_LEN ||
+        memcmp(in->data, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN) != 0)
+        return header_error(path, 0,
+                            "expected the calltrace magic \"CALLTRC\"");
+    if (in->size < sizeof *h)
+        return header_error(path, in->size,
+                            "file header cut short (truncated file)");
+    memcpy(h, in->data, sizeof *h);
+    char msg[128];
+    if (h->version == 0 || h->version > CT_FORMAT_VERSION) {
+        snprintf(msg, sizeof msg,
+                 "format version %" PRIu32 ", expected %u%s", h->version,
+                 CT_FORMAT_VERSION,
+                 h->version ? " (written by a newer calltrace)" : "");
+        return header_error(path, offsetof(struct ct_file_header, version),
+                            msg);
+    }
+    if (h->header_size < sizeof *h || h->header_size % CT_BLOCK_ALIGN) {
+        snprintf(msg, sizeof msg,
+                 "header size %" PRIu32 ", expected %u", h->header_size,
+                 CT_FILE_HEADER_SIZE);
+        return header_error(
+            path, offsetof(struct ct_file_header, header_size), msg);
+    }
+    if (in->size < h->header_size)
+        return header_error(path, in->size,
+                            "file header cut short (truncated file)");
+
+    double ns_per_tick = h->tick_hz ? 1e9 / (double)h->tick_hz : 0;
+    /* The end calibration spans the whole run: more precise when present. */
+    if (h->end_ticks > h->start_ticks &&
+        h->end_monotonic_ns > h->start_monotonic_ns)
+        ns_per_tick = (double)(h->end_monotonic_ns - h->start_monotonic_ns) /
+                      (double)(h->end_ticks - h->start_ticks);
+    if (!(ns_per_tick > 0))
+        return header_error(path, offsetof(struct ct_file_header, tick_hz),
+                            "expected a tick rate (tick_hz is 0)");
+    info->ns_per_tick = ns_per_tick;
+    if (h->clock == CT_CLOCK_TSC)
+        snprintf(info->clock, sizeof info->clock, "tsc %.2f GHz",
+                 1.0 / ns_per_tick);
+    else if (h->clock == CT_CLOCK_MONOTONIC)
+        snprintf(info->clock, sizeof info->clock, "monotonic ns");
+    else
+        snprintf(info->clock, sizeof info->clock, "clock %" PRIu32 ", %.3g Hz",
+                 h->clock, 1e9 / ns_per_tick);
+
+    copy_string(info->program, sizeof info->program, h->exe, sizeof h->exe);
+    copy_string(info->command, sizeof info->command, h->cmdline,
+                sizeof h->cmdline);
+    info->pid = h->pid;
+    info->ppid = h->ppid;
+    info->start_epoch_ns = (int64_t)h->start_realtime_ns;
+    info->start_ticks = h->start_ticks;
+    info->bias_ns_per_call = (double)h->bias_ps / 1000.0;
+    info->sampled = (h->flags & CT_FILE_SAMPLED) != 0;
+    info->sample_interval_ns = h->sample_interval_ns;
+    if (!(h->flags & CT_FILE_FINISHED))
+        ct_trace_add_meta(info, "trace",
+                          "not closed cleanly (the process crashed, was "
+                          "killed or is still running)");
+    if (h->flags & CT_FILE_FAILED)
+        ct_trace_add_meta(info, "tracer",
+                          "stopped early after a write failure");
+    return CT_EXIT_OK;
+}

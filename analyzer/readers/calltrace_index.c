@@ -1,0 +1,217 @@
+/*
+ * calltrace binary reader, first pass: block headers only, into a small
+ * per-block index; MAPS blocks for the symbolizer; thread indices.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "calltrace_reader.h"
+#include "util.h"
+
+void ctr_set_stopped(struct ct_trace_info *info, const char *path,
+                     size_t byte, const char *fmt, ...)
+{
+    if (info->stopped[0])
+        return; /* the first damage is the one reported */
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(info->stopped, sizeof info->stopped, fmt, ap);
+    va_end(ap);
+    char where[48];
+    snprintf(where, sizeof where, "byte %zu", byte);
+    ct_input_error(path, where, "%s", info->stopped);
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return false;
+    return true;
+}
+
+/* Blocks in file order; a damaged header ends the index. */
+struct block *ctr_index_blocks(const struct ct_input *in,
+                               struct ct_trace_info *info, size_t start,
+                               size_t *count)
+{
+    struct block *blocks = NULL;
+    size_t n = 0, cap = 0;
+    size_t off = start;
+    while (off < in->size) {
+        size_t left = in->size - off;
+        const uint8_t *p = in->data + off;
+        if (left < CT_BLOCK_HEADER_SIZE) {
+            if (!all_zero(p, left))
+                ctr_set_stopped(info, in->path, off,
+                            "truncated block header at byte %zu", off);
+            break;
+        }
+        struct ct_block_header h;
+        memcpy(&h, p, sizeof h);
+        if (h.magic == 0 && all_zero(p, CT_BLOCK_HEADER_SIZE)) {
+            /* A page the tracer reserved but never started. */
+            off += CT_BLOCK_ALIGN;
+            continue;
+        }
+        if (h.magic != CT_BLOCK_MAGIC ||
+            h.header_size != CT_BLOCK_HEADER_SIZE || h.size == 0 ||
+            h.size % CT_BLOCK_ALIGN ||
+            (h.kind != CT_BLOCK_EVENTS && h.kind != CT_BLOCK_MAPS)) {
+            ctr_set_stopped(info, in->path, off,
+                        "damaged block header at byte %zu", off);
+            break;
+        }
+        ct_grow(&blocks, &cap, n, sizeof *blocks);
+        struct block *b = &blocks[n++];
+        *b = (struct block){
+            .off = off,
+            .avail = left < h.size ? left : h.size,
+            .first = h.first_ticks,
+            .last = h.last_ticks,
+            .lost = h.lost,
+            .kind = h.kind,
+            .tid = h.tid,
+            .seq = h.seq,
+            .flags = h.flags,
+            .used = h.used,
+            .size = h.size,
+            .open_depth = h.open_depth,
+        };
+        if (left < h.size) {
+            ctr_set_stopped(info, in->path, in->size,
+                        "truncated at byte %zu (block %zu)", in->size, n - 1);
+            break;
+        }
+        off += h.size;
+    }
+    ct_calltrace_stats.blocks = n;
+    *count = n;
+    return blocks;
+}
+
+/* The bytes of records (or map entries) a block holds in the file. */
+size_t ctr_payload_len(const struct block *b, bool *partial_ok)
+{
+    size_t present = b->avail - CT_BLOCK_HEADER_SIZE;
+    size_t cap = b->size - CT_BLOCK_HEADER_SIZE;
+    *partial_ok = !(b->flags & CT_BLOCK_CLOSED) || b->avail < b->size;
+    if (!(b->flags & CT_BLOCK_CLOSED))
+        return present;
+    size_t used = b->used < cap ? b->used : cap;
+    return used < present ? used : present;
+}
+
+void ctr_read_maps(struct ct_symbolizer *sym, const struct ct_input *in,
+                   const struct block *b)
+{
+    bool partial_ok;
+    const uint8_t *p = in->data + b->off + CT_BLOCK_HEADER_SIZE;
+    const uint8_t *end = p + ctr_payload_len(b, &partial_ok);
+    while (p < end && *p == CT_MAP_OBJECT) {
+        uint64_t base, start, stop;
+        if (end - p < 1 + 24 + 1)
+            return;
+        memcpy(&base, p + 1, 8);
+        memcpy(&start, p + 9, 8);
+        memcpy(&stop, p + 17, 8);
+        size_t bid_len = p[25];
+        p += 26;
+        if ((size_t)(end - p) < bid_len + 2)
+            return;
+        const uint8_t *bid = p;
+        p += bid_len;
+        uint16_t path_len;
+        memcpy(&path_len, p, 2);
+        p += 2;
+        if ((size_t)(end - p) < path_len)
+            return;
+        ct_symbolizer_add_map(sym, base, start, stop, bid, bid_len,
+                              (const char *)p, path_len);
+        p += path_len;
+    }
+}
+
+int ctr_cmp_maps_time(const void *a, const void *b)
+{
+    const struct block *x = *(struct block *const *)a;
+    const struct block *y = *(struct block *const *)b;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+int ctr_cmp_thread_seq(const void *a, const void *b)
+{
+    const struct block *x = *(struct block *const *)a;
+    const struct block *y = *(struct block *const *)b;
+    if (x->thread != y->thread)
+        return x->thread < y->thread ? -1 : 1;
+    if (x->seq != y->seq)
+        return x->seq < y->seq ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+struct thread_first {
+    uint32_t tid;
+    uint64_t first;
+};
+
+static int cmp_thread_first(const void *a, const void *b)
+{
+    const struct thread_first *x = a, *y = b;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    return x->tid < y->tid ? -1 : x->tid > y->tid;
+}
+
+/*
+ * Thread indices: the process's main thread first, then the others in the
+ * order they started, so that the index is stable across runs.
+ */
+void ctr_register_threads(struct ct_trace_info *info, struct block *blocks,
+                          size_t n)
+{
+    struct thread_first *tf = NULL;
+    size_t ntf = 0, cap = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (blocks[i].kind != CT_BLOCK_EVENTS)
+            continue;
+        size_t j = 0;
+        while (j < ntf && tf[j].tid != blocks[i].tid)
+            j++;
+        if (j == ntf) {
+            ct_grow(&tf, &cap, ntf, sizeof *tf);
+            tf[ntf++] = (struct thread_first){blocks[i].tid, blocks[i].first};
+        } else if (blocks[i].first < tf[j].first) {
+            tf[j].first = blocks[i].first;
+        }
+    }
+    if (ntf)
+        qsort(tf, ntf, sizeof *tf, cmp_thread_first);
+    for (size_t j = 0; j < ntf; j++)
+        if (tf[j].tid == info->pid)
+            ct_trace_thread(info, tf[j].tid);
+    for (size_t j = 0; j < ntf; j++)
+        ct_trace_thread(info, tf[j].tid);
+    for (size_t i = 0; i < n; i++)
+        if (blocks[i].kind == CT_BLOCK_EVENTS)
+            blocks[i].thread = ct_trace_thread(info, blocks[i].tid);
+    free(tf);
+}
+
+/* Time of the first record of a block (its base if it has none). */
+uint64_t ctr_first_record_time(const struct ct_input *in,
+                               const struct block *b)
+{
+    bool partial_ok;
+    const uint8_t *p = in->data + b->off + CT_BLOCK_HEADER_SIZE;
+    const uint8_t *end = p + ctr_payload_len(b, &partial_ok);
+    uint64_t head;
+    if (p < end && *p && ct_get_varint(&p, end, &head) == 0 &&
+        b->first + (head >> CT_REC_TYPE_BITS) >= b->first)
+        return b->first + (head >> CT_REC_TYPE_BITS);
+    return b->first;
+}

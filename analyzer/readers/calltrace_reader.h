@@ -1,0 +1,100 @@
+/*
+ * Internals of the calltrace binary reader, shared by its files:
+ *   calltrace_header.c  the file header
+ *   calltrace_index.c   first pass: block index, MAPS blocks, threads
+ *   calltrace_decode.c  second pass: one thread's records into events
+ *   calltrace_merge.c   threads merged by time
+ *   read_calltrace.c    the reader: --time-range, symbolizers, set-up
+ */
+#ifndef CT_CALLTRACE_READER_H
+#define CT_CALLTRACE_READER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "calltrace_format.h"
+#include "read_calltrace.h"
+#include "reader.h"
+#include "symbolize.h"
+
+struct block {
+    size_t off;             /* file offset of the block header            */
+    size_t avail;           /* bytes of the block present in the file     */
+    uint64_t first, last, lost;
+    uint32_t kind, tid, seq, flags, used, size, open_depth;
+    uint32_t thread;        /* ct_trace_info thread index                 */
+};
+
+enum cursor_state { C_DATA, C_LOST, C_NEXT, C_DONE };
+
+/* One thread's position in its blocks during the second pass. */
+struct cursor {
+    enum cursor_state state;
+    uint32_t thread;
+    struct block **blocks;  /* the blocks to decode, seq order            */
+    uint32_t nblocks, next;
+    struct block *cur;
+    const uint8_t *p, *end; /* undecoded records of cur                   */
+    bool partial_ok;        /* cur may end inside a record (unclosed,
+                               truncated): that is its end, not damage   */
+    uint64_t time, prev_fn, prev_site;
+    uint64_t lost_told;     /* cur's losses its LOST records told         */
+    uint64_t lost_time;     /* C_LOST: when the rest of cur's header
+                               losses are told                            */
+    uint32_t expect_seq;
+    bool need_stack;        /* the next STACK record opens this decoding  */
+};
+
+#define FN_CACHE 1024u
+
+/* Events handed to a batch sink at once: few enough to stay in L1. */
+#define BATCH 256u
+
+struct rd {
+    const struct ct_input *in;
+    struct ct_trace_info *info;
+    struct ct_sink *sink;
+    struct ct_batch_sink *batch; /* sink's batch interface, or NULL      */
+    struct ct_event *buf;   /* decoded events not yet handed over; fields
+                               a kind does not use are zero               */
+    size_t nbuf, buf_cap;   /* buf_cap 1 when the sink takes events one by
+                               one: it sees each as soon as it is decoded */
+    struct ct_symbolizer *sym;
+    bool stop;              /* the sink asked to stop                     */
+    struct { uint64_t addr; uint32_t id; } fn_cache[FN_CACHE], pc_cache[256];
+    uint32_t *ids;
+    size_t ids_cap;
+    uint64_t *pcs;
+    size_t pcs_cap;
+};
+
+int ctr_probe(const struct ct_input *in);
+/* Checks and copies the file header into h, filling info. */
+int ctr_read_header(const struct ct_input *in, struct ct_trace_info *info,
+                    struct ct_file_header *h);
+
+/* Records the first damage in info->stopped and reports it once. */
+void ctr_set_stopped(struct ct_trace_info *info, const char *path,
+                     size_t byte, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+struct block *ctr_index_blocks(const struct ct_input *in,
+                               struct ct_trace_info *info, size_t start,
+                               size_t *count);
+size_t ctr_payload_len(const struct block *b, bool *partial_ok);
+void ctr_read_maps(struct ct_symbolizer *sym, const struct ct_input *in,
+                   const struct block *b);
+int ctr_cmp_maps_time(const void *a, const void *b);
+int ctr_cmp_thread_seq(const void *a, const void *b);
+void ctr_register_threads(struct ct_trace_info *info, struct block *blocks,
+                          size_t n);
+uint64_t ctr_first_record_time(const struct ct_input *in,
+                               const struct block *b);
+
+bool ctr_flush(struct rd *r);
+void ctr_run(struct rd *r, struct cursor *c, uint64_t limit);
+uint64_t ctr_next_time(struct rd *r, struct cursor *c);
+
+void ctr_merge(struct rd *r, struct cursor *cs, size_t n);
+
+#endif /* CT_CALLTRACE_READER_H */
