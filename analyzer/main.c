@@ -87,7 +87,8 @@ int main(int argc, char **argv)
 
     if (opts.dump || opts.export_format) {
         exporter = opts.dump ? ct_dump_new(out, &info)
-                             : ct_exporter_new(opts.export_format, out, &info);
+                             : ct_exporter_new(opts.export_format, out, &info,
+                                             &opts);
         if (!exporter) {
             status = CT_EXIT_USAGE;
             goto done;

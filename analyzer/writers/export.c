@@ -4,32 +4,38 @@
 #include "export.h"
 #include "util.h"
 
-struct ct_exporter *ct_export_lms_new(FILE *out, struct ct_trace_info *info);
-struct ct_exporter *ct_export_samplingprof_new(FILE *out,
-                                               struct ct_trace_info *info);
+#define EXPORTER(name)                                                     \
+    struct ct_exporter *name(FILE *out, struct ct_trace_info *info,        \
+                             const struct ct_options *opts)
+EXPORTER(ct_export_lms_new);
+EXPORTER(ct_export_samplingprof_new);
+EXPORTER(ct_export_callgrind_new);
 
-static struct ct_exporter *openlaszlo_new(FILE *out,
-                                          struct ct_trace_info *info)
+static EXPORTER(openlaszlo_new)
 {
+    (void)opts;
     return ct_dump_new(out, info);  /* --dump is the OpenLaszlo raw form */
 }
 
 static const struct {
     const char *name;
-    struct ct_exporter *(*make)(FILE *out, struct ct_trace_info *info);
+    struct ct_exporter *(*make)(FILE *out, struct ct_trace_info *info,
+                                const struct ct_options *opts);
 } exporters[] = {
     {"openlaszlo", openlaszlo_new},
     {"lms", ct_export_lms_new},
     {"samplingprof", ct_export_samplingprof_new},
+    {"callgrind", ct_export_callgrind_new},
 };
 
 struct ct_exporter *ct_exporter_new(const char *format, FILE *out,
-                                    struct ct_trace_info *info)
+                                    struct ct_trace_info *info,
+                                    const struct ct_options *opts)
 {
     size_t n = sizeof exporters / sizeof exporters[0];
     for (size_t i = 0; i < n; i++)
         if (strcmp(exporters[i].name, format) == 0)
-            return exporters[i].make(out, info);
+            return exporters[i].make(out, info, opts);
     char list[128] = "";
     for (size_t i = 0; i < n; i++) {
         strcat(list, i ? ", " : "");

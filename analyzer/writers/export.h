@@ -11,6 +11,7 @@
 #include "trace.h"
 
 struct ct_profile;
+struct ct_options;
 
 struct ct_exporter {
     struct ct_sink sink;
@@ -20,9 +21,12 @@ struct ct_exporter {
     void (*free)(struct ct_exporter *self);
 };
 
-/* NULL (after printing the known names) when the format is unknown. */
+/* NULL (after printing the known names) when the format is unknown.
+ * opts carries the command line's writer options (thresholds, value
+ * kinds); NULL means every default. */
 struct ct_exporter *ct_exporter_new(const char *format, FILE *out,
-                                    struct ct_trace_info *info);
+                                    struct ct_trace_info *info,
+                                    const struct ct_options *opts);
 
 /* --dump: the OpenLaszlo raw form, as documented in docs/dump-format.md. */
 struct ct_exporter *ct_dump_new(FILE *out, struct ct_trace_info *info);

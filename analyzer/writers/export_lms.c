@@ -171,8 +171,10 @@ static void lms_free(struct ct_exporter *ex)
     free(x);
 }
 
-struct ct_exporter *ct_export_lms_new(FILE *out, struct ct_trace_info *info)
+struct ct_exporter *ct_export_lms_new(FILE *out, struct ct_trace_info *info,
+                                      const struct ct_options *opts)
 {
+    (void)opts;
     struct lms_export *x = ct_xcalloc(1, sizeof *x);
     x->ex.sink.event = lms_event;
     x->ex.finish = lms_finish;

@@ -147,9 +147,10 @@ static void sp_free(struct ct_exporter *ex)
     free(ex);
 }
 
-struct ct_exporter *ct_export_samplingprof_new(FILE *out,
-                                               struct ct_trace_info *info)
+struct ct_exporter *ct_export_samplingprof_new(FILE *out, struct ct_trace_info *info,
+                                               const struct ct_options *opts)
 {
+    (void)opts;
     struct sp_export *x = ct_xcalloc(1, sizeof *x);
     x->ex.sink.event = ignore_event;
     x->ex.finish = sp_finish;

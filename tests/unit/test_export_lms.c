@@ -22,7 +22,7 @@ static void exact_output(void **state)
     info.ns_per_tick = 400;  /* 2.5 ticks per us: rounding shows */
     uint32_t a = ct_functab_intern_name(info.funcs, "a", 1);
     uint32_t b = ct_functab_intern_name(info.funcs, "b,c", 3);
-    struct ct_exporter *x = ct_exporter_new("lms", out, &info);
+    struct ct_exporter *x = ct_exporter_new("lms", out, &info, NULL);
     assert_non_null(x);
     ev(&x->sink, CT_EV_CALL, 0, 1000, a);            /* 0 us      */
     ev(&x->sink, CT_EV_CALL, 0, 1001, b);            /* 0.4 -> 0  */
@@ -49,7 +49,7 @@ static void round_trip_through_reader(void **state)
     char *buf = NULL;
     size_t len = 0;
     FILE *out = open_memstream(&buf, &len);
-    struct ct_exporter *x = ct_exporter_new("lms", out, &l.info);
+    struct ct_exporter *x = ct_exporter_new("lms", out, &l.info, NULL);
     for (size_t i = 0; i < l.rec.n; i++)
         x->sink.event(&x->sink, &l.rec.evs[i].ev);
     x->finish(x, NULL);
@@ -79,7 +79,7 @@ static void unknown_format(void **state)
     (void)state;
     struct ct_trace_info info;
     ct_trace_info_init(&info, "x", "calltrace");
-    assert_null(ct_exporter_new("gprof", stdout, &info));
+    assert_null(ct_exporter_new("gprof", stdout, &info, NULL));
     ct_trace_info_free(&info);
 }
 

@@ -154,7 +154,8 @@ static void test_export(void **state)
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
-    struct ct_exporter *ex = ct_exporter_new("samplingprof", f, &x.info);
+    struct ct_exporter *ex =
+        ct_exporter_new("samplingprof", f, &x.info, NULL);
     assert_non_null(ex);
     assert_int_equal(ex->finish(ex, x.p), 0);
     ex->free(ex);
