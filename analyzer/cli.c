@@ -42,7 +42,11 @@ static void usage(FILE *f)
 "      --dump             print the trace as OpenLaszlo raw records\n"
 "                         (<timestamp> <C|R|S|E|V> <name>)\n"
 "      --export=FORMAT    write the trace as FORMAT: openlaszlo, lms,\n"
-"                         samplingprof\n"
+"                         samplingprof, callgrind, dot\n"
+"      --node-threshold=P with --export=dot: leave out functions under P%\n"
+"                         of all time (default 0.5)\n"
+"      --edge-threshold=P with --export=dot: leave out arcs under P%\n"
+"                         (default 0.1)\n"
 "  -o, --output=FILE      write to FILE instead of standard output\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
@@ -115,8 +119,18 @@ static void parse_range(struct ct_options *o, const char *arg)
 enum {
     OPT_THREADS = 256, OPT_RANGE, OPT_MIN_PERCENT, OPT_SUBTRACT_BIAS,
     OPT_TREE, OPT_DEPTH, OPT_MIN_DURATION, OPT_FORMAT, OPT_LENIENT, OPT_DUMP,
-    OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS,
+    OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
+    OPT_EDGE_THRESHOLD,
 };
+
+static double parse_percent(const char *opt, const char *arg)
+{
+    char *end;
+    double v = strtod(arg, &end);
+    if (end == arg || *end || !(v >= 0 && v <= 100))
+        bad_usage(opt, arg);
+    return v;
+}
 
 void ct_options_parse(struct ct_options *o, int argc, char **argv)
 {
@@ -138,6 +152,8 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"lenient", no_argument, NULL, OPT_LENIENT},
         {"dump", no_argument, NULL, OPT_DUMP},
         {"export", required_argument, NULL, OPT_EXPORT},
+        {"node-threshold", required_argument, NULL, OPT_NODE_THRESHOLD},
+        {"edge-threshold", required_argument, NULL, OPT_EDGE_THRESHOLD},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -145,6 +161,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
     };
     memset(o, 0, sizeof *o);
     o->range_to_ns = INT64_MAX;
+    o->node_threshold = o->edge_threshold = -1;
     int c;
     char *end;
     while ((c = getopt_long(argc, argv, "bpq::o:hV", longopts, NULL)) != -1) {
@@ -191,6 +208,16 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         case OPT_LENIENT: o->lenient = true; break;
         case OPT_DUMP: o->dump = true; break;
         case OPT_EXPORT: o->export_format = optarg; break;
+        case OPT_NODE_THRESHOLD:
+            o->node_threshold = parse_percent(
+                "--node-threshold wants a percentage from 0 to 100, got '%s'",
+                optarg);
+            break;
+        case OPT_EDGE_THRESHOLD:
+            o->edge_threshold = parse_percent(
+                "--edge-threshold wants a percentage from 0 to 100, got '%s'",
+                optarg);
+            break;
         case 'o': o->output = optarg; break;
         case 'h': usage(stdout); exit(CT_EXIT_OK);
         case 'V':
@@ -208,6 +235,10 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
     o->input = argv[optind];
     if (o->dump && o->export_format)
         bad_usage("%s", "--dump and --export exclude each other");
+    if ((o->node_threshold >= 0 || o->edge_threshold >= 0) &&
+        (!o->export_format || strcmp(o->export_format, "dot") != 0))
+        bad_usage("%s", "--node-threshold and --edge-threshold go with "
+                        "--export=dot");
     if (o->flat_only && o->graph_only)
         o->flat_only = o->graph_only = false;
 }

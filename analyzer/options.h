@@ -27,6 +27,8 @@ struct ct_options {
     bool lenient;               /* --lenient                                 */
     bool by_line;               /* --by-line (sampled traces)                */
     bool no_events;             /* --no-events: omit the user-event section  */
+    double node_threshold;      /* --node-threshold P (dot), -1 = default    */
+    double edge_threshold;      /* --edge-threshold P (dot), -1 = default    */
 };
 
 /* Parses argv; on --help/--version prints and exits 0; on bad usage prints

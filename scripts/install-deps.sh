@@ -7,8 +7,10 @@ set -eu
 
 # libgoogle-perftools-dev: the sampling tests check that gperftools'
 # profiler, loaded first, keeps SIGPROF.
+# valgrind (callgrind_annotate) and graphviz (dot) open the callgrind and
+# dot exports in the tests, as their users will.
 need="gcc g++ make binutils binutils-dev libunwind-dev libcmocka-dev clang \
-libclang-rt-14-dev python3 libgoogle-perftools-dev"
+libclang-rt-14-dev python3 libgoogle-perftools-dev valgrind graphviz"
 [ "${1:-}" = "--bench" ] && need="$need uftrace hyperfine"
 
 missing=""

@@ -10,6 +10,7 @@
 EXPORTER(ct_export_lms_new);
 EXPORTER(ct_export_samplingprof_new);
 EXPORTER(ct_export_callgrind_new);
+EXPORTER(ct_export_dot_new);
 
 static EXPORTER(openlaszlo_new)
 {
@@ -26,6 +27,7 @@ static const struct {
     {"lms", ct_export_lms_new},
     {"samplingprof", ct_export_samplingprof_new},
     {"callgrind", ct_export_callgrind_new},
+    {"dot", ct_export_dot_new},
 };
 
 struct ct_exporter *ct_exporter_new(const char *format, FILE *out,
