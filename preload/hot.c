@@ -5,7 +5,8 @@
  * call, no allocation, errno untouched.  Everything else (first event on a
  * thread, full block, tracing off, hidden frames, re-entry, an exit that
  * is not the top frame's after a longjmp) goes to the slow path in
- * thread.c.
+ * thread.c.  The enter hook also keeps the caller's stack pointer of each
+ * open frame, which is how jump.c knows which frames a longjmp leaves.
  *
  * The busy flag is set before anything is checked, so an instrumented
  * signal handler that interrupts us sees it and is dropped (and counted)
@@ -28,8 +29,13 @@ static inline __attribute__((always_inline)) uint64_t hook_clock(int tsc)
     return tsc ? ct_read_tsc() : ct_mono_ns();
 }
 
+/* The caller's stack pointer at the call: for the TSC hook, which has no
+ * frame, read where it is stored so it ties up no register on the way;
+ * the monotonic hook has a frame of its own and is handed it. */
+#define CALLER_SP(tsc, sp) ((tsc) ? (uintptr_t)__builtin_dwarf_cfa() : (sp))
+
 static inline __attribute__((always_inline)) void
-hook_enter(void *fn, void *site, int tsc)
+hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
 {
     struct ct_thread *t = ct_self;
     if (ct_unlikely(!t || t->busy))
@@ -49,8 +55,10 @@ hook_enter(void *fn, void *site, int tsc)
     p = ct_enc_entry(p, now - prev, (uintptr_t)fn, t->prev_fn,
                      (uintptr_t)site, t->prev_site);
     uint32_t d = t->depth;
-    if (ct_likely(d < CT_MAX_DEPTH))
+    if (ct_likely(d < CT_MAX_DEPTH)) {
         t->stack[d] = (uintptr_t)fn;
+        t->sp[d] = CALLER_SP(tsc, sp);
+    }
     t->depth = d + 1;
     t->prev_ticks = now;
     t->prev_fn = (uintptr_t)fn;
@@ -60,7 +68,7 @@ hook_enter(void *fn, void *site, int tsc)
     t->busy = 0;
     return;
 slow:
-    ct_enter_slow((uintptr_t)fn, (uintptr_t)site);
+    ct_enter_slow((uintptr_t)fn, (uintptr_t)site, CALLER_SP(tsc, sp));
 }
 
 static inline __attribute__((always_inline)) void
@@ -97,9 +105,9 @@ slow:
 
 /* The same hooks reading CLOCK_MONOTONIC: not leaves (clock_gettime is a
  * call), kept out of the TSC hooks so those need no frame. */
-static CT_COLD void enter_monotonic(void *fn, void *site)
+static CT_COLD void enter_monotonic(void *fn, void *site, uintptr_t sp)
 {
-    hook_enter(fn, site, 0);
+    hook_enter(fn, site, sp, 0);
 }
 
 static CT_COLD void exit_monotonic(void *fn, void *site)
@@ -107,13 +115,16 @@ static CT_COLD void exit_monotonic(void *fn, void *site)
     hook_exit(fn, site, 0);
 }
 
+/* The caller's stack pointer at the call goes on the shadow stack beside
+ * the function, so a longjmp or a caught exception can tell which frames
+ * it leaves (jump.c). */
 CT_API void __cyg_profile_func_enter(void *fn, void *site)
 {
     if (ct_unlikely(!ct_clock_is_tsc)) {
-        enter_monotonic(fn, site);
+        enter_monotonic(fn, site, (uintptr_t)__builtin_dwarf_cfa());
         return;
     }
-    hook_enter(fn, site, 1);
+    hook_enter(fn, site, 0, 1);
 }
 
 CT_API void __cyg_profile_func_exit(void *fn, void *site)

@@ -383,7 +383,7 @@ static int recording(const struct ct_thread *t)
     return !(ct_global_word & 1) && t->region == 0;
 }
 
-void ct_enter_slow(uintptr_t fn, uintptr_t site)
+void ct_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
 {
     int saved = errno;
     struct ct_thread *t = slow_begin();
@@ -402,8 +402,10 @@ void ct_enter_slow(uintptr_t fn, uintptr_t site)
     } else if (!ct_proc.failed) {
         count_lost(t, 1);
     }
-    if (d < CT_MAX_DEPTH)
+    if (d < CT_MAX_DEPTH) {
         t->stack[d] = fn;
+        t->sp[d] = sp;
+    }
     t->depth = d + 1;
     slow_end(t);
 out:
@@ -465,6 +467,33 @@ void ct_exit_slow(uintptr_t fn, uintptr_t site)
             pop_frame(t);
     }
     pop_frame(t);
+    slow_end(t);
+out:
+    errno = saved;
+}
+
+/*
+ * A jump (longjmp, a caught exception) is leaving the frames for which
+ * left(sp) holds: they end now, innermost first.  A frame deeper than the
+ * shadow stack has no stack pointer kept and goes with the deepest kept
+ * one.  Called on the jumping thread, before the jump.
+ */
+void ct_leave_frames(int (*left)(uintptr_t sp, const void *arg),
+                     const void *arg)
+{
+    struct ct_thread *t = ct_self;
+    if (!t || t->busy || (t->flags & CT_T_DEAD) || t->depth == 0)
+        return;
+    int saved = errno;
+    t = slow_begin();
+    if (!t)
+        goto out;
+    while (t->depth > 0) {
+        uint32_t d = t->depth - 1;
+        if (!left(t->sp[d < CT_MAX_DEPTH ? d : CT_MAX_DEPTH - 1], arg))
+            break;
+        pop_frame(t);
+    }
     slow_end(t);
 out:
     errno = saved;

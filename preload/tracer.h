@@ -166,6 +166,8 @@ struct ct_thread {
     struct ct_thread *next, *prev; /* registry of live threads              */
 
     uintptr_t stack[CT_MAX_DEPTH];         /* shadow stack of entered fns   */
+    uintptr_t sp[CT_MAX_DEPTH];            /* each frame's stack pointer at
+                                              its enter hook (jump.c)       */
     uint64_t hidden[CT_MAX_DEPTH / 64];    /* bit set: frame is hidden      */
 } __attribute__((aligned(64)));
 
@@ -185,7 +187,7 @@ CT_API void __cyg_profile_func_enter(void *fn, void *site);
 CT_API void __cyg_profile_func_exit(void *fn, void *site);
 
 /* Slow paths of the hooks. */
-void ct_enter_slow(uintptr_t fn, uintptr_t site) CT_COLD;
+void ct_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp) CT_COLD;
 void ct_exit_slow(uintptr_t fn, uintptr_t site) CT_COLD;
 
 /* The calling thread's state, created on first use; NULL when it cannot
@@ -200,6 +202,11 @@ struct ct_thread *ct_thread_get(void);
  * counts it as lost.  Returns 0 when written, -1 when dropped.
  */
 int ct_tracer_append_ext(unsigned subtype, const void *payload, size_t len);
+
+/* Ends now the calling thread's open frames, innermost first, as long as
+ * left(frame's stack pointer at its enter hook, arg) holds (jump.c). */
+void ct_leave_frames(int (*left)(uintptr_t sp, const void *arg),
+                     const void *arg);
 
 /* Marks the file as holding stack samples taken every interval_ns
  * (sample.c, CALLTRACE_MODE=sample or both). */
