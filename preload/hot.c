@@ -43,8 +43,15 @@ hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
     t->busy = 1;
     ct_signal_fence();
     uint8_t *p = t->pos;
+    uint32_t d = t->depth;
+    /* A callee's stack pointer is never above its caller's: when it is,
+     * the top frame is gone (unwound by an exception's cleanup, or left by
+     * a jump no wrapper saw), and the slow path ends it.  Stored inverted,
+     * so the empty stack's slot (zero) never compares above. */
+    uintptr_t top_not = t->sp_not[d < CT_MAX_DEPTH ? d : CT_MAX_DEPTH];
     if (ct_unlikely((t->stop | (t->expect ^ ct_global_word)) != 0 ||
-                    p + CT_REC_MAX_HOT > t->end)) {
+                    p + CT_REC_MAX_HOT > t->end ||
+                    top_not > ~CALLER_SP(tsc, sp))) {
         t->busy = 0;
         goto slow;
     }
@@ -54,10 +61,12 @@ hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
         now = prev;
     p = ct_enc_entry(p, now - prev, (uintptr_t)fn, t->prev_fn,
                      (uintptr_t)site, t->prev_site);
-    uint32_t d = t->depth;
+    /* Read again rather than kept in a register through the encoding,
+     * which would cost the hook a saved register. */
+    d = *(volatile uint32_t *)&t->depth;
     if (ct_likely(d < CT_MAX_DEPTH)) {
         t->stack[d] = (uintptr_t)fn;
-        t->sp[d] = CALLER_SP(tsc, sp);
+        t->sp_not[d + 1] = ~CALLER_SP(tsc, sp);
     }
     t->depth = d + 1;
     t->prev_ticks = now;

@@ -96,6 +96,15 @@ static int frame_left(uintptr_t sp, const void *arg)
     return sp < l->target;
 }
 
+int ct_same_stack(uintptr_t a, uintptr_t b)
+{
+    stack_t ss;
+    if (sigaltstack(NULL, &ss) != 0 || (ss.ss_flags & SS_DISABLE))
+        return 1;
+    uintptr_t lo = (uintptr_t)ss.ss_sp;
+    return (a - lo < ss.ss_size) == (b - lo < ss.ss_size);
+}
+
 /* here: the stack pointer of the wrapper's caller.  A longjmp target at
  * or below it on the same stack would not leave any frame: a jmp_buf we
  * misread, ignored. */

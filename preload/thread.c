@@ -383,12 +383,29 @@ static int recording(const struct ct_thread *t)
     return !(ct_global_word & 1) && t->region == 0;
 }
 
+static void pop_frame(struct ct_thread *t);
+
+/* A function entered with its caller's stack pointer above the top
+ * frame's cannot be its callee: the frames below that stack pointer are
+ * gone (an exception's cleanup is running in a frame further up, or a
+ * jump went past the wrappers) and end here.  Unless the new frame runs
+ * on another stack: a signal handler on an alternate stack. */
+static void leave_frames_below(struct ct_thread *t, uintptr_t sp)
+{
+    if (t->depth == 0 || ct_frame_sp(t, t->depth - 1) >= sp ||
+        !ct_same_stack(ct_frame_sp(t, t->depth - 1), sp))
+        return;
+    while (t->depth > 0 && ct_frame_sp(t, t->depth - 1) < sp)
+        pop_frame(t);
+}
+
 void ct_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
 {
     int saved = errno;
     struct ct_thread *t = slow_begin();
     if (!t)
         goto out;
+    leave_frames_below(t, sp);
     uint32_t d = t->depth;
     if (!recording(t) && d < CT_MAX_DEPTH) {
         t->hidden[d / 64] |= 1ull << (d % 64);
@@ -404,7 +421,7 @@ void ct_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
     }
     if (d < CT_MAX_DEPTH) {
         t->stack[d] = fn;
-        t->sp[d] = sp;
+        t->sp_not[d + 1] = ~sp;
     }
     t->depth = d + 1;
     slow_end(t);
@@ -490,7 +507,7 @@ void ct_leave_frames(int (*left)(uintptr_t sp, const void *arg),
         goto out;
     while (t->depth > 0) {
         uint32_t d = t->depth - 1;
-        if (!left(t->sp[d < CT_MAX_DEPTH ? d : CT_MAX_DEPTH - 1], arg))
+        if (!left(ct_frame_sp(t, d), arg))
             break;
         pop_frame(t);
     }

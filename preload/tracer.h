@@ -166,10 +166,19 @@ struct ct_thread {
     struct ct_thread *next, *prev; /* registry of live threads              */
 
     uintptr_t stack[CT_MAX_DEPTH];         /* shadow stack of entered fns   */
-    uintptr_t sp[CT_MAX_DEPTH];            /* each frame's stack pointer at
-                                              its enter hook (jump.c)       */
+    /* ~(caller stack pointer) at each frame's enter hook, one slot up:
+     * sp_not[d + 1] is level d's, and the zero in sp_not[0] lets the
+     * hook compare with the top without a test for depth 0 (jump.c). */
+    uintptr_t sp_not[CT_MAX_DEPTH + 1];
     uint64_t hidden[CT_MAX_DEPTH / 64];    /* bit set: frame is hidden      */
 } __attribute__((aligned(64)));
+
+/* The caller stack pointer of level d's enter hook; levels deeper than
+ * the shadow stack give the deepest kept one's. */
+static inline uintptr_t ct_frame_sp(const struct ct_thread *t, uint32_t d)
+{
+    return ~t->sp_not[(d < CT_MAX_DEPTH ? d : CT_MAX_DEPTH - 1) + 1];
+}
 
 extern __thread struct ct_thread *ct_self
     __attribute__((tls_model("initial-exec")));
@@ -207,6 +216,10 @@ int ct_tracer_append_ext(unsigned subtype, const void *payload, size_t len);
  * left(frame's stack pointer at its enter hook, arg) holds (jump.c). */
 void ct_leave_frames(int (*left)(uintptr_t sp, const void *arg),
                      const void *arg);
+
+/* 0 when one of the two stack pointers is on the thread's alternate
+ * signal stack and the other is not. */
+int ct_same_stack(uintptr_t a, uintptr_t b);
 
 /* Marks the file as holding stack samples taken every interval_ns
  * (sample.c, CALLTRACE_MODE=sample or both). */
