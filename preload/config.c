@@ -19,6 +19,7 @@ void ct_config_defaults(struct ct_config *c)
     memset(c, 0, sizeof *c);
     snprintf(c->output, sizeof c->output, "%s", CT_DEFAULT_OUTPUT);
     c->bufsize = CT_DEFAULT_BUFSIZE;
+    c->follow = 1;
 }
 
 int ct_parse_size(const char *s, uint64_t *out)
@@ -241,4 +242,5 @@ void ct_config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
     load_clock(c, get, warn);
     load_bool(get, warn, "CALLTRACE_START_PAUSED", &c->start_paused);
     load_signal(c, get, warn);
+    load_bool(get, warn, "CALLTRACE_FOLLOW", &c->follow);
 }

@@ -30,7 +30,7 @@ static void config_warn(const char *line)
 
 static const char *env(const char *name)
 {
-    return getenv(name);
+    return ct_env_get(name);
 }
 
 static void toggle_handler(int sig)
@@ -124,6 +124,7 @@ void ct_process_start(void)
                                      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         return;
     int saved = errno;
+    ct_env_capture();
     loading = &ct_proc.cfg;
     ct_config_load(&ct_proc.cfg, env, config_warn);
     loading = NULL;
@@ -133,7 +134,7 @@ void ct_process_start(void)
     ct_clock_init(ct_proc.cfg.clock_monotonic, 500);
     ct_enabled = !ct_proc.cfg.start_paused;
     ct_proc.pid = (uint32_t)getpid();
-    ct_proc.calls_off = ct_sample_parse_mode(getenv("CALLTRACE_MODE")) ==
+    ct_proc.calls_off = ct_sample_parse_mode(env("CALLTRACE_MODE")) ==
                         CT_MODE_SAMPLE;
     ct_proc.bias_ps = ct_measure_bias();
     if (ct_file_open(0, (uint32_t)getppid()) == 0) {

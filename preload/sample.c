@@ -117,7 +117,7 @@ static _Atomic uintptr_t g_timers[MAX_TIMERS];
 
 int ct_sample_wanted(void)
 {
-    int m = ct_sample_parse_mode(getenv("CALLTRACE_MODE"));
+    int m = ct_sample_parse_mode(ct_env_get("CALLTRACE_MODE"));
     return m == CT_MODE_SAMPLE || m == CT_MODE_BOTH;
 }
 
@@ -500,7 +500,7 @@ EXPORT int dl_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t, void *),
 
 static uint64_t interval_from_env(void)
 {
-    const char *text = getenv("CALLTRACE_SAMPLE_INTERVAL");
+    const char *text = ct_env_get("CALLTRACE_SAMPLE_INTERVAL");
     uint64_t ns;
     if (!text || !*text)
         return CT_SAMPLE_DEFAULT_NS;
@@ -513,7 +513,7 @@ static uint64_t interval_from_env(void)
 
 static clockid_t clock_from_env(void)
 {
-    const char *text = getenv("CALLTRACE_SAMPLE_CLOCK");
+    const char *text = ct_env_get("CALLTRACE_SAMPLE_CLOCK");
     if (!text || !*text || strcmp(text, "cpu") == 0)
         return CLOCK_THREAD_CPUTIME_ID;
     if (strcmp(text, "wall") == 0)
@@ -528,7 +528,7 @@ void ct_sample_init(void)
     static int fork_handlers;
     if (!fork_handlers++)
         pthread_atfork(fork_prepare, fork_parent, fork_child);
-    const char *mode = getenv("CALLTRACE_MODE");
+    const char *mode = ct_env_get("CALLTRACE_MODE");
     if (ct_sample_parse_mode(mode) < 0)
         ct_message("calltrace: CALLTRACE_MODE=%s is not trace, sample or "
                    "both: using trace", mode);

@@ -55,6 +55,7 @@ struct ct_config {
     int start_paused;
     int toggle_signal;    /* 0 = none                                        */
     int quiet;
+    int follow;           /* CALLTRACE_FOLLOW: trace children (wrap_spawn.c) */
 };
 
 /* Reads one variable; returns NULL when it is unset. */
@@ -78,6 +79,21 @@ int ct_output_name(char *dst, size_t cap, const char *pattern, long pid,
                    int forked_child);
 /* Formats a size for messages: 1M, 64K, 1000. */
 void ct_format_size(char *dst, size_t cap, uint64_t v);
+
+/* The environment the tracer started with (env.c).  ct_env_capture runs
+ * first thing at start, before libc may have set `environ`. */
+void ct_env_capture(void);
+/* A setting: getenv once libc has the environment, else the captured
+ * copy (CALLTRACE_* only). */
+const char *ct_env_get(const char *name);
+/* The captured CALLTRACE_* entries, "NAME=value". */
+size_t ct_env_count(void);
+const char *ct_env_entry(size_t i);
+/* This library's file: absolute when it was loaded by a path with a
+ * slash, else the bare name it was loaded by; "" when unknown.  Name: as
+ * the loader has it. */
+const char *ct_env_self_path(void);
+const char *ct_env_self_name(void);
 
 /* ----------------------------------------------------------------- clock */
 

@@ -60,7 +60,25 @@ static void test_defaults(void **state)
     assert_int_equal(c.start_paused, 0);
     assert_int_equal(c.toggle_signal, 0);
     assert_int_equal(c.quiet, 0);
+    assert_int_equal(c.follow, 1);
     assert_int_equal(warn_n, 0);
+}
+
+static void test_follow(void **state)
+{
+    (void)state;
+    struct ct_config c;
+    set("CALLTRACE_FOLLOW", "0");
+    load(&c);
+    assert_int_equal(c.follow, 0);
+    assert_int_equal(warn_n, 0);
+    reset(NULL);
+    set("CALLTRACE_FOLLOW", "sometimes");
+    load(&c);
+    assert_int_equal(c.follow, 1);
+    assert_int_equal(warn_n, 1);
+    assert_string_equal(warnings[0], "calltrace: CALLTRACE_FOLLOW='sometimes': "
+                        "expected 1 or 0; using 1");
 }
 
 static void test_good_values(void **state)
@@ -196,6 +214,7 @@ int main(void)
         cmocka_unit_test_setup(test_good_values, reset),
         cmocka_unit_test_setup(test_bufsize_rounding_and_bounds, reset),
         cmocka_unit_test_setup(test_bad_values, reset),
+        cmocka_unit_test_setup(test_follow, reset),
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_parse_signal),
         cmocka_unit_test(test_output_name),
