@@ -5,7 +5,8 @@
  * as that left it.
  *
  * The execl* forms are rebuilt on execv*: libc's own execl calls its
- * internal execve, which no wrapper sees.
+ * internal execve, which no wrapper sees.  The environment a child gets is
+ * wrap_spawn.c's.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -15,11 +16,13 @@
 
 #include "sample.h"
 #include "tracer.h"
+#include "wrap_spawn.h"
+
+extern char **environ;
 
 #define NEXT(name, type) ((type)dlsym(RTLD_NEXT, name))
 
 typedef int (*execve_fn)(const char *, char *const[], char *const[]);
-typedef int (*execv_fn)(const char *, char *const[]);
 typedef int (*fexecve_fn)(int, char *const[], char *const[]);
 typedef void (*exit_fn)(int);
 typedef void *(*dlopen_fn)(const char *, int);
@@ -46,37 +49,51 @@ static int exec_result(int rc)
     return rc;
 }
 
-CT_API int execve(const char *path, char *const argv[], char *const envp[])
+/*
+ * Every exec passes an explicit environment to the next function, with
+ * this library and the CALLTRACE_* settings added when missing
+ * (wrap_spawn.c); execv and execvp pass `environ` as libc's own do.
+ */
+static int exec_env(const char *path, char *const argv[], char *const envp[])
 {
     execve_fn next = NEXT("execve", execve_fn);
+    CT_CHILD_ENV(envp);
     ct_exec_prepare();
     return exec_result(next(path, argv, envp));
 }
 
+static int execp_env(const char *file, char *const argv[], char *const envp[])
+{
+    execve_fn next = NEXT("execvpe", execve_fn);
+    CT_CHILD_ENV(envp);
+    ct_exec_prepare();
+    return exec_result(next(file, argv, envp));
+}
+
+CT_API int execve(const char *path, char *const argv[], char *const envp[])
+{
+    return exec_env(path, argv, envp);
+}
+
 CT_API int execv(const char *path, char *const argv[])
 {
-    execv_fn next = NEXT("execv", execv_fn);
-    ct_exec_prepare();
-    return exec_result(next(path, argv));
+    return exec_env(path, argv, environ);
 }
 
 CT_API int execvp(const char *file, char *const argv[])
 {
-    execv_fn next = NEXT("execvp", execv_fn);
-    ct_exec_prepare();
-    return exec_result(next(file, argv));
+    return execp_env(file, argv, environ);
 }
 
 CT_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    execve_fn next = NEXT("execvpe", execve_fn);
-    ct_exec_prepare();
-    return exec_result(next(file, argv, envp));
+    return execp_env(file, argv, envp);
 }
 
 CT_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
     fexecve_fn next = NEXT("fexecve", fexecve_fn);
+    CT_CHILD_ENV(envp);
     ct_exec_prepare();
     return exec_result(next(fd, argv, envp));
 }
@@ -120,14 +137,14 @@ CT_API int execl(const char *path, const char *arg, ...)
 {
     EXECL_ARGV(argv, arg);
     va_end(ap);
-    return execv(path, (char *const *)argv);
+    return exec_env(path, (char *const *)argv, environ);
 }
 
 CT_API int execlp(const char *file, const char *arg, ...)
 {
     EXECL_ARGV(argv, arg);
     va_end(ap);
-    return execvp(file, (char *const *)argv);
+    return execp_env(file, (char *const *)argv, environ);
 }
 
 CT_API int execle(const char *path, const char *arg, ...)
@@ -135,7 +152,7 @@ CT_API int execle(const char *path, const char *arg, ...)
     EXECL_ARGV(argv, arg);
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
-    return execve(path, (char *const *)argv, envp);
+    return exec_env(path, (char *const *)argv, envp);
 }
 
 CT_API void _exit(int status)
