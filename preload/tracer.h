@@ -9,10 +9,13 @@
  *   file.c       output file, header, block reservation, failure
  *   clock.c      TSC / CLOCK_MONOTONIC, calibration
  *   config.c     environment parsing (pure functions)
+ *   env.c        the environment at start, however early (preinit)
  *   maps.c       MAPS blocks for offline symbolization
  *   api.c        calltrace_*_impl, the public run-time controls
  *   lifecycle.c  start, clean close, fork, crash signals, bias measurement
  *   wrap.c       exec*, _exit, dlopen wrappers
+ *   wrap_spawn.c the environment of children: posix_spawn*, system, popen
+ *   jump.c       longjmp family and __cxa_begin_catch: frames a jump leaves
  *   init.c       load-time constructor and destructor (not in unit tests)
  */
 #ifndef CT_TRACER_H

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # A forked child writes its own file (ppid set, no parent records, open
-# frames in its first STACK record); exec is traced again in a new file.
+# frames in its first STACK record); exec is traced again in a new file,
+# which starts with no open frame.
 . "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || fail "no $LIB"
 DEC=$T/ct_decode
@@ -54,4 +55,6 @@ expect_eq "exec exit status" 3 "$rc"
 "$DEC" -n "$T/exec.nm" "$T/ex.raw.1" > "$T/ex1.txt" || fail "decode post-exec"
 case $(head -n 1 "$T/ex0.txt") in *" flags=5 "*) ;; *) fail "pre-exec header not finished: $(head -n 1 "$T/ex0.txt")";; esac
 expect_eq "before() in each image" "1 1" "$(c "$T/ex0.txt" before) $(c "$T/ex1.txt" before)"
+# main was open at the exec; the new image inherits no frame of the old one.
+expect_eq "exec'ed image's first STACK" "K 0" "$(awk '$3=="K"{print $3, $4; exit}' "$T/ex1.txt")"
 echo ok
