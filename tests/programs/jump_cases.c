@@ -112,18 +112,18 @@ static void *high_alt_thread(void *arg)
     return NULL;
 }
 
-/* Maps the alternate stack first, then the thread's stack below it. */
+/* One mapping: the thread's stack at its bottom, the alternate signal
+ * stack at its top, a page apart. */
 static void run_high_alt_thread(void)
 {
-    char *alt_hi = mmap(NULL, ALT_SIZE, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    char *stack = mmap(alt_hi - STACK_SIZE - 4096, STACK_SIZE,
-                       PROT_READ | PROT_WRITE,
-                       MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
-    if (alt_hi == MAP_FAILED || stack == MAP_FAILED) {
+    char *base = mmap(NULL, STACK_SIZE + 4096 + ALT_SIZE,
+                      PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                      -1, 0);
+    if (base == MAP_FAILED) {
         perror("mmap");
         return;
     }
+    char *stack = base, *alt_hi = base + STACK_SIZE + 4096;
     pthread_attr_t attr;
     pthread_attr_init(&attr);
     pthread_attr_setstack(&attr, stack, STACK_SIZE);
