@@ -35,6 +35,13 @@
 #define CT_FILE_CALLS    0x4u  /* contains call/return records              */
 #define CT_FILE_FAILED   0x8u  /* the tracer stopped early (write failure)  */
 
+/* ct_file_header.oncpu: what tells on-CPU from off-CPU time (0 in traces
+ * of tracers before it, and with CALLTRACE_CPUTIME=off) */
+#define CT_ONCPU_NONE   0u  /* not recorded                                */
+#define CT_ONCPU_SWITCH 1u  /* SWITCH records: each off-CPU interval       */
+#define CT_ONCPU_CLOCK  2u  /* CPUTIME records: per-thread CPU-time clock
+                               read at block boundaries and thread end     */
+
 /* ct_file_header.clock */
 #define CT_CLOCK_TSC       1u  /* rdtsc, invariant TSC                      */
 #define CT_CLOCK_MONOTONIC 2u  /* clock_gettime(CLOCK_MONOTONIC), ns ticks  */
@@ -59,7 +66,10 @@ struct ct_file_header {
     uint32_t block_size;            /* default block size in bytes            */
     uint32_t threads;               /* threads seen (at close), 0 if unknown  */
     uint64_t lost;                  /* process-wide lost events (at close)    */
-    uint64_t reserved[8];
+    uint32_t oncpu;                 /* CT_ONCPU_*: how on-CPU time was kept   */
+    uint32_t oncpu_errno;           /* why perf_event_open was refused, 0 if
+                                       it was not or was not tried           */
+    uint64_t reserved[7];
     char exe[CT_PATH_MAX];          /* NUL-terminated /proc/self/exe          */
     char cmdline[CT_PATH_MAX];      /* argv joined by spaces, NUL-terminated  */
 };
@@ -90,7 +100,11 @@ struct ct_block_header {
     uint32_t open_depth;   /* frames open when the block began; their
                               functions are in the leading STACK record       */
     uint32_t flags;        /* CT_BLOCK_*                                      */
-    uint64_t reserved;
+    uint32_t last_switch;  /* payload offset + 1 of the block's latest SWITCH
+                              record, 0 if none; each SWITCH record names
+                              the one before it, so a reader finds them all
+                              without decoding the block                      */
+    uint32_t reserved;
 };
 
 /*
@@ -126,6 +140,25 @@ struct ct_block_header {
 #define CT_EXT_THREAD_NAME    7u /* name bytes                               */
 #define CT_EXT_THREAD_END     8u /* empty: the thread exited                 */
 #define CT_EXT_TOGGLE         9u /* u8 1 = tracing on, 0 = off               */
+#define CT_EXT_SWITCH        10u /* off-CPU intervals, see below             */
+#define CT_EXT_CPUTIME       11u /* varint CLOCK_THREAD_CPUTIME_ID ns now    */
+
+/*
+ * CT_EXT_SWITCH payload, self-contained so a reader can use it without
+ * decoding the records before it:
+ *   u32 prev           payload offset + 1 of the block's previous SWITCH
+ *                      record's EXT head, 0 if none (little-endian)
+ *   varint anchor_ticks  the trace clock ...
+ *   varint anchor_ns     ... and CLOCK_MONOTONIC, read together at the drain
+ *   varint lost        switch records the kernel dropped (ring full) since
+ *                      the thread's previous SWITCH record
+ *   then, until the payload ends, one pair per off-CPU interval, oldest
+ *   first, every one over before anchor_ns:
+ *   varint ago         anchor_ns - the interval's start (switched out), ns
+ *   varint len2        (length in ns << 1) | 1 if the thread was preempted
+ *                      (still runnable), 0 if it blocked or slept
+ */
+#define CT_SWITCH_PREV_BYTES 4u
 
 /* Longest record the hot path writes: head + two svarints, 10 bytes each. */
 #define CT_REC_MAX_HOT 32u

@@ -201,6 +201,23 @@ static void load_clock(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
               "monotonic; using tsc", v);
 }
 
+static void load_cputime(struct ct_config *c, ct_getenv_fn get,
+                         ct_warn_fn warn)
+{
+    const char *v = get("CALLTRACE_CPUTIME");
+    if (!v)
+        return;
+    if (strcasecmp(v, "switch") == 0)
+        c->cputime = CT_CPUTIME_SWITCH;
+    else if (strcasecmp(v, "clock") == 0)
+        c->cputime = CT_CPUTIME_CLOCK;
+    else if (strcasecmp(v, "off") == 0)
+        c->cputime = CT_CPUTIME_OFF;
+    else
+        warnf(warn, "calltrace: CALLTRACE_CPUTIME='%s': expected switch, "
+              "clock or off; using switch", v);
+}
+
 static void load_signal(struct ct_config *c, ct_getenv_fn get,
                         ct_warn_fn warn)
 {
@@ -240,6 +257,7 @@ void ct_config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
     load_bufsize(c, get, warn);
     load_limit(c, get, warn);
     load_clock(c, get, warn);
+    load_cputime(c, get, warn);
     load_bool(get, warn, "CALLTRACE_START_PAUSED", &c->start_paused);
     load_signal(c, get, warn);
     load_bool(get, warn, "CALLTRACE_FOLLOW", &c->follow);

@@ -63,14 +63,7 @@ static void update_stop(struct ct_thread *t)
               (t->flags & CT_T_DEAD ? CT_STOP_DEAD : 0);
 }
 
-static uint64_t tick_delta(struct ct_thread *t, uint64_t now)
-{
-    if (now < t->prev_ticks)
-        now = t->prev_ticks;
-    uint64_t d = now - t->prev_ticks;
-    t->prev_ticks = now;
-    return d;
-}
+#define tick_delta ct_tick_delta
 
 /* Writes an EXT record at pos; the caller made sure it fits. */
 static void put_ext(struct ct_thread *t, uint64_t now, uint8_t sub,
@@ -132,6 +125,22 @@ static void close_block(struct ct_thread *t, uint64_t now, uint32_t flags,
     munmap(b, (size_t)(t->limit - (uint8_t *)b));
     t->blk = NULL;
     t->pos = t->end = t->limit = NULL;
+}
+
+/* Where records must stop so the closing ones fit. */
+static uint8_t *block_end(const struct ct_thread *t)
+{
+    return t->limit - CT_BLOCK_RESERVE;
+}
+
+/* The `end` the hot path checks: the block's, or the next checkpoint at
+ * which the slow path drains the switch ring. */
+static uint8_t *check_end(const struct ct_thread *t)
+{
+    uint8_t *e = block_end(t);
+    if (!t->cpu.ring || e - t->pos <= (ptrdiff_t)CT_CPU_CHECK_BYTES)
+        return e;
+    return t->pos + CT_CPU_CHECK_BYTES;
 }
 
 /* The STACK record: frames open at block start so a reader can begin
@@ -232,7 +241,7 @@ static int switch_block(struct ct_thread *t, size_t need)
     b->first_ticks = now;
     t->blk = b;
     t->limit = nb + size;
-    t->end = t->limit - CT_BLOCK_RESERVE;
+    t->end = block_end(t);
     t->pos = nb + CT_BLOCK_HEADER_SIZE;
     t->prev_ticks = now;
     t->prev_fn = t->prev_site = 0;
@@ -242,15 +251,26 @@ static int switch_block(struct ct_thread *t, size_t need)
         b->lost += t->lost_unrecorded;
         put_lost_record(t, now);
     }
+    ct_cpu_record(t, t->end, 1);
     put_ext(t, ct_now(), CT_EXT_OVERHEAD_END, NULL, 0);
+    t->end = check_end(t);
     return 0;
 }
 
-/* Makes room for need bytes below end; 0 when there is room. */
+/* Makes room for need bytes below end; 0 when there is room.  An `end`
+ * short of the block's is a checkpoint for the switch ring (cputime.c). */
 static int ensure_room(struct ct_thread *t, size_t need)
 {
     if (t->blk && t->pos + need <= t->end)
         return 0;
+    if (t->blk && t->cpu.ring && t->end < block_end(t) &&
+        !(t->flags & CT_T_NOBLOCK) && !ct_proc.failed) {
+        if (ct_cpu_pending(t))
+            ct_cpu_record(t, block_end(t), 0);
+        t->end = check_end(t);
+        if (t->pos + need <= t->end)
+            return 0;
+    }
     return switch_block(t, need);
 }
 
@@ -297,6 +317,7 @@ static struct ct_thread *thread_create(void)
     t->expect = ~0ull;
     t->seen_word = ~0ull;
     t->last_on = 1;
+    ct_cpu_thread_start(t);
     pthread_once(&once, make_key);
     if (thread_key_ok)
         pthread_setspecific(thread_key, t);
@@ -562,6 +583,9 @@ void ct_thread_close_current(int last)
         return;
     t->busy = 1;
     ct_signal_fence();
+    /* Only into the room left: this may run in a crash handler. */
+    if (t->blk)
+        ct_cpu_record(t, block_end(t), 1);
     close_block(t, ct_now(), last ? CT_BLOCK_LAST : 0, 0);
     slow_end(t);
 }
@@ -575,7 +599,10 @@ void ct_thread_key_dtor(void *arg)
     ct_signal_fence();
     if (!t->blk && !ct_proc.failed && t->seq > 0 && !(t->flags & CT_T_NOBLOCK))
         switch_block(t, 0);  /* the end of a thread deserves a record */
+    if (t->blk && t->cpu.mode && ensure_room(t, 128) == 0)
+        ct_cpu_record(t, block_end(t), 1);
     close_block(t, ct_now(), CT_BLOCK_LAST, 0);
+    ct_cpu_thread_release(t, 0);
     ct_self = &dead_thread;
     unregister_thread(t);
     munmap(t, sizeof *t);
@@ -601,6 +628,7 @@ void ct_thread_after_fork_child(void)
     self->flags = 0;
     self->tid = (uint32_t)syscall(SYS_gettid);
     self->lost_pending = self->lost_unrecorded = 0;
+    ct_cpu_thread_release(self, 1);
     self->seen_word = self->expect = ~0ull;
     register_thread(self);
     ct_proc.threads = 1;

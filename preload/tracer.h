@@ -59,7 +59,13 @@ struct ct_config {
     int toggle_signal;    /* 0 = none                                        */
     int quiet;
     int follow;           /* CALLTRACE_FOLLOW: trace children (wrap_spawn.c) */
+    int cputime;          /* CT_CPUTIME_*: CALLTRACE_CPUTIME                 */
 };
+
+/* ct_config.cputime: how on-CPU time is told from off-CPU time */
+#define CT_CPUTIME_SWITCH 0   /* context-switch records, else the clock    */
+#define CT_CPUTIME_CLOCK  1   /* CLOCK_THREAD_CPUTIME_ID at block bounds   */
+#define CT_CPUTIME_OFF    2
 
 /* Reads one variable; returns NULL when it is unset. */
 typedef const char *(*ct_getenv_fn)(const char *name);
@@ -157,6 +163,16 @@ static inline __attribute__((always_inline)) uint64_t ct_now(void)
 #define CT_STOP_HIDDEN 0x2u  /* hidden frames are open                      */
 #define CT_STOP_DEAD   0x4u
 
+/* How one thread's on-CPU time is kept (cputime.c). */
+struct ct_cpu {
+    void *ring;             /* perf ring: header page + data, or NULL      */
+    uint32_t ring_len;
+    uint32_t mode;          /* CT_ONCPU_* for this thread                  */
+    uint64_t out_ns;        /* switched out at (ns), no switch-in yet; 0   */
+    uint32_t out_preempt;   /* that switch-out was a preemption            */
+    uint64_t lost;          /* switch records lost, not yet told           */
+};
+
 struct ct_thread {
     /* Hot path fields: one cache line. */
     uint8_t *pos;           /* next record goes here                        */
@@ -183,6 +199,7 @@ struct ct_thread {
     uint64_t lost_unrecorded;     /* lost, not yet in a LOST record         */
     uint64_t lost_pending;        /* lost during re-entry, not yet in blk   */
     struct ct_thread *next, *prev; /* registry of live threads              */
+    struct ct_cpu cpu;            /* on-CPU records (cputime.c)             */
 
     uintptr_t stack[CT_MAX_DEPTH];         /* shadow stack of entered fns   */
     /* ~(caller stack pointer) at each frame's enter hook, one slot up:
@@ -243,6 +260,36 @@ int ct_same_stack(uintptr_t a, uintptr_t b);
 /* Marks the file as holding stack samples taken every interval_ns
  * (sample.c, CALLTRACE_MODE=sample or both). */
 void ct_tracer_set_sampled(uint64_t interval_ns);
+
+/* Time since the thread's previous record, clamped so it never goes
+ * back; advances prev_ticks. */
+static inline uint64_t ct_tick_delta(struct ct_thread *t, uint64_t now)
+{
+    if (now < t->prev_ticks)
+        now = t->prev_ticks;
+    uint64_t d = now - t->prev_ticks;
+    t->prev_ticks = now;
+    return d;
+}
+
+/*
+ * On-CPU records (cputime.c).  A thread gets a perf_event_open ring of its
+ * context switches (CALLTRACE_CPUTIME=switch, the default) or, where that
+ * is refused or CALLTRACE_CPUTIME=clock, reads its CPU-time clock at block
+ * boundaries.  The records are written by the slow path only: at each
+ * block's start, every CT_CPU_CHECK_BYTES of records (the hot path's
+ * `end` is set that far ahead, so it comes to the slow path by itself),
+ * and at the thread's end.
+ */
+#define CT_CPU_CHECK_BYTES (8u << 10)
+void ct_cpu_thread_start(struct ct_thread *t);
+/* Writes the thread's SWITCH or CPUTIME record at pos, using no more than
+ * up to lim; force writes a SWITCH record even with nothing new. */
+void ct_cpu_record(struct ct_thread *t, uint8_t *lim, int force);
+/* Whether the ring has records not yet drained. */
+int ct_cpu_pending(const struct ct_thread *t);
+/* The thread ends (or a forked child drops its parent's ring). */
+void ct_cpu_thread_release(struct ct_thread *t, int forked_child);
 
 /* Region toggle (CALLTRACE_OFF/ON) for the calling thread. */
 void ct_thread_region(int on);

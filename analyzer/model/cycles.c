@@ -136,6 +136,7 @@ static void attribute(struct ct_profile *p)
         if (c) {
             cself[c] += p->funcs[f].self_ticks;
             p->funcs[f].child_ticks = 0;
+            p->funcs[f].off_child_ticks = 0;
         }
     }
     for (uint32_t a = 0; a < p->narcs; a++) {
@@ -145,10 +146,14 @@ static void attribute(struct ct_profile *p)
                                                   : p->funcs[arc->caller].cycle;
         if (ce && ce == cr) {
             arc->self_ticks = arc->child_ticks = 0;
+            arc->off_self_ticks = arc->off_child_ticks = 0;
         } else {
-            if (cr)
+            if (cr) {
                 p->funcs[arc->caller].child_ticks +=
                     arc->self_ticks + arc->child_ticks;
+                p->funcs[arc->caller].off_child_ticks +=
+                    arc->off_self_ticks + arc->off_child_ticks;
+            }
             if (ce)
                 nenter[ce + 1]++;
         }

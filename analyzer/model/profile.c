@@ -136,7 +136,18 @@ void ct_profile_finish(struct ct_profile *p)
             last = last < s->rfrom ? s->rfrom : last > s->rto ? s->rto : last;
         }
         p->totals.elapsed += last - first;
+        th->tt.elapsed = last - first;
+        th->tt.oncpu = i < p->info->nthreads ? p->info->threads[i].oncpu : 0;
+        if (th->have_clock && th->clock_t1 > th->clock_t0) {
+            th->tt.clock_ticks = th->clock_t1 - th->clock_t0;
+            th->tt.clock_cpu_ns = th->clock_c1 > th->clock_c0
+                                      ? th->clock_c1 - th->clock_c0 : 0;
+        }
     }
+    p->nthread_time = (uint32_t)s->nthreads;
+    p->thread_time = ct_xcalloc(s->nthreads + 1, sizeof *p->thread_time);
+    for (size_t i = 0; i < s->nthreads; i++)
+        p->thread_time[i] = s->threads[i].tt;
     if (s->span_set) {
         if (!any || s->span_first < p->totals.first)
             p->totals.first = s->span_first;
@@ -178,5 +189,6 @@ void ct_profile_free(struct ct_profile *p)
     free(p->events);
     free(p->funcs);
     free(p->arcs);
+    free(p->thread_time);
     free(p);
 }

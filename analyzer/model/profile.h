@@ -24,6 +24,9 @@ struct ct_fstats {
     uint64_t self_calls;    /* direct self-recursive calls (gprof's M)   */
     uint64_t self_ticks;    /* time in the function itself               */
     uint64_t child_ticks;   /* time in its callees, recursion counted once */
+    uint64_t off_self_ticks;  /* the part of self_ticks its thread was off
+                                 the CPU (blocked, asleep, preempted)      */
+    uint64_t off_child_ticks; /* the part of child_ticks off the CPU       */
     uint64_t samples_self;  /* sampled profiles: samples with it on top  */
     uint64_t samples_total; /* samples with it anywhere on the stack     */
     int32_t cycle;          /* cycle number, 0 = none                    */
@@ -35,6 +38,7 @@ struct ct_arc {
     uint64_t count;
     uint64_t self_ticks;    /* callee's self time during these calls     */
     uint64_t child_ticks;   /* its callees' time during these calls      */
+    uint64_t off_self_ticks, off_child_ticks; /* their off-CPU parts     */
 };
 
 struct ct_user_event {
@@ -51,6 +55,18 @@ struct ct_totals {
     uint64_t unknown;       /* unmatched records' time                   */
     uint64_t elapsed;       /* sum over threads of last - first event    */
     uint64_t first, last;   /* earliest and latest event, all threads    */
+    uint64_t offcpu;        /* the part of cpu spent off the CPU         */
+};
+
+/* Per thread: its span and how much of it was off the CPU. */
+struct ct_thread_time {
+    uint8_t oncpu;          /* CT_ONCPU_*: what tells, for this thread   */
+    uint64_t elapsed;       /* last - first event                        */
+    uint64_t off;           /* SWITCH: off-CPU ticks within elapsed      */
+    uint64_t off_cpu;       /* ... of which a traced function was open   */
+    uint64_t preempted;     /* ... of off: runnable but not running      */
+    uint64_t clock_ticks;   /* CPUTIME: ticks from first to last reading */
+    uint64_t clock_cpu_ns;  /* CPUTIME: CPU time between them (ns)       */
 };
 
 struct ct_counts {
@@ -74,6 +90,8 @@ struct ct_profile {
     struct ct_user_event *events;
     size_t nevents, events_cap;
     uint32_t ncycles;
+    struct ct_thread_time *thread_time; /* per thread index, by finish  */
+    uint32_t nthread_time;
     /* per_thread: one profile per thread index, NULL otherwise */
     struct ct_profile **threads;
     uint32_t nthreads;

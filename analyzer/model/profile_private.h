@@ -19,9 +19,11 @@ struct ct_frame {
     uint32_t cache_callee;  /* last callee seen from here, and its arc:    */
     uint32_t cache_arc;     /*   loops call the same function again        */
     uint64_t entry_clock;   /* thread's cpu clock when entered             */
+    uint64_t entry_off;     /* thread's off-CPU clock when entered         */
     uint64_t self;          /* own self ticks                              */
     uint64_t inner_self;    /* outermost frame: self of the same function's
                                inner (recursive) frames                    */
+    uint64_t off_self, inner_off_self; /* their off-CPU parts              */
     uint32_t outer_pos;     /* position of the outermost frame of func     */
     bool called;            /* entered by a CALL (not a STACK record)      */
     bool shared;            /* counted in the thread's table, not in the
@@ -60,6 +62,12 @@ struct ct_pthread {
     bool seen;
     uint64_t first, cur;          /* first and latest event time          */
     uint64_t clock;               /* cpu ticks charged on this thread     */
+    uint64_t offclock;            /* of them, ticks off the CPU           */
+    bool off;                     /* between OFFCPU_START and END         */
+    bool off_preempted;
+    struct ct_thread_time tt;     /* handed out by ct_profile_finish      */
+    bool have_clock;              /* CPUTIME: a first reading             */
+    uint64_t clock_t0, clock_t1, clock_c0, clock_c1;
     uint32_t in_overhead;         /* S nesting                            */
     uint64_t pending_unmetered;   /* unmetered ticks since the first event
                                      or the last return with no call      */

@@ -104,6 +104,11 @@ charge(struct ct_profile *p, struct ct_pthread *th, uint64_t t)
     uint64_t d = advance(p, th, t);
     if (!d)
         return;
+    if (th->off) {
+        th->tt.off += d;
+        if (th->off_preempted)
+            th->tt.preempted += d;
+    }
     if (th->in_overhead) {
         p->totals.overhead += d;
     } else if (th->depth == 0) {
@@ -114,6 +119,13 @@ charge(struct ct_profile *p, struct ct_pthread *th, uint64_t t)
         th->stack[th->depth - 1].self += d;
         th->clock += d;
         p->totals.cpu += d;
+        if (th->off) {
+            /* wall time all the same, but not on the CPU */
+            th->stack[th->depth - 1].off_self += d;
+            th->offclock += d;
+            p->totals.offcpu += d;
+            th->tt.off_cpu += d;
+        }
     }
 }
 
@@ -123,6 +135,8 @@ static void charge_unknown(struct ct_profile *p, struct ct_pthread *th,
                            uint64_t t)
 {
     uint64_t d = advance(p, th, t);
+    if (th->off)
+        th->tt.off += d;
     if (th->in_overhead)
         p->totals.overhead += d;
     else
@@ -180,6 +194,7 @@ struct run {
     uint32_t me;                  /* thread index + 1, as owner holds it */
     size_t depth;
     uint64_t clock;               /* the thread's cpu clock              */
+    uint64_t offclock;            /* its off-CPU part                    */
     uint64_t cpu, overhead;       /* added to the totals by close_run    */
 };
 
@@ -190,7 +205,7 @@ open_run(struct ct_profile *p, struct ct_pthread *th)
     return (struct run){
         .p = p, .s = s, .th = th, .stack = th->stack, .funcs = p->funcs,
         .owner = s->owner, .me = (uint32_t)(th - s->threads) + 1,
-        .depth = th->depth, .clock = th->clock,
+        .depth = th->depth, .clock = th->clock, .offclock = th->offclock,
     };
 }
 
@@ -247,8 +262,11 @@ enter(struct run *x, uint32_t func, bool called)
     fr->arc = arc;
     fr->cache_callee = CT_FUNC_NONE;
     fr->entry_clock = x->clock;
+    fr->entry_off = x->offclock;
     fr->self = 0;
     fr->inner_self = 0;
+    fr->off_self = 0;
+    fr->inner_off_self = 0;
     fr->outer_pos = outer_pos;
     fr->called = called;
     fr->shared = shared;
@@ -272,8 +290,12 @@ static inline __attribute__((always_inline)) void leave(struct run *x)
         x->clock -= b;
         x->cpu -= b;
         x->overhead += b;
+        /* the bias is on-CPU work: what stays is no more off than it was */
+        if (fr->off_self > fr->self)
+            fr->off_self = fr->self;
     }
     f->self_ticks += fr->self;
+    f->off_self_ticks += fr->off_self;
     if (fr->shared) {
         act_leave(x->th, fr->func);
     } else {
@@ -288,8 +310,15 @@ static inline __attribute__((always_inline)) void leave(struct run *x)
         arc->self_ticks += self;
         arc->child_ticks += span - self;
         f->child_ticks += span - self;
+        uint64_t off_span = x->offclock - fr->entry_off;
+        uint64_t off_self = fr->off_self + fr->inner_off_self;
+        uint64_t off_child = off_span > off_self ? off_span - off_self : 0;
+        arc->off_self_ticks += off_self;
+        arc->off_child_ticks += off_child;
+        f->off_child_ticks += off_child;
     } else {
         x->stack[fr->outer_pos].inner_self += fr->self;
+        x->stack[fr->outer_pos].inner_off_self += fr->off_self;
     }
 }
 
@@ -483,6 +512,27 @@ int ct_prof_event(struct ct_profile *p, const struct ct_event *ev)
         charge(p, th, ev->time);
         ct_prof_close_thread(p, ev->thread);
         break;
+    case CT_EV_OFFCPU_START:
+        charge(p, th, ev->time);
+        th->off = true;
+        th->off_preempted = ev->count != 0;
+        break;
+    case CT_EV_OFFCPU_END:
+        charge(p, th, ev->time);
+        th->off = false;
+        break;
+    case CT_EV_CPUTIME:
+        charge(p, th, ev->time);
+        if (in_range(p, ev->time)) {
+            if (!th->have_clock) {
+                th->have_clock = true;
+                th->clock_t0 = ev->time;
+                th->clock_c0 = ev->count;
+            }
+            th->clock_t1 = ev->time;
+            th->clock_c1 = ev->count;
+        }
+        break;
     case CT_EV_SAMPLE:
         break;
     }
@@ -505,7 +555,7 @@ static size_t fast_run(struct ct_profile *p, const struct ct_event *ev,
     if (p->opts.have_range || thread >= s->nthreads)
         return 0;
     struct ct_pthread *th = &s->threads[thread];
-    if (!th->seen || th->in_overhead)
+    if (!th->seen || th->in_overhead || th->off)
         return 0;
     struct run x = open_run(p, th);
     size_t cap = th->cap;

@@ -35,6 +35,10 @@ enum ct_ev_kind {
     CT_EV_STACK,          /* frames already open at this point, outermost
                              first (block start, fork child, trimmed log)   */
     CT_EV_THREAD_END,     /* the thread exited: frames still open end here  */
+    CT_EV_OFFCPU_START,   /* the thread left the CPU (count 1: preempted,
+                             0: blocked or asleep)                          */
+    CT_EV_OFFCPU_END,     /* it runs again                                  */
+    CT_EV_CPUTIME,        /* count = the thread's CPU time (ns) so far      */
 };
 
 struct ct_event {
@@ -89,7 +93,13 @@ struct ct_thread_info {
     bool synthetic;       /* made up by the reader, not a thread of the
                              source (evlog states): tid is only a key, the
                              name says what it is                          */
+    uint8_t oncpu;        /* CT_ONCPU_*: what tells its on-CPU time         */
 };
+
+/* ct_thread_info.oncpu and ct_trace_info.oncpu (as in calltrace_format.h) */
+#define CT_ONCPU_NONE   0u  /* nothing: on-CPU time unknown                 */
+#define CT_ONCPU_SWITCH 1u  /* OFFCPU_START/END events: every interval      */
+#define CT_ONCPU_CLOCK  2u  /* CPUTIME events: a per-thread total only      */
 
 struct ct_meta {
     char *key;            /* e.g. "CPUFREQ 0"                               */
@@ -136,6 +146,9 @@ struct ct_trace_info {
     double sample_runtime_ms; /* SamplingProf's runtime chunk, 0 if none    */
 
     uint64_t lost_events;     /* lost events the source declared            */
+    uint32_t oncpu;           /* CT_ONCPU_*: what the tracer could record   */
+    int oncpu_errno;          /* why context switches were refused, or 0    */
+    uint64_t switches_lost;   /* context-switch records the kernel dropped  */
     uint64_t skipped_lines;   /* --lenient: malformed lines skipped         */
     char stopped[256];        /* "" or where reading stopped on damage, e.g.
                                  "truncated at byte 81234 (block 7)"        */

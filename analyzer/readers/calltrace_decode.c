@@ -310,6 +310,15 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
         ev->kind = CT_EV_THREAD_END;
         push(r, ev);
         return true;
+    case CT_EXT_CPUTIME:
+        if (ct_get_varint(&p, end, &a) != 0)
+            return false;
+        r->info->threads[c->thread].oncpu = CT_ONCPU_CLOCK;
+        ev->kind = CT_EV_CPUTIME;
+        ev->count = a;
+        push(r, ev);
+        ev->count = 0;
+        return true;
     default:
         /* CT_EXT_TOGGLE and subtypes of later versions: nothing to tell. */
         return true;
@@ -476,6 +485,9 @@ static void open_next(struct rd *r, struct cursor *c)
     c->prev_fn = c->prev_site = 0;
     c->lost_told = 0;
     c->state = C_DATA;
+    /* This block's off-CPU intervals, and those the next one tells late. */
+    ctr_offcpu_collect(r, c, c->next - 1);
+    ctr_offcpu_collect(r, c, c->next);
     ct_calltrace_stats.blocks_decoded++;
 }
 
@@ -496,15 +508,42 @@ static void finish_block(struct cursor *c)
     }
 }
 
+/* Hands on the start or end of c's current off-CPU interval at time t. */
+static void offcpu_event(struct rd *r, struct cursor *c, uint64_t t,
+                         bool start)
+{
+    struct ctr_interval *iv = &c->iv[c->iv_next];
+    struct ct_event ev = {.kind = start ? CT_EV_OFFCPU_START
+                                        : CT_EV_OFFCPU_END,
+                          .thread = c->thread, .time = t,
+                          .func = CT_FUNC_NONE,
+                          .count = start && iv->preempted};
+    if (start) {
+        c->in_off = true;
+    } else {
+        c->in_off = false;
+        c->iv_next++;
+    }
+    push(r, &ev);
+}
+
 /* Pushes c's events up to time limit. */
 void ctr_run(struct rd *r, struct cursor *c, uint64_t limit)
 {
     while (!r->stop) {
         switch (c->state) {
         case C_DATA: {
-            int s = decode_block(r, c, limit);
-            if (s != 0)
+            bool start = false;
+            uint64_t b = ctr_offcpu_next(c, &start);
+            int s = decode_block(r, c, b < limit ? b : limit);
+            if (s < 0)
                 return;
+            if (s == 1) {
+                if (b > limit || b == UINT64_MAX)
+                    return;
+                offcpu_event(r, c, b, start);
+                break;
+            }
             finish_block(c);
             break;
         }
@@ -523,6 +562,9 @@ void ctr_run(struct rd *r, struct cursor *c, uint64_t limit)
             open_next(r, c);
             break;
         case C_DONE:
+            /* The thread's records end inside an interval: it ends too. */
+            if (c->in_off)
+                offcpu_event(r, c, c->time, false);
             return;
         }
     }
@@ -537,9 +579,13 @@ uint64_t ctr_next_time(struct rd *r, struct cursor *c)
             const uint8_t *p = c->p;
             uint64_t head;
             if (p < c->end && *p) {
+                bool start;
+                uint64_t b = ctr_offcpu_next(c, &start);
                 if (ct_get_varint(&p, c->end, &head) == 0 &&
-                    c->time + (head >> CT_REC_TYPE_BITS) >= c->time)
-                    return c->time + (head >> CT_REC_TYPE_BITS);
+                    c->time + (head >> CT_REC_TYPE_BITS) >= c->time) {
+                    uint64_t t = c->time + (head >> CT_REC_TYPE_BITS);
+                    return b < t ? b : t;
+                }
                 return c->time; /* damage: decode_block will say so */
             }
             finish_block(c);
@@ -551,7 +597,7 @@ uint64_t ctr_next_time(struct rd *r, struct cursor *c)
             open_next(r, c);
             break;
         case C_DONE:
-            return UINT64_MAX;
+            return c->in_off ? c->time : UINT64_MAX;
         }
     }
 }

@@ -97,6 +97,8 @@ int ctr_read_header(const struct ct_input *in, struct ct_trace_info *info,
     info->bias_ns_per_call = (double)h->bias_ps / 1000.0;
     info->sampled = (h->flags & CT_FILE_SAMPLED) != 0;
     info->sample_interval_ns = h->sample_interval_ns;
+    info->oncpu = h->oncpu <= CT_ONCPU_CLOCK ? h->oncpu : CT_ONCPU_NONE;
+    info->oncpu_errno = (int)h->oncpu_errno;
     if (!(h->flags & CT_FILE_FINISHED))
         ct_trace_add_meta(info, "trace",
                           "not closed cleanly (the process crashed, was "

@@ -79,6 +79,7 @@ struct block *ctr_index_blocks(const struct ct_input *in,
             .used = h.used,
             .size = h.size,
             .open_depth = h.open_depth,
+            .last_switch = h.last_switch,
         };
         if (left < h.size) {
             ctr_set_stopped(info, in->path, in->size,

@@ -23,6 +23,7 @@ struct block {
     size_t avail;           /* bytes of the block present in the file     */
     uint64_t first, last, lost;
     uint32_t kind, tid, seq, flags, used, size, open_depth;
+    uint32_t last_switch;   /* see ct_block_header                         */
     uint32_t thread;        /* ct_trace_info thread index                 */
 };
 
@@ -44,7 +45,36 @@ struct cursor {
                                losses are told                            */
     uint32_t expect_seq;
     bool need_stack;        /* the next STACK record opens this decoding  */
+    /* Off-CPU intervals (ticks) from the SWITCH records of the blocks
+     * opened so far and of the block after each: the tracer drains its
+     * switch ring after the fact, so an interval may be told one block
+     * late.  Handed on as OFFCPU_START/END in time order. */
+    struct ctr_interval *iv;
+    size_t niv, iv_cap, iv_next;
+    uint32_t switches_read; /* blocks[] whose SWITCH records are in iv    */
+    bool in_off;            /* OFFCPU_START handed on, END not yet        */
 };
+
+struct rd;
+
+struct ctr_interval {
+    uint64_t start, end;    /* ticks                                      */
+    bool preempted;
+};
+
+/*
+ * Decodes one SWITCH payload into intervals in ticks (appended to *iv),
+ * given the tick length.  Returns false when the payload is malformed.
+ * *prev receives the offset link to the block's previous SWITCH record,
+ * *lost the switch records the kernel dropped.
+ */
+bool ctr_switch_decode(const uint8_t *p, size_t len, double ns_per_tick,
+                       struct ctr_interval **iv, size_t *n, size_t *cap,
+                       uint32_t *prev, uint64_t *lost);
+/* Collects the SWITCH records of c->blocks[i] into c->iv. */
+void ctr_offcpu_collect(struct rd *r, struct cursor *c, uint32_t i);
+/* The next OFFCPU boundary of c (UINT64_MAX if none); *start says which. */
+uint64_t ctr_offcpu_next(struct cursor *c, bool *start);
 
 #define FN_CACHE 1024u
 

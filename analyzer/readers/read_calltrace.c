@@ -178,6 +178,8 @@ static int read_calltrace(const struct ct_input *in,
     ctr_merge(r, cs, ncs);
     ctr_flush(r);
 
+    for (size_t i = 0; i < ncs; i++)
+        free(cs[i].iv);
     free(cs);
     free(order);
     free(blocks);

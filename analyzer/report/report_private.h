@@ -64,6 +64,8 @@ const char *ct_rep_name(const struct ct_rep *r, uint32_t func);
 bool ct_rep_listed(const struct ct_rep *r, uint32_t func);
 
 void ct_report_summary(struct ct_rep *r);
+/* The summary's On-CPU lines (report_oncpu.c). */
+void ct_report_oncpu(struct ct_rep *r);
 void ct_report_flat(struct ct_rep *r);
 void ct_report_graph(struct ct_rep *r);
 void ct_report_index(struct ct_rep *r);

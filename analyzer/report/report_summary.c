@@ -53,14 +53,17 @@ static void print_threads(FILE *out, const struct ct_trace_info *info)
 
 static const char blurb[] =
     "\n"
-    " cpu        time with a traced function running (its self time)\n"
+    " functions  time with a traced function on top of the stack (its self\n"
+    "            time): wall-clock time, on the CPU or off it (On-CPU below)\n"
     " overhead   time the tracer spent on itself (between S and E records,\n"
     "            and the per-call bias when it was subtracted)\n"
     " unmetered  time with no traced function on the stack\n"
     " unknown    time that cannot be attributed: before a return whose call\n"
     "            is missing, or where a call's return is missing\n"
     " elapsed    each thread's last event minus its first, summed over the\n"
-    "            threads; cpu + overhead + unmetered + unknown = elapsed\n";
+    "            threads; functions + overhead + unmetered + unknown = elapsed\n"
+    " on-CPU     the thread was running; off-CPU: blocked, asleep, or\n"
+    "            preempted (runnable, waiting for a CPU)\n";
 
 void ct_report_summary(struct ct_rep *r)
 {
@@ -132,12 +135,13 @@ void ct_report_summary(struct ct_rep *r)
     ct_rep_dur(unk, sizeof unk, ct_rep_ns(r, t->unknown));
     ct_rep_dur(ela, sizeof ela, ct_rep_ns(r, t->elapsed));
     ct_rep_dur(span, sizeof span, ct_rep_ns(r, t->last - t->first));
-    fprintf(out, "\nTotal time: %s(cpu) %s(overhead) %s(unmetered) "
+    fprintf(out, "\nTotal time: %s(functions) %s(overhead) %s(unmetered) "
             "%s(unknown) %s(elapsed)\n", cpu, ovh, unm, unk, ela);
     fprintf(out, "Wall span: %s (first to last event, all threads)\n", span);
     fprintf(out, "In ticks: %" PRIu64 " + %" PRIu64 " + %" PRIu64 " + %" PRIu64
             " = %" PRIu64 "\n", t->cpu, t->overhead, t->unmetered, t->unknown,
             t->elapsed);
+    ct_report_oncpu(r);
     if (!r->o->brief)
         fputs(blurb, out);
     fputs("\n", out);

@@ -286,6 +286,11 @@ static int dump_event(struct ct_sink *self, const struct ct_event *ev)
         while (s->n)
             add_line(d, ev->time, ev->thread, 'R', s->f[--s->n], NULL);
         break;
+    case CT_EV_OFFCPU_START:
+    case CT_EV_OFFCPU_END:
+    case CT_EV_CPUTIME:
+        /* OpenLaszlo's records have no place for them (dump-format.md) */
+        break;
     }
     return 0;
 }
