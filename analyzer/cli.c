@@ -32,6 +32,7 @@ static void usage(FILE *f)
 "      --subtract-bias    take the tracer's measured per-call cost off\n"
 "      --no-events        leave out the user-event section\n"
 "      --by-line          sampled traces: flat profile by source line\n"
+"      --cpu              flat profile of on-CPU time (off-CPU left out)\n"
 "      --tree             indented call tree with durations instead\n"
 "      --depth=N          with --tree: at most N levels\n"
 "      --min-duration=T   with --tree: hide calls shorter than T (e.g. 10us)\n"
@@ -120,7 +121,7 @@ enum {
     OPT_THREADS = 256, OPT_RANGE, OPT_MIN_PERCENT, OPT_SUBTRACT_BIAS,
     OPT_TREE, OPT_DEPTH, OPT_MIN_DURATION, OPT_FORMAT, OPT_LENIENT, OPT_DUMP,
     OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
-    OPT_EDGE_THRESHOLD,
+    OPT_EDGE_THRESHOLD, OPT_CPU,
 };
 
 static double parse_percent(const char *opt, const char *arg)
@@ -144,6 +145,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"min-percent", required_argument, NULL, OPT_MIN_PERCENT},
         {"subtract-bias", no_argument, NULL, OPT_SUBTRACT_BIAS},
         {"no-events", no_argument, NULL, OPT_NO_EVENTS},
+        {"cpu", no_argument, NULL, OPT_CPU},
         {"by-line", no_argument, NULL, OPT_BY_LINE},
         {"tree", no_argument, NULL, OPT_TREE},
         {"depth", required_argument, NULL, OPT_DEPTH},
@@ -186,6 +188,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         case OPT_SUBTRACT_BIAS: o->subtract_bias = true; break;
         case OPT_NO_EVENTS: o->no_events = true; break;
         case OPT_BY_LINE: o->by_line = true; break;
+        case OPT_CPU: o->oncpu = true; break;
         case OPT_TREE: o->tree = true; break;
         case OPT_DEPTH: {
             unsigned long v = strtoul(optarg, &end, 10);

@@ -26,6 +26,7 @@ struct ct_options {
     bool subtract_bias;         /* --subtract-bias                           */
     bool lenient;               /* --lenient                                 */
     bool by_line;               /* --by-line (sampled traces)                */
+    bool oncpu;                 /* --cpu: flat profile of on-CPU time        */
     bool no_events;             /* --no-events: omit the user-event section  */
     double node_threshold;      /* --node-threshold P (dot), -1 = default    */
     double edge_threshold;      /* --edge-threshold P (dot), -1 = default    */

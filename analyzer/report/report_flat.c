@@ -101,6 +101,9 @@ void ct_report_flat(struct ct_rep *r)
     struct row *rows = ct_xcalloc(p->nfuncs + 1, sizeof *rows);
     size_t n = 0;
     double total_ns = ct_rep_ns(r, r->print_ticks);
+    /* --cpu: the same columns for the time on the CPU only */
+    bool oncpu = r->o->oncpu && !r->o->by_line;
+    uint64_t whole = oncpu ? 0 : r->print_ticks;
     for (uint32_t f = 0; f < p->nfuncs; f++) {
         if (!ct_rep_listed(r, f))
             continue;
@@ -111,6 +114,14 @@ void ct_report_flat(struct ct_rep *r)
             .self = fs->self_ticks, .child = fs->child_ticks,
             .calls = fs->calls + fs->self_calls,
         };
+        if (oncpu) {
+            struct row *w = &rows[n - 1];
+            w->self -= fs->off_self_ticks < w->self ? fs->off_self_ticks
+                                                    : w->self;
+            w->child -= fs->off_child_ticks < w->child ? fs->off_child_ticks
+                                                       : w->child;
+            whole += w->self;
+        }
     }
     const struct ct_line_profile *lp = r->o->by_line ? ct_profile_lines(p)
                                                      : NULL;
@@ -137,8 +148,10 @@ void ct_report_flat(struct ct_rep *r)
     fputs("Flat profile:\n\n", out);
     char gran[64];
     const char *g = ct_rep_granularity(r, gran, sizeof gran);
-    fprintf(out, "%c%s; times are in %s, per-call times in %s.\n",
-            g[0] == 'e' ? 'E' : g[0], g + 1, r->unit.column, pc.name);
+    fprintf(out, "%c%s; %s are in %s, per-call times in %s.\n",
+            g[0] == 'e' ? 'E' : g[0], g + 1,
+            oncpu ? "on-CPU times (off-CPU time left out)" : "times",
+            r->unit.column, pc.name);
     fputs("  %   cumulative   self              self     total           \n",
           out);
     fprintf(out, " time %9s %9s    calls %8s %8s  name    \n", r->unit.column,
@@ -146,8 +159,7 @@ void ct_report_flat(struct ct_rep *r)
     uint64_t cum = 0;
     for (size_t i = 0; i < n; i++) {
         const struct row *w = &rows[i];
-        double pct = r->print_ticks ? 100.0 * (double)w->self /
-                                          (double)r->print_ticks : 0.0;
+        double pct = whole ? 100.0 * (double)w->self / (double)whole : 0.0;
         if (r->o->min_percent > 0 && pct < r->o->min_percent)
             continue;
         cum += w->self;
