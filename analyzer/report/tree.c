@@ -19,6 +19,7 @@
 struct tframe {
     uint32_t func;
     uint64_t start;
+    uint64_t start_off; /* the thread's off-CPU ticks when it began      */
     size_t off;         /* where this call's text begins in the buffer   */
     bool emitted;       /* its opening line is already printed           */
 };
@@ -29,6 +30,9 @@ struct tthread {
     char *buf;
     size_t len, bufcap;
     uint64_t last;
+    uint64_t off;       /* off-CPU ticks so far (OFFCPU events)          */
+    uint64_t off_since; /* start of the current off-CPU interval         */
+    bool in_off;
 };
 
 struct tree {
@@ -39,7 +43,29 @@ struct tree {
     double min_ns;
     struct tthread *threads;
     size_t nthreads;
+    bool started;       /* the heading is printed                        */
+    bool oncpu;         /* an ON-CPU column beside the duration          */
+    int blank;          /* width of the duration column(s)               */
 };
+
+/* Off-CPU ticks of t up to time. */
+static uint64_t off_at(const struct tthread *t, uint64_t time)
+{
+    return t->off + (t->in_off && time > t->off_since ? time - t->off_since
+                                                       : 0);
+}
+
+/* The heading, once the reader has told whether there is on-CPU data. */
+static void start(struct tree *tr)
+{
+    if (tr->started)
+        return;
+    tr->started = true;
+    tr->oncpu = tr->info->oncpu == CT_ONCPU_SWITCH;
+    tr->blank = tr->oncpu ? 21 : 10;
+    fputs(tr->oncpu ? "#   DURATION     ON-CPU     TID     FUNCTION\n"
+                    : "# DURATION     TID     FUNCTION\n", tr->out);
+}
 
 static void put(struct tthread *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
@@ -107,7 +133,7 @@ static void flush(struct tree *tr, struct tthread *t, uint32_t thread)
             continue;
         fwrite(t->buf + done, 1, f->off - done, tr->out);
         done = f->off;
-        fprintf(tr->out, "%10s [%6" PRIu64 "] | %*s%s() {\n", "",
+        fprintf(tr->out, "%*s [%6" PRIu64 "] | %*s%s() {\n", tr->blank, "",
                 tid_of(tr, thread), (int)(2 * i), "", name_of(tr, f->func));
         f->emitted = true;
     }
@@ -125,8 +151,16 @@ static void close_top(struct tree *tr, struct tthread *t, uint32_t thread,
     if (!visible(tr, depth))
         return;
     double ns = ct_ticks_to_ns(tr->info, time - f->start);
-    char dur[32];
+    char dur[48];
     duration(dur, sizeof dur, ns);
+    if (tr->oncpu) {
+        uint64_t off = off_at(t, time) - f->start_off;
+        uint64_t wall = time - f->start;
+        size_t l = strlen(dur);
+        dur[l++] = ' ';
+        duration(dur + l, sizeof dur - l,
+                 ct_ticks_to_ns(tr->info, off < wall ? wall - off : 0));
+    }
     uint64_t tid = tid_of(tr, thread);
     const char *name = name_of(tr, f->func);
     int indent = (int)(2 * depth);
@@ -154,7 +188,8 @@ static void close_top(struct tree *tr, struct tthread *t, uint32_t thread,
         memmove(t->buf + f->off + hl, t->buf + f->off, children);
         memcpy(t->buf + f->off, head, hl);
         t->len += hl;
-        put(t, "%10s [%6" PRIu64 "] | %*s} /* %s */\n", "", tid, indent, "",
+        put(t, "%*s [%6" PRIu64 "] | %*s} /* %s */\n", tr->blank, "", tid,
+            indent, "",
             name);
     }
     if (depth == 0 || t->stack[depth - 1].emitted) {
@@ -168,6 +203,7 @@ static int tree_event(struct ct_sink *sink, const struct ct_event *ev)
     struct tree *tr = (struct tree *)sink;
     if (ev->kind == CT_EV_SAMPLE)
         return 0;
+    start(tr);
     struct tthread *t = get(tr, ev->thread);
     if (ev->time > t->last)
         t->last = ev->time;
@@ -193,7 +229,8 @@ static int tree_event(struct ct_sink *sink, const struct ct_event *ev)
             if (t->depth == t->cap)
                 ct_grow(&t->stack, &t->cap, t->depth, sizeof *t->stack);
             t->stack[t->depth++] = (struct tframe){
-                .func = funcs[i], .start = ev->time, .off = t->len};
+                .func = funcs[i], .start = ev->time,
+                .start_off = off_at(t, ev->time), .off = t->len};
         }
         break;
     }
@@ -210,13 +247,21 @@ static int tree_event(struct ct_sink *sink, const struct ct_event *ev)
     }
     case CT_EV_USER:
         if (visible(tr, t->depth))
-            put(t, "%10s [%6" PRIu64 "] | %*s/* %.*s */\n", "",
+            put(t, "%*s [%6" PRIu64 "] | %*s/* %.*s */\n", tr->blank, "",
                 tid_of(tr, ev->thread), (int)(2 * t->depth), "",
                 (int)ev->text_len, ev->text ? ev->text : "");
         break;
     case CT_EV_THREAD_END:
         while (t->depth)
             close_top(tr, t, ev->thread, ev->time);
+        break;
+    case CT_EV_OFFCPU_START:
+        t->in_off = true;
+        t->off_since = ev->time;
+        break;
+    case CT_EV_OFFCPU_END:
+        t->off = off_at(t, ev->time);
+        t->in_off = false;
         break;
     default:
         break;
@@ -239,7 +284,6 @@ struct ct_sink *ct_tree_new(FILE *out, struct ct_trace_info *info,
     tr->info = info;
     tr->max_depth = opts->tree_depth;
     tr->min_ns = (double)opts->tree_min_ns;
-    fputs("# DURATION     TID     FUNCTION\n", out);
     return &tr->sink;
 }
 
@@ -248,6 +292,7 @@ void ct_tree_finish(struct ct_sink *sink)
     struct tree *tr = (struct tree *)sink;
     if (!tr)
         return;
+    start(tr);
     for (size_t i = 0; i < tr->nthreads; i++) {
         struct tthread *t = &tr->threads[i];
         while (t->depth)
