@@ -251,8 +251,10 @@ static int switch_block(struct ct_thread *t, size_t need)
         b->lost += t->lost_unrecorded;
         put_lost_record(t, now);
     }
-    ct_cpu_record(t, t->end, 1);
     put_ext(t, ct_now(), CT_EXT_OVERHEAD_END, NULL, 0);
+    /* After E: a block's second record stays OVERHEAD_END (readers rely
+     * on it), and the drain reads memory only. */
+    ct_cpu_record(t, t->end, 1);
     t->end = check_end(t);
     return 0;
 }

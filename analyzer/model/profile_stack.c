@@ -453,7 +453,9 @@ static void set_origin(struct ct_profile *p, uint64_t t)
 
 int ct_prof_event(struct ct_profile *p, const struct ct_event *ev)
 {
-    p->counts.events++;
+    /* The scheduler's and the clock's records are not the program's. */
+    if (ev->kind < CT_EV_OFFCPU_START)
+        p->counts.events++;
     if (ev->kind == CT_EV_SAMPLE) {
         ct_prof_sample(p, ev);
         return 0;
