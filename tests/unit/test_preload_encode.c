@@ -79,6 +79,8 @@ static int setup_file(void **state)
     ct_config_defaults(&ct_proc.cfg);
     ct_proc.cfg.bufsize = 4096;
     ct_proc.cfg.quiet = 1;
+    /* The record layouts below have no on-CPU records among them. */
+    ct_proc.cfg.cputime = CT_CPUTIME_OFF;
     snprintf(ct_proc.cfg.output, sizeof ct_proc.cfg.output, "%s", path);
     ct_clock_init(1, 0);  /* monotonic: ns ticks */
     ct_proc.pid = (uint32_t)getpid();

@@ -83,10 +83,13 @@ static void summary_totals(void **state)
 {
     (void)state;
     check("summary", "Total time:", "\nFlat",
-          "Total time: 2.00s(cpu) 100.00ms(overhead) 0ns(unmetered) "
+          "Total time: 2.00s(functions) 100.00ms(overhead) 0ns(unmetered) "
           "0ns(unknown) 2.10s(elapsed)\n"
           "Wall span: 2.10s (first to last event, all threads)\n"
-          "In ticks: 2000 + 100 + 0 + 0 = 2100\n");
+          "In ticks: 2000 + 100 + 0 + 0 = 2100\n"
+          "On-CPU: not recorded; every time here is wall-clock time, on or "
+          "off the CPU (tracer without on-CPU records, or "
+          "CALLTRACE_CPUTIME=off)\n");
 }
 
 static void flat_profile(void **state)
