@@ -35,7 +35,7 @@ bool ctr_switch_decode(const uint8_t *p, size_t len, double ns_per_tick,
         uint64_t start = back >= (double)anchor_ticks
                              ? 0
                              : anchor_ticks - (uint64_t)(back + 0.5);
-        uint64_t d = (uint64_t)(dur + 0.5);
+        uint64_t d = dur < 1.8e19 ? (uint64_t)(dur + 0.5) : UINT64_MAX;
         ct_grow(iv, cap, *n, sizeof **iv);
         (*iv)[(*n)++] = (struct ctr_interval){
             .start = start,

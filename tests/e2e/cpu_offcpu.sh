@@ -82,4 +82,15 @@ check "clock: sleeping thread off-CPU" "a >= 40" "$best" 0
 CALLTRACE_CPUTIME=off run_traced "$T/none.raw" "$T/off" busy
 "$REPORT_SAN" -b -p "$T/none.raw" > "$T/none.rep" || fail "off: report"
 grep -q '^On-CPU: not recorded' "$T/none.rep" || fail "off: summary silent"
+# A trace from before on-CPU records reads as before, and says so; a
+# stored trace with SWITCH records (a thread asleep 60 ms) reads the same
+# on any machine.
+"$REPORT_SAN" -b -p "$CT_ROOT/tests/formats/calltrace_small.raw" \
+    > "$T/old.rep" 2>/dev/null || fail "old trace: report"
+grep -q '^On-CPU: not recorded' "$T/old.rep" || fail "old trace: On-CPU line"
+"$REPORT_SAN" -b -p "$CT_ROOT/tests/formats/calltrace_switch.raw" \
+    > "$T/stored.rep" 2>/dev/null || fail "stored trace: report"
+expect_eq "stored trace: threads asleep >= 40 ms" 2 \
+    "$(sed -nE 's/^  tid [0-9]+: .*\(on-CPU\) ([0-9.]+)ms\(off-CPU.*/\1/p' \
+       "$T/stored.rep" | awk '$1 >= 40' | wc -l)"
 echo ok
