@@ -43,9 +43,16 @@ static long page_size(void)
     return ps;
 }
 
+static uint32_t first_mode;
+static int first_err;
+
 static void note_mode(uint32_t mode, int err)
 {
     struct ct_file_header *h = ct_proc.hdr;
+    if (!first_mode) {
+        first_mode = mode;
+        first_err = err;
+    }
     if (!h)
         return;
     uint32_t none = CT_ONCPU_NONE;
@@ -127,14 +134,25 @@ void ct_cpu_thread_start(struct ct_thread *t)
     errno = saved;
 }
 
+void ct_cpu_header_after_fork(void)
+{
+    struct ct_file_header *h = ct_proc.hdr;
+    if (!h || !first_mode)
+        return;
+    h->oncpu = first_mode;
+    h->oncpu_errno = (uint32_t)first_err;
+}
+
 void ct_cpu_thread_release(struct ct_thread *t, int forked_child)
 {
     /* A forked child has no mapping (MADV_DONTFORK): only forget it. */
     if (t->cpu.ring && !forked_child)
         munmap(t->cpu.ring, t->cpu.ring_len);
     t->cpu.ring = NULL;
-    if (forked_child)
+    if (forked_child) {
+        first_mode = 0;
         ct_cpu_thread_start(t);
+    }
     else
         t->cpu.mode = CT_ONCPU_NONE;
 }

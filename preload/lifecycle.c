@@ -110,8 +110,10 @@ static void fork_child(void)
     ct_global_update();
     ct_thread_after_fork_child();
     ct_file_drop();
-    if (ct_file_open(1, ppid) == 0)
+    if (ct_file_open(1, ppid) == 0) {
         ct_maps_write();
+        ct_cpu_header_after_fork();
+    }
     ct_proc.started = 2;
     ct_global_update();
     ct_sample_after_fork_child();

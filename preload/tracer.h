@@ -290,6 +290,8 @@ void ct_cpu_record(struct ct_thread *t, uint8_t *lim, int force);
 int ct_cpu_pending(const struct ct_thread *t);
 /* The thread ends (or a forked child drops its parent's ring). */
 void ct_cpu_thread_release(struct ct_thread *t, int forked_child);
+/* A forked child's new file header learns what its thread could open. */
+void ct_cpu_header_after_fork(void);
 
 /* Region toggle (CALLTRACE_OFF/ON) for the calling thread. */
 void ct_thread_region(int on);
