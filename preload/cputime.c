@@ -93,15 +93,15 @@ static int open_ring(struct ct_thread *t)
     void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     int err = m == MAP_FAILED ? errno : 0;
     /* The same event before and after the mmap: another thread of the
-     * program did not close the number and reuse it meanwhile. */
-    if (!err && (ioctl(fd, PERF_EVENT_IOC_ID, &id2) != 0 || id1 != id2))
-        err = EBADF;
-    if (err) {
+     * program did not close the number and reuse it meanwhile.  If it
+     * did, the number is the program's now: never closed or mapped. */
+    int ours = ioctl(fd, PERF_EVENT_IOC_ID, &id2) == 0 && id1 == id2;
+    if (err || !ours) {
         if (m != MAP_FAILED)
             munmap(m, len);
-        if (id2 == id1)
+        if (ours)
             close(fd);
-        return err;
+        return err ? err : EBADF;
     }
     close(fd);
     madvise(m, len, MADV_DONTFORK);
