@@ -101,6 +101,8 @@ static void end_frames(struct lms_export *x, struct stack *s, size_t keep,
 static int lms_event(struct ct_sink *self, const struct ct_event *ev)
 {
     struct lms_export *x = (struct lms_export *)self;
+    if (ev->kind >= CT_EV_OFFCPU_START)
+        return 0; /* the scheduler's, not the program's: no place in lms */
     if (ev->kind != CT_EV_CALL && ev->kind != CT_EV_RETURN &&
         ev->kind != CT_EV_STACK && ev->kind != CT_EV_THREAD_END) {
         x->left_out++;
