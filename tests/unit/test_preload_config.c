@@ -120,6 +120,29 @@ static void test_bufsize_rounding_and_bounds(void **state)
                         "expected a size between 4K and 1G; using 1M");
 }
 
+static void test_cputime(void **state)
+{
+    (void)state;
+    struct ct_config c;
+    load(&c);
+    assert_int_equal(c.cputime, CT_CPUTIME_SWITCH);
+    set("CALLTRACE_CPUTIME", "clock");
+    load(&c);
+    assert_int_equal(c.cputime, CT_CPUTIME_CLOCK);
+    reset(NULL);
+    set("CALLTRACE_CPUTIME", "OFF");
+    load(&c);
+    assert_int_equal(c.cputime, CT_CPUTIME_OFF);
+    assert_int_equal(warn_n, 0);
+    reset(NULL);
+    set("CALLTRACE_CPUTIME", "perf");
+    load(&c);
+    assert_int_equal(c.cputime, CT_CPUTIME_SWITCH);
+    assert_int_equal(warn_n, 1);
+    assert_string_equal(warnings[0], "calltrace: CALLTRACE_CPUTIME='perf': "
+                        "expected switch, clock or off; using switch");
+}
+
 static void test_bad_values(void **state)
 {
     (void)state;
@@ -215,6 +238,7 @@ int main(void)
         cmocka_unit_test_setup(test_bufsize_rounding_and_bounds, reset),
         cmocka_unit_test_setup(test_bad_values, reset),
         cmocka_unit_test_setup(test_follow, reset),
+        cmocka_unit_test_setup(test_cputime, reset),
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_parse_signal),
         cmocka_unit_test(test_output_name),
