@@ -65,7 +65,7 @@ assert len(prim) >= 6, prim
 errors = []
 if total != total2 or total != sum(excl.values()):
     errors.append('totals %s %s %s' % (total, total2, sum(excl.values())))
-cpu_ms = re.search(r'Total time: ([\d.]+)(ns|us|ms|s)\(cpu\)', text)
+cpu_ms = re.search(r'Total time: ([\d.]+)(ns|us|ms|s)\((?:cpu|functions)\)', text)
 scale = {'ns': 1, 'us': 1e3, 'ms': 1e6, 's': 1e9}[cpu_ms.group(2)]
 if abs(total - float(cpu_ms.group(1)) * scale) > 0.006 * scale:
     errors.append('program total %d ns against the report\'s cpu %s%s'
