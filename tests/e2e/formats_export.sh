@@ -3,7 +3,7 @@
 # export's precision); unknown formats list the known ones.
 . "$(dirname "$0")/lib.sh"
 S=$FORMATS/samples
-[ -d "$S" ] || skip "no samples at $S"
+[ -d "$S" ] || fail "no samples at $S"
 body() { "$REPORT_SAN" -b "$1" | grep -v '^ Input:'; }
 
 "$REPORT_SAN" --export lms -o "$T/a.csv" "$S/lms_profile.csv"

@@ -4,7 +4,7 @@
 # status 2; --lenient skips and counts.
 . "$(dirname "$0")/lib.sh"
 S=$FORMATS/samples
-[ -d "$S" ] || skip "no samples at $S"
+[ -d "$S" ] || fail "no samples at $S"
 
 flat() { # flat FILE NAME: "calls self-us/call total-us/call" of NAME
     "$REPORT_SAN" -b -p "$1" | awk -v n="$2" '

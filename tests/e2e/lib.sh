@@ -14,7 +14,7 @@ REPORT=$CT_BUILD/calltrace-report
 REPORT_SAN=$CT_BUILD/san/calltrace-report
 [ -x "$REPORT_SAN" ] || REPORT_SAN=$REPORT
 PROGRAMS=$CT_ROOT/tests/programs
-FORMATS=${CT_FORMATS:-$CT_ROOT/../shared/formats}
+FORMATS=${CT_FORMATS:-$CT_ROOT/tests/formats}
 T=$(mktemp -d "${TMPDIR:-/tmp}/ct-e2e.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 

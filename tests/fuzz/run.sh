@@ -3,7 +3,7 @@
 # runs them.  Usage: tests/fuzz/run.sh [smoke|long]
 #   smoke  about 20 s in all (the harnesses share the budget)
 #   long   10 minutes each
-# Seed corpora: ../shared/formats/samples ($CT_FORMATS) and tests/formats.
+# Seed corpora: tests/formats/samples ($CT_FORMATS/samples) and tests/formats.
 # Prints "fuzz: N passed, N failed" (one per harness); exits non-zero when a
 # harness crashed.  Crash inputs are left in $BUILD/fuzz/crash-<harness>-*.
 set -u
@@ -11,7 +11,7 @@ cd "$(dirname "$0")/../.."
 mode=${1:-smoke}
 BUILD=${BUILD:-build}
 out=$BUILD/fuzz
-formats=${CT_FORMATS:-../shared/formats}
+formats=${CT_FORMATS:-tests/formats}
 harnesses=(calltrace openlaszlo lms rtl samplingprof evlog)
 case $mode in
     smoke) secs=$(( 20 / ${#harnesses[@]} )) ;;

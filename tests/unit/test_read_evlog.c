@@ -15,7 +15,7 @@ static void sample_log(void **state)
     struct loaded l;
     if (!load_file(&l, &ct_reader_evlog, sample("efl_debug_evlog-4242.log"),
                    false))
-        skip();
+        fail_msg("sample file missing (see tests/formats/README.md)");
     assert_int_equal(l.status, CT_EXIT_OK);
     assert_true(l.info.ns_per_tick == 1.0);
     /* the RUN state, the render thread, the worker; not the CPU items' */
@@ -47,7 +47,7 @@ static void big_endian_across_blocks(void **state)
     struct loaded l;
     if (!load_file(&l, &ct_reader_evlog, "tests/formats/evlog_be_cross.log",
                    false))
-        skip();
+        fail_msg("sample file missing (see tests/formats/README.md)");
     assert_int_equal(l.status, CT_EXIT_OK);
     assert_non_null(meta(&l, "big-endian"));
     assert_int_equal(func_sum(&l, "outer").ticks, 3500000000ull);
@@ -69,7 +69,7 @@ static void truncated_last_block(void **state)
     struct loaded l;
     if (!load_file(&l, &ct_reader_evlog, "tests/formats/evlog_truncated.log",
                    false))
-        skip();
+        fail_msg("sample file missing (see tests/formats/README.md)");
     assert_int_equal(l.status, CT_EXIT_BAD_INPUT);
     assert_non_null(strstr(l.info.stopped, "truncated at byte 188 (block 2)"));
     assert_int_equal(func_sum(&l, "f").ticks, 1000000000ull);
@@ -84,7 +84,7 @@ static void bad_items(void **state)
     size_t n;
     uint8_t *d = slurp(sample("efl_debug_evlog-4242.log"), &n);
     if (!d)
-        skip();
+        fail_msg("sample file missing (see tests/formats/README.md)");
     /* the second item's size becomes 44: not a multiple of 8 */
     d[60 + 36] = 44;
     struct loaded l;

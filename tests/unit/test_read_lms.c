@@ -14,7 +14,7 @@ static void seed_example(void **state)
     (void)state;
     struct loaded l;
     if (!load_file(&l, &ct_reader_lms, sample("lms_seed_example.csv"), false))
-        skip();
+        fail_msg("sample file missing (see tests/formats/README.md)");
     assert_int_equal(l.status, CT_EXIT_OK);
     assert_true(l.info.ns_per_tick == 1000.0);
     struct fsum r = func_sum(&l, "reader"), w = func_sum(&l, "writer");
@@ -36,7 +36,7 @@ static void sample_profile(void **state)
     (void)state;
     struct loaded l;
     if (!load_file(&l, &ct_reader_lms, sample("lms_profile.csv"), false))
-        skip();
+        fail_msg("sample file missing (see tests/formats/README.md)");
     assert_int_equal(l.status, CT_EXIT_OK);
     struct fsum d = func_sum(&l, "default");
     struct fsum c = func_sum(&l, "default.camera_importer");
@@ -171,7 +171,7 @@ static void damage_never_crashes(void **state)
     size_t n;
     void *d = slurp(sample("lms_profile.csv"), &n);
     if (!d)
-        skip();
+        fail_msg("sample file missing (see tests/formats/README.md)");
     torture(&ct_reader_lms, d, n, 3000);
     free(d);
     size_t m;

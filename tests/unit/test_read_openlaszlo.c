@@ -15,7 +15,7 @@ static void v5_sample(void **state)
     struct loaded l;
     if (!load_file(&l, &ct_reader_openlaszlo,
                    sample("openlaszlo-v5.profiler"), false))
-        skip();
+        fail_msg("sample file missing (see tests/formats/README.md)");
     assert_int_equal(l.status, CT_EXIT_OK);
     assert_true(l.info.ns_per_tick == 1e6);
     /* the C of LzView(cal) rides in the V at 1497, its R is at 1509 */
@@ -73,7 +73,7 @@ static void edge_file(void **state)
     struct loaded l;
     if (!load_file(&l, &ct_reader_openlaszlo,
                    "tests/formats/openlaszlo_edge.profiler", false))
-        skip();
+        fail_msg("sample file missing (see tests/formats/README.md)");
     assert_int_equal(l.status, CT_EXIT_OK);
     assert_true(l.info.ns_per_tick == 1.0);
     /* exact decimals: 1183755012345.01 ms */

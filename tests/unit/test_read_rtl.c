@@ -14,7 +14,7 @@ static void soffice_sample(void **state)
     (void)state;
     struct loaded l;
     if (!load_file(&l, &ct_reader_rtl, sample("rtl_soffice_4711.log"), false))
-        skip();
+        fail_msg("sample file missing (see tests/formats/README.md)");
     assert_int_equal(l.status, CT_EXIT_OK);
     assert_true(l.info.ns_per_tick == 1e6);
     assert_int_equal(l.info.pid, 4711);
@@ -48,7 +48,7 @@ static void wrap_step_back_no_trailer(void **state)
     (void)state;
     struct loaded l;
     if (!load_file(&l, &ct_reader_rtl, "tests/formats/rtl_wrap_1.log", false))
-        skip();
+        fail_msg("sample file missing (see tests/formats/README.md)");
     assert_int_equal(l.status, CT_EXIT_OK);
     assert_int_equal(l.info.start_epoch_ns, 1000500000000ll);
     assert_int_equal(func_sum(&l, "app (x) ::A::run").ticks, 796);

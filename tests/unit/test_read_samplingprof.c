@@ -35,7 +35,7 @@ static void sample_profile(void **state)
     struct loaded l;
     if (!load_file(&l, &ct_reader_samplingprof,
                    sample("samplingprof_profile.txt"), false))
-        skip();
+        fail_msg("sample file missing (see tests/formats/README.md)");
     assert_int_equal(l.status, CT_EXIT_OK);
     assert_true(l.info.sampled);
     assert_true(l.info.sample_runtime_ms == 1012.337);
@@ -73,7 +73,7 @@ static void two_documents(void **state)
     struct loaded l;
     if (!load_file(&l, &ct_reader_samplingprof,
                    "tests/formats/samplingprof_two_docs.txt", false))
-        skip();
+        fail_msg("sample file missing (see tests/formats/README.md)");
     assert_int_equal(l.status, CT_EXIT_OK);
     assert_true(l.info.sample_runtime_ms == 210.5);
     assert_non_null(meta(&l, "SamplingProf documents"));

@@ -73,11 +73,12 @@ static inline void rec_free(struct rec_sink *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Where the shared samples are: $CT_FORMATS or ../shared/formats. */
+/* Where the format samples are: $CT_FORMATS, else tests/formats (the unit
+ * tests run from the top of the repository). */
 static inline const char *formats_dir(void)
 {
     const char *d = getenv("CT_FORMATS");
-    return d && *d ? d : "../shared/formats";
+    return d && *d ? d : "tests/formats";
 }
 
 struct loaded {
