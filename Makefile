@@ -28,6 +28,10 @@ ANALYZER_DIRS := analyzer analyzer/readers analyzer/model analyzer/report \
 ANALYZER_SRCS := $(sort $(foreach d,$(ANALYZER_DIRS),$(wildcard $(d)/*.c)))
 ANALYZER_INC  := $(ANALYZER_DIRS:%=-I%)
 ANALYZER_HDRS := $(foreach d,$(ANALYZER_DIRS),$(wildcard $(d)/*.h))
+# The front end, calltrace: its verbs, the analyzer's readers (for the
+# figures of record's closing line) and the tracer's option parsers.
+FRONT_SRCS    := $(sort $(wildcard frontend/*.c))
+FRONT_OBJS    := $(FRONT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/frontend/preload/config.o
 # init.c starts the tracer when the library is loaded; unit tests link the
 # rest of the tracer without it.
 PRELOAD_LIB_SRCS  := $(filter-out preload/init.c,$(PRELOAD_SRCS))
@@ -45,10 +49,11 @@ UNIT_BINS    := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 
 LIB    := $(BUILD)/libcalltrace.so
 REPORT := $(BUILD)/calltrace-report
+FRONT  := $(BUILD)/calltrace
 REPORT_SAN := $(BUILD)/san/calltrace-report
 
 .PHONY: all deps demo check unit e2e fuzz fuzz-long bench clean install
-all: $(LIB) $(REPORT)
+all: $(LIB) $(REPORT) $(FRONT)
 
 deps:
 	@scripts/install-deps.sh
@@ -58,6 +63,17 @@ $(LIB): $(PRELOAD_OBJS)
 
 $(REPORT): $(ANALYZER_OBJS)
 	$(CC) -o $@ $^ $(ANALYZER_LIBS)
+
+$(FRONT): $(FRONT_OBJS) $(filter-out $(BUILD)/analyzer/main.o,$(ANALYZER_OBJS))
+	$(CC) -o $@ $^ $(ANALYZER_LIBS)
+
+$(BUILD)/frontend/%.o: frontend/%.c $(wildcard frontend/*.h include/*.h) $(ANALYZER_HDRS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(ANALYZER_INC) -Ipreload $(CFLAGS) -c -o $@ $<
+
+$(BUILD)/frontend/preload/config.o: preload/config.c $(wildcard include/*.h preload/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -Ipreload $(CFLAGS) -c -o $@ $<
 
 $(REPORT_SAN): $(SAN_ANALYZER_LIB_OBJS) $(BUILD)/san/analyzer/main.o
 	$(CC) $(SAN) -o $@ $^ $(ANALYZER_LIBS)

@@ -1,0 +1,110 @@
+/*
+ * calltrace, the front end: one command for recording a program and
+ * reading its trace (record, report, tree, dump, export, cflags).  Each verb
+ * is a file of its own; this header is what they share.
+ */
+#ifndef CT_FRONTEND_H
+#define CT_FRONTEND_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifndef CALLTRACE_VERSION
+#define CALLTRACE_VERSION "0.1.0"
+#endif
+
+#define CT_FE_DEFAULT_TRACE "calltrace.raw"
+
+/* Exit statuses of the front end's own failures (a recorded program's
+ * status is passed through instead). */
+#define CT_FE_USAGE 1
+#define CT_FE_FAILED 2
+
+/* ------------------------------------------------------------ verbs */
+int ct_fe_record(int argc, char **argv);
+/* calltrace PROGRAM [ARGS...]: record, then the report. */
+int ct_fe_run(int argc, char **argv);
+/* report, tree, dump and export: extra = the analyzer option the verb
+ * stands for ("--tree", "--dump", "--export"), NULL for report. */
+int ct_fe_report(int argc, char **argv, const char *verb, const char *extra);
+int ct_fe_cflags(int argc, char **argv);
+
+/* ------------------------------------------------------------ messages */
+void ct_fe_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* One line, then "Try 'calltrace VERB --help'", exit CT_FE_USAGE. */
+void ct_fe_usage_error(const char *verb, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3), noreturn));
+void ct_fe_version(void) __attribute__((noreturn));
+
+/* ------------------------------------------------------------ paths.c */
+/* Absolute paths of the installed (or built) parts, found relative to the
+ * running executable; malloc'ed, NULL (with a message) when absent. */
+char *ct_fe_find_library(void);
+char *ct_fe_find_analyzer(void);
+/* The folder holding calltrace.h, or NULL. */
+char *ct_fe_find_include(void);
+/* PATH lookup as execvp does it; malloc'ed, NULL if not found. */
+char *ct_fe_which(const char *prog);
+
+/* ------------------------------------------------------------ spawn.c */
+/* Runs argv with the extra environment entries ("NAME=value", NULL-ended)
+ * added, the standard streams shared, and SIGINT/SIGQUIT left to reach the
+ * child from the terminal while SIGTERM/SIGHUP sent to us are passed on.
+ * Returns the child's exit status, 128+signal when killed, or -1 when it
+ * could not be started (message printed). */
+int ct_fe_spawn(char *const argv[], char *const env_add[]);
+/* Runs argv and waits; same return as ct_fe_spawn, no signal handling. */
+int ct_fe_run_tool(char *const argv[]);
+
+/* ------------------------------------------------------------ elfscan.c */
+enum ct_fe_instr { CT_INSTR_YES, CT_INSTR_NO, CT_INSTR_UNKNOWN };
+/* Whether an ELF file refers to __cyg_profile_func_enter (an import in its
+ * dynamic symbols, or a symbol of a static link).  UNKNOWN for anything
+ * that is not a readable ELF file (a script, damage). */
+enum ct_fe_instr ct_fe_elf_instrumented(const char *path);
+/* The same on a file in memory; exposed for the unit tests. */
+enum ct_fe_instr ct_fe_elf_scan(const uint8_t *data, size_t size);
+
+/* ------------------------------------------------------------ stats.c */
+struct ct_fe_stats {
+    uint64_t events;          /* as the report's "Events:" counts them   */
+    uint64_t lost;
+    uint32_t threads;
+    uint64_t pid;
+    char program[1024];
+    uint64_t size;            /* file size in bytes                       */
+    int64_t first_epoch_ns;   /* wall-clock time of the first event, 0 if
+                                 unknown                                  */
+    bool damaged;             /* the reader stopped early                 */
+};
+/* Reads a calltrace trace without naming functions.  0, or -1 when the
+ * file is not a readable trace (message printed unless quiet). */
+int ct_fe_trace_stats(const char *path, struct ct_fe_stats *st, bool quiet);
+
+/* ------------------------------------------------------------ recording.c */
+/* A recording is a trace file (one process) or a folder of them, one per
+ * process (calltrace-<pid>.raw, with .N for an exec). */
+struct ct_fe_trace {
+    char *path;
+    struct ct_fe_stats stats;
+};
+struct ct_fe_recording {
+    struct ct_fe_trace *traces;
+    size_t n;
+};
+/* Lists the traces of a recording in start order; path may be a file.
+ * 0, or -1 with a message. */
+int ct_fe_recording_open(struct ct_fe_recording *r, const char *path);
+void ct_fe_recording_free(struct ct_fe_recording *r);
+/* Whether a folder entry name is one of the tracer's files. */
+bool ct_fe_is_trace_name(const char *name);
+
+/* ------------------------------------------------------------ merge.c */
+/* Writes the traces as one OpenLaszlo raw log (--dump form) on a common
+ * time origin, each process's threads numbered after the previous ones.
+ * 0, or -1 with a message. */
+int ct_fe_merge(const struct ct_fe_recording *r, const char *analyzer,
+                const char *out_path);
+
+#endif /* CT_FRONTEND_H */

@@ -1,0 +1,95 @@
+/*
+ * calltrace: the front end.  `calltrace record ./app`, `calltrace report`,
+ * or `calltrace ./app` for both; see calltrace(1).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frontend.h"
+
+static void usage(FILE *f)
+{
+    fputs(
+"Usage: calltrace [RECORD OPTION]... PROGRAM [ARG]...\n"
+"       calltrace VERB [OPTION]... [ARG]...\n"
+"Record a program's every call and return, and report exact times.\n"
+"\n"
+"Verbs:\n"
+"  record [OPTION]... [--] PROGRAM [ARG]...\n"
+"                      run PROGRAM traced into calltrace.raw\n"
+"  report [OPTION]... [FILE]    the gprof-format report (calltrace-report)\n"
+"  tree [OPTION]... [FILE]      the call tree (report --tree)\n"
+"  dump [OPTION]... [FILE]      every event, one a line (report --dump)\n"
+"  export FORMAT [OPTION]... [FILE]\n"
+"                      write the trace as FORMAT (report --export=FORMAT)\n"
+"  cflags              compiler flags for a program to trace\n"
+"\n"
+"Without a verb, calltrace records PROGRAM and then prints its report.\n"
+"FILE defaults to calltrace.raw; a recording of several processes is a\n"
+"folder with one trace per process.\n"
+"\n"
+"  -h, --help          show this help (calltrace VERB --help: the verb's)\n"
+"  -V, --version       show the version and exit\n"
+"\n"
+"Exit status: record and the default run exit with the program's status\n"
+"(128+N when it was killed by signal N); 1 bad usage; 2 a trace that\n"
+"cannot be read or written.\n", f);
+}
+
+void ct_fe_error(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("calltrace: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+void ct_fe_usage_error(const char *verb, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "calltrace%s%s: ", verb ? " " : "", verb ? verb : "");
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nTry 'calltrace%s%s --help' for more information.\n",
+            verb ? " " : "", verb ? verb : "");
+    va_end(ap);
+    exit(CT_FE_USAGE);
+}
+
+void ct_fe_version(void)
+{
+    printf("calltrace %s\n", CALLTRACE_VERSION);
+    exit(0);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2)
+        ct_fe_usage_error(NULL, "no program or verb given");
+    const char *verb = argv[1];
+    if (strcmp(verb, "-h") == 0 || strcmp(verb, "--help") == 0 ||
+        strcmp(verb, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(verb, "-V") == 0 || strcmp(verb, "--version") == 0)
+        ct_fe_version();
+    /* Each verb sees itself as argv[0], as getopt expects. */
+    if (strcmp(verb, "record") == 0)
+        return ct_fe_record(argc - 1, argv + 1);
+    if (strcmp(verb, "report") == 0)
+        return ct_fe_report(argc - 1, argv + 1, "report", NULL);
+    if (strcmp(verb, "tree") == 0)
+        return ct_fe_report(argc - 1, argv + 1, "tree", "--tree");
+    if (strcmp(verb, "dump") == 0)
+        return ct_fe_report(argc - 1, argv + 1, "dump", "--dump");
+    if (strcmp(verb, "export") == 0)
+        return ct_fe_report(argc - 1, argv + 1, "export", "--export");
+    if (strcmp(verb, "cflags") == 0)
+        return ct_fe_cflags(argc - 1, argv + 1);
+    return ct_fe_run(argc, argv);
+}

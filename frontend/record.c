@@ -1,0 +1,409 @@
+/*
+ * calltrace record: runs a program under the tracer and leaves one
+ * recording behind.  Each process writes calltrace-<pid>.raw into a fresh
+ * staging folder next to the output; at the end a single trace becomes the
+ * output file, several become the output folder, and whatever was there
+ * before is kept as OUTPUT.old (as perf keeps perf.data.old).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "frontend.h"
+#include "record.h"
+#include "tracer.h"
+
+static void usage(FILE *f)
+{
+    fputs(
+"Usage: calltrace record [OPTION]... [--] PROGRAM [ARG]...\n"
+"Run PROGRAM with the tracer preloaded and write its trace.\n"
+"PROGRAM is built with -finstrument-functions (see 'calltrace cflags'),\n"
+"or recorded with --sample.\n"
+"\n"
+"  -o, --output=FILE     the recording (default calltrace.raw; the previous\n"
+"                        one is kept as FILE.old); a run of several traced\n"
+"                        processes makes FILE a folder, one trace each\n"
+"  -s, --sample[=INTERVAL]\n"
+"                        sample stacks instead of recording calls (no\n"
+"                        rebuild needed), every INTERVAL of CPU time\n"
+"                        (default 10ms; e.g. 500us, 1ms, 0.1s)\n"
+"      --sample-clock=cpu|wall\n"
+"                        sample each thread's CPU time (default) or\n"
+"                        wall-clock time\n"
+"      --clock=tsc|monotonic\n"
+"                        timestamp clock (default tsc where invariant)\n"
+"      --bufsize=SIZE    block size per thread, 4K to 1G (default 1M)\n"
+"      --limit=SIZE      largest trace; events past it are counted as lost\n"
+"      --paused          start with tracing off (calltrace_enable() or the\n"
+"                        --signal turns it on)\n"
+"      --signal=SIG      a signal that toggles tracing, e.g. USR2\n"
+"  -q, --quiet           no messages from the tracer, no closing line\n"
+"  -h, --help            show this help and exit\n"
+"  -V, --version         show the version and exit\n"
+"\n"
+"On exit one line on stderr names the recording, its size, events, lost\n"
+"events, threads and processes.  calltrace exits with PROGRAM's status\n"
+"(128+N when a signal N killed it); 1 for bad usage, 2 when nothing could\n"
+"be recorded.  PROGRAM's input, output and errors pass through untouched;\n"
+"Ctrl-C reaches PROGRAM.\n", f);
+}
+
+enum {
+    OPT_SAMPLE_CLOCK = 256, OPT_CLOCK, OPT_BUFSIZE, OPT_LIMIT, OPT_PAUSED,
+    OPT_SIGNAL,
+};
+
+/* CALLTRACE_SAMPLE_INTERVAL's syntax and range (preload/sample.c): a bare
+ * number is milliseconds. */
+static bool valid_interval(const char *s)
+{
+    if (*s < '0' || *s > '9')
+        return false;
+    char *end;
+    double v = strtod(s, &end);
+    double scale = !*end || !strcmp(end, "ms") ? 1e6
+                 : !strcmp(end, "us") ? 1e3
+                 : !strcmp(end, "ns") ? 1
+                 : !strcmp(end, "s") ? 1e9 : -1;
+    double ns = v * scale;
+    return scale > 0 && ns >= 1e4 && ns <= 60e9;
+}
+
+static void set(struct ct_fe_record_opts *o, const char *name,
+                const char *value)
+{
+    char *e;
+    if (asprintf(&e, "%s=%s", name, value) < 0)
+        exit(CT_FE_FAILED);
+    o->env[o->nenv++] = e;
+}
+
+static void size_option(struct ct_fe_record_opts *o, const char *verb,
+                        const char *opt, const char *var, const char *v,
+                        uint64_t min, uint64_t max)
+{
+    uint64_t n;
+    if (ct_parse_size(v, &n) != 0 || n < min || n > max)
+        ct_fe_usage_error(verb, "--%s wants a size such as 64K or 4M%s, "
+                          "got '%s'", opt,
+                          min ? " (4K to 1G)" : "", v);
+    set(o, var, v);
+}
+
+int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
+                       const char *verb)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, NULL, 'o'},
+        {"sample", optional_argument, NULL, 's'},
+        {"sample-clock", required_argument, NULL, OPT_SAMPLE_CLOCK},
+        {"clock", required_argument, NULL, OPT_CLOCK},
+        {"bufsize", required_argument, NULL, OPT_BUFSIZE},
+        {"limit", required_argument, NULL, OPT_LIMIT},
+        {"paused", no_argument, NULL, OPT_PAUSED},
+        {"signal", required_argument, NULL, OPT_SIGNAL},
+        {"quiet", no_argument, NULL, 'q'},
+        {"help", no_argument, NULL, 'h'},
+        {"version", no_argument, NULL, 'V'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    o->output = CT_FE_DEFAULT_TRACE;
+    opterr = 0;
+    optind = 1;
+    int c;
+    /* '+': the first word that is not an option is the program; its own
+     * options are its own. */
+    while ((c = getopt_long(argc, argv, "+:o:s::qhV", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            if (!*optarg)
+                ct_fe_usage_error(verb, "-o wants a file name");
+            o->output = optarg;
+            break;
+        case 's':
+            set(o, "CALLTRACE_MODE", "sample");
+            if (optarg) {
+                if (!valid_interval(optarg))
+                    ct_fe_usage_error(verb, "--sample wants an interval from "
+                                      "10us to 60s such as 1ms, got '%s'",
+                                      optarg);
+                set(o, "CALLTRACE_SAMPLE_INTERVAL", optarg);
+            }
+            o->sample = true;
+            break;
+        case OPT_SAMPLE_CLOCK:
+            if (strcmp(optarg, "cpu") && strcmp(optarg, "wall"))
+                ct_fe_usage_error(verb, "--sample-clock wants cpu or wall, "
+                                  "got '%s'", optarg);
+            set(o, "CALLTRACE_SAMPLE_CLOCK", optarg);
+            break;
+        case OPT_CLOCK:
+            if (strcasecmp(optarg, "tsc") && strcasecmp(optarg, "monotonic"))
+                ct_fe_usage_error(verb, "--clock wants tsc or monotonic, got "
+                                  "'%s'", optarg);
+            set(o, "CALLTRACE_CLOCK", optarg);
+            break;
+        case OPT_BUFSIZE:
+            size_option(o, verb, "bufsize", "CALLTRACE_BUFSIZE", optarg,
+                        CT_MIN_BUFSIZE, CT_MAX_BUFSIZE);
+            break;
+        case OPT_LIMIT:
+            size_option(o, verb, "limit", "CALLTRACE_LIMIT", optarg, 0,
+                        UINT64_MAX);
+            break;
+        case OPT_PAUSED: set(o, "CALLTRACE_START_PAUSED", "1"); break;
+        case OPT_SIGNAL:
+            if (ct_parse_signal(optarg) < 0)
+                ct_fe_usage_error(verb, "--signal wants a signal such as USR2 "
+                                  "or 12, got '%s'", optarg);
+            set(o, "CALLTRACE_SIGNAL", optarg);
+            break;
+        case 'q':
+            o->quiet = true;
+            set(o, "CALLTRACE_QUIET", "1");
+            break;
+        case 'h':
+            usage(stdout);
+            exit(0);
+        case 'V':
+            ct_fe_version();
+        case ':':
+            ct_fe_usage_error(verb, "option '%s' wants a value",
+                              argv[optind - 1]);
+        default:
+            ct_fe_usage_error(verb, "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (optind >= argc)
+        ct_fe_usage_error(verb, "no program to record");
+    return optind;
+}
+
+/* The folder the output goes in, made absolute: the program may change
+ * directory, and the staging folder must be on the output's file system
+ * so that the recording is renamed into place. */
+static char *output_parent(const char *output)
+{
+    char *copy = strdup(output);
+    char *slash = strrchr(copy, '/');
+    const char *dir = slash ? (slash == copy ? "/" : (*slash = 0, copy)) : ".";
+    char *abs = realpath(dir, NULL);
+    if (!abs)
+        ct_fe_error("cannot write %s: %s: %m", output, dir);
+    free(copy);
+    return abs;
+}
+
+/* Removes a file, or a folder of traces a previous record left (and only
+ * such a folder: anything else in it stops us). */
+static int remove_recording(const char *path)
+{
+    struct stat st;
+    if (lstat(path, &st) != 0)
+        return errno == ENOENT ? 0 : -1;
+    if (!S_ISDIR(st.st_mode))
+        return unlink(path);
+    DIR *d = opendir(path);
+    if (!d)
+        return -1;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+            continue;
+        char *p;
+        if (!ct_fe_is_trace_name(e->d_name) ||
+            asprintf(&p, "%s/%s", path, e->d_name) < 0)
+            break;
+        unlink(p);
+        free(p);
+    }
+    closedir(d);
+    return rmdir(path);
+}
+
+/* Keeps the previous recording as OUTPUT.old. */
+static int keep_previous(const char *output)
+{
+    struct stat st;
+    if (lstat(output, &st) != 0)
+        return 0;
+    char *old;
+    if (asprintf(&old, "%s.old", output) < 0)
+        return -1;
+    int rc = 0;
+    if (remove_recording(old) != 0) {
+        ct_fe_error("cannot replace %s (not a recording?); the new recording "
+                    "is left where it was written", old);
+        rc = -1;
+    } else if (rename(output, old) != 0) {
+        ct_fe_error("cannot rename %s to %s: %m", output, old);
+        rc = -1;
+    }
+    free(old);
+    return rc;
+}
+
+/* Drops the traces of processes that recorded nothing (a shell that ran the
+ * traced programs, an untraced helper) when some other process recorded
+ * something; returns how many were dropped. */
+static size_t drop_empty(struct ct_fe_recording *r)
+{
+    bool any = false;
+    for (size_t i = 0; i < r->n; i++)
+        any |= r->traces[i].stats.events > 0;
+    if (!any)
+        return 0;
+    size_t kept = 0, dropped = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        if (r->traces[i].stats.events == 0 && r->traces[i].stats.lost == 0) {
+            unlink(r->traces[i].path);
+            free(r->traces[i].path);
+            dropped++;
+        } else {
+            r->traces[kept++] = r->traces[i];
+        }
+    }
+    r->n = kept;
+    return dropped;
+}
+
+static void closing_line(const struct ct_fe_recording *r, const char *output)
+{
+    uint64_t size = 0, events = 0, lost = 0, threads = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        size += r->traces[i].stats.size;
+        events += r->traces[i].stats.events;
+        lost += r->traces[i].stats.lost;
+        threads += r->traces[i].stats.threads;
+    }
+    char sz[32];
+    if (size >= 10u << 20)
+        snprintf(sz, sizeof sz, "%.1f MiB", size / 1048576.0);
+    else if (size >= 10u << 10)
+        snprintf(sz, sizeof sz, "%.1f KiB", size / 1024.0);
+    else
+        snprintf(sz, sizeof sz, "%llu bytes", (unsigned long long)size);
+    fprintf(stderr, "calltrace: wrote %s (%s): %llu events, %llu lost, "
+            "%llu thread%s, %zu process%s\n", output, sz,
+            (unsigned long long)events, (unsigned long long)lost,
+            (unsigned long long)threads, threads == 1 ? "" : "s", r->n,
+            r->n == 1 ? "" : "es");
+}
+
+/* Moves the staged traces to the output; 0, or -1 with a message. */
+static int finish(const char *staging, const char *output, bool quiet,
+                  bool sample)
+{
+    struct ct_fe_recording r;
+    if (ct_fe_recording_open(&r, staging) != 0) {
+        ct_fe_error("nothing was recorded (did the program start?)");
+        remove_recording(staging);
+        return -1;
+    }
+    drop_empty(&r);
+    int rc = keep_previous(output);
+    if (rc == 0 && r.n == 1) {
+        rc = rename(r.traces[0].path, output);
+        if (rc == 0)
+            rmdir(staging);
+    } else if (rc == 0) {
+        rc = rename(staging, output);
+    }
+    if (rc != 0)
+        ct_fe_error("cannot move the recording to %s (%m); it is in %s",
+                    output, staging);
+    else if (!quiet)
+        closing_line(&r, output);
+    uint64_t events = 0;
+    for (size_t i = 0; i < r.n; i++)
+        events += r.traces[i].stats.events;
+    if (rc == 0 && events == 0 && !sample && !quiet)
+        ct_fe_error("no calls were recorded: build the program with "
+                    "$(calltrace cflags), or record with --sample");
+    ct_fe_recording_free(&r);
+    return rc;
+}
+
+/* Says so when the program cannot produce a single call record. */
+static void check_instrumented(const char *prog, bool sample)
+{
+    if (sample)
+        return;
+    char *path = ct_fe_which(prog);
+    if (path && ct_fe_elf_instrumented(path) == CT_INSTR_NO)
+        ct_fe_error("%s was not built with -finstrument-functions (it has no "
+                    "__cyg_profile_func_enter reference): only calls in "
+                    "traced libraries and programs it runs are recorded; "
+                    "rebuild with $(calltrace cflags), or record with "
+                    "--sample", prog);
+    free(path);
+}
+
+static char *preload_value(const char *lib)
+{
+    /* ld.so splits LD_PRELOAD at spaces and colons. */
+    if (strpbrk(lib, " :\t")) {
+        ct_fe_error("the library's path '%s' has a space or colon, which "
+                    "LD_PRELOAD cannot carry", lib);
+        return NULL;
+    }
+    const char *prev = getenv("LD_PRELOAD");
+    char *v;
+    if (asprintf(&v, "LD_PRELOAD=%s%s%s", lib, prev && *prev ? ":" : "",
+                 prev ? prev : "") < 0)
+        return NULL;
+    return v;
+}
+
+int ct_fe_record_run(struct ct_fe_record_opts *o, char **prog_argv)
+{
+    char *lib = ct_fe_find_library();
+    char *preload = lib ? preload_value(lib) : NULL;
+    char *parent = output_parent(o->output);
+    if (!preload || !parent) {
+        free(lib), free(preload), free(parent);
+        return CT_FE_FAILED;
+    }
+    char *staging;
+    if (asprintf(&staging, "%s/.calltrace-record-XXXXXX", parent) < 0 ||
+        !mkdtemp(staging)) {
+        ct_fe_error("cannot create a folder in %s: %m", parent);
+        free(lib), free(preload), free(parent);
+        return CT_FE_FAILED;
+    }
+    set(o, "LD_PRELOAD", "");
+    free(o->env[o->nenv - 1]);
+    o->env[o->nenv - 1] = preload;
+    char *out;
+    if (asprintf(&out, "CALLTRACE_OUTPUT=%s/calltrace-%%p.raw", staging) < 0)
+        exit(CT_FE_FAILED);
+    o->env[o->nenv++] = out;
+    o->env[o->nenv] = NULL;
+
+    check_instrumented(prog_argv[0], o->sample);
+    int status = ct_fe_spawn(prog_argv, o->env);
+    if (finish(staging, o->output, o->quiet, o->sample) != 0 &&
+        (status == 0 || status < 0))
+        status = CT_FE_FAILED;
+    free(lib), free(parent), free(staging);
+    for (size_t i = 0; i < o->nenv; i++)
+        free(o->env[i]);
+    o->nenv = 0;
+    return status < 0 ? CT_FE_FAILED : status;
+}
+
+int ct_fe_record(int argc, char **argv)
+{
+    struct ct_fe_record_opts o;
+    int first = ct_fe_record_parse(&o, argc, argv, "record");
+    return ct_fe_record_run(&o, argv + first);
+}
