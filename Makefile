@@ -1,9 +1,11 @@
 # calltrace: see README.md.
-#   make          build libcalltrace.so and calltrace-report into build/
+#   make          build libcalltrace.so, calltrace-report and calltrace into
+#                 build/
 #   make demo     install missing packages (as root), build, trace an example
 #                 and print its report
 #   make check    every test: unit (ASan+UBSan), end-to-end, fuzz smoke
 #   make bench    benchmarks (see BENCHMARKS.md)
+#   make install  PREFIX=/usr/local DESTDIR=; make uninstall removes it
 
 CC       ?= gcc
 BUILD    ?= build
@@ -52,7 +54,8 @@ REPORT := $(BUILD)/calltrace-report
 FRONT  := $(BUILD)/calltrace
 REPORT_SAN := $(BUILD)/san/calltrace-report
 
-.PHONY: all deps demo check unit e2e fuzz fuzz-long bench clean install
+.PHONY: all deps demo check unit e2e fuzz fuzz-long bench clean install \
+        uninstall
 all: $(LIB) $(REPORT) $(FRONT)
 
 deps:
@@ -130,13 +133,47 @@ check: deps all $(REPORT_SAN) $(UNIT_BINS)
 bench: all
 	@BUILD=$(BUILD) bench/run.sh
 
+# make install PREFIX=/usr/local DESTDIR=: the library goes into a private
+# folder (lib/calltrace, as uftrace does), found by bin/calltrace relative to
+# itself, so the layout below is fixed and the tree can be moved whole.
+# DESTDIR only stages the copy: no installed file mentions it.
 PREFIX ?= /usr/local
+INSTALLED := bin/calltrace bin/calltrace-report lib/calltrace/libcalltrace.so \
+    include/calltrace.h lib/pkgconfig/calltrace.pc \
+    share/man/man1/calltrace.1 share/man/man1/calltrace-report.1 \
+    share/man/man3/calltrace.3 \
+    share/bash-completion/completions/calltrace \
+    share/bash-completion/completions/calltrace-report
+I := $(DESTDIR)$(PREFIX)
+
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/bin \
-	    $(DESTDIR)$(PREFIX)/include
-	install -m 755 $(LIB) $(DESTDIR)$(PREFIX)/lib/
-	install -m 755 $(REPORT) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 include/calltrace.h $(DESTDIR)$(PREFIX)/include/
+	install -d $(I)/bin $(I)/lib/calltrace $(I)/lib/pkgconfig $(I)/include \
+	    $(I)/share/man/man1 $(I)/share/man/man3 \
+	    $(I)/share/bash-completion/completions
+	install -m 755 $(FRONT) $(REPORT) $(I)/bin/
+	install -m 755 $(LIB) $(I)/lib/calltrace/
+	install -m 644 include/calltrace.h $(I)/include/
+	for m in man/*.[0-9]; do \
+	    sed 's/@VERSION@/$(VERSION)/g' $$m >$(I)/share/man/man$${m##*.}/$${m#man/} \
+	    && chmod 644 $(I)/share/man/man$${m##*.}/$${m#man/} || exit 1; \
+	done
+	install -m 644 completion/calltrace.bash \
+	    $(I)/share/bash-completion/completions/calltrace
+	install -m 644 completion/calltrace.bash \
+	    $(I)/share/bash-completion/completions/calltrace-report
+	printf '%s\n' 'prefix=$(PREFIX)' 'includedir=$${prefix}/include' \
+	    'libdir=$${prefix}/lib/calltrace' \
+	    'preload=$${libdir}/libcalltrace.so' \
+	    'instrument_cflags=-finstrument-functions -g' '' \
+	    'Name: calltrace' \
+	    'Description: exact call tracing of programs built with -finstrument-functions' \
+	    'Version: $(VERSION)' 'Cflags: -I$${includedir}' \
+	    >$(I)/lib/pkgconfig/calltrace.pc
+	chmod 644 $(I)/lib/pkgconfig/calltrace.pc
+
+uninstall:
+	rm -f $(INSTALLED:%=$(I)/%)
+	-rmdir $(I)/lib/calltrace 2>/dev/null
 
 clean:
 	rm -rf $(BUILD)
