@@ -10,6 +10,7 @@ if [ -z "${CT_BUILD:-}" ]; then
 fi
 LIB=$CT_BUILD/libcalltrace.so
 REPORT=$CT_BUILD/calltrace-report
+FRONT=$CT_BUILD/calltrace
 # The analyzer built with ASan+UBSan, for tests that feed it input.
 REPORT_SAN=$CT_BUILD/san/calltrace-report
 [ -x "$REPORT_SAN" ] || REPORT_SAN=$REPORT
