@@ -8,9 +8,11 @@ set -eu
 # libgoogle-perftools-dev: the sampling tests check that gperftools'
 # profiler, loaded first, keeps SIGPROF.
 # valgrind (callgrind_annotate) and graphviz (dot) open the callgrind and
-# dot exports in the tests, as their users will.
+# dot exports in the tests, as their users will.  man-db, groff-base,
+# pkgconf: the install test renders the man pages and reads calltrace.pc.
 need="gcc g++ make binutils binutils-dev libunwind-dev libcmocka-dev clang \
-libclang-rt-14-dev python3 libgoogle-perftools-dev valgrind graphviz"
+libclang-rt-14-dev python3 libgoogle-perftools-dev valgrind graphviz man-db \
+groff-base pkgconf"
 [ "${1:-}" = "--bench" ] && need="$need uftrace hyperfine"
 
 missing=""
