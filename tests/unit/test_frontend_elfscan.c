@@ -1,0 +1,145 @@
+/*
+ * The front end's check for -finstrument-functions: a synthetic ELF file
+ * with and without the hook, every prefix of it and thousands of damaged
+ * copies (under ASan: never a read out of bounds), and real files.
+ */
+#include <elf.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+/* The scanner is the front end's; compiled in here with the sanitizers. */
+#include "../../frontend/elfscan.c"
+
+/* ELF64: header, then .dynstr, .dynsym (null symbol + one named), then the
+ * section headers (null, .dynsym, .dynstr). */
+static size_t make_elf(uint8_t *buf, size_t cap, const char *symbol)
+{
+    memset(buf, 0, cap);
+    Elf64_Ehdr *e = (Elf64_Ehdr *)buf;
+    memcpy(e->e_ident, ELFMAG, SELFMAG);
+    e->e_ident[EI_CLASS] = ELFCLASS64;
+    e->e_ident[EI_DATA] = ELFDATA2LSB;
+    e->e_ident[EI_VERSION] = EV_CURRENT;
+    e->e_type = ET_DYN;
+    e->e_machine = EM_X86_64;
+    e->e_ehsize = sizeof *e;
+    size_t off = sizeof *e;
+    size_t str_off = off;
+    buf[off++] = 0;
+    size_t name = off - str_off;
+    strcpy((char *)buf + off, symbol);
+    off += strlen(symbol) + 1;
+    size_t str_len = off - str_off;
+    off = (off + 7) & ~(size_t)7;
+    size_t sym_off = off;
+    Elf64_Sym syms[2] = { { 0 }, { .st_name = (uint32_t)name,
+                                   .st_info = ELF64_ST_INFO(STB_GLOBAL,
+                                                            STT_FUNC) } };
+    memcpy(buf + off, syms, sizeof syms);
+    off += sizeof syms;
+    Elf64_Shdr sh[3] = { { 0 } };
+    sh[1] = (Elf64_Shdr){ .sh_type = SHT_DYNSYM, .sh_offset = sym_off,
+                          .sh_size = sizeof syms, .sh_link = 2,
+                          .sh_entsize = sizeof(Elf64_Sym) };
+    sh[2] = (Elf64_Shdr){ .sh_type = SHT_STRTAB, .sh_offset = str_off,
+                          .sh_size = str_len };
+    e->e_shoff = off;
+    e->e_shentsize = sizeof(Elf64_Shdr);
+    e->e_shnum = 3;
+    memcpy(buf + off, sh, sizeof sh);
+    off += sizeof sh;
+    assert_true(off <= cap);
+    return off;
+}
+
+static void hook_found(void **state)
+{
+    (void)state;
+    uint8_t buf[1024];
+    size_t n = make_elf(buf, sizeof buf, "__cyg_profile_func_enter");
+    assert_int_equal(ct_fe_elf_scan(buf, n), CT_INSTR_YES);
+}
+
+static void hook_absent(void **state)
+{
+    (void)state;
+    uint8_t buf[1024];
+    size_t n = make_elf(buf, sizeof buf, "__cyg_profile_func_exit");
+    assert_int_equal(ct_fe_elf_scan(buf, n), CT_INSTR_NO);
+    /* A longer name that starts with the hook's is not the hook. */
+    n = make_elf(buf, sizeof buf, "__cyg_profile_func_enter_x");
+    assert_int_equal(ct_fe_elf_scan(buf, n), CT_INSTR_NO);
+}
+
+static void not_elf(void **state)
+{
+    (void)state;
+    const char script[] = "#!/bin/sh\necho __cyg_profile_func_enter\n";
+    assert_int_equal(ct_fe_elf_scan((const uint8_t *)script, sizeof script),
+                     CT_INSTR_UNKNOWN);
+    assert_int_equal(ct_fe_elf_scan((const uint8_t *)"", 0),
+                     CT_INSTR_UNKNOWN);
+}
+
+/* Every prefix: a cut file is never read past its end, and the name cut
+ * off is never found. */
+static void every_prefix(void **state)
+{
+    (void)state;
+    uint8_t buf[1024];
+    size_t n = make_elf(buf, sizeof buf, "__cyg_profile_func_enter");
+    for (size_t len = 0; len < n; len++) {
+        uint8_t *copy = malloc(len ? len : 1);
+        memcpy(copy, buf, len);
+        assert_int_equal(ct_fe_elf_scan(copy, len), CT_INSTR_UNKNOWN);
+        free(copy);
+    }
+}
+
+/* Random damage: any answer, never a crash or an out-of-bounds read. */
+static void damaged_copies(void **state)
+{
+    (void)state;
+    uint8_t buf[1024];
+    size_t n = make_elf(buf, sizeof buf, "__cyg_profile_func_enter");
+    srand(42);
+    for (int round = 0; round < 20000; round++) {
+        uint8_t *copy = malloc(n);
+        memcpy(copy, buf, n);
+        for (int k = 1 + rand() % 4; k > 0; k--)
+            copy[(size_t)rand() % n] = (uint8_t)rand();
+        enum ct_fe_instr r = ct_fe_elf_scan(copy, n);
+        assert_true(r == CT_INSTR_YES || r == CT_INSTR_NO ||
+                    r == CT_INSTR_UNKNOWN);
+        free(copy);
+    }
+}
+
+static void real_files(void **state)
+{
+    (void)state;
+    /* This test is not built with -finstrument-functions. */
+    assert_int_equal(ct_fe_elf_instrumented("/proc/self/exe"), CT_INSTR_NO);
+    assert_int_equal(ct_fe_elf_instrumented("/nonexistent"),
+                     CT_INSTR_UNKNOWN);
+    assert_int_equal(ct_fe_elf_instrumented("/"), CT_INSTR_UNKNOWN);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(hook_found),
+        cmocka_unit_test(hook_absent),
+        cmocka_unit_test(not_elf),
+        cmocka_unit_test(every_prefix),
+        cmocka_unit_test(damaged_copies),
+        cmocka_unit_test(real_files),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
