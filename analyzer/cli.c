@@ -49,6 +49,8 @@ static void usage(FILE *f)
 "      --edge-threshold=P with --export=dot: leave out arcs under P%\n"
 "                         (default 0.1)\n"
 "  -o, --output=FILE      write to FILE instead of standard output\n"
+"      --no-progress      no progress bar (shown on a terminal for traces\n"
+"                         that take over a second to read)\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
 "\n"
@@ -121,7 +123,7 @@ enum {
     OPT_THREADS = 256, OPT_RANGE, OPT_MIN_PERCENT, OPT_SUBTRACT_BIAS,
     OPT_TREE, OPT_DEPTH, OPT_MIN_DURATION, OPT_FORMAT, OPT_LENIENT, OPT_DUMP,
     OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
-    OPT_EDGE_THRESHOLD, OPT_CPU,
+    OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS,
 };
 
 static double parse_percent(const char *opt, const char *arg)
@@ -146,6 +148,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"subtract-bias", no_argument, NULL, OPT_SUBTRACT_BIAS},
         {"no-events", no_argument, NULL, OPT_NO_EVENTS},
         {"cpu", no_argument, NULL, OPT_CPU},
+        {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
         {"by-line", no_argument, NULL, OPT_BY_LINE},
         {"tree", no_argument, NULL, OPT_TREE},
         {"depth", required_argument, NULL, OPT_DEPTH},
@@ -187,6 +190,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
             break;
         case OPT_SUBTRACT_BIAS: o->subtract_bias = true; break;
         case OPT_NO_EVENTS: o->no_events = true; break;
+        case OPT_NO_PROGRESS: o->no_progress = true; break;
         case OPT_BY_LINE: o->by_line = true; break;
         case OPT_CPU: o->oncpu = true; break;
         case OPT_TREE: o->tree = true; break;

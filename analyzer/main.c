@@ -8,6 +8,7 @@
 #include "export.h"
 #include "options.h"
 #include "profile.h"
+#include "progress.h"
 #include "reader.h"
 #include "report.h"
 #include "util.h"
@@ -111,7 +112,9 @@ int main(int argc, char **argv)
         sink = ct_profile_sink(profile);
     }
 
+    ct_progress_start(in.path, in.size, !opts.no_progress);
     status = reader->read(&in, &info, sink, &ropts);
+    ct_progress_end();
     if (info.stopped[0] && status == CT_EXIT_OK)
         status = CT_EXIT_BAD_INPUT;
 

@@ -28,6 +28,7 @@ struct ct_options {
     bool by_line;               /* --by-line (sampled traces)                */
     bool oncpu;                 /* --cpu: flat profile of on-CPU time        */
     bool no_events;             /* --no-events: omit the user-event section  */
+    bool no_progress;           /* --no-progress: no bar on a terminal       */
     double node_threshold;      /* --node-threshold P (dot), -1 = default    */
     double edge_threshold;      /* --edge-threshold P (dot), -1 = default    */
 };

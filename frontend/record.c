@@ -286,7 +286,7 @@ static void closing_line(const struct ct_fe_recording *r, const char *output)
         threads += r->traces[i].stats.threads;
     }
     char sz[32];
-    if (size >= 10u << 20)
+    if (size >= 1u << 20)
         snprintf(sz, sizeof sz, "%.1f MiB", size / 1048576.0);
     else if (size >= 10u << 10)
         snprintf(sz, sizeof sz, "%.1f KiB", size / 1024.0);

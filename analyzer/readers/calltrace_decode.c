@@ -9,6 +9,7 @@
 
 #include "calltrace_reader.h"
 #include "util.h"
+#include "progress.h"
 
 /* Hands the buffered events over; false when the sink asks to stop. */
 bool ctr_flush(struct rd *r)
@@ -498,6 +499,7 @@ static void open_next(struct rd *r, struct cursor *c)
  */
 static void finish_block(struct cursor *c)
 {
+    ct_progress_advance(c->cur->avail);
     if (c->cur->lost > c->lost_told) {
         /* At the last record: last_ticks could break the thread's time
          * order if the header was damaged. */
