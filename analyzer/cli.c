@@ -31,6 +31,9 @@ static void usage(FILE *f)
 "      --min-percent=P    hide functions below P% of total time\n"
 "      --subtract-bias    take the tracer's measured per-call cost off\n"
 "      --no-events        leave out the user-event section\n"
+"      --short-names      C++ names without template arguments and\n"
+"                         parameters in the flat profile and call graph\n"
+"                         (the index keeps the full names)\n"
 "      --by-line          sampled traces: flat profile by source line\n"
 "      --cpu              flat profile of on-CPU time (off-CPU left out)\n"
 "      --tree             indented call tree with durations instead\n"
@@ -123,7 +126,7 @@ enum {
     OPT_THREADS = 256, OPT_RANGE, OPT_MIN_PERCENT, OPT_SUBTRACT_BIAS,
     OPT_TREE, OPT_DEPTH, OPT_MIN_DURATION, OPT_FORMAT, OPT_LENIENT, OPT_DUMP,
     OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
-    OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS,
+    OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS, OPT_SHORT_NAMES,
 };
 
 static double parse_percent(const char *opt, const char *arg)
@@ -149,6 +152,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"no-events", no_argument, NULL, OPT_NO_EVENTS},
         {"cpu", no_argument, NULL, OPT_CPU},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
+        {"short-names", no_argument, NULL, OPT_SHORT_NAMES},
         {"by-line", no_argument, NULL, OPT_BY_LINE},
         {"tree", no_argument, NULL, OPT_TREE},
         {"depth", required_argument, NULL, OPT_DEPTH},
@@ -191,6 +195,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         case OPT_SUBTRACT_BIAS: o->subtract_bias = true; break;
         case OPT_NO_EVENTS: o->no_events = true; break;
         case OPT_NO_PROGRESS: o->no_progress = true; break;
+        case OPT_SHORT_NAMES: o->short_names = true; break;
         case OPT_BY_LINE: o->by_line = true; break;
         case OPT_CPU: o->oncpu = true; break;
         case OPT_TREE: o->tree = true; break;

@@ -29,6 +29,9 @@ struct ct_options {
     bool oncpu;                 /* --cpu: flat profile of on-CPU time        */
     bool no_events;             /* --no-events: omit the user-event section  */
     bool no_progress;           /* --no-progress: no bar on a terminal       */
+    bool short_names;           /* --short-names: elide C++ template
+                                   arguments and parameters (flat profile,
+                                   call graph)                               */
     double node_threshold;      /* --node-threshold P (dot), -1 = default    */
     double edge_threshold;      /* --edge-threshold P (dot), -1 = default    */
 };

@@ -80,6 +80,11 @@ const char *ct_rep_name(const struct ct_rep *r, uint32_t func)
     return r->names[func];
 }
 
+const char *ct_rep_short_name(const struct ct_rep *r, uint32_t func)
+{
+    return r->short_names ? r->short_names[func] : r->names[func];
+}
+
 bool ct_rep_listed(const struct ct_rep *r, uint32_t func)
 {
     return r->listed[func];
@@ -158,6 +163,12 @@ static void make_names(struct ct_rep *r)
             r->names[f] = ct_xstrdup(buf);
         }
     }
+    if (!r->o->short_names)
+        return;
+    r->short_names = ct_xcalloc(p->nfuncs + 1, sizeof *r->short_names);
+    for (uint32_t f = 0; f < p->nfuncs; f++)
+        if (r->names[f])
+            r->short_names[f] = ct_short_name(r->names[f]);
 }
 
 static void make_cycles(struct ct_rep *r)
@@ -230,6 +241,10 @@ void ct_rep_free(struct ct_rep *r)
         for (uint32_t f = 0; f < r->p->nfuncs; f++)
             free(r->names[f]);
     free(r->names);
+    if (r->short_names)
+        for (uint32_t f = 0; f < r->p->nfuncs; f++)
+            free(r->short_names[f]);
+    free(r->short_names);
     free(r->listed);
     free(r->cycles);
     free(r->order);

@@ -109,7 +109,7 @@ void ct_report_flat(struct ct_rep *r)
             continue;
         const struct ct_fstats *fs = &p->funcs[f];
         rows[n++] = (struct row){
-            .name = ct_rep_name(r, f), .index = r->o->by_line ? f
+            .name = ct_rep_short_name(r, f), .index = r->o->by_line ? f
                                                                : r->index[f],
             .self = fs->self_ticks, .child = fs->child_ticks,
             .calls = fs->calls + fs->self_calls,

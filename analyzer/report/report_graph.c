@@ -52,7 +52,7 @@ static void group(const struct ct_profile *p, bool by_callee, uint32_t **idx,
 
 static void print_name(struct ct_rep *r, uint32_t f)
 {
-    fputs(ct_rep_name(r, f), r->out);
+    fputs(ct_rep_short_name(r, f), r->out);
     if (r->p->funcs[f].cycle)
         fprintf(r->out, " <cycle %" PRId32 ">", r->p->funcs[f].cycle);
     fprintf(r->out, " [%" PRIu32 "]\n", r->index[f]);

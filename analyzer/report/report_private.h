@@ -36,6 +36,8 @@ struct ct_rep {
     uint64_t print_ticks;    /* 100% of the %time columns (total self)   */
     uint32_t *index;         /* func -> call-graph index, 0 = not listed */
     char **names;            /* func -> display name (owned)             */
+    char **short_names;      /* --short-names: func -> elided name (owned),
+                                for the flat profile and call graph        */
     bool *listed;            /* func -> appears in the report            */
     struct ct_rcycle *cycles;/* 1..ncycles                               */
     /* call-graph order: entries >= 0 are functions, < 0 are ~cycle */
@@ -60,6 +62,11 @@ struct ct_unit ct_unit_for(double ns);
 /* The smallest unit in which ns stays below limit. */
 struct ct_unit ct_unit_fitting(double ns, double limit);
 const char *ct_rep_name(const struct ct_rep *r, uint32_t func);
+/* The name for the flat profile and the call graph: the short one with
+ * --short-names (the index keeps ct_rep_name's full one). */
+const char *ct_rep_short_name(const struct ct_rep *r, uint32_t func);
+/* A C++ name with template arguments and parameters elided; malloc'ed. */
+char *ct_short_name(const char *name);
 /* Whether the function appears in the report at all. */
 bool ct_rep_listed(const struct ct_rep *r, uint32_t func);
 
