@@ -9,7 +9,7 @@ run_traced "$T/cxx.raw" "$T/cxx" >/dev/null
 "$REPORT_SAN" -b --short-names "$T/cxx.raw" > "$T/short.txt"
 "$REPORT_SAN" -b "$T/cxx.raw" > "$T/full.txt"
 flat() { sed -n '/^Flat profile:/,/^\f/p' "$1"; }
-graph() { sed -n '/^Call graph/,/^\f/p' "$1"; }
+graph() { sed -n '/Call graph/,/^\f/p' "$1"; }
 index() { sed -n '/^Index by function name/,$p' "$1"; }
 calls() { flat "$1" | awk -v f="$2" 'index($0, f) { print $4 }'; }
 expect_eq "short area<int>" 2 "$(calls "$T/short.txt" ' int shapes::area<...>(...) [')"
