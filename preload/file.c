@@ -6,6 +6,12 @@
  * disk blocks (a mapped page beyond a full disk would raise SIGBUS).  Where
  * fallocate is unsupported, ftruncate under a lock that only ever grows the
  * file: two racing ftruncates could otherwise shrink it under a mapping.
+ *
+ * No descriptor is kept: a program may close, dup2 over or reuse any
+ * number, so a number kept from one block to the next could name the
+ * program's own file by then.  Each block opens the file by its absolute
+ * name, checks with fstat that it is still the file we created, grows and
+ * maps it, and closes the descriptor again (docs/tracer.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +25,7 @@
 
 #include "tracer.h"
 
-struct ct_proc ct_proc = {.fd = -1};
+struct ct_proc ct_proc;
 
 void ct_message(const char *fmt, ...)
 {
@@ -71,10 +77,10 @@ static void spin_unlock(int *l)
 }
 
 /* Makes [off, off + len) part of the file.  0 or an errno value. */
-static int grow(uint64_t off, uint64_t len)
+static int grow(int fd, uint64_t off, uint64_t len)
 {
     if (!ct_proc.no_fallocate) {
-        if (fallocate(ct_proc.fd, 0, (off_t)off, (off_t)len) == 0)
+        if (fallocate(fd, 0, (off_t)off, (off_t)len) == 0)
             return 0;
         if (errno != EOPNOTSUPP && errno != ENOSYS)
             return errno;
@@ -83,13 +89,39 @@ static int grow(uint64_t off, uint64_t len)
     int err = 0;
     spin_lock(&ct_proc.file_lock);
     if (off + len > ct_proc.file_len) {
-        if (ftruncate(ct_proc.fd, (off_t)(off + len)) == 0)
+        if (ftruncate(fd, (off_t)(off + len)) == 0)
             ct_proc.file_len = off + len;
         else
             err = errno;
     }
     spin_unlock(&ct_proc.file_lock);
     return err;
+}
+
+/*
+ * A descriptor of the trace file for one use, or -1 after stopping the
+ * trace.  A file that is gone or replaced (another inode under the name, a
+ * symlink) stops tracing: the trace is never written anywhere else.
+ */
+static int open_for_use(void)
+{
+    int fd = open(ct_proc.reopen, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
+    if (fd < 0) {
+        int err = errno;
+        if (err == ENOENT || err == ELOOP)
+            ct_fail("the file was removed or replaced", 0);
+        else
+            ct_fail("cannot reopen the file", err);
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != ct_proc.dev ||
+        (uint64_t)st.st_ino != ct_proc.ino) {
+        close(fd);
+        ct_fail("the file was removed or replaced", 0);
+        return -1;
+    }
+    return fd;
 }
 
 /* Reserves [off, off + size) unless that passes the size limit. */
@@ -109,24 +141,31 @@ static int reserve(uint32_t size, uint64_t *off)
 void *ct_file_new_block(uint32_t size, int *limit_hit)
 {
     *limit_hit = 0;
-    if (ct_proc.fd < 0 || ct_proc.failed)
+    if (!ct_proc.have_file || ct_proc.failed)
         return NULL;
     uint64_t off;
     if (reserve(size, &off) < 0) {
         *limit_hit = 1;
         return NULL;
     }
-    int err = grow(off, size);
-    if (err) {
-        ct_fail("cannot extend the file", err);
-        return NULL;
+    int saved = errno;
+    int fd = open_for_use();
+    void *p = NULL;
+    if (fd >= 0) {
+        int err = grow(fd, off, size);
+        if (err) {
+            ct_fail("cannot extend the file", err);
+        } else {
+            p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
+                     (off_t)off);
+            if (p == MAP_FAILED) {
+                ct_fail("cannot map the file", errno);
+                p = NULL;
+            }
+        }
+        close(fd);
     }
-    void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, ct_proc.fd,
-                   (off_t)off);
-    if (p == MAP_FAILED) {
-        ct_fail("cannot map the file", errno);
-        return NULL;
-    }
+    errno = saved;
     return p;
 }
 
@@ -146,6 +185,30 @@ static int open_unique(const char *base)
     }
     errno = EEXIST;
     return -1;
+}
+
+/* The file's name as seen from any working directory: the program may
+ * chdir. */
+static int absolute_name(char *dst, size_t cap, const char *name)
+{
+    if (name[0] == '/') {
+        if (strlen(name) >= cap) {
+            errno = ENAMETOOLONG;
+            return -1;
+        }
+        strcpy(dst, name);
+        return 0;
+    }
+    if (!getcwd(dst, cap))
+        return -1;
+    size_t n = strlen(dst);
+    int w = snprintf(dst + n, cap - n, "%s%s",
+                     n && dst[n - 1] == '/' ? "" : "/", name);
+    if (w < 0 || (size_t)w >= cap - n) {
+        errno = ENAMETOOLONG;
+        return -1;
+    }
+    return 0;
 }
 
 static void read_cmdline(char *dst, size_t cap)
@@ -205,7 +268,20 @@ int ct_file_open(int forked_child, uint32_t ppid)
         ct_fail("cannot create the file", errno);
         return -1;
     }
-    ct_proc.fd = fd;
+    struct stat st;
+    int err = fstat(fd, &st) == 0 ? 0 : errno;
+    close(fd);
+    if (err) {
+        ct_fail("cannot create the file", err);
+        return -1;
+    }
+    if (absolute_name(ct_proc.reopen, sizeof ct_proc.reopen, ct_proc.path) < 0) {
+        ct_fail("cannot name the file by an absolute path", errno);
+        return -1;
+    }
+    ct_proc.dev = (uint64_t)st.st_dev;
+    ct_proc.ino = (uint64_t)st.st_ino;
+    ct_proc.have_file = 1;
     ct_proc.next_off = 0;
     ct_proc.file_len = 0;
     ct_proc.file_lock = 0;
@@ -246,9 +322,7 @@ void ct_file_drop(void)
     if (ct_proc.hdr)
         munmap(ct_proc.hdr, CT_FILE_HEADER_SIZE);
     ct_proc.hdr = NULL;
-    if (ct_proc.fd >= 0)
-        close(ct_proc.fd);
-    ct_proc.fd = -1;
+    ct_proc.have_file = 0;
     ct_proc.path[0] = '\0';
     ct_proc.lost = 0;
     ct_proc.threads = 0;

@@ -122,7 +122,7 @@ size_t ct_maps_collect(uint8_t *buf, size_t cap)
 
 void ct_maps_write(void)
 {
-    if (ct_proc.fd < 0 || ct_proc.failed)
+    if (!ct_proc.have_file || ct_proc.failed)
         return;
     size_t cap = 256 * 1024;
     uint8_t *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE,

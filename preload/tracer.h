@@ -346,9 +346,13 @@ static inline uint8_t *ct_enc_ext_head(uint8_t *p, uint64_t dt, uint8_t sub,
 
 struct ct_proc {
     struct ct_config cfg;
-    int fd;
+    int have_file;                /* the trace file exists and is ours      */
     struct ct_file_header *hdr;   /* mapped, or NULL                        */
-    char path[CT_PATH_MAX + 32];
+    char path[CT_PATH_MAX + 32];  /* the name, as messages show it          */
+    /* No descriptor is held between uses (docs/tracer.md): each block
+     * reopens the file by its absolute name and checks it is the same. */
+    char reopen[CT_PATH_MAX + 4096 + 32];
+    uint64_t dev, ino;
     uint64_t next_off;            /* next free offset (atomic)              */
     uint64_t file_len;            /* length set by ftruncate fallback       */
     int file_lock;                /* serializes the ftruncate fallback      */
