@@ -68,7 +68,7 @@ int ct_parse_signal(const char *s)
     if (isdigit((unsigned char)*s)) {
         char *end;
         long v = strtol(s, &end, 10);
-        if (*end || v <= 0 || v >= NSIG || v == SIGKILL || v == SIGSTOP)
+        if (*end || v <= 0 || v >= NSIG)
             return -1;
         return (int)v;
     }
@@ -77,9 +77,15 @@ int ct_parse_signal(const char *s)
     for (int sig = 1; sig < NSIG; sig++) {
         const char *name = sigabbrev_np(sig);
         if (name && strcasecmp(name, s) == 0)
-            return sig == SIGKILL || sig == SIGSTOP ? -1 : sig;
+            return sig;
     }
     return -1;
+}
+
+int ct_toggle_signal_allowed(int sig)
+{
+    return sig == SIGUSR1 || sig == SIGUSR2 ||
+           (sig >= SIGRTMIN && sig <= SIGRTMAX);
 }
 
 int ct_parse_bool(const char *s)
@@ -145,8 +151,8 @@ static void load_bool(ct_getenv_fn get, ct_warn_fn warn, const char *name,
         return;
     int b = ct_parse_bool(v);
     if (b < 0)
-        warnf(warn, "calltrace: %s='%s': expected 1 or 0; using %d", name, v,
-              *out);
+        warnf(warn, "calltrace: %s='%s': expected 1/yes/true/on or "
+              "0/no/false/off; using %d", name, v, *out);
     else
         *out = b;
 }
@@ -182,6 +188,12 @@ static void load_limit(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
     if (ct_parse_size(v, &size) < 0) {
         warnf(warn, "calltrace: CALLTRACE_LIMIT='%s': expected a size such "
               "as 100M or 2G; using no limit", v);
+        return;
+    }
+    if (size == 0) {
+        /* 0 could mean "nothing" or "no limit": neither is guessed. */
+        warnf(warn, "calltrace: CALLTRACE_LIMIT='%s': expected a size such "
+              "as 100M or 2G (unset it for no limit); using no limit", v);
         return;
     }
     c->limit = size;
@@ -228,6 +240,15 @@ static void load_signal(struct ct_config *c, ct_getenv_fn get,
     if (sig < 0)
         warnf(warn, "calltrace: CALLTRACE_SIGNAL='%s': expected a signal "
               "such as USR2, SIGUSR2 or 12; using none", v);
+    else if (!ct_toggle_signal_allowed(sig))
+        /* Crash signals, SIGPROF (sampling), SIGCHLD, job control and
+         * termination signals have meanings a toggle would take away: a
+         * SIGSEGV that toggles returns to the faulting instruction for
+         * ever. */
+        warnf(warn, "calltrace: CALLTRACE_SIGNAL='%s': SIG%s is needed by "
+              "the program or the tracer; expected USR1, USR2 or a "
+              "real-time signal (%d-%d); using none", v, sigabbrev_np(sig),
+              SIGRTMIN, SIGRTMAX);
     else
         c->toggle_signal = sig;
 }

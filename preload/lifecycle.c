@@ -19,6 +19,7 @@ static const int crash_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 #define N_CRASH (sizeof crash_signals / sizeof *crash_signals)
 static struct sigaction old_crash[N_CRASH];
 static int exec_pending;
+static int toggle_installed;  /* our toggle handler holds the signal */
 
 static struct ct_config *loading;
 
@@ -78,14 +79,34 @@ static void install_handlers(void)
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < N_CRASH; i++)
         sigaction(crash_signals[i], &sa, &old_crash[i]);
-    if (ct_proc.cfg.toggle_signal) {
+    int sig = ct_proc.cfg.toggle_signal;
+    if (!sig)
+        return;
+    struct sigaction cur;
+    if (sigaction(sig, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
+        (cur.sa_handler == SIG_DFL || cur.sa_handler == SIG_IGN)) {
         struct sigaction ts;
         memset(&ts, 0, sizeof ts);
         ts.sa_handler = toggle_handler;
         ts.sa_flags = SA_RESTART;
         sigemptyset(&ts.sa_mask);
-        sigaction(ct_proc.cfg.toggle_signal, &ts, NULL);
+        if (sigaction(sig, &ts, NULL) == 0)
+            __atomic_store_n(&toggle_installed, 1, __ATOMIC_RELEASE);
+    } else {
+        ct_message("calltrace: the program already handles SIG%s "
+                   "(CALLTRACE_SIGNAL): its handler wins; the signal does "
+                   "not toggle tracing", sigabbrev_np(sig));
     }
+}
+
+void ct_note_sigaction(int sig, const struct sigaction *act)
+{
+    if (!act || sig != ct_proc.cfg.toggle_signal || sig == 0)
+        return;
+    if (__atomic_exchange_n(&toggle_installed, 0, __ATOMIC_ACQ_REL))
+        ct_message("calltrace: the program installed its own handler for "
+                   "SIG%s (CALLTRACE_SIGNAL): its handler wins; the signal "
+                   "no longer toggles tracing", sigabbrev_np(sig));
 }
 
 static void fork_prepare(void)

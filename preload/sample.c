@@ -329,6 +329,7 @@ static void yield_sigprof(void)
 EXPORT int sigaction(int sig, const struct sigaction *act,
                      struct sigaction *old)
 {
+    ct_note_sigaction(sig, act);
     if (sig == SIGPROF && atomic_load(&g_state) == ON) {
         if (act)
             yield_sigprof();

@@ -80,7 +80,9 @@ void ct_config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn);
 int ct_parse_size(const char *s, uint64_t *out);
 /* "USR2", "SIGUSR2", "12": the signal number, or -1. */
 int ct_parse_signal(const char *s);
-/* "1"/"0" and yes/no/true/false/on/off: 0 or 1, or -1. */
+/* 1 for the signals CALLTRACE_SIGNAL may take: USR1, USR2, real-time. */
+int ct_toggle_signal_allowed(int sig);
+/* "1"/"0" and yes/no/true/false/on/off, any case; "" is 0: 0 or 1, or -1. */
 int ct_parse_bool(const char *s);
 /* Expands %p to pid; appends ".<pid>" for a forked child when the pattern
  * has no %p.  Returns 0, or -1 when the result does not fit. */
@@ -401,6 +403,10 @@ void ct_process_finish(void);
 /* Before exec: finalize the header; after a failed exec: resume. */
 void ct_exec_prepare(void);
 void ct_exec_failed(void);
+/* Called by the sigaction wrapper (sample.c) before the program's handler
+ * is installed: a program taking the toggle signal wins, and is told. */
+struct sigaction;
+void ct_note_sigaction(int sig, const struct sigaction *act);
 /* Measures the cost of one traced call (enter + exit) in picoseconds. */
 uint64_t ct_measure_bias(void);
 /* Set by init.c: the first event may start the tracer lazily. */

@@ -33,4 +33,47 @@ for mode in closeall range dup2 reuse daemon; do
     done
     expect_eq "$mode: calls of f in the trace" "$want" "$total"
 done
+
+# The trace file removed, or replaced by the program's own file of that
+# name: one line, tracing stops, nothing is written anywhere else.
+cat > "$T/gone.c" <<'C'
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+static volatile long sink;
+__attribute__((noinline)) void f(void) { sink++; }
+int main(int argc, char **argv)
+{
+    for (int i = 0; i < 1000; i++) f();
+    unlink(argv[1]);
+    if (strcmp(argv[2], "replace") == 0) {
+        int fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0644);
+        if (write(fd, "mine\n", 5) != 5) return 1;
+        close(fd);
+    }
+    for (int i = 0; i < 1000000; i++) f();
+    puts("done");
+    return 0;
+}
+C
+build_traced "$T/gone" "$T/gone.c"
+for how in remove replace; do
+    mkdir "$T/$how"
+    set +e
+    CALLTRACE_BUFSIZE=64K CALLTRACE_OUTPUT="$T/$how/t.raw" LD_PRELOAD=$LIB \
+        "$T/gone" "$T/$how/t.raw" $how > "$T/$how.out" 2> "$T/$how.err"; rc=$?
+    set -e
+    expect_eq "$how: status" 0 "$rc"
+    expect_eq "$how: output" done "$(cat "$T/$how.out")"
+    expect_eq "$how: one line" 1 "$(wc -l < "$T/$how.err")"
+    grep -q "^calltrace: cannot write trace to $T/$how/t.raw: the file was removed or replaced; tracing stopped$" "$T/$how.err" ||
+        fail "$how: message: $(cat "$T/$how.err")"
+    if [ $how = replace ]; then
+        expect_eq "replace: the program's file" mine "$(cat "$T/$how/t.raw")"
+        expect_eq "replace: files" t.raw "$(ls "$T/$how")"
+    else
+        expect_eq "remove: files" "" "$(ls "$T/$how")"
+    fi
+done
 echo ok

@@ -156,7 +156,7 @@ static void test_bad_values(void **state)
     set("CALLTRACE_OUTPUT", "");
     load(&c);
     assert_int_equal(warn_n, 7);
-    assert_string_equal(warnings[0], "calltrace: CALLTRACE_QUIET='loud': expected 1 or 0; using 0");
+    assert_string_equal(warnings[0], "calltrace: CALLTRACE_QUIET='loud': expected 1/yes/true/on or 0/no/false/off; using 0");
     assert_string_equal(warnings[1], "calltrace: CALLTRACE_OUTPUT='': expected a file path "
                         "shorter than 976 bytes; using calltrace-%p.raw");
     assert_string_equal(warnings[2], "calltrace: CALLTRACE_BUFSIZE='abc': expected a size "
@@ -165,7 +165,7 @@ static void test_bad_values(void **state)
                         "such as 100M or 2G; using no limit");
     assert_string_equal(warnings[4], "calltrace: CALLTRACE_CLOCK='hpet': expected tsc or "
                         "monotonic; using tsc");
-    assert_string_equal(warnings[5], "calltrace: CALLTRACE_START_PAUSED='2': expected 1 or 0; using 0");
+    assert_string_equal(warnings[5], "calltrace: CALLTRACE_START_PAUSED='2': expected 1/yes/true/on or 0/no/false/off; using 0");
     assert_string_equal(warnings[6], "calltrace: CALLTRACE_SIGNAL='USR9': expected a signal "
                         "such as USR2, SIGUSR2 or 12; using none");
     assert_string_equal(c.output, "calltrace-%p.raw");
@@ -206,11 +206,86 @@ static void test_parse_signal(void **state)
     assert_int_equal(ct_parse_signal("SIGUSR1"), SIGUSR1);
     assert_int_equal(ct_parse_signal("sigusr1"), SIGUSR1);
     assert_int_equal(ct_parse_signal("12"), 12);
-    assert_int_equal(ct_parse_signal("KILL"), -1);
-    assert_int_equal(ct_parse_signal("9"), -1);
+    /* Parsed, then refused by ct_toggle_signal_allowed with its name. */
+    assert_int_equal(ct_parse_signal("KILL"), SIGKILL);
+    assert_int_equal(ct_parse_signal("9"), SIGKILL);
+    assert_int_equal(ct_toggle_signal_allowed(SIGKILL), 0);
+    assert_int_equal(ct_toggle_signal_allowed(SIGUSR2), 1);
     assert_int_equal(ct_parse_signal("0"), -1);
     assert_int_equal(ct_parse_signal("12x"), -1);
     assert_int_equal(ct_parse_signal(""), -1);
+}
+
+/* Signals the program or the tracer needs are refused with one line that
+ * names them; the toggle stays off and nothing else changes. */
+static void test_signal_refused(void **state)
+{
+    (void)state;
+    static const char *const refused[] = {
+        "SEGV", "BUS", "ILL", "FPE", "ABRT", "TRAP", "SYS", "KILL", "STOP",
+        "PROF", "CHLD", "INT", "TERM", "HUP", "QUIT", "PIPE", "ALRM", "CONT",
+        "TSTP", "TTIN", "TTOU", "11", "SIGSEGV"};
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++) {
+        reset(NULL);
+        struct ct_config c;
+        set("CALLTRACE_SIGNAL", refused[i]);
+        load(&c);
+        assert_int_equal(c.toggle_signal, 0);
+        assert_int_equal(warn_n, 1);
+        assert_non_null(strstr(warnings[0], "expected USR1, USR2 or a real-time signal"));
+    }
+    reset(NULL);
+    struct ct_config c;
+    set("CALLTRACE_SIGNAL", "SEGV");
+    load(&c);
+    char want[256];
+    snprintf(want, sizeof want, "calltrace: CALLTRACE_SIGNAL='SEGV': SIGSEGV is "
+             "needed by the program or the tracer; expected USR1, USR2 or a "
+             "real-time signal (%d-%d); using none", SIGRTMIN, SIGRTMAX);
+    assert_string_equal(warnings[0], want);
+    char rt[16];
+    snprintf(rt, sizeof rt, "%d", SIGRTMIN + 1);
+    reset(NULL);
+    set("CALLTRACE_SIGNAL", rt);
+    load(&c);
+    assert_int_equal(warn_n, 0);
+    assert_int_equal(c.toggle_signal, SIGRTMIN + 1);
+    reset(NULL);
+    set("CALLTRACE_SIGNAL", "usr1");
+    load(&c);
+    assert_int_equal(c.toggle_signal, SIGUSR1);
+}
+
+/* LIMIT=0 is refused (it would mean either nothing or no limit); every
+ * boolean takes the same words. */
+static void test_limit_zero_and_bools(void **state)
+{
+    (void)state;
+    struct ct_config c;
+    set("CALLTRACE_LIMIT", "0");
+    load(&c);
+    assert_int_equal(c.limit, 0);
+    assert_int_equal(warn_n, 1);
+    assert_string_equal(warnings[0], "calltrace: CALLTRACE_LIMIT='0': expected a "
+                        "size such as 100M or 2G (unset it for no limit); using no limit");
+    static const char *const yes[] = {"1", "yes", "YES", "true", "On"};
+    static const char *const no[] = {"0", "no", "False", "off", ""};
+    for (size_t i = 0; i < 5; i++) {
+        reset(NULL);
+        set("CALLTRACE_START_PAUSED", yes[i]);
+        set("CALLTRACE_QUIET", yes[i]);
+        load(&c);
+        assert_int_equal(warn_n, 0);
+        assert_int_equal(c.start_paused, 1);
+        assert_int_equal(c.quiet, 1);
+        reset(NULL);
+        set("CALLTRACE_START_PAUSED", no[i]);
+        set("CALLTRACE_QUIET", no[i]);
+        load(&c);
+        assert_int_equal(warn_n, 0);
+        assert_int_equal(c.start_paused, 0);
+        assert_int_equal(c.quiet, 0);
+    }
 }
 
 static void test_output_name(void **state)
@@ -242,6 +317,8 @@ int main(void)
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_parse_signal),
         cmocka_unit_test(test_output_name),
+        cmocka_unit_test_setup(test_signal_refused, reset),
+        cmocka_unit_test_setup(test_limit_zero_and_bools, reset),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
