@@ -252,6 +252,49 @@ static void fill_header(struct ct_file_header *h, uint32_t ppid)
     read_cmdline(h->cmdline, sizeof h->cmdline);
 }
 
+static const char *file_kind(mode_t mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFCHR: return "a character device";
+    case S_IFBLK: return "a block device";
+    case S_IFIFO: return "a FIFO";
+    case S_IFSOCK: return "a socket";
+    default: return "not a regular file";
+    }
+}
+
+/*
+ * The trace is a mapped file, so a name that is a device, FIFO or socket
+ * stops tracing (nothing is created beside it: /dev/null never becomes
+ * /dev/null.1); a directory receives the default name inside it.
+ */
+static int place_in_directory(char *name, size_t cap, int forked_child)
+{
+    struct stat st;
+    if (stat(name, &st) != 0 || S_ISREG(st.st_mode))
+        return 0;
+    if (!S_ISDIR(st.st_mode)) {
+        char what[64];
+        snprintf(what, sizeof what, "it is %s, not a regular file",
+                 file_kind(st.st_mode));
+        snprintf(ct_proc.path, sizeof ct_proc.path, "%s", name);
+        ct_fail(what, 0);
+        return -1;
+    }
+    size_t n = strlen(name);
+    if (n && name[n - 1] != '/' && n + 1 < cap) {
+        name[n++] = '/';
+        name[n] = '\0';
+    }
+    if (ct_output_name(name + n, cap - n, CT_DEFAULT_OUTPUT, ct_proc.pid,
+                       forked_child) < 0) {
+        snprintf(ct_proc.path, sizeof ct_proc.path, "%s", name);
+        ct_fail("the name is too long", 0);
+        return -1;
+    }
+    return 0;
+}
+
 int ct_file_open(int forked_child, uint32_t ppid)
 {
     char name[CT_PATH_MAX + 32];
@@ -262,6 +305,8 @@ int ct_file_open(int forked_child, uint32_t ppid)
         ct_fail("the name is too long", 0);
         return -1;
     }
+    if (place_in_directory(name, sizeof name, forked_child) < 0)
+        return -1;
     int fd = open_unique(name);
     if (fd < 0) {
         snprintf(ct_proc.path, sizeof ct_proc.path, "%s", name);
