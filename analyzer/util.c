@@ -48,6 +48,30 @@ char *ct_xstrndup(const char *s, size_t n)
     return d;
 }
 
+char *ct_escape_line(const char *s, size_t n)
+{
+    char *d = ct_xmalloc(4 * n + 1), *o = d;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        const char *esc = c == '\\' ? "\\\\" : c == '\n' ? "\\n"
+                        : c == '\t' ? "\\t" : c == '\r' ? "\\r" : NULL;
+        if (esc) {
+            memcpy(o, esc, 2);
+            o += 2;
+        } else if (c < 0x20 || c == 0x7f) {
+            static const char hex[] = "0123456789abcdef";
+            *o++ = '\\';
+            *o++ = 'x';
+            *o++ = hex[c >> 4];
+            *o++ = hex[c & 15];
+        } else {
+            *o++ = (char)c;
+        }
+    }
+    *o = '\0';
+    return d;
+}
+
 void ct_grow(void *arr, size_t *cap, size_t need, size_t elem)
 {
     void **a = arr;

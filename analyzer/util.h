@@ -11,6 +11,10 @@ void *ct_xcalloc(size_t n, size_t size);
 void *ct_xrealloc(void *p, size_t n);
 char *ct_xstrdup(const char *s);
 char *ct_xstrndup(const char *s, size_t n);
+/* A user message as one line: n bytes of s with a backslash written \\,
+ * newline, tab and carriage return \n \t \r, other control bytes \xNN
+ * (docs/dump-format.md).  Every view that prints messages uses it. */
+char *ct_escape_line(const char *s, size_t n);
 
 /* Makes index i valid in *arr, a table of *n elements of size elem (one
  * per thread, say): the elements added are zeroed and *n becomes i + 1. */

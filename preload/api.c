@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "tracer.h"
 
@@ -13,15 +14,35 @@ CT_API void calltrace_set_enabled_impl(int on);
 CT_API int calltrace_is_enabled_impl(void);
 CT_API void calltrace_region_impl(int on);
 
+size_t ct_user_message_cut(char *msg, size_t cap, size_t full)
+{
+    if (full < cap)
+        return full;
+    /* The mark's length depends on the count, which depends on where the
+     * cut falls: settle both, never splitting a UTF-8 sequence. */
+    size_t kept = cap - 1;
+    char mark[48];
+    int m;
+    for (;;) {
+        m = snprintf(mark, sizeof mark, CT_USER_MSG_CUT, full - kept);
+        if (kept + (size_t)m <= cap - 1)
+            break;
+        kept = cap - 1 - (size_t)m;
+        while (kept && ((unsigned char)msg[kept] & 0xC0) == 0x80)
+            kept--;
+    }
+    memcpy(msg + kept, mark, (size_t)m + 1);
+    return kept + (size_t)m;
+}
+
 CT_API void calltrace_vevent_impl(const char *fmt, va_list ap)
 {
     int saved = errno;
     char msg[CT_USER_MSG_MAX];
     int n = vsnprintf(msg, sizeof msg, fmt, ap);
-    if (n >= 0) {
-        size_t len = (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1;
-        ct_tracer_append_ext(CT_EXT_USER, msg, len);
-    }
+    if (n >= 0)
+        ct_tracer_append_ext(CT_EXT_USER, msg,
+                             ct_user_message_cut(msg, sizeof msg, (size_t)n));
     errno = saved;
 }
 

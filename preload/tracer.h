@@ -48,7 +48,10 @@
 #define CT_DEFAULT_BUFSIZE (1u << 20)
 #define CT_MIN_BUFSIZE 4096u
 #define CT_MAX_BUFSIZE (1u << 30)
+/* calltrace_event messages: longer ones keep their first bytes and end in
+ * CT_USER_MSG_CUT with the count of bytes left out. */
 #define CT_USER_MSG_MAX 1024
+#define CT_USER_MSG_CUT "...[%zu more bytes]"
 
 struct ct_config {
     char output[CT_PATH_MAX];
@@ -105,6 +108,9 @@ const char *ct_env_entry(size_t i);
  * the loader has it. */
 const char *ct_env_self_path(void);
 const char *ct_env_self_name(void);
+/* msg holds the first cap - 1 bytes (NUL-terminated) of a message of full
+ * bytes; marks a cut visibly.  Returns the length to record. */
+size_t ct_user_message_cut(char *msg, size_t cap, size_t full);
 
 /* ----------------------------------------------------------------- clock */
 

@@ -1,7 +1,10 @@
 /* Section 5: the user events (V records) in time order. */
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "report_private.h"
+#include "util.h"
 
 void ct_report_events(struct ct_rep *r)
 {
@@ -31,7 +34,10 @@ void ct_report_events(struct ct_rep *r)
         if (e->func != CT_FUNC_NONE && e->func < p->nfuncs &&
             ct_rep_listed(r, e->func))
             fn = ct_rep_name(r, e->func);
+        /* One event a line: a newline in a message must not open a row. */
+        char *text = ct_escape_line(e->text, strlen(e->text));
         fprintf(r->out, "%14.6f  %-10s %-30s %s\n", t / u.ns, thread, fn,
-                e->text);
+                text);
+        free(text);
     }
 }

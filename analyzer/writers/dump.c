@@ -202,15 +202,6 @@ static void add_line(struct dump *d, uint64_t time, uint32_t thread,
 }
 
 /* A message on one line: control characters become spaces. */
-static char *one_line(const char *s, size_t n)
-{
-    char *t = ct_xmalloc(n + 1);
-    for (size_t i = 0; i < n; i++)
-        t[i] = (unsigned char)s[i] < 0x20 || s[i] == 0x7f ? ' ' : s[i];
-    t[n] = '\0';
-    return t;
-}
-
 static char *sample_text(struct dump *d, const struct ct_event *ev)
 {
     size_t cap = 64, n = 0;
@@ -266,7 +257,7 @@ static int dump_event(struct ct_sink *self, const struct ct_event *ev)
         break;
     case CT_EV_USER:
         add_line(d, ev->time, ev->thread, 'V', CT_FUNC_NONE,
-                 one_line(ev->text ? ev->text : "", ev->text_len));
+                 ct_escape_line(ev->text ? ev->text : "", ev->text_len));
         break;
     case CT_EV_LOST:
         snprintf(buf, sizeof buf, "lost: %" PRIu64 " events", ev->count);

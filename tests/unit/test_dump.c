@@ -74,7 +74,7 @@ static void test_binary_trace_two_threads(void **state)
                         "0.300000 V2 lost: 5 events\n"
                         "0.500250 C 0x401100\n"
                         "0.800000 R2 0x402000\n"
-                        "1.000000 V phase two \n"
+                        "1.000000 V phase\\ttwo\\n\n"
                         "1.500000 S \n"
                         "2.000001 E \n"
                         "2.500000 R 0x401100\n"
