@@ -34,6 +34,8 @@
 #define CT_FILE_SAMPLED  0x2u  /* contains stack samples (CALLTRACE_MODE)   */
 #define CT_FILE_CALLS    0x4u  /* contains call/return records              */
 #define CT_FILE_FAILED   0x8u  /* the tracer stopped early (write failure)  */
+#define CT_FILE_NO_CALLS_RAN 0x10u /* closed cleanly, and no instrumented
+                                      function ever ran in the process      */
 
 /* ct_file_header.oncpu: what tells on-CPU from off-CPU time (0 in traces
  * of tracers before it, and with CALLTRACE_CPUTIME=off) */

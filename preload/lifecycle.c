@@ -172,6 +172,23 @@ void ct_process_start(void)
     errno = saved;
 }
 
+/* An empty trace with no word why is the first thing a user of a program
+ * built without -finstrument-functions meets: say it here and in the
+ * header, so the report says it too.  Not before exec, where the new image
+ * may well be instrumented. */
+static void tell_if_no_calls_ran(void)
+{
+    if (ct_proc.calls_ran || ct_proc.calls_off || !ct_proc.hdr ||
+        ct_proc.failed || exec_pending)
+        return;
+    __atomic_fetch_or(&ct_proc.hdr->flags, CT_FILE_NO_CALLS_RAN,
+                      __ATOMIC_RELAXED);
+    ct_message("calltrace: %s ran no instrumented function, so the trace "
+               "has no calls; build it with -finstrument-functions, or use "
+               "CALLTRACE_MODE=sample", ct_proc.hdr->exe[0] ?
+               ct_proc.hdr->exe : "the program");
+}
+
 void ct_process_finish(void)
 {
     if (ct_proc.started != 2 || ct_proc.finished)
@@ -181,6 +198,7 @@ void ct_process_finish(void)
     ct_sample_stop();
     ct_thread_close_current(0);
     ct_maps_write();
+    tell_if_no_calls_ran();
     ct_file_finish(1);
     errno = saved;
 }

@@ -370,6 +370,7 @@ struct ct_proc {
     int failed;
     int finished;
     int calls_off;                /* CALLTRACE_MODE=sample: no call records */
+    int calls_ran;                /* an instrumented function was entered   */
     uint64_t sample_interval_ns;  /* 0 when not sampling                    */
     uint64_t lost;                /* process-wide lost events (atomic)      */
     uint32_t threads;             /* threads seen (atomic)                  */

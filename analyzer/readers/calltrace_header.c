@@ -106,5 +106,10 @@ int ctr_read_header(const struct ct_input *in, struct ct_trace_info *info,
     if (h->flags & CT_FILE_FAILED)
         ct_trace_add_meta(info, "tracer",
                           "stopped early after a write failure");
+    if (h->flags & CT_FILE_NO_CALLS_RAN)
+        ct_trace_add_meta(info, "calls",
+                          "none: the program ran no instrumented function; "
+                          "build it with -finstrument-functions, or use "
+                          "CALLTRACE_MODE=sample");
     return CT_EXIT_OK;
 }

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# A program built without -finstrument-functions: the tracer says once at
+# exit why the trace has no calls, and the report's summary says it too.
+# An instrumented program, even one that never turns tracing on, hears
+# nothing.
+. "$(dirname "$0")/lib.sh"
+[ -f "$LIB" ] || fail "no $LIB"
+gcc -std=gnu11 -O1 -I"$CT_ROOT/include" -o "$T/plain" "$PROGRAMS/trace_calls.c"
+build_traced "$T/traced" "$PROGRAMS/trace_calls.c"
+set +e
+"$T/plain" > "$T/want.out"; want=$?
+run_traced "$T/p.raw" "$T/plain" > "$T/p.out" 2> "$T/p.err"; rc=$?
+set -e
+expect_eq "status" "$want" "$rc"
+cmp -s "$T/want.out" "$T/p.out" || fail "output differs"
+expect_eq "message" "calltrace: $T/plain ran no instrumented function, so the trace has no calls; build it with -finstrument-functions, or use CALLTRACE_MODE=sample" "$(cat "$T/p.err")"
+"$REPORT_SAN" "$T/p.raw" > "$T/p.txt" 2> "$T/r.err" || fail "report: $(cat "$T/r.err")"
+grep -q "^ calls: none: the program ran no instrumented function; build it with -finstrument-functions, or use CALLTRACE_MODE=sample$" "$T/p.txt" ||
+    fail "report does not say it: $(head -n 20 "$T/p.txt")"
+
+set +e
+CALLTRACE_QUIET=1 run_traced "$T/q.raw" "$T/plain" > /dev/null 2> "$T/q.err"
+CALLTRACE_START_PAUSED=1 run_traced "$T/s.raw" "$T/traced" > /dev/null 2> "$T/s.err"
+run_traced "$T/t.raw" "$T/traced" > /dev/null 2> "$T/t.err"
+set -e
+expect_eq "quiet" "" "$(cat "$T/q.err")"
+expect_eq "paused, instrumented" "" "$(cat "$T/s.err")"
+expect_eq "instrumented" "" "$(cat "$T/t.err")"
+"$REPORT_SAN" "$T/t.raw" > "$T/t.txt" 2>/dev/null || fail "report t"
+! grep -q "^ calls: none" "$T/t.txt" || fail "instrumented program reported as not"
+echo ok
