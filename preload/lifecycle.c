@@ -4,7 +4,10 @@
  * async-signal-safe: it only stores into mapped memory and calls munmap,
  * sigaction and raise.
  */
+#include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -140,6 +143,11 @@ static void fork_child(void)
     ct_sample_after_fork_child();
 }
 
+static void quick_exit_close(void)
+{
+    ct_process_finish();
+}
+
 void ct_process_start(void)
 {
     int expected = 0;
@@ -164,6 +172,10 @@ void ct_process_start(void)
         ct_maps_write();
         install_handlers();
         pthread_atfork(fork_prepare, fork_parent, fork_child);
+        /* quick_exit ends in libc's internal _exit, which no wrapper sees
+         * and which runs no destructor.  Registered first, this runs after
+         * the program's own at_quick_exit handlers. */
+        at_quick_exit(quick_exit_close);
     }
     ct_proc.started = 2;
     ct_global_update();
@@ -176,6 +188,39 @@ void ct_process_start(void)
  * built without -finstrument-functions meets: say it here and in the
  * header, so the report says it too.  Not before exec, where the new image
  * may well be instrumented. */
+/* 1 when the parent process has this library mapped: a helper that a
+ * traced program started (system(), a shell's child) keeps quiet, only
+ * the header tells.  The parent's maps are read once, at exit. */
+static int parent_is_traced(void)
+{
+    Dl_info self;
+    if (!dladdr((void *)&ct_proc, &self) || !self.dli_fname)
+        return 0;
+    const char *base = strrchr(self.dli_fname, '/');
+    base = base ? base + 1 : self.dli_fname;
+    size_t blen = strlen(base);
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/maps", (int)getppid());
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0 || blen == 0 || blen >= 256)
+        return fd >= 0 ? close(fd), 0 : 0;
+    /* Chunks overlap by the name's length, so no match is split. */
+    char buf[4096 + 256];
+    size_t have = 0;
+    int found = 0;
+    ssize_t n;
+    while (!found && (n = read(fd, buf + have, 4096)) > 0) {
+        have += (size_t)n;
+        buf[have] = '\0';
+        found = memmem(buf, have, base, blen) != NULL;
+        size_t keep = have < blen ? have : blen;
+        memmove(buf, buf + have - keep, keep);
+        have = keep;
+    }
+    close(fd);
+    return found;
+}
+
 static void tell_if_no_calls_ran(void)
 {
     if (ct_proc.calls_ran || ct_proc.calls_off || !ct_proc.hdr ||
@@ -183,6 +228,8 @@ static void tell_if_no_calls_ran(void)
         return;
     __atomic_fetch_or(&ct_proc.hdr->flags, CT_FILE_NO_CALLS_RAN,
                       __ATOMIC_RELAXED);
+    if (ct_proc.cfg.quiet || parent_is_traced())
+        return;
     ct_message("calltrace: %s ran no instrumented function, so the trace "
                "has no calls; build it with -finstrument-functions, or use "
                "CALLTRACE_MODE=sample", ct_proc.hdr->exe[0] ?
@@ -197,6 +244,7 @@ void ct_process_finish(void)
     ct_proc.finished = 1;
     ct_sample_stop();
     ct_thread_close_current(0);
+    ct_threads_end_others();
     ct_maps_write();
     tell_if_no_calls_ran();
     ct_file_finish(1);

@@ -237,7 +237,9 @@ static int switch_block(struct ct_thread *t, size_t need)
     b->header_size = CT_BLOCK_HEADER_SIZE;
     b->size = size;
     b->tid = t->tid;
-    b->seq = t->seq++;
+    /* Atomic: the exiting thread may take a number for this thread's
+     * last block at the same time (ct_threads_end_others). */
+    b->seq = __atomic_fetch_add(&t->seq, 1, __ATOMIC_RELAXED);
     b->first_ticks = now;
     t->blk = b;
     t->limit = nb + size;
@@ -611,6 +613,77 @@ void ct_thread_key_dtor(void *arg)
     ct_self = &dead_thread;
     unregister_thread(t);
     munmap(t, sizeof *t);
+}
+
+/*
+ * One last block for a thread that is still running when the process
+ * closes its trace cleanly: its open frames (a STACK record read from its
+ * shadow stack) end with THREAD_END at the time of the exit, so a main
+ * blocked in pthread_join while another thread calls exit() is charged up
+ * to the exit and its frames show as never returned.  The thread's own
+ * block is never touched (it may be writing it right now); the block is
+ * new, with the next seq of the thread.  scratch is working space for
+ * the encoders.
+ */
+static void end_other(struct ct_thread *t, struct ct_thread *scratch,
+                      uint64_t now)
+{
+    uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
+    uint32_t kept = depth < CT_MAX_DEPTH ? depth : CT_MAX_DEPTH;
+    size_t need = CT_BLOCK_HEADER_SIZE + 32 + 10 * (size_t)depth +
+                  CT_BLOCK_RESERVE;
+    uint32_t size = (uint32_t)((need + CT_BLOCK_ALIGN - 1) &
+                               ~(size_t)(CT_BLOCK_ALIGN - 1));
+    int limit_hit;
+    uint8_t *nb = ct_file_new_block(size, &limit_hit);
+    if (!nb)
+        return;
+    struct ct_block_header *b = (struct ct_block_header *)nb;
+    b->magic = CT_BLOCK_MAGIC;
+    b->kind = CT_BLOCK_EVENTS;
+    b->header_size = CT_BLOCK_HEADER_SIZE;
+    b->size = size;
+    b->tid = t->tid;
+    b->seq = __atomic_fetch_add(&t->seq, 1, __ATOMIC_RELAXED);
+    b->first_ticks = now;
+    scratch->depth = depth;
+    memcpy(scratch->stack, t->stack, kept * sizeof *t->stack);
+    memcpy(scratch->hidden, t->hidden, sizeof t->hidden);
+    scratch->blk = b;
+    scratch->limit = nb + size;
+    scratch->end = scratch->limit - CT_BLOCK_RESERVE;
+    scratch->pos = nb + CT_BLOCK_HEADER_SIZE;
+    scratch->prev_ticks = now;
+    scratch->prev_fn = scratch->prev_site = 0;
+    scratch->lost_unrecorded = scratch->lost_pending = 0;
+    b->open_depth = put_stack_record(scratch);
+    close_block(scratch, now, CT_BLOCK_LAST, 0);
+}
+
+void ct_threads_end_others(void)
+{
+    struct ct_thread *self = ct_self;
+    struct ct_thread *scratch = mmap(NULL, sizeof *scratch,
+                                     PROT_READ | PROT_WRITE,
+                                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (scratch == MAP_FAILED)
+        return;
+    /* Bounded: exit() from a signal handler that interrupted this very
+     * thread inside the registry lock must not hang. */
+    int locked = 0;
+    for (long spin = 0; spin < (1L << 22) && !locked; spin++) {
+        locked = !__atomic_exchange_n(&registry_lock, 1, __ATOMIC_ACQUIRE);
+        if (!locked)
+            __builtin_ia32_pause();
+    }
+    if (locked) {
+        uint64_t now = ct_now();
+        for (struct ct_thread *t = registry; t; t = t->next)
+            if (t != self && !(t->flags & CT_T_DEAD) && t->seq > 0)
+                end_other(t, scratch, now);
+        ct_threads_unlock();
+    }
+    munmap(scratch, sizeof *scratch);
 }
 
 void ct_thread_after_fork_child(void)

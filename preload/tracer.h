@@ -307,6 +307,9 @@ void ct_thread_region(int on);
 /* Closes the calling thread's block (when the thread is not inside the
  * tracer), flushing lost counts; last marks the thread's end. */
 void ct_thread_close_current(int last);
+/* At a clean close: every other live thread gets a last block whose
+ * THREAD_END, at the time of the exit, ends its open frames. */
+void ct_threads_end_others(void);
 /* pthread key destructor: the thread is ending. */
 void ct_thread_key_dtor(void *arg);
 /* In a forked child: forget the parent's blocks and other threads, keep

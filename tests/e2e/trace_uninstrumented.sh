@@ -28,4 +28,8 @@ expect_eq "paused, instrumented" "" "$(cat "$T/s.err")"
 expect_eq "instrumented" "" "$(cat "$T/t.err")"
 "$REPORT_SAN" "$T/t.raw" > "$T/t.txt" 2>/dev/null || fail "report t"
 ! grep -q "^ calls: none" "$T/t.txt" || fail "instrumented program reported as not"
+# A shell (not instrumented) running the program: one line, from the
+# shell; the helper started by a traced process keeps quiet.
+CALLTRACE_OUTPUT="$T/sh-%p.raw" LD_PRELOAD=$LIB sh -c "$T/plain > /dev/null" 2> "$T/sh.err" || true
+expect_eq "one line for a shell and its child" 1 "$(grep -c 'ran no instrumented function' "$T/sh.err")"
 echo ok
