@@ -433,7 +433,8 @@ void ct_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
     leave_frames_below(t, sp);
     /* Every thread's first call comes here: enough to tell, at exit, a
      * program that was not built for tracing (lifecycle.c). */
-    ct_proc.calls_ran = 1;
+    if (!__atomic_load_n(&ct_proc.calls_ran, __ATOMIC_RELAXED))
+        __atomic_store_n(&ct_proc.calls_ran, 1, __ATOMIC_RELAXED);
     uint32_t d = t->depth;
     if (!recording(t) && d < CT_MAX_DEPTH) {
         t->hidden[d / 64] |= 1ull << (d % 64);

@@ -19,7 +19,7 @@
 #define FORK_EVERY 8
 #define CHILD_CALLS 100
 
-static volatile long sink;
+static _Thread_local volatile long sink;  /* per thread: no race of ours */
 static atomic_long sync_handled, async_handled;
 static atomic_int stop, active;
 static int rounds;
