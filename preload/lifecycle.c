@@ -1,15 +1,16 @@
 /*
- * The tracer's life in the process: start, clean close, fork, exec, crash
- * signals and the toggle signal.  What a crash handler does must be
+ * The tracer's life in the process: start, clean close (quick_exit too),
+ * fork, exec, crash signals, the toggle signal, and the hint for a program
+ * that ran no instrumented function.  What a crash handler does must be
  * async-signal-safe: it only stores into mapped memory and calls munmap,
  * sigaction and raise.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <stdio.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -199,11 +200,13 @@ static int parent_is_traced(void)
     const char *base = strrchr(self.dli_fname, '/');
     base = base ? base + 1 : self.dli_fname;
     size_t blen = strlen(base);
+    if (blen == 0 || blen >= 256)
+        return 0;
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/maps", (int)getppid());
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0 || blen == 0 || blen >= 256)
-        return fd >= 0 ? close(fd), 0 : 0;
+    if (fd < 0)
+        return 0;
     /* Chunks overlap by the name's length, so no match is split. */
     char buf[4096 + 256];
     size_t have = 0;
