@@ -68,7 +68,8 @@ static void test_scrubbed_gets_everything(void **state)
         snprintf(want, sizeof want, "A=1|B=x y|%s|CALLTRACE_BUFSIZE=64K|"
                  "CALLTRACE_OUTPUT=/tmp/t-%%p.raw", ld_self);
     assert_string_equal(got, want);
-    assert_string_equal(child(NULL) + 0, strchr(want, '|') + strlen("|B=x y|"));
+    /* No environment at all (execve's NULL): the same entries alone. */
+    assert_string_equal(child(NULL), want + strlen("A=1|B=x y|"));
 }
 
 static void test_nothing_duplicated(void **state)
