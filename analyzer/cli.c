@@ -39,6 +39,8 @@ static void usage(FILE *f)
 "      --tree             indented call tree with durations instead\n"
 "      --depth=N          with --tree: at most N levels\n"
 "      --min-duration=T   with --tree: hide calls shorter than T (e.g. 10us)\n"
+"      --hide=NAME        leave out NAME (a name or a glob; repeatable) but\n"
+"                         keep its callees, as called by its caller\n"
 "\n"
 "Input and output:\n"
 "      --format=NAME      read FILE as NAME instead of detecting it\n"
@@ -120,13 +122,14 @@ static void parse_range(struct ct_options *o, const char *arg)
     if (o->range_to_ns < o->range_from_ns)
         bad_usage("--time-range: '%s' ends before it starts", arg);
     o->have_range = true;
+    o->range_text = arg;
 }
 
 enum {
     OPT_THREADS = 256, OPT_RANGE, OPT_MIN_PERCENT, OPT_SUBTRACT_BIAS,
     OPT_TREE, OPT_DEPTH, OPT_MIN_DURATION, OPT_FORMAT, OPT_LENIENT, OPT_DUMP,
     OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
-    OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS, OPT_SHORT_NAMES,
+    OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS, OPT_SHORT_NAMES, OPT_HIDE,
 };
 
 static double parse_percent(const char *opt, const char *arg)
@@ -157,6 +160,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"tree", no_argument, NULL, OPT_TREE},
         {"depth", required_argument, NULL, OPT_DEPTH},
         {"min-duration", required_argument, NULL, OPT_MIN_DURATION},
+        {"hide", required_argument, NULL, OPT_HIDE},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"lenient", no_argument, NULL, OPT_LENIENT},
         {"dump", no_argument, NULL, OPT_DUMP},
@@ -210,6 +214,10 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
             if (ct_parse_duration(optarg, &o->tree_min_ns) != 0)
                 bad_usage("--min-duration wants a time such as 10us, got "
                           "'%s'", optarg);
+            break;
+        case OPT_HIDE:
+            o->hide = ct_xrealloc(o->hide, (o->nhide + 1) * sizeof *o->hide);
+            o->hide[o->nhide++] = optarg;
             break;
         case OPT_FORMAT:
             if (!ct_reader_find(optarg))

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "export.h"
+#include "hide.h"
 #include "options.h"
 #include "profile.h"
 #include "progress.h"
@@ -84,6 +85,7 @@ int main(int argc, char **argv)
     struct ct_sink *tree = NULL;
     struct ct_tee tee;
     struct ct_range_filter range = {0};
+    struct ct_hide_filter hide = {0};
     struct ct_sink *sink;
 
     if (opts.dump || opts.export_format) {
@@ -101,6 +103,7 @@ int main(int argc, char **argv)
         if (opts.have_range) {
             ct_range_filter_init(&range, written, &info, opts.range_from_ns,
                                  opts.range_to_ns);
+            exporter->range = &range;
             written = &range.sink;
         }
         ct_tee_init(&tee, ct_profile_sink(profile), written);
@@ -112,16 +115,32 @@ int main(int argc, char **argv)
         sink = ct_profile_sink(profile);
     }
 
+    /* Hidden functions are taken out before any view sees the events,
+     * so that every view leaves out the same calls. */
+    if (opts.nhide) {
+        ct_hide_filter_init(&hide, sink, &info, opts.hide, opts.nhide);
+        sink = &hide.sink;
+    }
+
     ct_progress_start(in.path, in.size, !opts.no_progress);
     status = reader->read(&in, &info, sink, &ropts);
     ct_progress_end();
     if (info.stopped[0] && status == CT_EXIT_OK)
         status = CT_EXIT_BAD_INPUT;
 
+    uint64_t in_window = 0;
     if (tree)
-        ct_tree_finish(tree);
-    if (profile)
+        in_window = ct_tree_finish(tree);
+    if (profile) {
         ct_profile_finish(profile);
+        in_window = profile->counts.events;
+    }
+    if (opts.have_range && !in_window) {
+        ct_warn("%s: no event lies in --time-range %s", in.path,
+                opts.range_text);
+        if (status == CT_EXIT_OK)
+            status = CT_EXIT_USAGE;
+    }
     if (exporter) {
         if (exporter->finish && exporter->finish(exporter, profile) != 0)
             status = CT_EXIT_BAD_INPUT;
@@ -140,6 +159,7 @@ done:
     if (exporter && exporter->free)
         exporter->free(exporter);
     ct_range_filter_free(&range);
+    ct_hide_filter_free(&hide);
     ct_profile_free(profile);
     ct_trace_info_free(&info);
     ct_input_close(&in);

@@ -19,10 +19,13 @@ struct ct_options {
     bool have_range;            /* --time-range FROM..TO                     */
     int64_t range_from_ns;      /* relative to the trace's first event       */
     int64_t range_to_ns;        /* INT64_MAX = open end                      */
+    const char *range_text;     /* the window as given, for messages         */
     double min_percent;         /* --min-percent                             */
     bool tree;                  /* --tree                                    */
     uint32_t tree_depth;        /* --depth N (with --tree), 0 = unlimited    */
     int64_t tree_min_ns;        /* --min-duration T (with --tree)            */
+    const char **hide;          /* --hide NAME (repeatable): names or globs  */
+    size_t nhide;
     bool subtract_bias;         /* --subtract-bias                           */
     bool lenient;               /* --lenient                                 */
     bool by_line;               /* --by-line (sampled traces)                */

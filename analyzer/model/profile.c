@@ -125,16 +125,17 @@ void ct_profile_finish(struct ct_profile *p)
             continue;
         ct_prof_close_thread(p, (uint32_t)i);
         uint64_t first = th->first, last = th->cur;
-        if (!any || first < p->totals.first)
-            p->totals.first = first;
-        if (!any || last > p->totals.last)
-            p->totals.last = last;
-        any = true;
         if (p->opts.have_range) {
             first = first < s->rfrom ? s->rfrom : first > s->rto ? s->rto
                                                                  : first;
             last = last < s->rfrom ? s->rfrom : last > s->rto ? s->rto : last;
         }
+        /* the wall span, as elapsed, covers the window only */
+        if (!any || first < p->totals.first)
+            p->totals.first = first;
+        if (!any || last > p->totals.last)
+            p->totals.last = last;
+        any = true;
         p->totals.elapsed += last - first;
         th->tt.elapsed = last - first;
         th->tt.oncpu = i < p->info->nthreads ? p->info->threads[i].oncpu : 0;

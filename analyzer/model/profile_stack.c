@@ -344,7 +344,8 @@ static void pop(struct ct_profile *p, struct ct_pthread *th)
 static void pop_unmatched(struct ct_profile *p, struct ct_pthread *th,
                           size_t keep)
 {
-    p->counts.unmatched_calls += th->depth - keep;
+    if (in_range(p, th->cur))
+        p->counts.unmatched_calls += th->depth - keep;
     while (th->depth > keep)
         pop(p, th);
 }
@@ -383,7 +384,8 @@ static void on_return(struct ct_profile *p, struct ct_pthread *th,
         pop(p, th);
         return;
     }
-    p->counts.unmatched_returns++;
+    if (in_range(p, t))
+        p->counts.unmatched_returns++;
     if (th->depth) {
         charge_unknown(p, th, t);
         pop_unmatched(p, th, 0);
@@ -421,7 +423,10 @@ static void add_user_event(struct ct_profile *p, struct ct_pthread *th,
 void ct_prof_close_thread(struct ct_profile *p, uint32_t thread)
 {
     struct ct_pthread *th = &p->state->threads[thread];
-    p->counts.open_at_end += th->depth;
+    /* Frames open when the thread's data ends never returned; those open
+     * past a --time-range window did, later. */
+    if (in_range(p, th->cur))
+        p->counts.open_at_end += th->depth;
     while (th->depth)
         pop(p, th);
     th->pending_unmetered = 0;
@@ -453,15 +458,16 @@ static void set_origin(struct ct_profile *p, uint64_t t)
 
 int ct_prof_event(struct ct_profile *p, const struct ct_event *ev)
 {
-    /* The scheduler's and the clock's records are not the program's. */
-    if (ev->kind < CT_EV_OFFCPU_START)
-        p->counts.events++;
     if (ev->kind == CT_EV_SAMPLE) {
+        p->counts.events++;
         ct_prof_sample(p, ev);
         return 0;
     }
     if (!p->state->origin_set)
         set_origin(p, ev->time);
+    /* The scheduler's and the clock's records are not the program's. */
+    if (ev->kind < CT_EV_OFFCPU_START && in_range(p, ev->time))
+        p->counts.events++;
     struct ct_pthread *th = get_thread(p, ev->thread);
     switch (ev->kind) {
     case CT_EV_CALL: {

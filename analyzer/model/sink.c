@@ -62,10 +62,12 @@ static int range_event(struct ct_sink *self, const struct ct_event *ev)
         f->to = ticks_after(origin, f->to_ns, f->info->ns_per_tick);
         f->origin_set = true;
     }
-    if (ev->time > f->to)
-        return 0;
     ct_grow_zeroed(&f->threads, &f->nthreads, ev->thread, sizeof *f->threads);
     struct ct_range_thread *t = &f->threads[ev->thread];
+    if (ev->time > f->to) {
+        t->past = true;
+        return 0;
+    }
     if (ev->time < f->from) {
         track(t, ev);
         return 0;
@@ -100,6 +102,11 @@ void ct_range_filter_init(struct ct_range_filter *f, struct ct_sink *next,
         .from_ns = from_ns,
         .to_ns = to_ns,
     };
+}
+
+bool ct_range_past(const struct ct_range_filter *f, uint32_t thread)
+{
+    return f && thread < f->nthreads && f->threads[thread].past;
 }
 
 void ct_range_filter_free(struct ct_range_filter *f)

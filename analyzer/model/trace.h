@@ -200,6 +200,7 @@ struct ct_range_thread {
     uint32_t *f;              /* open frames, outermost first              */
     size_t n, cap;
     bool inside;              /* the window's first event was passed on    */
+    bool past;                /* an event after the window was seen        */
 };
 struct ct_range_filter {
     struct ct_sink sink;
@@ -215,6 +216,8 @@ void ct_range_filter_init(struct ct_range_filter *f, struct ct_sink *next,
                           const struct ct_trace_info *info, int64_t from_ns,
                           int64_t to_ns);
 void ct_range_filter_free(struct ct_range_filter *f);
+/* Whether the thread's data went on after the window (f may be NULL). */
+bool ct_range_past(const struct ct_range_filter *f, uint32_t thread);
 
 /* A sink that passes events to two sinks (e.g. profile and exporter). */
 struct ct_tee {

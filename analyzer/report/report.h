@@ -14,6 +14,8 @@ int ct_report_print(FILE *out, struct ct_profile *p,
 /* --tree: indented call tree with durations, like `uftrace replay`. */
 struct ct_sink *ct_tree_new(FILE *out, struct ct_trace_info *info,
                             const struct ct_options *opts);
-void ct_tree_finish(struct ct_sink *tree);
+/* Prints what is left and frees the tree; returns the number of events
+ * inside --time-range (of all events without one). */
+uint64_t ct_tree_finish(struct ct_sink *tree);
 
 #endif /* CT_REPORT_H */

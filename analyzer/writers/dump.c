@@ -38,6 +38,9 @@ struct dump {
     struct ct_trace_info *info;
     struct frames *threads;
     size_t nthreads;
+    uint64_t *last;         /* per thread: its latest event               */
+    bool *ended;            /* per thread: THREAD_END seen                */
+    size_t nthreads_seen;
     struct pending *heap;   /* window: FIFO [head, nheap) while sorted,
                                else a heap [0, nheap)                     */
     size_t head, nheap;
@@ -223,10 +226,46 @@ static char *sample_text(struct dump *d, const struct ct_event *ev)
     return t;
 }
 
+/* "V <prefix><name>": a note about a frame. */
+static void add_note(struct dump *d, const struct ct_event *ev,
+                     const char *prefix, uint32_t func)
+{
+    const char *name = func == CT_FUNC_NONE
+                           ? "?"
+                           : ct_functab_name(d->info->funcs, func);
+    size_t a = strlen(prefix), b = strlen(name ? name : "?");
+    char *text = ct_xmalloc(a + b + 1);
+    memcpy(text, prefix, a);
+    memcpy(text + a, name ? name : "?", b + 1);
+    add_line(d, ev->time, ev->thread, 'V', CT_FUNC_NONE, text);
+}
+
+/* The thread's data ends with frames open: they never returned.  Each
+ * gets a note and its R line at the thread's last event, innermost
+ * first, as the profile and --tree close them. */
+static void close_never_returned(struct dump *d, uint32_t thread,
+                                 uint64_t time)
+{
+    struct frames *s = &d->threads[thread];
+    struct ct_event at = {.thread = thread, .time = time};
+    while (s->n) {
+        uint32_t func = s->f[--s->n];
+        add_note(d, &at, "never returned: ", func);
+        add_line(d, time, thread, 'R', func, NULL);
+    }
+}
+
 static int dump_event(struct ct_sink *self, const struct ct_event *ev)
 {
     struct dump *d = (struct dump *)self;
     struct frames *s = frames_of(d, ev->thread);
+    if (ev->thread >= d->nthreads_seen) {
+        size_t n = d->nthreads_seen;
+        ct_grow_zeroed(&d->last, &n, ev->thread, sizeof *d->last);
+        n = d->nthreads_seen;
+        ct_grow_zeroed(&d->ended, &n, ev->thread, sizeof *d->ended);
+        d->nthreads_seen = n;
+    }
     char buf[64];
     switch (ev->kind) {
     case CT_EV_CALL:
@@ -268,14 +307,19 @@ static int dump_event(struct ct_sink *self, const struct ct_event *ev)
         add_line(d, ev->time, ev->thread, 'V', CT_FUNC_NONE,
                  sample_text(d, ev));
         break;
-    case CT_EV_STACK:
-        s->n = 0;
-        for (uint32_t i = 0; i < ev->depth; i++)
-            frames_push(s, ev->stack[i]);
-        break;
-    case CT_EV_THREAD_END:
-        while (s->n)
+    case CT_EV_STACK: {
+        /* Frames we hold stay; the others were left without a return
+         * (lost events); the new ones were open before this thread's data
+         * (a forked child's, a window's start) and are not calls. */
+        size_t same = 0;
+        while (same < s->n && same < ev->depth && s->f[same] == ev->stack[same])
+            same++;
+        while (s->n > same)
             add_line(d, ev->time, ev->thread, 'R', s->f[--s->n], NULL);
+        for (uint32_t i = (uint32_t)same; i < ev->depth; i++) {
+            frames_push(s, ev->stack[i]);
+            add_note(d, ev, "already open: ", ev->stack[i]);
+        }
         break;
     case CT_EV_OFFCPU_START:
     case CT_EV_OFFCPU_END:
@@ -283,6 +327,13 @@ static int dump_event(struct ct_sink *self, const struct ct_event *ev)
         /* OpenLaszlo's records have no place for them (dump-format.md) */
         break;
     }
+    case CT_EV_THREAD_END:
+        d->ended[ev->thread] = true;
+        close_never_returned(d, ev->thread, ev->time);
+        break;
+    }
+    if (ev->thread < d->nthreads_seen && ev->time > d->last[ev->thread])
+        d->last[ev->thread] = ev->time;
     return 0;
 }
 
@@ -290,6 +341,12 @@ static int dump_finish(struct ct_exporter *self, struct ct_profile *profile)
 {
     (void)profile;
     struct dump *d = (struct dump *)self;
+    /* The data ends: what is still open never returned, unless the
+     * thread went on past the --time-range window (its frames returned
+     * later, outside it: they stay open, without a line). */
+    for (size_t i = 0; i < d->nthreads && i < d->nthreads_seen; i++)
+        if (!d->ended[i] && !ct_range_past(d->ex.range, (uint32_t)i))
+            close_never_returned(d, (uint32_t)i, d->last[i]);
     while (pending(d))
         emit_oldest(d);
     if (d->late)
@@ -307,6 +364,8 @@ static void dump_free(struct ct_exporter *self)
     for (size_t i = 0; i < d->nthreads; i++)
         free(d->threads[i].f);
     free(d->threads);
+    free(d->last);
+    free(d->ended);
     free(d->heap);
     free(d);
 }

@@ -19,6 +19,9 @@ struct ct_exporter {
      * non-zero after printing an error. */
     int (*finish)(struct ct_exporter *self, struct ct_profile *profile);
     void (*free)(struct ct_exporter *self);
+    /* --time-range's filter in front of the exporter, NULL without one:
+     * tells which threads went on past the window. */
+    const struct ct_range_filter *range;
 };
 
 /* NULL (after printing the known names) when the format is unknown.
