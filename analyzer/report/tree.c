@@ -225,7 +225,10 @@ static void decide_long(struct tree *tr, struct tthread *t)
 
 /* ---- the stack ---- */
 
-static void show_open(struct tree *tr, struct tthread *t, size_t pos)
+/* Queues the opening line of the frame at pos; already: it was open
+ * before the thread's data (or the window) began. */
+static void show_open(struct tree *tr, struct tthread *t, size_t pos,
+                      bool already)
 {
     struct tframe *f = &t->stack[pos];
     long lv = level(tr, t, pos);
@@ -235,9 +238,9 @@ static void show_open(struct tree *tr, struct tthread *t, size_t pos)
     f->prev_last = t->last_item;
     struct titem it = {
         .kind = TI_OPEN,
-        .inherited = !f->called,
-        .pending_leaf = f->called,
-        .pending_min = f->called && tr->min_ticks,
+        .inherited = already,
+        .pending_leaf = !already,
+        .pending_min = !already && tr->min_ticks,
         .thread = (uint32_t)(t - tr->threads),
         .func = f->func,
         .depth = (uint32_t)lv,
@@ -261,7 +264,7 @@ static void push(struct tree *tr, struct tthread *t, uint32_t func,
     };
     if (t->focus_at < 0 && tr->opts->focus && is_focus(tr, func))
         t->focus_at = (long)pos;
-    show_open(tr, t, pos);
+    show_open(tr, t, pos, !called);
 }
 
 static void pop(struct tree *tr, struct tthread *t, enum tmark mark)
@@ -434,7 +437,7 @@ static void enter_window(struct tree *tr, struct tthread *t)
 {
     t->inside = true;
     for (size_t i = 0; i < t->depth; i++)
-        show_open(tr, t, i);
+        show_open(tr, t, i, true);
 }
 
 static int tree_event(struct ct_sink *sink, const struct ct_event *ev)
