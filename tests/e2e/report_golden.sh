@@ -44,6 +44,8 @@ expect_eq "inner per thread" "20 30" \
 
 # the call tree: leaf calls under inner, nesting shown by indentation
 "$REPORT_SAN" --tree --depth=3 "$T/calls.raw" > "$T/tree.out" || fail "--tree failed"
-grep -Eq '^ *[0-9.]+ [num ]*s( +[0-9.]+ [num ]*s)? \[ *[0-9]*\] \|   work\(\) \{$' "$T/tree.out" || fail "tree: no work() {"
+grep -q '^ *\[ *[0-9]*\] |   work() {$' "$T/tree.out" || fail "tree: no work() {"
+grep -Eq '^ *[0-9.]+ [num ]*s( +[0-9.]+ [num ]*s)? \[ *[0-9]*\] \|   \} /\* work \*/$' "$T/tree.out" ||
+    fail "tree: no closing line with work's duration (and on-CPU time)"
 grep -q '|     scale();$' "$T/tree.out" || fail "tree: no nested scale();"
 ! grep -q '|       ' "$T/tree.out" || fail "tree: --depth=3 not honoured"
