@@ -160,6 +160,7 @@ done:
         exporter->free(exporter);
     ct_range_filter_free(&range);
     ct_hide_filter_free(&hide);
+    free(opts.hide);
     ct_profile_free(profile);
     ct_trace_info_free(&info);
     ct_input_close(&in);
