@@ -36,7 +36,9 @@ static void usage(FILE *f)
 "                         (the index keeps the full names)\n"
 "      --by-line          sampled traces: flat profile by source line\n"
 "      --cpu              flat profile of on-CPU time (off-CPU left out)\n"
-"      --tree             indented call tree with durations instead\n"
+"      --tree             each thread's calls as they happen, with durations\n"
+"                         (with --threads: one section per thread; --focus,\n"
+"                         --time-range and --hide apply)\n"
 "      --depth=N          with --tree: at most N levels\n"
 "      --min-duration=T   with --tree: hide calls shorter than T (e.g. 10us)\n"
 "      --hide=NAME        leave out NAME (a name or a glob; repeatable) but\n"
@@ -64,8 +66,9 @@ static void usage(FILE *f)
         fprintf(f, "  %-14s %s\n", (*r)->name, (*r)->description);
     fputs(
 "\n"
-"Exit status: 0 success, 1 bad usage, 2 unreadable or damaged input (a\n"
-"damaged trace is still reported up to the damage).\n", f);
+"Exit status: 0 success, 1 bad usage or a --time-range holding no event,\n"
+"2 unreadable or damaged input (a damaged trace is still reported up to\n"
+"the damage).\n", f);
 }
 
 static void bad_usage(const char *fmt, const char *arg)
