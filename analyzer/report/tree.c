@@ -277,10 +277,10 @@ static void pop(struct tree *tr, struct tthread *t, enum tmark mark)
     }
     if (t->undecided > t->depth)
         t->undecided = t->depth;
-    bool shown = f->shown;
+    long lv = f->shown ? level(tr, t, pos) : -1;
     if (t->focus_at >= (long)t->depth)
         t->focus_at = -1;
-    if (!shown)
+    if (!f->shown)
         return;
     struct tqueue *q = queue_of(tr, t);
     uint32_t thread = (uint32_t)(t - tr->threads);
@@ -297,7 +297,13 @@ static void pop(struct tree *tr, struct tthread *t, enum tmark mark)
                 if (x->thread == thread)
                     x->dropped = true;
             }
+            /* the caller may be a one-line call again */
             t->last_item = f->prev_last;
+            if (t->last_item && tq_waiting(q, t->last_item - 1)) {
+                struct titem *prev = tq_at(q, t->last_item - 1);
+                if (prev->kind == TI_OPEN && !prev->inherited)
+                    prev->pending_leaf = true;
+            }
             tq_drain(q);
             return;
         }
@@ -314,7 +320,6 @@ static void pop(struct tree *tr, struct tthread *t, enum tmark mark)
         }
         it->pending_leaf = false;
     }
-    long lv = level(tr, t, pos);
     struct titem close = {
         .kind = TI_CLOSE,
         .mark = (uint8_t)mark,

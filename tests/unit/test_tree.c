@@ -192,14 +192,19 @@ static void test_min_duration(void **state)
     FX_CALL(&t.fx, 0, 90, "slow");
     FX_POP(&t.fx, 0, 300);
     FX_POP(&t.fx, 0, 400);
-    FX_POP(&t.fx, 0, 500);
+    FX_CALL(&t.fx, 0, 410, "wrap");  /* all it calls is too short */
+    FX_CALL(&t.fx, 0, 420, "tiny");
+    FX_POP(&t.fx, 0, 430);
+    FX_POP(&t.fx, 0, 650);
+    FX_POP(&t.fx, 0, 700);
     expect_text(tx_finish(&t),
         HEAD
         "           [   100] | main() {\n"
         "           [   100] |   long() {\n"
         "210.000 ns [   100] |     slow();\n"
         "340.000 ns [   100] |   } /* long */\n"
-        "500.000 ns [   100] | } /* main */\n");
+        "240.000 ns [   100] |   wrap();\n"
+        "700.000 ns [   100] | } /* main */\n");
 }
 
 /* --focus: only calls of the function and what they call, indented from
@@ -248,6 +253,30 @@ static void test_hide(void **state)
         " 50.000 ns [   100] | } /* main */\n");
 }
 
+/* A call undecided while 65536 lines wait behind it is printed as open:
+ * memory stays bounded, and the lines stay in time order. */
+static void test_lookahead_bound(void **state)
+{
+    (void)state;
+    struct ct_options o = {0};
+    struct tx t;
+    tx_init(&t, &o);
+    FX_CALL(&t.fx, 0, 0, "waiting");
+    for (uint64_t i = 0; i < 70000; i++) {
+        FX_CALL(&t.fx, 1, 10 + 2 * i, "busy");
+        FX_POP(&t.fx, 1, 11 + 2 * i);
+    }
+    FX_POP(&t.fx, 0, 200000);
+    char *text = tx_finish(&t);
+    const char *first = strchr(text, '\n') + 1;
+    assert_memory_equal(first, "           [   100] | waiting() {\n", 33);
+    size_t len = strlen(text);
+    const char *last = "200.000 us [   100] | } /* waiting */\n";
+    assert_true(len > strlen(last));
+    assert_string_equal(text + len - strlen(last), last);
+    free(text);
+}
+
 /* 5000 levels: every one printed, none longer than a few hundred chars. */
 static void test_deep(void **state)
 {
@@ -284,6 +313,7 @@ int main(void)
         cmocka_unit_test(test_min_duration),
         cmocka_unit_test(test_focus_and_depth),
         cmocka_unit_test(test_hide),
+        cmocka_unit_test(test_lookahead_bound),
         cmocka_unit_test(test_deep),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
