@@ -7,6 +7,10 @@ views_*.sh tests can compare them call by call.
   views_check.py tree-durations TREE NAME durations (ns) of NAME's calls
   views_check.py dump-durations DUMP NAME the same from the dump: return
                                           minus call minus S..E inside
+  views_check.py thread-trees TREE [KEEP] one line per thread: its calls
+                                          ("depth name;" each), sorted
+
+TREE may also be `uftrace replay` output, whose lines have the same form.
 
 A call is printed as "T<k> <depth> <name> <call|open>": T<k> numbers the
 threads in the order their first call appears (the same in both views, as
@@ -19,7 +23,8 @@ its caller (as --hide would), so that calls the test does not control
 import re
 import sys
 
-TREE_LINE = re.compile(r'^(.{10}) \[ *(\d+)\] \| (.*)$')
+# calltrace's lines and uftrace replay's (whose duration column is wider)
+TREE_LINE = re.compile(r'^ *((?:[0-9.]+ +[a-z]+)?) +\[ *(\d+)\] \| (.*)$')
 UNITS = {'ns': 1.0, 'us': 1e3, 'ms': 1e6, 's': 1e9}
 
 
@@ -151,6 +156,12 @@ def main():
         rows = tree_calls(path, keep)
     elif cmd == 'dump-calls':
         rows = dump_calls(path, keep)
+    elif cmd == 'thread-trees':
+        per = {}
+        for row in tree_calls(path, keep):
+            th, depth, name, kind = row.split(' ')
+            per.setdefault(th, []).append('%s %s %s;' % (depth, name, kind))
+        rows = sorted(''.join(v) for v in per.values())
     elif cmd == 'tree-durations':
         rows = tree_durations(path, arg)
     elif cmd == 'dump-durations':

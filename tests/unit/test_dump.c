@@ -143,8 +143,11 @@ static void test_ms_clock_and_every_kind(void **state)
                         "10 R handle cal.oninit\n"
                         "11 R ?\n"
                         "29 E \n"
+                        "33 V2 already open: outer\n"
                         "34 C2 set width\n"
+                        "43 V2 never returned: set width\n"
                         "43 R2 set width\n"
+                        "43 V2 never returned: outer\n"
                         "43 R2 outer\n");
     free(o.text);
     ct_trace_info_free(&info);
