@@ -16,7 +16,7 @@ static bool hidden(struct ct_hide_filter *h, uint32_t func)
         const char *name = ct_functab_name(h->info->funcs, func);
         h->verdict[func] = 1;
         for (size_t i = 0; i < h->npatterns; i++)
-            if (ct_name_match(h->patterns[i], name))
+            if (ct_name_match(h->patterns[i], name) == CT_MATCH_EXACT)
                 h->verdict[func] = 2;
     }
     return h->verdict[func] == 2;

@@ -2,7 +2,9 @@
  * --hide=NAME (uftrace's -N at report time): a sink in front of every view
  * that drops the calls and returns of the functions named, so that their
  * callees appear as called by their caller and their own time counts as
- * the caller's.  NAME is matched by ct_name_match (a name or a glob).
+ * the caller's.  NAME is matched by ct_name_match as each function is
+ * met while reading: a glob or an exact name (C++ without its parameters
+ * or qualification), not a unique prefix, which needs every name first.
  */
 #ifndef CT_HIDE_H
 #define CT_HIDE_H

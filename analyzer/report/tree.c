@@ -127,7 +127,10 @@ static bool is_focus(struct tree *tr, uint32_t func)
     ct_grow_zeroed(&tr->focus_cache, &tr->nfocus, func, 1);
     if (!tr->focus_cache[func]) {
         const char *name = ct_functab_name(tr->info->funcs, func);
-        tr->focus_cache[func] = ct_name_match(tr->opts->focus, name) ? 2 : 1;
+        /* names are met while reading, so a glob or an exact name, not a
+         * unique prefix, which needs every name first */
+        bool yes = ct_name_match(tr->opts->focus, name) == CT_MATCH_EXACT;
+        tr->focus_cache[func] = yes ? 2 : 1;
     }
     return tr->focus_cache[func] == 2;
 }
