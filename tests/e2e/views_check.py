@@ -24,7 +24,10 @@ import re
 import sys
 
 # calltrace's lines and uftrace replay's (whose duration column is wider)
-TREE_LINE = re.compile(r'^ *((?:[0-9.]+ +[a-z]+)?) +\[ *(\d+)\] \| (.*)$')
+# (and the ON-CPU column that follows the duration when the trace has
+# context switches)
+TREE_LINE = re.compile(
+    r'^ *((?:[0-9.]+ +[a-z]+)?)(?: +[0-9.]+ +[a-z]+)? +\[ *(\d+)\] \| (.*)$')
 UNITS = {'ns': 1.0, 'us': 1e3, 'ms': 1e6, 's': 1e9}
 
 
