@@ -13,7 +13,7 @@ ms() { awk -v v="$1" -v u="$2" 'BEGIN {
 # "wall on" (ms) of function F's call in a --tree with an ON-CPU column.
 tree_call() { # TREE F
     local line
-    line=$(grep -E "\| *($2\(\)( \{|;)|\} /\* $2 \*/)\$" "$1" |
+    line=$(grep -E "\| *($2\(\)( \{|;)|\} /\* $2 \*/)( \[tracer [^]]*\])?\$" "$1" |
            grep -E '^ *[0-9.]+ [num ]*s +[0-9.]+ [num ]*s' | head -n 1) ||
         fail "no timed call of $2 in $1"
     set -- $line
