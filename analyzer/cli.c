@@ -50,11 +50,15 @@ static void usage(FILE *f)
 "      --dump             print the trace as OpenLaszlo raw records\n"
 "                         (<timestamp> <C|R|S|E|V> <name>)\n"
 "      --export=FORMAT    write the trace as FORMAT: openlaszlo, lms,\n"
-"                         samplingprof, callgrind, dot\n"
+"                         samplingprof, callgrind, dot, chrome (trace-event\n"
+"                         JSON), perfetto (protobuf), folded (collapsed\n"
+"                         stacks), flamegraph (SVG); see docs/exports.md\n"
 "      --node-threshold=P with --export=dot: leave out functions under P%\n"
 "                         of all time (default 0.5)\n"
 "      --edge-threshold=P with --export=dot: leave out arcs under P%\n"
 "                         (default 0.1)\n"
+"      --folded-value=calls  folded, flamegraph: count calls, not time\n"
+"      --icicle           flamegraph: roots at the top (default: bottom)\n"
 "  -o, --output=FILE      write to FILE instead of standard output\n"
 "      --no-progress      no progress bar (shown on a terminal for traces\n"
 "                         that take over a second to read)\n"
@@ -133,6 +137,7 @@ enum {
     OPT_TREE, OPT_DEPTH, OPT_MIN_DURATION, OPT_FORMAT, OPT_LENIENT, OPT_DUMP,
     OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
     OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS, OPT_SHORT_NAMES, OPT_HIDE,
+    OPT_FOLDED_VALUE, OPT_ICICLE,
 };
 
 static double parse_percent(const char *opt, const char *arg)
@@ -170,6 +175,8 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"export", required_argument, NULL, OPT_EXPORT},
         {"node-threshold", required_argument, NULL, OPT_NODE_THRESHOLD},
         {"edge-threshold", required_argument, NULL, OPT_EDGE_THRESHOLD},
+        {"folded-value", required_argument, NULL, OPT_FOLDED_VALUE},
+        {"icicle", no_argument, NULL, OPT_ICICLE},
         {"output", required_argument, NULL, 'o'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -241,6 +248,13 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
                 "--edge-threshold wants a percentage from 0 to 100, got '%s'",
                 optarg);
             break;
+        case OPT_FOLDED_VALUE:
+            if (strcmp(optarg, "calls") && strcmp(optarg, "time"))
+                bad_usage("--folded-value wants time or calls, got '%s'",
+                          optarg);
+            o->folded_calls = strcmp(optarg, "calls") == 0;
+            break;
+        case OPT_ICICLE: o->icicle = true; break;
         case 'o': o->output = optarg; break;
         case 'h': usage(stdout); exit(CT_EXIT_OK);
         case 'V':

@@ -37,6 +37,8 @@ struct ct_options {
                                    call graph)                               */
     double node_threshold;      /* --node-threshold P (dot), -1 = default    */
     double edge_threshold;      /* --edge-threshold P (dot), -1 = default    */
+    bool folded_calls;          /* --folded-value=calls (folded, flamegraph) */
+    bool icicle;                /* --icicle: flamegraph top-down             */
 };
 
 /* Parses argv; on --help/--version prints and exits 0; on bad usage prints

@@ -11,6 +11,10 @@ EXPORTER(ct_export_lms_new);
 EXPORTER(ct_export_samplingprof_new);
 EXPORTER(ct_export_callgrind_new);
 EXPORTER(ct_export_dot_new);
+EXPORTER(ct_export_chrome_new);
+EXPORTER(ct_export_perfetto_new);
+EXPORTER(ct_export_folded_new);
+EXPORTER(ct_export_flamegraph_new);
 
 static EXPORTER(openlaszlo_new)
 {
@@ -28,6 +32,10 @@ static const struct {
     {"samplingprof", ct_export_samplingprof_new},
     {"callgrind", ct_export_callgrind_new},
     {"dot", ct_export_dot_new},
+    {"chrome", ct_export_chrome_new},
+    {"perfetto", ct_export_perfetto_new},
+    {"folded", ct_export_folded_new},
+    {"flamegraph", ct_export_flamegraph_new},
 };
 
 struct ct_exporter *ct_exporter_new(const char *format, FILE *out,
@@ -38,7 +46,7 @@ struct ct_exporter *ct_exporter_new(const char *format, FILE *out,
     for (size_t i = 0; i < n; i++)
         if (strcmp(exporters[i].name, format) == 0)
             return exporters[i].make(out, info, opts);
-    char list[128] = "";
+    char list[256] = "";
     for (size_t i = 0; i < n; i++) {
         strcat(list, i ? ", " : "");
         strcat(list, exporters[i].name);

@@ -22,6 +22,9 @@ struct ct_exporter {
     /* --time-range's filter in front of the exporter, NULL without one:
      * tells which threads went on past the window. */
     const struct ct_range_filter *range;
+    /* The command line's options as given to ct_exporter_new; NULL means
+     * the defaults. */
+    const struct ct_options *opts;
 };
 
 /* NULL (after printing the known names) when the format is unknown.

@@ -1,0 +1,118 @@
+/*
+ * --export folded: collapsed stacks, one line per call path,
+ * "main;parse;lex 1234", the format flamegraph.pl, inferno and speedscope
+ * read.  The value is the path's self time in nanoseconds (whole ns; the
+ * lines add up to the report's total time, rounded once), or its sample
+ * count for sampled data; --folded-value=calls counts the calls that opened
+ * the path (samples for sampled data).  --threads puts a "thread TID" frame
+ * at the root of each thread's stacks.  Paths are written depth first in
+ * the order they were first seen.  A ';' or line break inside a name would
+ * split it and becomes '_'.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "export.h"
+#include "options.h"
+#include "stacktree.h"
+#include "util.h"
+
+struct folded_export {
+    struct ct_exporter ex;
+    FILE *out;
+    struct ct_trace_info *info;
+    struct ct_stacktree tree;
+    bool started;
+    /* while writing */
+    int which;
+    struct ct_ns_rounder ns;
+    char *path;
+    size_t len, cap;
+    size_t *off;            /* by depth: where the node's name begins   */
+    size_t noff;
+};
+
+static int folded_event(struct ct_sink *self, const struct ct_event *ev)
+{
+    struct folded_export *x = (struct folded_export *)self;
+    if (!x->started) {
+        x->started = true;
+        x->tree.by_thread = x->ex.opts && x->ex.opts->per_thread;
+        x->tree.subtract_bias = x->ex.opts && x->ex.opts->subtract_bias;
+    }
+    return x->tree.sink.event(&x->tree.sink, ev);
+}
+
+static void append(struct folded_export *x, const char *s)
+{
+    size_t n = strlen(s);
+    ct_grow(&x->path, &x->cap, x->len + n + 2, 1);
+    for (size_t i = 0; i < n; i++) {
+        char c = s[i];
+        x->path[x->len++] = c == ';' || c == '\n' || c == '\r' ? '_' : c;
+    }
+    x->path[x->len] = 0;
+}
+
+static int line(void *ctx, uint32_t node, uint32_t depth)
+{
+    struct folded_export *x = ctx;
+    if (node == CT_ST_ROOT)
+        return 0;
+    ct_grow_zeroed(&x->off, &x->noff, depth, sizeof *x->off);
+    x->len = x->off[depth - 1];
+    if (depth > 1) {
+        ct_grow(&x->path, &x->cap, x->len + 2, 1);
+        x->path[x->len++] = ';';
+    }
+    char buf[96];
+    append(x, ct_stacktree_name(&x->tree, node, buf, sizeof buf));
+    x->off[depth] = x->len;
+    const struct ct_st_node *n = &x->tree.nodes[node];
+    uint64_t v = ct_st_value(n, x->which);
+    if (x->which == CT_ST_SELF)
+        v = ct_ns_round(&x->ns, v);
+    if (v)
+        fprintf(x->out, "%s %" PRIu64 "\n", x->path, v);
+    return 0;
+}
+
+static int folded_finish(struct ct_exporter *ex, struct ct_profile *profile)
+{
+    (void)profile;
+    struct folded_export *x = (struct folded_export *)ex;
+    ct_stacktree_finish(&x->tree);
+    x->which = ct_stacktree_measure(&x->tree,
+                                    ex->opts && ex->opts->folded_calls,
+                                    "folded");
+    if (x->which < 0)
+        return 1;
+    x->ns.ns_per_tick = x->info->ns_per_tick;
+    ct_grow_zeroed(&x->off, &x->noff, 0, sizeof *x->off);
+    ct_stacktree_walk(&x->tree, line, x);
+    return 0;
+}
+
+static void folded_free(struct ct_exporter *ex)
+{
+    struct folded_export *x = (struct folded_export *)ex;
+    ct_stacktree_free(&x->tree);
+    free(x->path);
+    free(x->off);
+    free(x);
+}
+
+struct ct_exporter *ct_export_folded_new(FILE *out, struct ct_trace_info *info,
+                                   const struct ct_options *opts)
+{
+    struct folded_export *x = ct_xcalloc(1, sizeof *x);
+    x->ex.sink.event = folded_event;
+    x->ex.finish = folded_finish;
+    x->ex.free = folded_free;
+    x->out = out;
+    x->info = info;
+    x->ex.opts = opts;
+    ct_stacktree_init(&x->tree, info, false, false);
+    return &x->ex;
+}

@@ -1,0 +1,349 @@
+/* The calling-context tree of stacktree.h. */
+#include <math.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "stacktree.h"
+#include "util.h"
+
+struct st_frame {
+    uint32_t node;
+    uint64_t debt;          /* bias still to take off this frame's self  */
+};
+
+struct ct_st_thread {
+    struct st_frame *stack;
+    size_t depth, cap;
+    uint64_t cur;           /* time of the thread's previous event        */
+    bool seen;
+    uint32_t in_overhead;
+    uint32_t root;          /* this thread's root node                    */
+};
+
+static uint32_t hash(uint32_t parent, uint32_t func)
+{
+    uint64_t k = ((uint64_t)parent << 32 | func) * 0x9e3779b97f4a7c15ull;
+    return (uint32_t)(k >> 32);
+}
+
+static uint32_t new_node(struct ct_stacktree *t, uint32_t parent,
+                         uint32_t func)
+{
+    if (t->nnodes == t->nodes_cap) {
+        size_t cap = t->nodes_cap;
+        ct_grow(&t->nodes, &cap, t->nnodes, sizeof *t->nodes);
+        t->nodes_cap = (uint32_t)cap;
+    }
+    uint32_t id = t->nnodes++;
+    t->nodes[id] = (struct ct_st_node){.func = func, .parent = parent};
+    if (id != CT_ST_ROOT) {
+        struct ct_st_node *p = &t->nodes[parent];
+        t->nodes[id].next = p->child;
+        p->child = id;
+    }
+    return id;
+}
+
+static void rehash(struct ct_stacktree *t)
+{
+    uint32_t n = t->nslots ? t->nslots * 2 : 1024;
+    free(t->slots);
+    t->slots = ct_xcalloc(n, sizeof *t->slots);
+    t->nslots = n;
+    for (uint32_t id = 1; id < t->nnodes; id++) {
+        uint32_t i = hash(t->nodes[id].parent, t->nodes[id].func) & (n - 1);
+        while (t->slots[i])
+            i = (i + 1) & (n - 1);
+        t->slots[i] = id;
+    }
+}
+
+/* The node for func called from parent, made if new. */
+static uint32_t child(struct ct_stacktree *t, uint32_t parent, uint32_t func)
+{
+    if ((uint64_t)t->nnodes * 2 >= t->nslots)
+        rehash(t);
+    uint32_t i = hash(parent, func) & (t->nslots - 1);
+    for (uint32_t id; (id = t->slots[i]); i = (i + 1) & (t->nslots - 1))
+        if (t->nodes[id].parent == parent && t->nodes[id].func == func)
+            return id;
+    uint32_t id = new_node(t, parent, func);
+    t->slots[i] = id;
+    return id;
+}
+
+static struct ct_st_thread *thread(struct ct_stacktree *t, uint32_t index)
+{
+    size_t had = t->nthreads;
+    ct_grow_zeroed(&t->threads, &t->nthreads, index, sizeof *t->threads);
+    struct ct_st_thread *th = &t->threads[index];
+    if (index >= had || !th->root) {
+        /* thread roots are keyed by an impossible function id per thread */
+        th->root = CT_ST_ROOT;
+        if (t->by_thread) {
+            th->root = child(t, CT_ST_ROOT, CT_FUNC_NONE - 1 - index);
+            t->nodes[th->root].thread = index;
+        }
+    }
+    return th;
+}
+
+static uint32_t top(const struct ct_st_thread *th)
+{
+    return th->depth ? th->stack[th->depth - 1].node : th->root;
+}
+
+/* Ticks since the thread's previous event (0 the first time). */
+static uint64_t advance(struct ct_st_thread *th, uint64_t time)
+{
+    if (!th->seen) {
+        th->seen = true;
+        th->cur = time;
+        return 0;
+    }
+    if (time <= th->cur)
+        return 0;
+    uint64_t d = time - th->cur;
+    th->cur = time;
+    return d;
+}
+
+static void charge(struct ct_stacktree *t, struct ct_st_thread *th,
+                   uint64_t time)
+{
+    uint64_t d = advance(th, time);
+    if (!d || th->in_overhead || !th->depth)
+        return;
+    struct st_frame *f = &th->stack[th->depth - 1];
+    uint64_t paid = f->debt < d ? f->debt : d;
+    f->debt -= paid;
+    t->nodes[f->node].self += d - paid;
+}
+
+static void push(struct ct_stacktree *t, struct ct_st_thread *th,
+                 uint32_t func, bool called)
+{
+    if (!t->bias_known) {
+        /* the reader sets the bias before its first event */
+        t->bias_known = true;
+        double tick = t->info->ns_per_tick > 0 ? t->info->ns_per_tick : 1;
+        if (t->subtract_bias && t->info->bias_ns_per_call > 0)
+            t->bias_ticks = (uint64_t)(t->info->bias_ns_per_call / tick + 0.5);
+    }
+    uint32_t node = child(t, top(th), func);
+    ct_grow(&th->stack, &th->cap, th->depth, sizeof *th->stack);
+    th->stack[th->depth++] = (struct st_frame){
+        .node = node, .debt = called ? t->bias_ticks : 0};
+    if (called)
+        t->nodes[node].calls++;
+}
+
+static long find_open(const struct ct_st_thread *th,
+                      const struct ct_stacktree *t, uint32_t func)
+{
+    for (size_t i = th->depth; i-- > 0;)
+        if (t->nodes[th->stack[i].node].func == func)
+            return (long)i;
+    return -1;
+}
+
+static void on_return(struct ct_stacktree *t, struct ct_st_thread *th,
+                      uint32_t func, uint64_t time)
+{
+    if (th->depth &&
+        (func == CT_FUNC_NONE || t->nodes[top(th)].func == func)) {
+        charge(t, th, time);
+        th->depth--;
+        return;
+    }
+    long k = func == CT_FUNC_NONE ? -1 : find_open(th, t, func);
+    /* otherwise the interval is the profile's unknown: nobody's self */
+    if (k < 0 && !th->depth)
+        charge(t, th, time);
+    else
+        advance(th, time);
+    th->depth = k >= 0 ? (size_t)k : 0;
+}
+
+static void on_stack(struct ct_stacktree *t, struct ct_st_thread *th,
+                     const struct ct_event *ev)
+{
+    size_t same = 0;
+    while (same < th->depth && same < ev->depth &&
+           t->nodes[th->stack[same].node].func == ev->stack[same])
+        same++;
+    th->depth = same;
+    for (size_t i = same; i < ev->depth; i++)
+        if (ev->stack[i] != CT_FUNC_NONE)
+            push(t, th, ev->stack[i], false);
+}
+
+static void on_sample(struct ct_stacktree *t, const struct ct_event *ev)
+{
+    struct ct_st_thread *th = thread(t, ev->thread);
+    uint32_t node = th->root;
+    for (uint32_t i = ev->depth; i-- > 0;)
+        if (ev->stack[i] != CT_FUNC_NONE)
+            node = child(t, node, ev->stack[i]);
+    t->nodes[node].samples += ev->count;
+}
+
+static int st_event(struct ct_sink *self, const struct ct_event *ev)
+{
+    struct ct_stacktree *t = (struct ct_stacktree *)self;
+    if (ev->kind == CT_EV_SAMPLE) {
+        on_sample(t, ev);
+        return 0;
+    }
+    struct ct_st_thread *th = thread(t, ev->thread);
+    switch (ev->kind) {
+    case CT_EV_CALL:
+        charge(t, th, ev->time);
+        if (ev->func != CT_FUNC_NONE)
+            push(t, th, ev->func, true);
+        break;
+    case CT_EV_RETURN:
+        on_return(t, th, ev->func, ev->time);
+        break;
+    case CT_EV_OVERHEAD_START:
+        charge(t, th, ev->time);
+        th->in_overhead++;
+        break;
+    case CT_EV_OVERHEAD_END:
+        charge(t, th, ev->time);
+        if (th->in_overhead)
+            th->in_overhead--;
+        break;
+    case CT_EV_STACK:
+        charge(t, th, ev->time);
+        on_stack(t, th, ev);
+        break;
+    case CT_EV_THREAD_END:
+        charge(t, th, ev->time);
+        th->depth = 0;
+        break;
+    case CT_EV_LOST:
+        t->lost += ev->count;
+        charge(t, th, ev->time);
+        break;
+    default:
+        charge(t, th, ev->time);
+        break;
+    }
+    return 0;
+}
+
+void ct_stacktree_init(struct ct_stacktree *t, const struct ct_trace_info *info,
+                       bool by_thread, bool subtract_bias)
+{
+    *t = (struct ct_stacktree){
+        .sink = {st_event},
+        .info = info,
+        .by_thread = by_thread,
+        .subtract_bias = subtract_bias,
+    };
+    new_node(t, CT_ST_ROOT, CT_FUNC_NONE);
+}
+
+void ct_stacktree_finish(struct ct_stacktree *t)
+{
+    for (size_t i = 0; i < t->nthreads; i++)
+        t->threads[i].depth = 0;
+}
+
+void ct_stacktree_free(struct ct_stacktree *t)
+{
+    for (size_t i = 0; i < t->nthreads; i++)
+        free(t->threads[i].stack);
+    free(t->threads);
+    free(t->nodes);
+    free(t->slots);
+    *t = (struct ct_stacktree){0};
+}
+
+uint64_t *ct_stacktree_totals(const struct ct_stacktree *t, int which)
+{
+    uint64_t *sum = ct_xcalloc(t->nnodes ? t->nnodes : 1, sizeof *sum);
+    /* children have larger ids than their parent: one backward pass */
+    for (uint32_t id = t->nnodes; id-- > 0;) {
+        sum[id] += ct_st_value(&t->nodes[id], which);
+        if (id != CT_ST_ROOT)
+            sum[t->nodes[id].parent] += sum[id];
+    }
+    return sum;
+}
+
+int ct_stacktree_walk(const struct ct_stacktree *t,
+                      int (*fn)(void *ctx, uint32_t node, uint32_t depth),
+                      void *ctx)
+{
+    struct item {
+        uint32_t node, depth;
+    } *todo = NULL;
+    size_t n = 0, cap = 0;
+    int r = 0;
+    ct_grow(&todo, &cap, n, sizeof *todo);
+    todo[n++] = (struct item){CT_ST_ROOT, 0};
+    while (n && !r) {
+        struct item it = todo[--n];
+        r = fn(ctx, it.node, it.depth);
+        /* the sibling list is newest first: pushed as it comes, the
+         * oldest is taken first */
+        for (uint32_t c = t->nodes[it.node].child; c; c = t->nodes[c].next) {
+            ct_grow(&todo, &cap, n, sizeof *todo);
+            todo[n++] = (struct item){c, it.depth + 1};
+        }
+    }
+    free(todo);
+    return r;
+}
+
+const char *ct_stacktree_name(const struct ct_stacktree *t, uint32_t n,
+                              char *buf, size_t len)
+{
+    const struct ct_st_node *node = &t->nodes[n];
+    if (n == CT_ST_ROOT)
+        return "all";
+    if (!t->by_thread || node->parent != CT_ST_ROOT)
+        return ct_functab_name(t->info->funcs, node->func);
+    const struct ct_thread_info *th = node->thread < t->info->nthreads
+                                          ? &t->info->threads[node->thread]
+                                          : NULL;
+    if (th && th->name[0])
+        snprintf(buf, len, "thread %llu (%s)", (unsigned long long)th->tid,
+                 th->name);
+    else
+        snprintf(buf, len, "thread %llu",
+                 (unsigned long long)(th ? th->tid : node->thread));
+    return buf;
+}
+
+int ct_stacktree_measure(const struct ct_stacktree *t, bool want_calls,
+                         const char *format)
+{
+    bool traced = false, sampled = false;
+    for (uint32_t i = 1; i < t->nnodes; i++) {
+        traced |= t->nodes[i].self || t->nodes[i].calls;
+        sampled |= t->nodes[i].samples != 0;
+    }
+    if (!traced && !sampled && t->info->nsample_counts) {
+        ct_error("%s: %s input has per-function sample counts but no "
+                 "stacks: no %s export can be drawn from it",
+                 t->info->path, t->info->format, format);
+        return -1;
+    }
+    if (!traced && sampled)
+        return CT_ST_SAMPLES;
+    return want_calls ? CT_ST_CALLS : CT_ST_SELF;
+}
+
+uint64_t ct_ns_round(struct ct_ns_rounder *r, uint64_t ticks)
+{
+    r->ticks += ticks;
+    double npt = r->ns_per_tick > 0 ? r->ns_per_tick : 1;
+    uint64_t ns = (uint64_t)llround((double)r->ticks * npt);
+    uint64_t d = ns - r->ns;
+    r->ns = ns;
+    return d;
+}

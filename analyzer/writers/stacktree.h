@@ -1,0 +1,95 @@
+/*
+ * The calling contexts of a trace, for the writers that draw stacks
+ * (folded, flamegraph): a tree whose nodes are call paths, each with the
+ * self time spent with that exact path on the stack, its calls and its
+ * samples.  It is a sink; time is charged with the profile's rules
+ * (docs/analysis.md): only cpu intervals (a traced function on top, no
+ * S..E open) count, intervals the profile calls unknown count nowhere,
+ * frames still open at the end close at their thread's last event, and
+ * with subtract_bias each called frame's self time loses the per-call
+ * bias.  So the self times of all nodes add up to the report's cpu total.
+ * Memory grows with the distinct call paths, not with the trace.
+ */
+#ifndef CT_STACKTREE_H
+#define CT_STACKTREE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+#define CT_ST_ROOT 0u
+
+struct ct_st_node {
+    uint32_t func;          /* CT_FUNC_NONE for the root and thread roots */
+    uint32_t parent;
+    uint32_t child, next;   /* first child, next sibling (0 = none)       */
+    uint32_t thread;        /* thread roots: the thread index             */
+    uint64_t self;          /* ticks with this path on top                */
+    uint64_t calls;         /* calls that opened this path                */
+    uint64_t samples;       /* samples whose stack is this path           */
+};
+
+struct ct_stacktree {
+    struct ct_sink sink;
+    const struct ct_trace_info *info;
+    bool by_thread;         /* a root per thread under the tree's root    */
+    bool subtract_bias;
+    struct ct_st_node *nodes;
+    uint32_t nnodes, nodes_cap;
+    uint32_t *slots;        /* open addressing (parent, func) -> node     */
+    uint32_t nslots;
+    struct ct_st_thread *threads;
+    size_t nthreads;
+    uint64_t bias_ticks;
+    bool bias_known;
+    uint64_t lost;          /* lost-event records' counts                 */
+};
+
+void ct_stacktree_init(struct ct_stacktree *t, const struct ct_trace_info *info,
+                       bool by_thread, bool subtract_bias);
+/* Closes the frames still open (at each thread's last event). */
+void ct_stacktree_finish(struct ct_stacktree *t);
+void ct_stacktree_free(struct ct_stacktree *t);
+
+enum { CT_ST_SELF, CT_ST_CALLS, CT_ST_SAMPLES };
+
+/* Per node, the sum of `which` over its subtree (malloc'ed, nnodes). */
+uint64_t *ct_stacktree_totals(const struct ct_stacktree *t, int which);
+
+/* Visits the nodes depth first, parents before children, siblings in the
+ * order they were first seen; stops when fn returns non-zero.  No
+ * recursion: deep stacks are fine. */
+int ct_stacktree_walk(const struct ct_stacktree *t,
+                      int (*fn)(void *ctx, uint32_t node, uint32_t depth),
+                      void *ctx);
+
+/* The name to show for node n: the function's, or "thread TID (NAME)". */
+const char *ct_stacktree_name(const struct ct_stacktree *t, uint32_t n,
+                              char *buf, size_t len);
+
+static inline uint64_t ct_st_value(const struct ct_st_node *n, int which)
+{
+    return which == CT_ST_SELF ? n->self
+           : which == CT_ST_CALLS ? n->calls : n->samples;
+}
+
+/*
+ * What a stack view shows: self time (CT_ST_SELF) for traced data, sample
+ * counts for sampled data, calls (or samples) when want_calls.  Returns -1
+ * after one error line naming format when the input has no stacks at all
+ * but per-function counts (SamplingProf's aggregated samples).
+ */
+int ct_stacktree_measure(const struct ct_stacktree *t, bool want_calls,
+                         const char *format);
+
+/* Ticks as whole nanoseconds such that the values written add up to the
+ * rounded total: each is the rounded running sum minus the previous one. */
+struct ct_ns_rounder {
+    double ns_per_tick;
+    uint64_t ticks;
+    uint64_t ns;
+};
+uint64_t ct_ns_round(struct ct_ns_rounder *r, uint64_t ticks);
+
+#endif /* CT_STACKTREE_H */

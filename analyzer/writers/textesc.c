@@ -1,0 +1,102 @@
+/* Escaping for JSON and XML output (textesc.h). */
+#include <stdint.h>
+
+#include "textesc.h"
+
+#define REPLACEMENT "\xef\xbf\xbd"  /* U+FFFD in UTF-8 */
+
+size_t ct_utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    size_t len;
+    uint32_t min, cp;
+    if (c >= 0xc2 && c <= 0xdf) {
+        len = 2, min = 0x80, cp = c & 0x1f;
+    } else if (c >= 0xe0 && c <= 0xef) {
+        len = 3, min = 0x800, cp = c & 0x0f;
+    } else if (c >= 0xf0 && c <= 0xf4) {
+        len = 4, min = 0x10000, cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xc0) != 0x80)
+            return 0;
+        cp = cp << 6 | (s[i] & 0x3f);
+    }
+    /* overlong forms, UTF-16 surrogates and beyond U+10FFFF */
+    if (cp < min || (cp >= 0xd800 && cp <= 0xdfff) || cp > 0x10ffff)
+        return 0;
+    return len;
+}
+
+void ct_json_string(FILE *out, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    putc('"', out);
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        if (c >= 0x80) {
+            size_t len = ct_utf8_len(s + i, n - i);
+            if (len)
+                fwrite(s + i, 1, len, out);
+            else
+                fputs(REPLACEMENT, out);
+            i += len ? len : 1;
+            continue;
+        }
+        i++;
+        switch (c) {
+        case '"': fputs("\\\"", out); break;
+        case '\\': fputs("\\\\", out); break;
+        case '\n': fputs("\\n", out); break;
+        case '\r': fputs("\\r", out); break;
+        case '\t': fputs("\\t", out); break;
+        case '\b': fputs("\\b", out); break;
+        case '\f': fputs("\\f", out); break;
+        default:
+            if (c < 0x20)
+                fprintf(out, "\\u%04x", c);
+            else
+                putc((int)c, out);
+        }
+    }
+    putc('"', out);
+}
+
+void ct_xml_text(FILE *out, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    for (size_t i = 0; i < n;) {
+        unsigned c = s[i];
+        if (c >= 0x80) {
+            size_t len = ct_utf8_len(s + i, n - i);
+            /* U+FFFE and U+FFFF are not XML characters either */
+            if (len == 3 && c == 0xef && s[i + 1] == 0xbf && s[i + 2] >= 0xbe)
+                len = 0, i += 2;
+            if (len)
+                fwrite(s + i, 1, len, out);
+            else
+                fputs(REPLACEMENT, out);
+            i += len ? len : 1;
+            continue;
+        }
+        i++;
+        switch (c) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        case '\'': fputs("&#39;", out); break;
+        default:
+            if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
+                fputs(REPLACEMENT, out);
+            else
+                putc((int)c, out);
+        }
+    }
+}
