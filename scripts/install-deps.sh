@@ -13,6 +13,10 @@ set -eu
 need="gcc g++ make binutils binutils-dev libunwind-dev libcmocka-dev clang \
 libclang-rt-14-dev python3 libgoogle-perftools-dev valgrind graphviz man-db \
 groff-base pkgconf"
+# The viewers that make check opens the exports in (chrome, folded,
+# flamegraph, perfetto); speedscope itself comes from npm into build/.
+need="$need chromium nodejs protobuf-compiler librsvg2-bin libxml2-utils"
+command -v npm >/dev/null 2>&1 || need="$need npm"   # nodesource's nodejs has it
 [ "${1:-}" = "--bench" ] && need="$need uftrace hyperfine"
 
 missing=""

@@ -5,7 +5,7 @@
 # files agree with the report (calls, frames open at the end, user events,
 # total time), and every reader's input is exported or refused clearly.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/lib_viewers.sh"
+. "$(dirname "$0")/tools/viewers.sh"
 need_speedscope
 SHOTS=$CT_BUILD/exports
 mkdir -p "$SHOTS"
