@@ -43,9 +43,8 @@ static inline void ex_init(struct ex *e, const char *format)
     ct_trace_thread(&e->info, 200);
     e->opts.range_to_ns = INT64_MAX;
     e->out = open_memstream(&e->buf, &e->len);
-    e->x = ct_exporter_new(format, e->out, &e->info);
+    e->x = ct_exporter_new(format, e->out, &e->info, &e->opts);
     assert_non_null(e->x);
-    e->x->opts = &e->opts;
 }
 
 static inline uint32_t ex_fn(struct ex *e, const char *name)
