@@ -1,0 +1,62 @@
+/*
+ * The event stream as slices on per-thread tracks, for the timeline
+ * writers (chrome, perfetto).  It keeps each thread's open frames and
+ * calls back when a slice begins or ends, with the profile's rules
+ * (docs/analysis.md):
+ *
+ *  - a return closes its frame; frames above it (calls with no return,
+ *    or all open frames for a return with no call) end at the thread's
+ *    previous event, marked "never_returned";
+ *  - STACK records open frames that began before the data (kind
+ *    CT_SLICE_BEFORE_DATA, not calls), closing those that differ;
+ *  - thread ends and the end of the data close what is open, marked;
+ *  - S..E (nested pairs as one) is an overhead slice inside the frame,
+ *    ended before any frame ends or begins;
+ *  - samples, on threads that record no calls, become slices from one
+ *    sample to the next of the same stack (kind CT_SLICE_SAMPLE); on
+ *    threads with calls they are counted in samples_left_out.
+ *
+ * Times given to the callbacks never go back within a thread.
+ */
+#ifndef CT_TIMELINE_H
+#define CT_TIMELINE_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "trace.h"
+
+enum ct_slice_kind {
+    CT_SLICE_CALL,
+    CT_SLICE_BEFORE_DATA,   /* open when this thread's data began        */
+    CT_SLICE_SAMPLE,
+    CT_SLICE_OVERHEAD,      /* func is CT_FUNC_NONE                      */
+};
+
+struct ct_timeline_ops {
+    void (*begin)(void *ctx, uint32_t thread, uint64_t t, uint32_t func,
+                  enum ct_slice_kind kind);
+    /* mark: NULL, "never_returned" or "open_at_window_end" */
+    void (*end)(void *ctx, uint32_t thread, uint64_t t, uint32_t func,
+                enum ct_slice_kind kind, const char *mark);
+    /* CT_EV_USER and CT_EV_LOST, at time t */
+    void (*instant)(void *ctx, uint64_t t, const struct ct_event *ev);
+};
+
+struct ct_timeline {
+    const struct ct_timeline_ops *ops;
+    void *ctx;
+    struct ct_tl_thread *threads;
+    size_t nthreads;
+    uint64_t samples_left_out;
+};
+
+void ct_timeline_init(struct ct_timeline *tl, const struct ct_timeline_ops *ops,
+                      void *ctx);
+void ct_timeline_event(struct ct_timeline *tl, const struct ct_event *ev);
+/* Closes every open frame at its thread's last event; end_mark names why
+ * ("never_returned", or "open_at_window_end" under --time-range). */
+void ct_timeline_finish(struct ct_timeline *tl, const char *end_mark);
+void ct_timeline_free(struct ct_timeline *tl);
+
+#endif /* CT_TIMELINE_H */
