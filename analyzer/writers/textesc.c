@@ -1,5 +1,8 @@
 /* Escaping for JSON and XML output (textesc.h). */
 #include <stdint.h>
+#include <string.h>
+
+#include "util.h"
 
 #include "textesc.h"
 
@@ -99,4 +102,26 @@ void ct_xml_text(FILE *out, const char *str, size_t n)
                 putc((int)c, out);
         }
     }
+}
+
+char *ct_utf8_clean(const char *str, size_t n, size_t *len)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    char *out = ct_xmalloc(3 * n + 1);   /* each byte at most U+FFFD */
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        size_t l = s[i] < 0x80 ? 1 : ct_utf8_len(s + i, n - i);
+        if (l) {
+            memcpy(out + o, s + i, l);
+            o += l;
+            i += l;
+        } else {
+            memcpy(out + o, REPLACEMENT, 3);
+            o += 3;
+            i++;
+        }
+    }
+    out[o] = 0;
+    *len = o;
+    return out;
 }

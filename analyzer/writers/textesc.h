@@ -21,4 +21,8 @@ void ct_json_string(FILE *out, const char *s, size_t n);
  * control characters XML 1.0 forbids become U+FFFD. */
 void ct_xml_text(FILE *out, const char *s, size_t n);
 
+/* s[0..n) as well-formed UTF-8 (malloc'ed, NUL-terminated; *len set):
+ * the bytes that JSON and XML would replace become U+FFFD here too. */
+char *ct_utf8_clean(const char *s, size_t n, size_t *len);
+
 #endif /* CT_TEXTESC_H */
