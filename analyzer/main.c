@@ -100,7 +100,7 @@ int main(int argc, char **argv)
         /* The profile honours the window itself; the exporter is fed
          * only what lies inside it. */
         struct ct_sink *written = &exporter->sink;
-        if (opts.have_range) {
+        if (opts.have_range && !exporter->clips_range) {
             ct_range_filter_init(&range, written, &info, opts.range_from_ns,
                                  opts.range_to_ns);
             exporter->range = &range;

@@ -25,6 +25,10 @@ struct ct_exporter {
     /* The command line's options as given to ct_exporter_new; NULL means
      * the defaults. */
     const struct ct_options *opts;
+    /* Takes the whole stream and applies --time-range itself (as the
+     * profile does, clipping intervals at the window's edges); otherwise
+     * the caller passes only the events inside the window. */
+    bool clips_range;
 };
 
 /* NULL (after printing the known names) when the format is unknown.

@@ -40,6 +40,11 @@ static int folded_event(struct ct_sink *self, const struct ct_event *ev)
         x->started = true;
         x->tree.by_thread = x->ex.opts && x->ex.opts->per_thread;
         x->tree.subtract_bias = x->ex.opts && x->ex.opts->subtract_bias;
+        if (x->ex.opts && x->ex.opts->have_range) {
+            x->tree.have_range = true;
+            x->tree.range_from_ns = x->ex.opts->range_from_ns;
+            x->tree.range_to_ns = x->ex.opts->range_to_ns;
+        }
     }
     return x->tree.sink.event(&x->tree.sink, ev);
 }
@@ -113,6 +118,7 @@ struct ct_exporter *ct_export_folded_new(FILE *out, struct ct_trace_info *info,
     x->out = out;
     x->info = info;
     x->ex.opts = opts;
+    x->ex.clips_range = true;
     ct_stacktree_init(&x->tree, info, false, false);
     return &x->ex;
 }

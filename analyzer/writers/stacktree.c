@@ -94,8 +94,36 @@ static uint32_t top(const struct ct_st_thread *th)
     return th->depth ? th->stack[th->depth - 1].node : th->root;
 }
 
-/* Ticks since the thread's previous event (0 the first time). */
-static uint64_t advance(struct ct_st_thread *th, uint64_t time)
+/* The window's edges in ticks, from the trace's first event, rounded
+ * as the profile rounds them. */
+static void set_origin(struct ct_stacktree *t, uint64_t time)
+{
+    t->origin_set = true;
+    if (t->info->have_first_time)
+        time = t->info->first_time;
+    double tick = t->info->ns_per_tick > 0 ? t->info->ns_per_tick : 1.0;
+    double from = (double)t->range_from_ns / tick;
+    double to = (double)t->range_to_ns / tick;
+    t->rfrom = time + (uint64_t)(from + 0.5);
+    t->rto = t->range_to_ns == INT64_MAX || to >= 1.8e19 - (double)time
+                 ? UINT64_MAX
+                 : time + (uint64_t)(to + 0.5);
+}
+
+static uint64_t clip(const struct ct_stacktree *t, uint64_t time)
+{
+    return time < t->rfrom ? t->rfrom : time > t->rto ? t->rto : time;
+}
+
+static bool in_range(const struct ct_stacktree *t, uint64_t time)
+{
+    return !t->have_range || (time >= t->rfrom && time <= t->rto);
+}
+
+/* Ticks since the thread's previous event (0 the first time), inside the
+ * window if there is one. */
+static uint64_t advance(const struct ct_stacktree *t, struct ct_st_thread *th,
+                        uint64_t time)
 {
     if (!th->seen) {
         th->seen = true;
@@ -104,15 +132,15 @@ static uint64_t advance(struct ct_st_thread *th, uint64_t time)
     }
     if (time <= th->cur)
         return 0;
-    uint64_t d = time - th->cur;
+    uint64_t a = th->cur;
     th->cur = time;
-    return d;
+    return t->have_range ? clip(t, time) - clip(t, a) : time - a;
 }
 
 static void charge(struct ct_stacktree *t, struct ct_st_thread *th,
                    uint64_t time)
 {
-    uint64_t d = advance(th, time);
+    uint64_t d = advance(t, th, time);
     if (!d || th->in_overhead || !th->depth)
         return;
     struct st_frame *f = &th->stack[th->depth - 1];
@@ -122,7 +150,7 @@ static void charge(struct ct_stacktree *t, struct ct_st_thread *th,
 }
 
 static void push(struct ct_stacktree *t, struct ct_st_thread *th,
-                 uint32_t func, bool called)
+                 uint32_t func, bool called, uint64_t time)
 {
     if (!t->bias_known) {
         /* the reader sets the bias before its first event */
@@ -135,7 +163,7 @@ static void push(struct ct_stacktree *t, struct ct_st_thread *th,
     ct_grow(&th->stack, &th->cap, th->depth, sizeof *th->stack);
     th->stack[th->depth++] = (struct st_frame){
         .node = node, .debt = called ? t->bias_ticks : 0};
-    if (called)
+    if (called && in_range(t, time))
         t->nodes[node].calls++;
 }
 
@@ -162,7 +190,7 @@ static void on_return(struct ct_stacktree *t, struct ct_st_thread *th,
     if (k < 0 && !th->depth)
         charge(t, th, time);
     else
-        advance(th, time);
+        advance(t, th, time);
     th->depth = k >= 0 ? (size_t)k : 0;
 }
 
@@ -176,7 +204,7 @@ static void on_stack(struct ct_stacktree *t, struct ct_st_thread *th,
     th->depth = same;
     for (size_t i = same; i < ev->depth; i++)
         if (ev->stack[i] != CT_FUNC_NONE)
-            push(t, th, ev->stack[i], false);
+            push(t, th, ev->stack[i], false, ev->time);
 }
 
 static void on_sample(struct ct_stacktree *t, const struct ct_event *ev)
@@ -196,12 +224,14 @@ static int st_event(struct ct_sink *self, const struct ct_event *ev)
         on_sample(t, ev);
         return 0;
     }
+    if (!t->origin_set && t->have_range)
+        set_origin(t, ev->time);
     struct ct_st_thread *th = thread(t, ev->thread);
     switch (ev->kind) {
     case CT_EV_CALL:
         charge(t, th, ev->time);
         if (ev->func != CT_FUNC_NONE)
-            push(t, th, ev->func, true);
+            push(t, th, ev->func, true, ev->time);
         break;
     case CT_EV_RETURN:
         on_return(t, th, ev->func, ev->time);

@@ -44,6 +44,11 @@ struct ct_stacktree {
     uint64_t bias_ticks;
     bool bias_known;
     uint64_t lost;          /* lost-event records' counts                 */
+    /* --time-range, as the profile applies it: intervals are clipped to
+     * the window, calls count when they lie inside it */
+    bool have_range, origin_set;
+    int64_t range_from_ns, range_to_ns;
+    uint64_t rfrom, rto;    /* ticks, absolute, once origin_set          */
 };
 
 void ct_stacktree_init(struct ct_stacktree *t, const struct ct_trace_info *info,

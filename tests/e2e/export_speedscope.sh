@@ -30,9 +30,11 @@ grep -q 'ns::Grid<int>::operator<(ns::Grid<int> const&) const' "$T/mix.json" ||
 open_in_speedscope "$T/mix.json" "$SHOTS/chrome-speedscope.png"
 
 # folded: the lines add up to the report's cpu time (ticks times the tick
-# length, as printed), the call counts to its calls
-"$REPORT_SAN" --export folded -o "$T/mix.folded" "$T/mix.raw"
-python3 - "$T/mix.folded" "$T/report" <<'PY' || fail "folded total"
+# length, as printed), also inside a --time-range window
+folded_total() {
+    "$REPORT_SAN" --export folded -o "$T/t.folded" "$@" "$T/mix.raw"
+    "$REPORT_SAN" -b -p "$@" "$T/mix.raw" >"$T/t.report"
+    python3 - "$T/t.folded" "$T/t.report" <<'PY'
 import re, sys
 total = sum(int(l.rsplit(" ", 1)[1]) for l in open(sys.argv[1]))
 rep = open(sys.argv[2]).read()
@@ -41,6 +43,10 @@ npt = float(re.search(r"1 tick = ([0-9.]+) ns", rep).group(1))
 if abs(total - ticks * npt) > ticks * 1e-6 + 2:
     sys.exit(f"folded total {total} ns, report {ticks} ticks x {npt} ns")
 PY
+}
+folded_total || fail "folded total"
+folded_total --time-range=1ms..3ms || fail "folded total in a window"
+"$REPORT_SAN" --export folded -o "$T/mix.folded" "$T/mix.raw"
 "$REPORT_SAN" --export folded --folded-value=calls -o "$T/calls.folded" \
     "$T/mix.raw"
 expect_eq "folded calls" 85 "$(awk '{s += $NF} END {print s}' "$T/calls.folded")"
