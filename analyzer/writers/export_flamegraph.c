@@ -10,9 +10,9 @@
  * Children sit on their parent (flame) or hang below it (--icicle), in the
  * order they were first seen.  The tooltip gives the time, share of the
  * total, self part and calls (with calls as the measure: the calls of the
- * frame and its callees, and the frame's own).  Frames narrower than MIN_PX pixels are left
- * out, as flamegraph.pl does; their value stays inside their parent's
- * width.  --threads adds a frame per thread under the root.
+ * frame and its callees, and the frame's own).  Frames narrower than
+ * MIN_PX pixels are left out, as flamegraph.pl does; their value stays
+ * inside their parent's width.  --threads adds a frame per thread under the root.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -176,7 +176,8 @@ static void header(struct fg_export *x, uint32_t height)
     FILE *out = x->out;
     const char *what = x->which == CT_ST_SAMPLES ? "samples"
                        : x->which == CT_ST_CALLS ? "calls" : "time";
-    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n"
+    fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
+            "standalone=\"no\"?>\n"
             "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" "
             "width=\"%d\" height=\"%" PRIu32 "\" viewBox=\"0 0 %d %" PRIu32
             "\" data-pad=\"%d\" data-w=\"%d\" data-total=\"%" PRIu64

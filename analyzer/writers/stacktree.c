@@ -264,8 +264,9 @@ static int st_event(struct ct_sink *self, const struct ct_event *ev)
     return 0;
 }
 
-void ct_stacktree_init(struct ct_stacktree *t, const struct ct_trace_info *info,
-                       bool by_thread, bool subtract_bias)
+void ct_stacktree_init(struct ct_stacktree *t,
+                       const struct ct_trace_info *info, bool by_thread,
+                       bool subtract_bias)
 {
     *t = (struct ct_stacktree){
         .sink = {st_event},

@@ -51,8 +51,9 @@ struct ct_stacktree {
     uint64_t rfrom, rto;    /* ticks, absolute, once origin_set          */
 };
 
-void ct_stacktree_init(struct ct_stacktree *t, const struct ct_trace_info *info,
-                       bool by_thread, bool subtract_bias);
+void ct_stacktree_init(struct ct_stacktree *t,
+                       const struct ct_trace_info *info, bool by_thread,
+                       bool subtract_bias);
 /* Closes the frames still open (at each thread's last event). */
 void ct_stacktree_finish(struct ct_stacktree *t);
 void ct_stacktree_free(struct ct_stacktree *t);

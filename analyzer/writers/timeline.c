@@ -18,8 +18,8 @@ struct ct_tl_thread {
     bool overhead_open;     /* the overhead slice has begun              */
 };
 
-void ct_timeline_init(struct ct_timeline *tl, const struct ct_timeline_ops *ops,
-                      void *ctx)
+void ct_timeline_init(struct ct_timeline *tl,
+                      const struct ct_timeline_ops *ops, void *ctx)
 {
     *tl = (struct ct_timeline){.ops = ops, .ctx = ctx};
 }

@@ -51,8 +51,8 @@ struct ct_timeline {
     uint64_t samples_left_out;
 };
 
-void ct_timeline_init(struct ct_timeline *tl, const struct ct_timeline_ops *ops,
-                      void *ctx);
+void ct_timeline_init(struct ct_timeline *tl,
+                      const struct ct_timeline_ops *ops, void *ctx);
 void ct_timeline_event(struct ct_timeline *tl, const struct ct_event *ev);
 /* Closes every open frame at its thread's last event; end_mark names why
  * ("never_returned", or "open_at_window_end" under --time-range). */
