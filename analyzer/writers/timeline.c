@@ -132,6 +132,10 @@ void ct_timeline_event(struct ct_timeline *tl, const struct ct_event *ev)
     case CT_EV_THREAD_END:
         pop_to(tl, th, thread, 0, t, "never_returned");
         break;
+    case CT_EV_OFFCPU_START:
+    case CT_EV_OFFCPU_END:
+    case CT_EV_CPUTIME:
+        break;  /* the scheduler's records: the slices are the program's */
     case CT_EV_SAMPLE:
         if (th->calls)
             tl->samples_left_out++;
