@@ -39,6 +39,10 @@ run_traced "$T/mix.raw" "$T/mix" >/dev/null
 "$REPORT_SAN" --export flamegraph --threads -o "$T/mix.svg" "$T/mix.raw"
 xmllint --noout "$T/mix.svg" || fail "mix: not well-formed"
 check "$T/mix.svg" >/dev/null || fail "mix widths"
+# by calls, so the frame is wide enough to be drawn whatever the timing
+"$REPORT_SAN" --export flamegraph --threads --folded-value=calls \
+    -o "$T/mix.svg" "$T/mix.raw"
+check "$T/mix.svg" 85 >/dev/null || fail "mix calls"
 grep -q 'data-n="ns::Grid&lt;int&gt;::step(int)"' \
     "$T/mix.svg" || fail "escaped C++ name"
 
