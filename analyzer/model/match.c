@@ -27,17 +27,60 @@ static size_t base_len(const char *name)
     return len;
 }
 
-/* pattern equals name's base, or its last qualified part(s): "f", "b::f"
- * and "a::b::f" all name "a::b::f(int)". */
-static bool names_base(const char *pattern, const char *name, size_t blen)
+/* Where the name proper starts: after a template function's return type
+ * ("int ns::f<int>(int)" -> "ns::f<int>..."), at depth 0 of <> and (). */
+static size_t name_start(const char *name, size_t blen)
+{
+    size_t start = 0;
+    int depth = 0;
+    for (size_t i = 0; i < blen; i++) {
+        if (name[i] == '<' || name[i] == '(')
+            depth++;
+        else if ((name[i] == '>' || name[i] == ')') && depth > 0)
+            depth--;
+        else if (name[i] == ' ' && depth == 0 && i + 1 < blen)
+            start = i + 1;
+    }
+    return start;
+}
+
+/* blen without trailing template arguments: "ns::f<int>" -> "ns::f". */
+static size_t untemplated_len(const char *name, size_t blen)
+{
+    if (blen == 0 || name[blen - 1] != '>')
+        return blen;
+    int depth = 0;
+    for (size_t i = blen; i-- > 0;) {
+        if (name[i] == '>')
+            depth++;
+        else if (name[i] == '<' && --depth == 0)
+            return i > 0 ? i : blen;
+    }
+    return blen;
+}
+
+/* pattern equals name[0..len) or its last qualified part(s): "f", "b::f"
+ * and "a::b::f" all name "a::b::f". */
+static bool names_tail(const char *pattern, const char *name, size_t len)
 {
     size_t plen = strlen(pattern);
-    if (plen > blen || strncmp(name + blen - plen, pattern, plen) != 0)
+    if (plen > len || strncmp(name + len - plen, pattern, plen) != 0)
         return false;
-    if (plen == blen)
+    if (plen == len)
         return true;
-    return blen - plen >= 2 && name[blen - plen - 1] == ':' &&
-           name[blen - plen - 2] == ':';
+    char before = name[len - plen - 1];
+    return before == ' ' ||
+           (before == ':' && len - plen >= 2 && name[len - plen - 2] == ':');
+}
+
+/* The part of a name that tells functions apart when overloads and
+ * template instances count as one: "int ns::f<int>(int)" -> "ns::f". */
+static void core(const char *name, size_t *start, size_t *len)
+{
+    size_t blen = base_len(name);
+    size_t ulen = untemplated_len(name, blen);
+    *start = name_start(name, ulen);
+    *len = ulen - *start;
 }
 
 enum ct_match ct_name_match(const char *pattern, const char *name)
@@ -54,18 +97,23 @@ enum ct_match ct_name_match(const char *pattern, const char *name)
         base[blen] = 0;
         return fnmatch(pattern, base, 0) == 0 ? CT_MATCH_EXACT : CT_MATCH_NO;
     }
-    if (strcmp(pattern, name) == 0 ||
-        names_base(pattern, name, base_len(name)))
+    size_t blen = base_len(name);
+    if (strcmp(pattern, name) == 0 || names_tail(pattern, name, blen) ||
+        names_tail(pattern, name, untemplated_len(name, blen)))
         return CT_MATCH_EXACT;
-    if (strncmp(pattern, name, strlen(pattern)) == 0)
+    size_t plen = strlen(pattern), start = name_start(name, blen);
+    if (strncmp(pattern, name, plen) == 0 ||
+        strncmp(pattern, name + start, plen) == 0)
         return CT_MATCH_PREFIX;
     return CT_MATCH_NO;
 }
 
-static bool same_base(const char *a, const char *b)
+static bool same_function(const char *a, const char *b)
 {
-    size_t la = base_len(a), lb = base_len(b);
-    return la == lb && memcmp(a, b, la) == 0;
+    size_t sa, la, sb, lb;
+    core(a, &sa, &la);
+    core(b, &sb, &lb);
+    return la == lb && memcmp(a + sa, b + sb, la) == 0;
 }
 
 enum ct_select ct_name_select(const char *pattern, const char *const *names,
@@ -85,7 +133,7 @@ enum ct_select ct_name_select(const char *pattern, const char *const *names,
             prefix = true;
             if (!first_prefix)
                 first_prefix = names[i];
-            else if (!same_base(first_prefix, names[i]))
+            else if (!same_function(first_prefix, names[i]))
                 several = true;
         }
     }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "match.h"
 #include "report.h"
 #include "report_private.h"
 #include "util.h"
@@ -252,10 +253,13 @@ void ct_rep_free(struct ct_rep *r)
 }
 
 static void print_one(FILE *out, struct ct_profile *p,
-                      const struct ct_options *o)
+                      const struct ct_options *o, const bool *focus,
+                      uint32_t nfocus)
 {
     struct ct_rep r;
     ct_rep_init(&r, out, p, o);
+    r.focus = focus;
+    r.nfocus = nfocus;
     ct_report_summary(&r);
     if (!o->graph_only)
         ct_report_flat(&r);
@@ -268,11 +272,78 @@ static void print_one(FILE *out, struct ct_profile *p,
     ct_rep_free(&r);
 }
 
+static int print_all(FILE *out, struct ct_profile *p,
+                     const struct ct_options *opts, const bool *focus,
+                     uint32_t nfocus);
+
+/* --focus PATTERN against the whole trace's functions: the roots it
+ * names, or one line on stderr and NULL when it names none or is an
+ * ambiguous prefix (then the candidates are listed). */
+static bool *resolve_focus(FILE *out, struct ct_profile *p,
+                           const struct ct_options *o)
+{
+    struct ct_rep r;
+    ct_rep_init(&r, out, p, o);
+    bool *chosen = ct_xcalloc(p->nfuncs + 1, sizeof *chosen);
+    enum ct_select s = ct_name_select(o->focus, (const char *const *)r.names,
+                                      p->nfuncs, chosen);
+    if (s == CT_SELECT_NONE) {
+        ct_error("--focus '%s': no function of that name in %s (a glob, a "
+                 "name or the start of one)", o->focus, p->info->path);
+    } else if (s == CT_SELECT_AMBIGUOUS) {
+        size_t len = 0, cap = 256;
+        char *list = ct_xmalloc(cap);
+        list[0] = 0;
+        uint32_t shown = 0, more = 0;
+        for (uint32_t i = 0; i < r.norder; i++) {
+            int64_t e = r.order[i];
+            if (e < 0 || !chosen[e])
+                continue;
+            if (shown == 8) {
+                more++;
+                continue;
+            }
+            const char *n = r.names[e];
+            ct_grow(&list, &cap, len + strlen(n) + 3, 1);
+            len += (size_t)sprintf(list + len, "%s%s", shown ? ", " : "", n);
+            shown++;
+        }
+        if (more)
+            ct_error("--focus '%s' is the start of several names: %s and %u "
+                     "more", o->focus, list, more);
+        else
+            ct_error("--focus '%s' is the start of several names: %s",
+                     o->focus, list);
+        free(list);
+    }
+    ct_rep_free(&r);
+    if (s != CT_SELECT_FOUND) {
+        free(chosen);
+        return NULL;
+    }
+    return chosen;
+}
+
 int ct_report_print(FILE *out, struct ct_profile *p,
                     const struct ct_options *opts)
 {
+    bool *focus = NULL;
+    if (opts->focus && !opts->flat_only) {
+        focus = resolve_focus(out, p, opts);
+        if (!focus)
+            return CT_EXIT_USAGE;
+    }
+    int status = print_all(out, p, opts, focus, p->nfuncs);
+    free(focus);
+    return status;
+}
+
+static int print_all(FILE *out, struct ct_profile *p,
+                     const struct ct_options *opts, const bool *focus,
+                     uint32_t nfocus)
+{
     if (!opts->per_thread || !p->threads) {
-        print_one(out, p, opts);
+        print_one(out, p, opts, focus, nfocus);
         return CT_EXIT_OK;
     }
     bool first = true;
@@ -290,9 +361,9 @@ int ct_report_print(FILE *out, struct ct_profile *p,
                     ti && ti->name[0] ? ", " : "", ti ? ti->name : "");
         fputs(") ====\n\n", out);
         first = false;
-        print_one(out, p->threads[t], opts);
+        print_one(out, p->threads[t], opts, focus, nfocus);
     }
     if (first)
-        print_one(out, p, opts);
+        print_one(out, p, opts, focus, nfocus);
     return CT_EXIT_OK;
 }

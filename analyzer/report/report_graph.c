@@ -209,15 +209,15 @@ static void print_cycle(struct graph *g, int32_t c)
     free(members);
 }
 
-/* --focus NAME: NAME and everything it reaches. */
-static bool *focus_set(struct graph *g, const char *name)
+/* --focus: the functions it named and everything they reach. */
+static bool *focus_set(struct graph *g)
 {
     const struct ct_profile *p = g->r->p;
     bool *in = ct_xcalloc(p->nfuncs + 1, sizeof *in);
     uint32_t *work = ct_xmalloc((p->nfuncs + 1) * sizeof *work);
     uint32_t top = 0;
-    for (uint32_t f = 0; f < p->nfuncs; f++)
-        if (ct_rep_name(g->r, f) && strcmp(ct_rep_name(g->r, f), name) == 0) {
+    for (uint32_t f = 0; f < p->nfuncs && f < g->r->nfocus; f++)
+        if (g->r->focus[f]) {
             in[f] = true;
             work[top++] = f;
         }
@@ -277,8 +277,8 @@ void ct_report_graph(struct ct_rep *r)
     struct graph g = {.r = r};
     group(p, true, &g.by_callee, &g.callee_off);
     group(p, false, &g.by_caller, &g.caller_off);
-    if (r->o->focus)
-        g.in_focus = focus_set(&g, r->o->focus);
+    if (r->focus)
+        g.in_focus = focus_set(&g);
     FILE *out = r->out;
     fputs(r->o->brief ? "\t\t     Call graph\n\n"
                       : "\t\t     Call graph (explanation follows)\n\n", out);

@@ -43,6 +43,8 @@ struct ct_rep {
     /* call-graph order: entries >= 0 are functions, < 0 are ~cycle */
     int64_t *order;
     uint32_t norder;
+    const bool *focus;       /* --focus: func -> a root, NULL = no focus */
+    uint32_t nfocus;         /* entries in focus                         */
 };
 
 /* "every call timed" or "each sample counts as 10.00ms". */

@@ -39,6 +39,14 @@ static void cxx_names(void **state)
     assert_int_equal(ct_name_match("ns::Sh", n), CT_MATCH_PREFIX);
     assert_int_equal(ct_name_match("ns::*", n), CT_MATCH_EXACT);
     assert_int_equal(ct_name_match("*::area", n), CT_MATCH_EXACT);
+    /* template instances, with their return type in front */
+    const char *t = "int shapes::area<int>(int, int)";
+    assert_int_equal(ct_name_match("shapes::area<int>", t), CT_MATCH_EXACT);
+    assert_int_equal(ct_name_match("shapes::area", t), CT_MATCH_EXACT);
+    assert_int_equal(ct_name_match("area", t), CT_MATCH_EXACT);
+    assert_int_equal(ct_name_match("shapes::ar", t), CT_MATCH_PREFIX);
+    assert_int_equal(ct_name_match("int", t), CT_MATCH_PREFIX);
+    assert_int_equal(ct_name_match("*area*", t), CT_MATCH_EXACT);
     assert_int_equal(ct_name_match("f", "(anonymous namespace)::f()"),
                      CT_MATCH_EXACT);
     assert_int_equal(ct_name_match("(anonymous namespace)::f",
@@ -49,6 +57,9 @@ static void cxx_names(void **state)
 static const char *const names[] = {
     "main", "fib", "fibonacci", "ns::g(int)", "ns::g(double)", NULL,
     "helper_one", "helper_two", "ns::gx()",
+    "int shapes::area<int>(int, int)",
+    "double shapes::area<double>(double, double)",
+    "operator<", "x<", ">", "(", "", "a b c", ":::", "<<>>(",
 };
 #define N (sizeof names / sizeof names[0])
 
@@ -84,6 +95,14 @@ static void select_sets(void **state)
     assert_int_equal(ct_name_select("helper_*", names, N, c),
                      CT_SELECT_FOUND);
     assert_true(c[6] && c[7]);
+    /* template instances count as one function for a prefix */
+    assert_int_equal(ct_name_select("shapes::a", names, N, c),
+                     CT_SELECT_FOUND);
+    assert_true(c[9] && c[10]);
+    /* odd names do not upset it */
+    assert_int_equal(ct_name_select("operator<", names, N, c),
+                     CT_SELECT_FOUND);
+    assert_true(c[11]);
     assert_int_equal(ct_name_select("nothing", names, N, c),
                      CT_SELECT_NONE);
     assert_int_equal(ct_name_select("zz*", names, N, c), CT_SELECT_NONE);
