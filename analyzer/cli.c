@@ -73,9 +73,17 @@ static void usage(FILE *f)
         fprintf(f, "  %-14s %s\n", (*r)->name, (*r)->description);
     fputs(
 "\n"
-"Exit status: 0 success, 1 bad usage or a --time-range holding no event,\n"
-"2 unreadable or damaged input (a damaged trace is still reported up to\n"
-"the damage).\n", f);
+"Options that would do nothing in the output chosen are refused (exit 1):\n"
+"--tree, --dump and --export exclude each other; --depth and\n"
+"--min-duration need --tree; -p, -q, -b, --min-percent, --no-events and\n"
+"--by-line shape the report only; --subtract-bias not --dump or --tree;\n"
+"--focus and --threads do not go with --dump or --export; --by-line\n"
+"needs samples, --lenient a text log.\n"
+"\n"
+"Exit status: 0 success, 1 bad usage (also: --focus names nothing, -o or\n"
+"standard output is the input file, a --time-range holding no event), 2\n"
+"unreadable or damaged input (a damaged trace is still reported up to the\n"
+"damage).\n", f);
 }
 
 static void bad_usage(const char *fmt, const char *arg)
@@ -135,6 +143,65 @@ static void parse_range(struct ct_options *o, const char *arg)
     o->range_text = arg;
 }
 
+/* Options given, by what they act on; an option that would do nothing in
+ * the chosen output is refused rather than ignored. */
+struct seen {
+    bool depth, min_duration;
+};
+
+/* The output chosen: the report, --tree, --dump or --export. */
+static const char *mode_name(const struct ct_options *o)
+{
+    if (o->dump)
+        return "--dump";
+    if (o->export_format)
+        return "--export";
+    if (o->tree)
+        return "--tree";
+    return NULL;
+}
+
+static void refuse_conflicts(const struct ct_options *o,
+                             const struct seen *seen)
+{
+    int modes = o->dump + !!o->export_format + o->tree;
+    if (modes > 1)
+        bad_usage("%s", o->dump && o->export_format
+                            ? "--dump and --export exclude each other"
+                            : o->tree && o->dump
+                                  ? "--tree and --dump exclude each other"
+                                  : "--tree and --export exclude each other");
+    if (!o->tree && seen->depth)
+        bad_usage("%s", "--depth works with --tree only");
+    if (!o->tree && seen->min_duration)
+        bad_usage("%s", "--min-duration works with --tree only");
+    const char *mode = mode_name(o);
+    if (!mode)
+        return;
+    /* what only the gprof-format report does */
+    static const char fmt[] = "%s does not go with --dump, --export or --tree";
+    if (o->flat_only)
+        bad_usage(fmt, "-p (--flat-profile)");
+    if (o->graph_only && !o->focus)
+        bad_usage(fmt, "-q (--graph)");
+    if (o->brief)
+        bad_usage(fmt, "-b (--brief)");
+    if (o->min_percent > 0)
+        bad_usage(fmt, "--min-percent");
+    if (o->no_events)
+        bad_usage(fmt, "--no-events");
+    if (o->by_line)
+        bad_usage(fmt, "--by-line");
+    /* the profile behind --export honours it; the rest do not */
+    if (o->subtract_bias && !o->export_format)
+        bad_usage("%s does not go with --dump or --tree", "--subtract-bias");
+    /* --tree honours these (docs/report-format.md); the writers do not */
+    if (!o->tree && o->focus)
+        bad_usage("%s does not go with --dump or --export", "--focus (-qNAME)");
+    if (!o->tree && o->per_thread)
+        bad_usage("%s does not go with --dump or --export", "--threads");
+}
+
 enum {
     OPT_THREADS = 256, OPT_RANGE, OPT_MIN_PERCENT, OPT_SUBTRACT_BIAS,
     OPT_TREE, OPT_DEPTH, OPT_MIN_DURATION, OPT_FORMAT, OPT_LENIENT, OPT_DUMP,
@@ -188,6 +255,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
     memset(o, 0, sizeof *o);
     o->range_to_ns = INT64_MAX;
     o->node_threshold = o->edge_threshold = -1;
+    struct seen seen = {0};
     int c;
     char *end;
     while ((c = getopt_long(argc, argv, "bpq::o:hV", longopts, NULL)) != -1) {
@@ -221,12 +289,14 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
             if (end == optarg || *end || v > UINT32_MAX)
                 bad_usage("--depth wants a whole number, got '%s'", optarg);
             o->tree_depth = (uint32_t)v;
+            seen.depth = true;
             break;
         }
         case OPT_MIN_DURATION:
             if (ct_parse_duration(optarg, &o->tree_min_ns) != 0)
                 bad_usage("--min-duration wants a time such as 10us, got "
                           "'%s'", optarg);
+            seen.min_duration = true;
             break;
         case OPT_HIDE:
             o->hide = ct_xrealloc(o->hide, (o->nhide + 1) * sizeof *o->hide);
@@ -273,12 +343,12 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         bad_usage("%s", optind >= argc ? "no input file named"
                                        : "only one input file at a time");
     o->input = argv[optind];
-    if (o->dump && o->export_format)
-        bad_usage("%s", "--dump and --export exclude each other");
+    refuse_conflicts(o, &seen);
     if ((o->node_threshold >= 0 || o->edge_threshold >= 0) &&
         (!o->export_format || strcmp(o->export_format, "dot") != 0))
         bad_usage("%s", "--node-threshold and --edge-threshold go with "
                         "--export=dot");
+    /* gprof: -p and -q together print both */
     if (o->flat_only && o->graph_only)
         o->flat_only = o->graph_only = false;
 }

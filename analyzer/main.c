@@ -2,8 +2,13 @@
  * calltrace-report: reads a calltrace trace (or another profiler's log) and
  * prints a gprof-format report, a call tree, a raw dump, or an export.
  */
+#include <fcntl.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "export.h"
 #include "hide.h"
@@ -14,13 +19,49 @@
 #include "report.h"
 #include "util.h"
 
-static FILE *open_output(const char *path)
+static bool is_input(const struct ct_input *in, int fd)
 {
-    if (!path)
+    struct stat st;
+    return fstat(fd, &st) == 0 && (uint64_t)st.st_dev == in->dev &&
+           (uint64_t)st.st_ino == in->ino;
+}
+
+/* The input is mapped, not copied: writing over it would change what is
+ * being read (and a shorter file kills the reader with SIGBUS).  The
+ * output is opened without truncating so that a symbolic or hard link to
+ * the input is found by its inode before anything is lost. */
+static FILE *open_output(const char *path, const struct ct_input *in)
+{
+    if (!path) {
+        if (is_input(in, STDOUT_FILENO)) {
+            ct_error("standard output is the input file %s: refusing to "
+                     "write over it", in->path);
+            return NULL;
+        }
         return stdout;
-    FILE *f = fopen(path, "w");
-    if (!f)
+    }
+    int fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0666);
+    if (fd < 0) {
         ct_error("cannot write %s: %m", path);
+        return NULL;
+    }
+    if (is_input(in, fd)) {
+        ct_error("-o %s is the input file %s: refusing to write over it",
+                 path, in->path);
+        close(fd);
+        return NULL;
+    }
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ftruncate(fd, 0) != 0) {
+        ct_error("cannot truncate %s: %m", path);
+        close(fd);
+        return NULL;
+    }
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        ct_error("cannot write %s: %m", path);
+        close(fd);
+    }
     return f;
 }
 
@@ -33,6 +74,11 @@ static int close_output(FILE *out, const char *path)
     if (out != stdout)
         fclose(out);
     return CT_EXIT_OK;
+}
+
+static bool has_samples(const struct ct_profile *p)
+{
+    return p->info->sampled || p->counts.samples || p->info->nsample_counts;
 }
 
 int main(int argc, char **argv)
@@ -57,7 +103,15 @@ int main(int argc, char **argv)
         return opts.format ? CT_EXIT_USAGE : CT_EXIT_BAD_INPUT;
     }
 
-    FILE *out = open_output(opts.output);
+    /* The binary trace is read up to its damage: there is no line to skip. */
+    if (opts.lenient && strcmp(reader->name, "calltrace") == 0) {
+        ct_error("--lenient is for text logs; %s is a calltrace trace, read "
+                 "up to any damage", in.path);
+        ct_input_close(&in);
+        return CT_EXIT_USAGE;
+    }
+
+    FILE *out = open_output(opts.output, &in);
     if (!out) {
         ct_input_close(&in);
         return CT_EXIT_USAGE;
@@ -144,6 +198,10 @@ int main(int argc, char **argv)
     if (exporter) {
         if (exporter->finish && exporter->finish(exporter, profile) != 0)
             status = CT_EXIT_BAD_INPUT;
+    } else if (profile && opts.by_line && !has_samples(profile)) {
+        ct_error("--by-line needs samples; %s has none (every call is "
+                 "timed: use CALLTRACE_MODE=sample or both)", in.path);
+        status = CT_EXIT_USAGE;
     } else if (profile) {
         int r = ct_report_print(out, profile, &opts);
         if (r != CT_EXIT_OK)
