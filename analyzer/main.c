@@ -21,9 +21,9 @@
 
 static bool is_input(const struct ct_input *in, int fd)
 {
-    struct stat st;
-    return fstat(fd, &st) == 0 && (uint64_t)st.st_dev == in->dev &&
-           (uint64_t)st.st_ino == in->ino;
+    struct stat st, input;
+    return fstat(fd, &st) == 0 && stat(in->path, &input) == 0 &&
+           st.st_dev == input.st_dev && st.st_ino == input.st_ino;
 }
 
 /* The input is mapped, not copied: writing over it would change what is

@@ -24,8 +24,6 @@ int ct_input_open(struct ct_input *in, const char *path)
         return -1;
     }
     in->size = (size_t)st.st_size;
-    in->dev = (uint64_t)st.st_dev;
-    in->ino = (uint64_t)st.st_ino;
     if (in->size == 0) {
         close(fd);
         in->data = (const uint8_t *)"";

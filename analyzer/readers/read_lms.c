@@ -162,6 +162,7 @@ static bool parse(struct lms *L, const struct ct_input *in,
 {
     struct ct_scan s;
     ct_scan_init(&s, in);
+    ct_scan_check(&s, info, opts);
     const char *l;
     size_t n;
     bool decided = false;
@@ -174,7 +175,7 @@ static bool parse(struct lms *L, const struct ct_input *in,
                 continue;
         }
         if (!ct_scan_line(&s, &l, &n))
-            break;
+            return !s.failed;
         const char *e = l + n;
         if (n == 0)
             continue;

@@ -123,6 +123,8 @@ static void header_line(struct ct_trace_info *info, const char *l, size_t n,
 struct parse_state {
     bool any_fraction;
     bool seen_record;
+    bool seen_header;       /* "<xml>" or "Profile version:"              */
+    uint64_t records;
     char section[64];
     uint64_t last_tidx;     /* thread lookups are cached: few threads */
     uint32_t last_thread;
@@ -139,11 +141,29 @@ static bool parse(const struct ct_input *in, struct ct_trace_info *info,
 {
     struct ct_scan s;
     ct_scan_init(&s, in);
+    ct_scan_check(&s, info, opts);
     const char *l;
     size_t n;
     while (ct_scan_line(&s, &l, &n)) {
         const char *e = l + n;
-        if (n == 0 || !ct_is_digit(*l)) {
+        if (n == 0)
+            continue;
+        if (!ct_is_digit(*l)) {
+            /* A header is followed by records; once they began, only
+             * another dump's header may come ("<xml>", "Profile
+             * version:"), never free text. */
+            if (ps->seen_record && !ct_starts_with(l, e, "<xml>") &&
+                !ct_starts_with(l, e, "</xml>") &&
+                !ct_starts_with(l, e, "Profile version:")) {
+                if (ct_scan_bad(&s, info, opts, "%s", expected_record))
+                    return false;
+                continue;
+            }
+            if (ct_starts_with(l, e, "<xml>") ||
+                ct_starts_with(l, e, "Profile version:")) {
+                ps->seen_header = true;
+                ps->seen_record = false;  /* a new dump's header */
+            }
             if (!ps->seen_record)
                 header_line(info, l, n, ps->section, sizeof ps->section);
             continue;
@@ -180,6 +200,7 @@ static bool parse(const struct ct_input *in, struct ct_trace_info *info,
         const char *name = p < e ? p + 1 : e;
         ps->any_fraction |= frac;
         ps->seen_record = true;
+        ps->records++;
         if (tidx != ps->last_tidx || info->nthreads == 0) {
             ps->last_thread = ct_trace_thread(info, tidx);
             ps->last_tidx = tidx;
@@ -198,6 +219,19 @@ static bool parse(const struct ct_input *in, struct ct_trace_info *info,
             size_t len = (size_t)(e - name);
             r->arg = len > UINT32_MAX ? UINT32_MAX : (uint32_t)len;
         }
+    }
+    if (s.failed)
+        return false;
+    /* Free text and no record is not an OpenLaszlo log (--format forced
+     * on something else): say so rather than print an empty profile. */
+    if (!ps->records && !ps->seen_header && in->size) {
+        s.lineno = 1;
+        ct_scan_init(&s, in);
+        ct_scan_line(&s, &l, &n);
+        s.info = info;
+        if (ct_scan_bad(&s, info, NULL, "%s (no record and no OpenLaszlo "
+                        "header in the file)", expected_record))
+            return false;
     }
     return true;
 }

@@ -154,6 +154,7 @@ static int read_rtl(const struct ct_input *in, struct ct_trace_info *info,
     struct rtl R = {0};
     struct ct_scan s;
     ct_scan_init(&s, in);
+    ct_scan_check(&s, info, opts);
     info->ns_per_tick = 1e6;
     snprintf(info->clock, sizeof info->clock, "milliseconds (32-bit timer)");
     const char *l;
@@ -214,6 +215,8 @@ static int read_rtl(const struct ct_input *in, struct ct_trace_info *info,
             break;
         }
     }
+    if (s.failed)
+        status = CT_EXIT_BAD_INPUT;
     add_notes(&R, info);
     return status;
 }

@@ -191,6 +191,7 @@ static int read_samplingprof(const struct ct_input *in,
     struct sp S = {0};
     struct ct_scan s;
     ct_scan_init(&s, in);
+    ct_scan_check(&s, info, opts);
     info->ns_per_tick = 1e6;
     snprintf(info->clock, sizeof info->clock, "samples (runtime in ms)");
     enum chunk c = RUNTIME;
@@ -241,6 +242,8 @@ static int read_samplingprof(const struct ct_input *in,
             break;
         }
     }
+    if (s.failed)
+        status = CT_EXIT_BAD_INPUT;
     if (status == CT_EXIT_OK && S.documents == 0) {
         ct_input_error(in->path, "line 1", "expected the runtime in ms (no "
                        "SamplingProf document found)");

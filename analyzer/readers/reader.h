@@ -15,8 +15,6 @@ struct ct_input {
     const char *path;
     const uint8_t *data;   /* whole file, read-only mapping             */
     size_t size;
-    uint64_t dev, ino;     /* the file's identity, so that no output
-                              overwrites it (it is mapped, not copied)  */
 };
 
 struct ct_read_opts {

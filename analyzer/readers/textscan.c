@@ -16,6 +16,21 @@ void ct_scan_init(struct ct_scan *s, const struct ct_input *in)
     s->path = in->path;
 }
 
+void ct_scan_check(struct ct_scan *s, struct ct_trace_info *info,
+                   const struct ct_read_opts *opts)
+{
+    s->info = info;
+    s->opts = opts;
+}
+
+bool ct_scan_binary(struct ct_scan *s)
+{
+    if (ct_scan_bad(s, s->info, s->opts,
+                    "binary bytes where a text line was expected"))
+        s->failed = true;
+    return s->failed;
+}
+
 bool ct_parse_i64(const char **p, const char *end, int64_t *v)
 {
     const char *q = *p;
