@@ -160,9 +160,13 @@ void ct_profile_finish(struct ct_profile *p)
         p->bias_subtracted = true;
     ct_prof_find_cycles(p);
     sort_events(p);
+    /* One rule for the whole trace: a thread with samples and no calls
+     * of its own still keeps them apart when other threads were traced. */
     for (uint32_t i = 0; i < p->nthreads; i++)
-        if (p->threads[i])
+        if (p->threads[i]) {
+            p->threads[i]->samples_apart = p->samples_apart;
             ct_profile_finish(p->threads[i]);
+        }
 }
 
 void ct_profile_free(struct ct_profile *p)
@@ -181,6 +185,7 @@ void ct_profile_free(struct ct_profile *p)
     free(s->arc_slots);
     free(s->sarc_self);
     free(s->sarc_child);
+    free(s->sarc_count);
     free(s->mark);
     free(s->owner);
     ct_prof_lines_free(s->lines);

@@ -96,6 +96,11 @@ struct ct_profile {
     struct ct_profile **threads;
     uint32_t nthreads;
     bool bias_subtracted;
+    /* Calls were traced and stack samples taken too (CALLTRACE_MODE=both):
+     * every time and count comes from the calls; the samples are kept
+     * only in samples_self/samples_total, a view of their own. */
+    bool samples_apart;
+    uint64_t ticks_per_sample;  /* what one sample stands for, 0 = none  */
     struct ct_profile_state *state; /* private */
 };
 

@@ -64,11 +64,34 @@ uint32_t ct_prof_new_arc(struct ct_profile *p, uint32_t caller,
         s->sarc_self = ct_xrealloc(s->sarc_self, cap * sizeof *s->sarc_self);
         s->sarc_child =
             ct_xrealloc(s->sarc_child, cap * sizeof *s->sarc_child);
+        s->sarc_count =
+            ct_xrealloc(s->sarc_count, cap * sizeof *s->sarc_count);
         s->arcs_cap = cap;
     }
     p->arcs[idx] = (struct ct_arc){.caller = caller, .callee = callee};
-    s->sarc_self[idx] = s->sarc_child[idx] = 0;
+    s->sarc_self[idx] = s->sarc_child[idx] = s->sarc_count[idx] = 0;
     insert(s->arc_slots, s->arc_slot_cap, ct_prof_arc_key(caller, callee),
            idx);
     return idx;
+}
+
+void ct_prof_drop_empty_arcs(struct ct_profile *p)
+{
+    struct ct_profile_state *s = p->state;
+    uint32_t k = 0;
+    for (uint32_t i = 0; i < p->narcs; i++) {
+        const struct ct_arc *a = &p->arcs[i];
+        if (!a->count && !a->self_ticks && !a->child_ticks)
+            continue;
+        p->arcs[k] = p->arcs[i];
+        s->sarc_self[k] = s->sarc_self[i];
+        s->sarc_child[k] = s->sarc_child[i];
+        s->sarc_count[k] = s->sarc_count[i];
+        k++;
+    }
+    if (k == p->narcs)
+        return;
+    p->narcs = k;
+    s->arc_slot_cap /= 2;  /* rehash doubles it */
+    rehash(p);
 }

@@ -88,6 +88,7 @@ struct ct_profile_state {
     uint64_t bias_ticks;
     /* stack samples: per-arc sample weights, kept beside the arcs */
     uint64_t *sarc_self, *sarc_child;
+    uint64_t *sarc_count;         /* samples whose stack has the arc      */
     uint64_t *mark;               /* per func: sample generation seen     */
     struct ct_owner *owner;       /* per func                             */
     uint64_t mark_gen;
@@ -105,6 +106,9 @@ void ct_prof_need_func(struct ct_profile *p, uint32_t func);
 uint32_t ct_prof_arc(struct ct_profile *p, uint32_t caller, uint32_t callee);
 uint32_t ct_prof_new_arc(struct ct_profile *p, uint32_t caller,
                          uint32_t callee);
+/* Removes the arcs with no call and no time (those only samples made,
+ * when samples are kept apart from the calls). */
+void ct_prof_drop_empty_arcs(struct ct_profile *p);
 
 static inline uint64_t ct_prof_arc_key(uint32_t caller, uint32_t callee)
 {

@@ -2,7 +2,9 @@
  * Sampled data: stack samples (CT_EV_SAMPLE) and the aggregated counts of
  * formats without stacks (SamplingProf).  A sample is charged like a
  * moment of a traced run: self to the leaf, and to each arc that enters
- * the outermost frame of a function in the stack.
+ * the outermost frame of a function in the stack.  When calls were traced
+ * as well (CALLTRACE_MODE=both) the calls give every figure and the
+ * samples stay a view of their own (ct_profile.samples_apart).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -54,7 +56,7 @@ void ct_prof_sample(struct ct_profile *p, const struct ct_event *ev)
         uint32_t f = ev->stack[i];
         uint32_t caller = i + 1 < ev->depth ? ev->stack[i + 1] : CT_FUNC_NONE;
         uint32_t arc = ct_prof_arc(p, caller, f);
-        count_arc(p, arc, w);
+        s->sarc_count[arc] += w;
         if (s->mark[f] != gen) {
             s->mark[f] = gen;
             p->funcs[f].samples_total += w;
@@ -139,6 +141,17 @@ void ct_prof_fold_samples(struct ct_profile *p)
         return;
     uint64_t unit = ticks_per_sample(p, nsamples);
     s->ticks_per_sample = unit;
+    p->ticks_per_sample = unit;
+    if (p->samples_apart || p->counts.calls) {
+        /* Calls give the exact figures; a sample is not a call and its
+         * interval is not time the calls did not already measure. */
+        p->samples_apart = true;
+        ct_prof_drop_empty_arcs(p);
+        return;
+    }
+    for (uint32_t a = 0; a < p->narcs; a++)
+        if (s->sarc_count[a])
+            count_arc(p, a, s->sarc_count[a]);
     for (uint32_t f = 0; f < p->nfuncs; f++) {
         struct ct_fstats *fs = &p->funcs[f];
         fs->self_ticks += fs->samples_self * unit;

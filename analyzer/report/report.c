@@ -61,7 +61,8 @@ void ct_rep_dur(char *buf, size_t len, double ns)
 const char *ct_rep_granularity(const struct ct_rep *r, char *buf, size_t len)
 {
     const struct ct_profile *p = r->p;
-    if (!p->info->sampled && !p->counts.samples && !p->info->nsample_counts)
+    if (p->samples_apart ||
+        (!p->info->sampled && !p->counts.samples && !p->info->nsample_counts))
         return "every call timed";
     /* one sample's ticks: sampled self time over self samples */
     uint64_t samples = 0, ticks = 0;
@@ -70,8 +71,14 @@ const char *ct_rep_granularity(const struct ct_rep *r, char *buf, size_t len)
         ticks += p->funcs[f].self_ticks;
     }
     char d[32];
-    ct_rep_dur(d, sizeof d, samples ? ct_rep_ns(r, ticks) / (double)samples
-                                    : 0.0);
+    /* The interval itself when the source names it: the ticks one sample
+     * is charged are the interval rounded to the clock. */
+    if (p->info->sample_interval_ns && p->info->sample_runtime_ms <= 0)
+        ct_rep_dur(d, sizeof d, (double)p->info->sample_interval_ns);
+    else
+        ct_rep_dur(d, sizeof d, samples ? ct_rep_ns(r, ticks) /
+                                              (double)samples
+                                        : 0.0);
     snprintf(buf, len, "each sample counts as %s", d);
     return buf;
 }
@@ -99,7 +106,9 @@ static void make_listed(struct ct_rep *r)
     for (uint32_t f = 0; f < p->nfuncs; f++) {
         const struct ct_fstats *s = &p->funcs[f];
         r->listed[f] = s->calls || s->self_calls || s->self_ticks ||
-                       s->child_ticks || s->samples_total || s->samples_self;
+                       s->child_ticks ||
+                       (!p->samples_apart &&
+                        (s->samples_total || s->samples_self));
     }
     for (uint32_t a = 0; a < p->narcs; a++) {
         r->listed[p->arcs[a].callee] = true;
@@ -263,6 +272,8 @@ static void print_one(FILE *out, struct ct_profile *p,
     ct_report_summary(&r);
     if (!o->graph_only)
         ct_report_flat(&r);
+    if (!o->graph_only && p->samples_apart)
+        ct_report_samples(&r);
     if (!o->flat_only)
         ct_report_graph(&r);
     if (!o->flat_only && !o->graph_only)

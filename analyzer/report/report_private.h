@@ -76,6 +76,11 @@ void ct_report_summary(struct ct_rep *r);
 /* The summary's On-CPU lines (report_oncpu.c). */
 void ct_report_oncpu(struct ct_rep *r);
 void ct_report_flat(struct ct_rep *r);
+/* The stack samples of a trace whose calls were timed too (mode both). */
+void ct_report_samples(struct ct_rep *r);
+/* One binomial standard error, in percentage points, of a share of
+ * n in total samples. */
+double ct_rep_sample_error(uint64_t n, uint64_t total);
 void ct_report_graph(struct ct_rep *r);
 void ct_report_index(struct ct_rep *r);
 void ct_report_events(struct ct_rep *r);

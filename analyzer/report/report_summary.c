@@ -1,17 +1,21 @@
 /* Section 1: where the data came from and where the time went. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdbool.h>
 #include <time.h>
 
 #include "report_private.h"
 
+/* The first event's date; with no event, the start the input names (a
+ * first time of 0 would be the clock's origin, the machine's boot). */
 static void print_date(FILE *out, const struct ct_trace_info *info,
-                       uint64_t first)
+                       uint64_t first, bool any_event)
 {
     if (!info->start_epoch_ns)
         return;
-    double off = ((double)first - (double)info->start_ticks) *
-                 info->ns_per_tick;
+    double off = any_event ? ((double)first - (double)info->start_ticks) *
+                                 info->ns_per_tick
+                           : 0.0;
     int64_t ns = info->start_epoch_ns + (int64_t)off;
     time_t secs = (time_t)(ns / 1000000000);
     struct tm tm;
@@ -83,12 +87,18 @@ void ct_report_summary(struct ct_rep *r)
     print_threads(out, info);
     fprintf(out, " Clock: %s%s1 tick = %g ns\n", info->clock,
             info->clock[0] ? ", " : "", info->ns_per_tick);
-    print_date(out, info, t->first);
+    print_date(out, info, t->first, t->first || t->last);
     for (size_t i = 0; i < info->nmeta; i++)
         fprintf(out, " %s: %s\n", info->meta[i].key, info->meta[i].value);
+    /* Aggregated samples (SamplingProf) come as counts, not events. */
+    uint64_t samples = c->samples, top = 0;
+    for (uint32_t f = 0; f < p->nfuncs; f++)
+        top += p->funcs[f].samples_self;
+    if (top > samples)
+        samples = top;
     fprintf(out, " Events: %" PRIu64 " (%" PRIu64 " calls, %" PRIu64
             " returns, %" PRIu64 " user events, %" PRIu64 " samples)\n",
-            c->events, c->calls, c->returns, c->user_events, c->samples);
+            c->events, c->calls, c->returns, c->user_events, samples);
     uint64_t lost = c->lost > info->lost_events ? c->lost : info->lost_events;
     fprintf(out, " Lost events: %" PRIu64 "\n", lost);
     fprintf(out, " Unmatched: %" PRIu64 " returns with no call, %" PRIu64
@@ -102,13 +112,27 @@ void ct_report_summary(struct ct_rep *r)
                 "see --subtract-bias)\n", info->bias_ns_per_call);
     else
         fprintf(out, " Bias: not subtracted (not measured)\n");
-    if (info->sampled || c->samples || info->nsample_counts) {
-        char iv[32];
-        ct_rep_dur(iv, sizeof iv, (double)info->sample_interval_ns);
+    char iv[32];
+    ct_rep_dur(iv, sizeof iv, (double)info->sample_interval_ns);
+    if (p->samples_apart) {
+        fprintf(out, " Measured: every call timed; the %" PRIu64 " stack "
+                "samples%s%s%s are shown apart (Sampled flat profile)\n",
+                c->samples, info->sample_interval_ns ? " (one every " : "",
+                info->sample_interval_ns ? iv : "",
+                info->sample_interval_ns ? ")" : "");
+    } else if (info->sampled || c->samples || info->nsample_counts) {
+        uint64_t n = 0;
+        for (uint32_t f = 0; f < p->nfuncs; f++)
+            n += p->funcs[f].samples_self;
         fprintf(out, " Sampled: figures are statistical; %" PRIu64
-                " samples%s%s\n", c->samples,
-                info->sample_interval_ns ? ", every " : "",
+                " samples%s%s\n", n, info->sample_interval_ns ? ", every " : "",
                 info->sample_interval_ns ? iv : "");
+        if (n)
+            fprintf(out, " Sampling error: a row's %%time is good to about "
+                    "+-%.1f points at 50%%, +-%.1f at 10%% (one standard "
+                    "error, 100 sqrt(p(1-p)/%" PRIu64 "))\n",
+                    100 * sqrt(0.25 / (double)n),
+                    100 * sqrt(0.09 / (double)n), n);
     } else {
         fprintf(out, " Measured: every call timed (not sampled)\n");
     }
@@ -137,7 +161,11 @@ void ct_report_summary(struct ct_rep *r)
     ct_rep_dur(span, sizeof span, ct_rep_ns(r, t->last - t->first));
     fprintf(out, "\nTotal time: %s(functions) %s(overhead) %s(unmetered) "
             "%s(unknown) %s(elapsed)\n", cpu, ovh, unm, unk, ela);
-    fprintf(out, "Wall span: %s (first to last event, all threads)\n", span);
+    if (t->first || t->last || !t->cpu)
+        fprintf(out, "Wall span: %s (first to last event, all threads)\n",
+                span);
+    else
+        fputs("Wall span: unknown (the input has no timestamps)\n", out);
     fprintf(out, "In ticks: %" PRIu64 " + %" PRIu64 " + %" PRIu64 " + %" PRIu64
             " = %" PRIu64 "\n", t->cpu, t->overhead, t->unmetered, t->unknown,
             t->elapsed);

@@ -366,6 +366,51 @@ static void aggregated_samples(void **state)
     fx_free(&x);
 }
 
+/* CALLTRACE_MODE=both: calls timed and stacks sampled in one trace.  The
+ * calls give every count and time; the samples stay apart. */
+static void samples_apart_from_calls(void **state)
+{
+    (void)state;
+    struct fx x;
+    struct ct_profile_opts o = {.per_thread = true};
+    fx_init_opts(&x, &o);
+    x.info.sampled = true;
+    x.info.sample_interval_ns = 1000;
+    uint32_t work = fx_fn(&x, "work"), main_ = fx_fn(&x, "main"),
+             start = fx_fn(&x, "_start");
+    uint32_t stack[3] = {work, main_, start};
+    FX_CALL(&x, 0, 0, "main");
+    for (uint64_t i = 0; i < 4; i++) {
+        FX_CALL(&x, 0, 10 + 100 * i, "work");
+        fx_stack(&x, CT_EV_SAMPLE, 0, 50 + 100 * i, stack, 3, 1);
+        FX_RET(&x, 0, 90 + 100 * i, "work");
+    }
+    /* a thread with samples and no calls of its own */
+    fx_stack(&x, CT_EV_SAMPLE, 1, 60, stack + 1, 2, 1);
+    FX_RET(&x, 0, 400, "main");
+    ct_profile_finish(x.p);
+    assert_true(x.p->samples_apart);
+    assert_int_equal(fx_f(&x, "work")->calls, 4);
+    assert_int_equal(fx_f(&x, "work")->self_ticks, 4 * 80);
+    assert_int_equal(fx_f(&x, "main")->calls, 1);
+    assert_int_equal(fx_f(&x, "main")->self_ticks, 400 - 4 * 80);
+    assert_int_equal(fx_f(&x, "_start")->calls, 0);
+    assert_int_equal(fx_f(&x, "_start")->self_ticks, 0);
+    assert_int_equal(fx_f(&x, "work")->samples_self, 4);
+    assert_int_equal(fx_f(&x, "_start")->samples_total, 5);
+    assert_int_equal(x.p->totals.cpu, 400);
+    assert_int_equal(x.p->totals.elapsed, 400);
+    /* arcs only samples made are gone */
+    assert_null(fx_arc(&x, "_start", "main"));
+    assert_int_equal(fx_arc(&x, "main", "work")->count, 4);
+    /* the per-thread profiles follow the whole trace's rule */
+    assert_true(x.p->threads[1]->samples_apart);
+    assert_int_equal(x.p->threads[1]->totals.cpu, 0);
+    assert_int_equal(x.p->threads[1]->narcs, 0);
+    assert_sum(&x);
+    fx_free(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -383,6 +428,7 @@ int main(void)
         cmocka_unit_test(threads_interleave),
         cmocka_unit_test(stack_samples),
         cmocka_unit_test(aggregated_samples),
+        cmocka_unit_test(samples_apart_from_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
