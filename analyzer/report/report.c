@@ -36,6 +36,15 @@ struct ct_unit ct_unit_fitting(double ns, double limit)
     return units[0];
 }
 
+struct ct_unit ct_unit_per_call(double min_ns, double max_ns)
+{
+    if (min_ns <= 0)
+        return ct_unit_fitting(max_ns, 99999.995);
+    if (min_ns < 1)
+        return units[NUNITS - 1];  /* ns: below one, still two decimals */
+    return ct_unit_for(min_ns);
+}
+
 double ct_rep_ns(const struct ct_rep *r, uint64_t ticks)
 {
     return ct_ticks_to_ns(r->p->info, ticks);

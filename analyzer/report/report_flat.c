@@ -92,7 +92,8 @@ static const char blurb[] =
     "           call graph.  Ties are broken by calls, then by name.\n"
     "\n"
     "Times are measured, not sampled: the column headings name their unit\n"
-    "(seconds, ms, us or ns), chosen so that the figures are readable.\n";
+    "(seconds, ms, us or ns).  The per-call columns' unit is chosen so that\n"
+    "the smallest per-call figure is at least 1.\n";
 
 void ct_report_flat(struct ct_rep *r)
 {
@@ -133,15 +134,28 @@ void ct_report_flat(struct ct_rep *r)
     }
     qsort(rows, n, sizeof *rows, cmp_row);
 
-    double max_call = 0;
+    /* Per-call figures: one unit for the two columns, the largest in
+     * which the smallest figure is still at least 1, so that no call
+     * shows as 0.00 because a long one set the unit; the columns widen
+     * past gprof's 8 characters when the longest needs it. */
+    double min_call = 0, max_call = 0;
     for (size_t i = 0; i < n; i++)
         if (rows[i].calls) {
-            double v = ct_rep_ns(r, rows[i].self + rows[i].child) /
-                       (double)rows[i].calls;
-            if (v > max_call)
-                max_call = v;
+            double c = (double)rows[i].calls;
+            double v[2] = {ct_rep_ns(r, rows[i].self) / c,
+                           ct_rep_ns(r, rows[i].self + rows[i].child) / c};
+            for (int k = 0; k < 2; k++) {
+                if (v[k] > max_call)
+                    max_call = v[k];
+                if (v[k] > 0 && (min_call == 0 || v[k] < min_call))
+                    min_call = v[k];
+            }
         }
-    struct ct_unit pc = ct_unit_fitting(max_call, 99999.995);
+    struct ct_unit pc = ct_unit_per_call(min_call, max_call);
+    char widest[64];
+    int w = snprintf(widest, sizeof widest, "%.2f", max_call / pc.ns);
+    if (w < 8)
+        w = 8;
     char pcname[16];
     snprintf(pcname, sizeof pcname, "%s/call", pc.name);
 
@@ -152,29 +166,30 @@ void ct_report_flat(struct ct_rep *r)
             g[0] == 'e' ? 'E' : g[0], g + 1,
             oncpu ? "on-CPU times (off-CPU time left out)" : "times",
             r->unit.column, pc.name);
-    fputs("  %   cumulative   self              self     total           \n",
-          out);
-    fprintf(out, " time %9s %9s    calls %8s %8s  name    \n", r->unit.column,
-            r->unit.column, pcname, pcname);
+    /* gprof's heading, with the per-call columns' extra width in front */
+    fprintf(out, "  %%   cumulative   self              %*sself     %*stotal"
+            "           \n", w - 8, "", w - 8, "");
+    fprintf(out, " time %9s %9s    calls %*s %*s  name    \n", r->unit.column,
+            r->unit.column, w, pcname, w, pcname);
     uint64_t cum = 0;
     for (size_t i = 0; i < n; i++) {
-        const struct row *w = &rows[i];
-        double pct = whole ? 100.0 * (double)w->self / (double)whole : 0.0;
+        const struct row *row = &rows[i];
+        double pct = whole ? 100.0 * (double)row->self / (double)whole : 0.0;
         if (r->o->min_percent > 0 && pct < r->o->min_percent)
             continue;
-        cum += w->self;
+        cum += row->self;
         fprintf(out, "%6.2f %9.2f %8.2f", pct, ct_rep_val(r, cum),
-                ct_rep_val(r, w->self));
-        if (w->calls)
-            fprintf(out, " %8" PRIu64 " %8.2f %8.2f  ", w->calls,
-                    ct_rep_ns(r, w->self) / (double)w->calls / pc.ns,
-                    ct_rep_ns(r, w->self + w->child) / (double)w->calls /
-                        pc.ns);
+                ct_rep_val(r, row->self));
+        if (row->calls)
+            fprintf(out, " %8" PRIu64 " %*.2f %*.2f  ", row->calls, w,
+                    ct_rep_ns(r, row->self) / (double)row->calls / pc.ns, w,
+                    ct_rep_ns(r, row->self + row->child) /
+                        (double)row->calls / pc.ns);
         else
-            fprintf(out, " %8.8s %8.8s %8.8s  ", "", "", "");
-        fputs(w->name, out);
-        if (w->index)
-            fprintf(out, " [%" PRIu32 "]", w->index);
+            fprintf(out, " %8.8s %*s %*s  ", "", w, "", w, "");
+        fputs(row->name, out);
+        if (row->index)
+            fprintf(out, " [%" PRIu32 "]", row->index);
         fputc('\n', out);
     }
     (void)total_ns;

@@ -63,6 +63,9 @@ void ct_rep_dur(char *buf, size_t len, double ns);
 struct ct_unit ct_unit_for(double ns);
 /* The smallest unit in which ns stays below limit. */
 struct ct_unit ct_unit_fitting(double ns, double limit);
+/* The per-call columns' unit: the largest in which the smallest figure
+ * (min_ns > 0) is at least 1; ns below 1 ns. */
+struct ct_unit ct_unit_per_call(double min_ns, double max_ns);
 const char *ct_rep_name(const struct ct_rep *r, uint32_t func);
 /* The name for the flat profile and the call graph: the short one with
  * --short-names (the index keeps ct_rep_name's full one). */
