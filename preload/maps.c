@@ -149,3 +149,16 @@ void ct_maps_write(void)
     }
     munmap(buf, cap);
 }
+
+/*
+ * The analyzer reads each MAPS block as what was loaded at its time.
+ * Without one after dlclose, a library dlopen'ed later at the same address
+ * would seem loaded there since the first one's block, and the first
+ * one's calls could take its names.  dlclose may leave the object loaded
+ * (other references): the block then lists it again, which is harmless.
+ */
+void ct_maps_after_unload(int rc)
+{
+    if (rc == 0 && ct_proc.started == 2)
+        ct_maps_write();
+}

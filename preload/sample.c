@@ -481,6 +481,7 @@ EXPORT int dlclose(void *handle)
     loader_enter();
     int rc = REAL(dlclose)(handle);
     int saved = errno;
+    ct_maps_after_unload(rc);
     loader_leave();
     errno = saved;
     return rc;

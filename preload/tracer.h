@@ -403,6 +403,8 @@ void ct_count_lost_global(uint64_t n);
 size_t ct_maps_collect(uint8_t *buf, size_t cap);
 /* Writes a MAPS block with the objects loaded now. */
 void ct_maps_write(void);
+/* After a dlclose (rc its result): a MAPS block without what it unloaded. */
+void ct_maps_after_unload(int rc);
 
 /* ------------------------------------------------------------- lifecycle */
 

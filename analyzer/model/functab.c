@@ -126,7 +126,9 @@ static void rehash_addrs(struct ct_functab *t)
         uint32_t v = t->by_addr[i];
         if (!v)
             continue;
-        uint32_t j = (uint32_t)hash_addr(t->funcs[v - 1].addr) & (slots - 1);
+        const struct ct_func *f = &t->funcs[v - 1];
+        uint32_t j = (uint32_t)hash_addr(f->addr ^ (uint64_t)f->gen << 48) &
+                     (slots - 1);
         while (tab[j])
             j = (j + 1) & (slots - 1);
         tab[j] = v;
@@ -138,20 +140,27 @@ static void rehash_addrs(struct ct_functab *t)
 
 uint32_t ct_functab_intern_addr(struct ct_functab *t, uint64_t addr)
 {
+    return ct_functab_intern_addr_gen(t, addr, 0);
+}
+
+uint32_t ct_functab_intern_addr_gen(struct ct_functab *t, uint64_t addr,
+                                    uint32_t gen)
+{
     if (2 * (t->addressed + 1) > t->addr_slots)
         rehash_addrs(t);
     uint32_t mask = t->addr_slots - 1;
-    uint32_t j = (uint32_t)hash_addr(addr) & mask;
+    uint32_t j = (uint32_t)hash_addr(addr ^ (uint64_t)gen << 48) & mask;
     for (;;) {
         uint32_t v = t->by_addr[j];
         if (!v)
             break;
-        if (t->funcs[v - 1].addr == addr)
+        if (t->funcs[v - 1].addr == addr && t->funcs[v - 1].gen == gen)
             return v - 1;
         j = (j + 1) & mask;
     }
     uint32_t id = add_func(t);
     t->funcs[id].addr = addr;
+    t->funcs[id].gen = gen;
     t->by_addr[j] = id + 1;
     t->addressed++;
     return id;

@@ -17,6 +17,8 @@ struct ct_func {
     uint32_t line;      /* source line, 0 if unknown                      */
     uint64_t addr;      /* run-time address, 0 for named functions        */
     char *object;       /* shared object or executable, NULL if unknown   */
+    uint32_t gen;       /* which object was at addr, when objects followed
+                           one another there (0: the one there is)         */
 };
 
 /* Fills f->name (and file, line, object when known) for f->addr.  Strings
@@ -31,6 +33,10 @@ void ct_functab_free(struct ct_functab *tab);
 uint32_t ct_functab_intern_name(struct ct_functab *tab, const char *name,
                                 size_t len);
 uint32_t ct_functab_intern_addr(struct ct_functab *tab, uint64_t addr);
+/* The function at addr in the object that gen names (see
+ * ct_symbolizer_generation): one address, several functions over time. */
+uint32_t ct_functab_intern_addr_gen(struct ct_functab *tab, uint64_t addr,
+                                    uint32_t gen);
 uint32_t ct_functab_count(const struct ct_functab *tab);
 
 /* The entry for id, resolved if a resolver is set and it is not yet. */

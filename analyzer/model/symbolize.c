@@ -83,9 +83,23 @@ struct map {
     struct object *obj;
 };
 
+/* One object at one place, and when it was there. */
+struct span {
+    uint32_t place;         /* index in places                            */
+    uint64_t from, until;   /* snapshot times; until UINT64_MAX = still   */
+    bool live, seen;
+};
+
 struct ct_symbolizer {
     struct map *maps;       /* sorted by start, not overlapping           */
     size_t nmaps, maps_cap;
+    struct map *places;     /* every (object, base, range) ever loaded    */
+    bool *ambiguous;        /* per place: overlaps a different place      */
+    size_t nplaces, places_cap;
+    struct span *spans;
+    size_t nspans, spans_cap;
+    bool in_snapshot, generations_known, any_ambiguous;
+    uint64_t snapshot_time;
     struct object **objs;
     size_t nobjs, objs_cap;
 };
@@ -115,6 +129,9 @@ void ct_symbolizer_free(struct ct_symbolizer *s)
     }
     free(s->objs);
     free(s->maps);
+    free(s->places);
+    free(s->ambiguous);
+    free(s->spans);
     free(s);
 }
 
@@ -138,6 +155,109 @@ static struct object *find_object(struct ct_symbolizer *s, const char *path,
     return o;
 }
 
+void ct_symbolizer_snapshot_begin(struct ct_symbolizer *s, uint64_t time)
+{
+    s->in_snapshot = true;
+    s->snapshot_time = time;
+    for (size_t i = 0; i < s->nspans; i++)
+        s->spans[i].seen = false;
+}
+
+void ct_symbolizer_snapshot_end(struct ct_symbolizer *s)
+{
+    for (size_t i = 0; i < s->nspans; i++) {
+        struct span *sp = &s->spans[i];
+        if (sp->live && !sp->seen) {
+            sp->live = false;
+            sp->until = s->snapshot_time;
+        }
+    }
+    s->in_snapshot = false;
+}
+
+static bool same_place(const struct map *a, const struct map *b)
+{
+    return a->base == b->base && a->start == b->start && a->end == b->end &&
+           a->obj == b->obj;
+}
+
+/* Records that the object is at its place now (in the snapshot). */
+static void note_place(struct ct_symbolizer *s, struct map m)
+{
+    s->generations_known = false;
+    uint32_t place = UINT32_MAX;
+    for (size_t i = 0; i < s->nplaces && place == UINT32_MAX; i++)
+        if (same_place(&s->places[i], &m))
+            place = (uint32_t)i;
+    if (place == UINT32_MAX) {
+        ct_grow(&s->places, &s->places_cap, s->nplaces, sizeof *s->places);
+        place = (uint32_t)s->nplaces;
+        s->places[s->nplaces++] = m;
+    }
+    for (size_t i = 0; i < s->nspans; i++)
+        if (s->spans[i].place == place && s->spans[i].live) {
+            s->spans[i].seen = true;
+            return;
+        }
+    ct_grow(&s->spans, &s->spans_cap, s->nspans, sizeof *s->spans);
+    s->spans[s->nspans++] = (struct span){
+        .place = place, .from = s->in_snapshot ? s->snapshot_time : 0,
+        .until = UINT64_MAX, .live = true, .seen = true};
+}
+
+/* Places that share addresses with a different place: only their
+ * functions need telling apart by time. */
+static void find_generations(struct ct_symbolizer *s)
+{
+    if (s->generations_known)
+        return;
+    s->generations_known = true;
+    free(s->ambiguous);
+    s->ambiguous = ct_xcalloc(s->nplaces + 1, sizeof *s->ambiguous);
+    s->any_ambiguous = false;
+    for (size_t i = 0; i < s->nplaces; i++)
+        for (size_t j = i + 1; j < s->nplaces; j++) {
+            const struct map *a = &s->places[i], *b = &s->places[j];
+            if (a->start < b->end && b->start < a->end) {
+                s->ambiguous[i] = s->ambiguous[j] = true;
+                s->any_ambiguous = true;
+            }
+        }
+}
+
+bool ct_symbolizer_has_generations(struct ct_symbolizer *s)
+{
+    find_generations(s);
+    return s->any_ambiguous;
+}
+
+uint32_t ct_symbolizer_generation(struct ct_symbolizer *s, uint64_t addr,
+                                  uint64_t t)
+{
+    find_generations(s);
+    if (!s->any_ambiguous)
+        return 0;
+    const struct span *at = NULL, *after = NULL, *last = NULL;
+    bool involved = false;
+    for (size_t i = 0; i < s->nspans; i++) {
+        const struct span *sp = &s->spans[i];
+        const struct map *m = &s->places[sp->place];
+        if (addr < m->start || addr >= m->end)
+            continue;
+        involved |= s->ambiguous[sp->place];
+        if (sp->from <= t && t < sp->until)
+            at = sp;
+        else if (sp->from > t && (!after || sp->from < after->from))
+            after = sp;
+        if (!last || sp->from >= last->from)
+            last = sp;
+    }
+    if (!involved)
+        return 0;
+    const struct span *sp = at ? at : after ? after : last;
+    return sp ? sp->place + 1 : 0;
+}
+
 void ct_symbolizer_add_map(struct ct_symbolizer *s, uint64_t base,
                            uint64_t start, uint64_t end,
                            const uint8_t *build_id, size_t build_id_len,
@@ -147,6 +267,7 @@ void ct_symbolizer_add_map(struct ct_symbolizer *s, uint64_t base,
         return;
     struct object *obj = find_object(s, path, path_len, build_id,
                                      build_id_len);
+    note_place(s, (struct map){base, start, end, obj});
     /* Drop what the new entry overlaps, keep the rest in order. */
     size_t kept = 0, at = 0;
     for (size_t i = 0; i < s->nmaps; i++) {
@@ -334,10 +455,27 @@ static asection *section_of(bfd *abfd, uint64_t a)
     return NULL;
 }
 
+/* The map of gen (0: the latest object at addr). */
+static struct map *map_of(struct ct_symbolizer *s, uint64_t addr,
+                          uint32_t gen)
+{
+    if (gen && gen <= s->nplaces) {
+        struct map *m = &s->places[gen - 1];
+        return addr >= m->start && addr < m->end ? m : NULL;
+    }
+    return find_map(s, addr);
+}
+
 bool ct_symbolizer_func_start(struct ct_symbolizer *s, uint64_t addr,
                               uint64_t *start)
 {
-    struct map *m = find_map(s, addr);
+    return ct_symbolizer_func_start_gen(s, addr, 0, start);
+}
+
+bool ct_symbolizer_func_start_gen(struct ct_symbolizer *s, uint64_t addr,
+                                  uint32_t gen, uint64_t *start)
+{
+    struct map *m = map_of(s, addr, gen);
     if (!m)
         return false;
     const struct sym *sym = find_sym(m->obj, addr - m->base);
@@ -356,7 +494,7 @@ static const char *base_name(const char *path)
 void ct_symbolizer_resolve(void *ctx, struct ct_func *f)
 {
     struct ct_symbolizer *s = ctx;
-    struct map *m = find_map(s, f->addr);
+    struct map *m = map_of(s, f->addr, f->gen);
     if (!m)
         return;
     struct object *o = m->obj;

@@ -30,9 +30,36 @@ void ct_symbolizer_add_map(struct ct_symbolizer *s, uint64_t base,
                            const uint8_t *build_id, size_t build_id_len,
                            const char *path, size_t path_len);
 
-/* Start (run-time address) of the function containing addr, if known. */
+/*
+ * What was loaded when.  Each MAPS block is a snapshot of the objects
+ * loaded at one time: bracket its ct_symbolizer_add_map calls with these,
+ * oldest snapshot first.  An object missing from a snapshot was unloaded
+ * by then (dlclose).
+ */
+void ct_symbolizer_snapshot_begin(struct ct_symbolizer *s, uint64_t time);
+void ct_symbolizer_snapshot_end(struct ct_symbolizer *s);
+
+/* Whether some address was home to different objects over time; if not,
+ * ct_symbolizer_generation is always 0 and need not be asked. */
+bool ct_symbolizer_has_generations(struct ct_symbolizer *s);
+
+/*
+ * Which object was at addr at time t, when several were there in turn:
+ * 0 when only one ever was (the common case), else a number > 0 for
+ * ct_functab_intern_addr_gen, which the resolver turns back into that
+ * object.  An address in no object loaded at t (a constructor running
+ * inside dlopen, before the MAPS block that follows it) takes the first
+ * object loaded there after t.
+ */
+uint32_t ct_symbolizer_generation(struct ct_symbolizer *s, uint64_t addr,
+                                  uint64_t t);
+
+/* Start (run-time address) of the function containing addr, if known;
+ * gen as ct_symbolizer_generation gave it (0 = the latest object). */
 bool ct_symbolizer_func_start(struct ct_symbolizer *s, uint64_t addr,
                               uint64_t *start);
+bool ct_symbolizer_func_start_gen(struct ct_symbolizer *s, uint64_t addr,
+                                  uint32_t gen, uint64_t *start);
 
 /*
  * Source line of a run-time pc, for ct_trace_info.pc_line (ctx = the

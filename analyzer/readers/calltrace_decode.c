@@ -54,8 +54,20 @@ static bool push(struct rd *r, const struct ct_event *ev)
     return !r->stop;
 }
 
-static inline uint32_t intern_fn(struct rd *r, uint64_t fn)
+/* An address where objects followed one another: the function of the
+ * object there at time t (rare: dlclose then dlopen at one address). */
+static __attribute__((noinline)) uint32_t intern_fn_at(struct rd *r,
+                                                       uint64_t fn,
+                                                       uint64_t t)
 {
+    uint32_t gen = ct_symbolizer_generation(r->sym, fn, t);
+    return ct_functab_intern_addr_gen(r->info->funcs, fn, gen);
+}
+
+static inline uint32_t intern_fn(struct rd *r, uint64_t fn, uint64_t t)
+{
+    if (__builtin_expect(r->generations, 0))
+        return intern_fn_at(r, fn, t);
     uint32_t slot = (uint32_t)(fn >> 4 ^ fn >> 14) & (FN_CACHE - 1);
     if (r->fn_cache[slot].addr == fn && r->fn_cache[slot].id != CT_FUNC_NONE)
         return r->fn_cache[slot].id;
@@ -72,9 +84,18 @@ static inline uint32_t intern_fn(struct rd *r, uint64_t fn)
  * return addresses, which may lie just past a function that ends in a call,
  * hence the lookup at pc - 1 for them.
  */
-static uint32_t intern_pc(struct rd *r, uint64_t pc, bool caller)
+static uint32_t intern_pc(struct rd *r, uint64_t pc, bool caller, uint64_t t)
 {
     uint64_t key = pc - caller;
+    if (r->generations) {
+        uint32_t gen = ct_symbolizer_generation(r->sym, key, t);
+        uint64_t start;
+        return ct_functab_intern_addr_gen(
+            r->info->funcs,
+            ct_symbolizer_func_start_gen(r->sym, key, gen, &start) ? start
+                                                                   : pc,
+            gen);
+    }
     uint32_t slot = (uint32_t)(key ^ key >> 9) & 255u;
     if (r->pc_cache[slot].addr == key && r->pc_cache[slot].id != CT_FUNC_NONE)
         return r->pc_cache[slot].id;
@@ -192,7 +213,7 @@ decode_hot(struct rd *r, struct dec *d, const uint8_t *fast_end,
             d->prev_fn += (uint64_t)ct_unzigzag(a);
             d->prev_site += (uint64_t)ct_unzigzag(b);
             e->kind = CT_EV_CALL;
-            e->func = intern_fn(r, d->prev_fn);
+            e->func = intern_fn(r, d->prev_fn, t);
             e->site = d->prev_site;
         } else {
             return true;
@@ -267,7 +288,7 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
         for (uint64_t i = 0; i < a; i++) {
             if (ct_get_varint(&p, end, &b) != 0)
                 return false;
-            r->ids[i] = intern_fn(r, b);
+            r->ids[i] = intern_fn(r, b, ev->time);
         }
         ev->kind = CT_EV_STACK;
         ev->stack = r->ids;
@@ -286,7 +307,7 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
             if (ct_get_varint(&p, end, &b) != 0)
                 return false;
             r->pcs[i] = b;
-            r->ids[i] = intern_pc(r, b, i > 0);
+            r->ids[i] = intern_pc(r, b, i > 0, ev->time);
         }
         ev->kind = CT_EV_SAMPLE;
         ev->count = weight;
@@ -406,7 +427,7 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
             e->kind = CT_EV_CALL;
             e->thread = thread;
             e->time = t;
-            e->func = intern_fn(r, prev_fn);
+            e->func = intern_fn(r, prev_fn, t);
             e->site = prev_site;
             if (!commit(r, &nbuf, buf_cap))
                 goto stop;

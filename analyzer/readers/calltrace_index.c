@@ -105,12 +105,24 @@ size_t ctr_payload_len(const struct block *b, bool *partial_ok)
     return used < present ? used : present;
 }
 
+static void read_entries(struct ct_symbolizer *sym, const uint8_t *p,
+                         const uint8_t *end);
+
 void ctr_read_maps(struct ct_symbolizer *sym, const struct ct_input *in,
                    const struct block *b)
 {
     bool partial_ok;
     const uint8_t *p = in->data + b->off + CT_BLOCK_HEADER_SIZE;
     const uint8_t *end = p + ctr_payload_len(b, &partial_ok);
+    /* A MAPS block lists every object loaded at its time. */
+    ct_symbolizer_snapshot_begin(sym, b->first);
+    read_entries(sym, p, end);
+    ct_symbolizer_snapshot_end(sym);
+}
+
+static void read_entries(struct ct_symbolizer *sym, const uint8_t *p,
+                         const uint8_t *end)
+{
     while (p < end && *p == CT_MAP_OBJECT) {
         uint64_t base, start, stop;
         if (end - p < 1 + 24 + 1)

@@ -91,6 +91,8 @@ struct rd {
     size_t nbuf, buf_cap;   /* buf_cap 1 when the sink takes events one by
                                one: it sees each as soon as it is decoded */
     struct ct_symbolizer *sym;
+    bool generations;       /* objects followed one another at some
+                               address: names depend on the event's time */
     bool stop;              /* the sink asked to stop                     */
     struct { uint64_t addr; uint32_t id; } fn_cache[FN_CACHE], pc_cache[256];
     uint32_t *ids;

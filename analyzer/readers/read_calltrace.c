@@ -109,7 +109,8 @@ static int read_calltrace(const struct ct_input *in,
     for (size_t i = 0; i < 256; i++)
         r->pc_cache[i].id = CT_FUNC_NONE;
 
-    /* Loaded objects, oldest view first so that later ones win. */
+    /* Loaded objects, oldest view first: later ones win where no time
+     * is known, and each is a snapshot of its time (symbolize.h). */
     struct block **order = ct_xmalloc((nblocks + 1) * sizeof *order);
     size_t nmaps = 0, nev = 0;
     for (size_t i = 0; i < nblocks; i++)
@@ -118,6 +119,7 @@ static int read_calltrace(const struct ct_input *in,
     qsort(order, nmaps, sizeof *order, ctr_cmp_maps_time);
     for (size_t i = 0; i < nmaps; i++)
         ctr_read_maps(r->sym, in, order[i]);
+    r->generations = ct_symbolizer_has_generations(r->sym);
     ct_functab_set_resolver(info->funcs, ct_symbolizer_resolve, r->sym);
     info->pc_line = ct_symbolizer_line;   /* samples' lines, for --by-line */
     info->pc_line_ctx = r->sym;
