@@ -173,6 +173,50 @@ static void test_unknown_addresses(void **state)
     ct_symbolizer_free(s);
 }
 
+/* Snapshots in time: A at [0x1000, 0x2000) from t=10, unloaded at t=20,
+ * B there from t=30; C elsewhere throughout. */
+static void test_generations(void **state)
+{
+    (void)state;
+    struct ct_symbolizer *s = ct_symbolizer_new();
+    ct_symbolizer_snapshot_begin(s, 0);
+    ct_symbolizer_add_map(s, 0, 0x9000, 0xa000, NULL, 0, "/c.so", 5);
+    ct_symbolizer_snapshot_end(s);
+    assert_false(ct_symbolizer_has_generations(s));
+    ct_symbolizer_snapshot_begin(s, 10);
+    ct_symbolizer_add_map(s, 0x1000, 0x1000, 0x2000, NULL, 0, "/a.so", 5);
+    ct_symbolizer_add_map(s, 0, 0x9000, 0xa000, NULL, 0, "/c.so", 5);
+    ct_symbolizer_snapshot_end(s);
+    assert_false(ct_symbolizer_has_generations(s));
+    ct_symbolizer_snapshot_begin(s, 20);
+    ct_symbolizer_add_map(s, 0, 0x9000, 0xa000, NULL, 0, "/c.so", 5);
+    ct_symbolizer_snapshot_end(s);
+    ct_symbolizer_snapshot_begin(s, 30);
+    ct_symbolizer_add_map(s, 0x1000, 0x1000, 0x2000, NULL, 0, "/b.so", 5);
+    ct_symbolizer_add_map(s, 0, 0x9000, 0xa000, NULL, 0, "/c.so", 5);
+    ct_symbolizer_snapshot_end(s);
+    assert_true(ct_symbolizer_has_generations(s));
+    uint32_t a = ct_symbolizer_generation(s, 0x1500, 15);
+    uint32_t b = ct_symbolizer_generation(s, 0x1500, 35);
+    assert_true(a && b && a != b);
+    /* before A's block (its constructor in dlopen): A, the next one */
+    assert_int_equal(ct_symbolizer_generation(s, 0x1500, 5), a);
+    /* after A's dlclose, before B's block (B's constructor): B */
+    assert_int_equal(ct_symbolizer_generation(s, 0x1500, 25), b);
+    /* C never shared its place */
+    assert_int_equal(ct_symbolizer_generation(s, 0x9500, 15), 0);
+    /* the names come from the object of each generation */
+    struct ct_functab *tab = ct_functab_new();
+    ct_functab_set_resolver(tab, ct_symbolizer_resolve, s);
+    uint32_t fa = ct_functab_intern_addr_gen(tab, 0x1500, a);
+    uint32_t fb = ct_functab_intern_addr_gen(tab, 0x1500, b);
+    assert_int_not_equal(fa, fb);
+    assert_string_equal(ct_functab_get(tab, fa)->object, "/a.so");
+    assert_string_equal(ct_functab_get(tab, fb)->object, "/b.so");
+    ct_functab_free(tab);
+    ct_symbolizer_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -180,6 +224,7 @@ int main(void)
         cmocka_unit_test(test_pc_inside_function),
         cmocka_unit_test(test_build_id_mismatch_still_resolves),
         cmocka_unit_test(test_unknown_addresses),
+        cmocka_unit_test(test_generations),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
