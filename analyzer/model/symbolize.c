@@ -76,6 +76,8 @@ struct object {
     asymbol **symtab;       /* for bfd_find_nearest_line                  */
     struct sym *syms;       /* functions sorted by address                */
     size_t nsyms;
+    uint64_t *starts;       /* function starts from .eh_frame_hdr, sorted */
+    size_t nstarts;
 };
 
 struct map {
@@ -121,6 +123,7 @@ void ct_symbolizer_free(struct ct_symbolizer *s)
     for (size_t i = 0; i < s->nobjs; i++) {
         struct object *o = s->objs[i];
         free(o->syms);
+        free(o->starts);
         free(o->symtab);
         if (o->abfd)
             bfd_close(o->abfd);
@@ -368,6 +371,78 @@ static void check_build_id(struct object *o)
                 "names may be wrong", o->path);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static uint32_t rd_u32(const uint8_t *p)
+{
+    uint32_t v;
+    memcpy(&v, p, 4);
+    return v;
+}
+
+/*
+ * Function starts from .eh_frame_hdr's binary search table, which every
+ * object built with unwind tables has, stripped or not: the boundaries of
+ * functions that no symbol names.  Only the common encoding is read
+ * (table of datarel sdata4 pairs, a 4-byte count); anything else, or a
+ * table that does not fit its section, gives no starts.
+ */
+static void read_eh_frame_hdr(struct object *o)
+{
+    asection *sec = bfd_get_section_by_name(o->abfd, ".eh_frame_hdr");
+    bfd_size_type size = sec ? bfd_section_size(sec) : 0;
+    if (size < 12 || size > (64u << 20))
+        return;
+    uint8_t *buf = ct_xmalloc(size);
+    if (!bfd_get_section_contents(o->abfd, sec, buf, 0, size))
+        goto out;
+    /* version 1; eh_frame_ptr: any 4-byte encoding; count: udata4 or
+     * sdata4; table: DW_EH_PE_datarel | DW_EH_PE_sdata4 */
+    if (buf[0] != 1 || buf[1] == 0xff || (buf[1] & 0x0f) % 8 != 3 ||
+        (buf[2] != 0x03 && buf[2] != 0x0b) || buf[3] != 0x3b)
+        goto out;
+    uint64_t count = rd_u32(buf + 8);
+    if (count == 0 || count > (size - 12) / 8)
+        goto out;
+    uint64_t vma = bfd_section_vma(sec);
+    o->starts = ct_xmalloc(count * sizeof *o->starts);
+    for (uint64_t i = 0; i < count; i++) {
+        int32_t rel = (int32_t)rd_u32(buf + 12 + 8 * i);
+        o->starts[i] = vma + (uint64_t)(int64_t)rel;
+    }
+    qsort(o->starts, count, sizeof *o->starts, cmp_u64);
+    o->nstarts = count;
+out:
+    free(buf);
+}
+
+/* /usr/lib/debug/.build-id/xx/yyyy.debug for a stripped object, when
+ * installed and of the same build. */
+static bfd *open_debug_file(const struct object *o)
+{
+    if (o->build_id_len < 2)
+        return NULL;
+    char path[64 + 2 * sizeof o->build_id];
+    int n = snprintf(path, sizeof path, "/usr/lib/debug/.build-id/%02x/",
+                     o->build_id[0]);
+    for (size_t i = 1; i < o->build_id_len && n < (int)sizeof path - 8; i++)
+        n += snprintf(path + n, sizeof path - (size_t)n, "%02x",
+                      o->build_id[i]);
+    snprintf(path + n, sizeof path - (size_t)n, ".debug");
+    bfd *d = bfd_openr(path, NULL);
+    if (!d)
+        return NULL;
+    if (!bfd_check_format(d, bfd_object) || bfd_get_symcount(d) == 0) {
+        bfd_close(d);
+        return NULL;
+    }
+    return d;
+}
+
 static void load_object(struct object *o)
 {
     o->opened = true;
@@ -385,9 +460,21 @@ static void load_object(struct object *o)
     }
     o->abfd = abfd;
     check_build_id(o);
+    read_eh_frame_hdr(o);
 
     asymbol **tab = NULL;
     long n = read_symtab(abfd, &tab, false);
+    bfd *debug = n == 0 ? open_debug_file(o) : NULL;
+    if (debug) {
+        /* Same addresses, with the symbols and lines the object lost. */
+        n = read_symtab(debug, &tab, false);
+        if (n > 0) {
+            bfd_close(abfd);
+            o->abfd = abfd = debug;
+        } else {
+            bfd_close(debug);
+        }
+    }
     if (n == 0)
         n = read_symtab(abfd, &tab, true); /* stripped: dynamic symbols */
     /* bfd_find_nearest_line wants a NULL-terminated table, even empty. */
@@ -423,7 +510,24 @@ static void load_object(struct object *o)
     o->nsyms = m;
 }
 
-/* The symbol containing ELF address a, or NULL. */
+/* The last of the n sorted starts that is <= a, or NULL. */
+static const uint64_t *start_before(const uint64_t *v, size_t n, uint64_t a)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? &v[lo - 1] : NULL;
+}
+
+/* The symbol containing ELF address a, or NULL.  Where no symbol holds a
+ * (stripped code, static functions without .symtab), an unnamed one at
+ * the start of the function from the unwind tables, so that the addresses
+ * of one function are one function. */
 static const struct sym *find_sym(struct object *o, uint64_t a)
 {
     if (!o->opened)
@@ -436,11 +540,17 @@ static const struct sym *find_sym(struct object *o, uint64_t a)
         else
             hi = mid;
     }
-    if (!lo)
-        return NULL;
-    const struct sym *sym = &o->syms[lo - 1];
-    if (sym->size && a - sym->addr >= sym->size)
-        return NULL;
+    const struct sym *sym = lo ? &o->syms[lo - 1] : NULL;
+    if (sym && sym->size && a - sym->addr >= sym->size)
+        sym = NULL;
+    const uint64_t *fde = start_before(o->starts, o->nstarts, a);
+    /* A symbol without a size reaches to the next symbol; an unwind
+     * table's start after it ends it sooner. */
+    if (fde && (!sym || (!sym->size && *fde > sym->addr))) {
+        static __thread struct sym unnamed;
+        unnamed = (struct sym){.addr = *fde, .size = 0, .name = NULL};
+        return &unnamed;
+    }
     return sym;
 }
 
@@ -501,7 +611,12 @@ void ct_symbolizer_resolve(void *ctx, struct ct_func *f)
     uint64_t a = f->addr - m->base;
     const struct sym *sym = find_sym(o, a);
     f->object = ct_xstrdup(o->path);
-    if (sym) {
+    if (sym && !sym->name) {
+        char buf[64 + 32];
+        snprintf(buf, sizeof buf, "%.64s+0x%" PRIx64, base_name(o->path),
+                 sym->addr);
+        f->name = ct_xstrdup(buf);
+    } else if (sym) {
         char *dem = bfd_demangle(o->abfd, sym->name, DMGL_PARAMS | DMGL_ANSI);
         f->name = dem ? dem : ct_xstrdup(sym->name);
     } else {
