@@ -236,8 +236,8 @@ static void test_by_line_without_pcs(void **state)
     assert_null(ct_profile_lines(x.p));
     char *rows = flat(&x);
     assert_string_equal(rows,
-        " 70.00      7.00     7.00        1  7000.00 10000.00  main (m.c:7)\n"
-        " 30.00     10.00     3.00        1  3000.00  3000.00  leaf\n"
+        " 70.00      7.00     7.00        1     7.00    10.00  main (m.c:7)\n"
+        " 30.00     10.00     3.00        1     3.00     3.00  leaf\n"
         "\f\n");
     free(rows);
     fx_free(&x);
