@@ -6,12 +6,15 @@
 S=$FORMATS/samples
 [ -d "$S" ] || fail "no samples at $S"
 
-flat() { # flat FILE NAME: "calls self-us/call total-us/call" of NAME
+flat() { # flat FILE NAME: "calls self-us/call total-us/call" of NAME, in us
+    # (the per-call unit is the report's choice: converted to us here)
     "$REPORT_SAN" -b -p "$1" | awk -v n="$2" '
-        / name *$/ { on = 1; next }
+        / name *$/ { u = $5; sub(/\/call/, "", u)
+                     f = u == "s" ? 1e6 : u == "ms" ? 1e3 : u == "ns" ? 1e-3 : 1
+                     on = 1; next }
         on && NF >= 7 { nm = $7; for (i = 8; i <= NF; i++) nm = nm " " $i
                         sub(/ \[[0-9]+\]$/, "", nm)
-                        if (nm == n) { print $4, $5, $6; exit } }'
+                        if (nm == n) { printf "%s %.2f %.2f\n", $4, $5 * f, $6 * f; exit } }'
 }
 
 # lms: the seed's own reading: reader 2 calls 1690 us, writer 1 call 200 us
@@ -26,7 +29,7 @@ expect_eq "openlaszlo LzView" "1 4000.00 12000.00" \
     fail "openlaszlo user event missing"
 
 # rtl: Main 1503..2391, four children
-expect_eq "rtl Main" "1 102.00 888.00" \
+expect_eq "rtl Main" "1 102000.00 888000.00" \
     "$(flat "$S/rtl_soffice_4711.log" 'desktop (cd100003) ::desktop::Desktop::Main')"
 
 # evlog: the RUN state, 16.6 ms
