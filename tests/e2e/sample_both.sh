@@ -34,7 +34,7 @@ unit = {'ns': 1, 'us': 1e3, 'ms': 1e6, 's': 1e9}
 def dur(s):
     m = re.match(r'([0-9.]+)(ns|us|ms|s)$', s)
     return float(m.group(1)) * unit[m.group(2)]
-cpu = dur(re.search(r'Total time: (\S+)\(cpu\)', t).group(1))
+cpu = dur(re.search(r'Total time: (\S+)\((?:cpu|functions)\)', t).group(1))
 span = dur(re.search(r'Wall span: (\S+) ', t).group(1))
 threads = int(re.search(r'Threads: (\d+)', t).group(1))
 assert cpu <= span * threads * 1.0001, (cpu, span, threads)
@@ -58,7 +58,7 @@ unit = {'ns': 1, 'us': 1e3, 'ms': 1e6, 's': 1e9}
 def dur(s):
     m = re.match(r'([0-9.]+)(ns|us|ms|s)$', s)
     return float(m.group(1)) * unit[m.group(2)]
-cpu = dur(re.search(r'Total time: (\S+)\(cpu\)', t).group(1))
+cpu = dur(re.search(r'Total time: (\S+)\((?:cpu|functions)\)', t).group(1))
 span = dur(re.search(r'Wall span: (\S+) ', t).group(1))
 n = int(re.search(r'Sampled: figures are statistical; (\d+) samples, every 1.00ms', t).group(1))
 # one sample stands for one interval; the last one's interval may run past
