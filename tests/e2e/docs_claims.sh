@@ -35,11 +35,11 @@ expect_eq "report-format.md: form feed lines (flat, graph, index)" 3 \
     "$(grep -c $'^\f$' "$T/full.txt")"
 
 # dump-format.md "Keys": S and E lines end in the key and one space;
-# "Notes": a user message's control characters become spaces
+# "Notes": a user message's tab and newline are escaped (\t, \n)
 "$REPORT_SAN" --dump "$T/c.raw" > "$T/dump.txt"
 grep -Eq '^[0-9.]+ S $' "$T/dump.txt" || fail "dump-format.md: no 'S ' line"
 grep -Eq '^[0-9.]+ E $' "$T/dump.txt" || fail "dump-format.md: no 'E ' line"
-grep -q '^[0-9.]* V tab here newline there$' "$T/dump.txt" ||
+grep -qF ' V tab\there newline\nthere' "$T/dump.txt" ||
     fail "dump-format.md: user message: $(grep ' V ' "$T/dump.txt")"
 # "R lines name the function"
 expect_eq "dump-format.md: R lines of leaf" 10 "$(grep -c ' R leaf$' "$T/dump.txt")"
