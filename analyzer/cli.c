@@ -53,9 +53,9 @@ static void usage(FILE *f)
 "      --dump             print the trace as OpenLaszlo raw records\n"
 "                         (<timestamp> <C|R|S|E|V> <name>)\n"
 "      --export=FORMAT    write the trace as FORMAT: openlaszlo, lms,\n"
-"                         samplingprof, callgrind, dot, chrome (trace-event\n"
-"                         JSON), perfetto (protobuf), folded (collapsed\n"
-"                         stacks), flamegraph (SVG); see docs/exports.md\n"
+"                         samplingprof, callgrind, dot, chrome, perfetto,\n"
+"                         folded, flamegraph\n"
+"                         (docs/exports.md says what reads each)\n"
 "      --node-threshold=P with --export=dot: leave out functions under P%\n"
 "                         of all time (default 0.5)\n"
 "      --edge-threshold=P with --export=dot: leave out arcs under P%\n"
@@ -76,8 +76,8 @@ static void usage(FILE *f)
 "Options that would do nothing in the output chosen are refused (exit 1):\n"
 "--tree, --dump and --export exclude each other; --depth and\n"
 "--min-duration need --tree; -p, -q, -b, --min-percent, --no-events and\n"
-"--by-line shape the report only; --subtract-bias not --dump or --tree;\n"
-"--focus and --threads do not go with --dump or --export; --by-line\n"
+"--by-line shape the report only; --subtract-bias and --threads not\n"
+"--dump; --focus goes with the report and --tree only; --by-line\n"
 "needs samples, --lenient a text log.\n"
 "\n"
 "Exit status: 0 success, 1 bad usage (also: --focus names nothing, -o or\n"
@@ -192,14 +192,16 @@ static void refuse_conflicts(const struct ct_options *o,
         bad_usage(fmt, "--no-events");
     if (o->by_line)
         bad_usage(fmt, "--by-line");
-    /* the profile behind --export honours it; the rest do not */
-    if (o->subtract_bias && !o->export_format)
-        bad_usage("%s does not go with --dump or --tree", "--subtract-bias");
-    /* --tree honours these (docs/report-format.md); the writers do not */
+    /* --tree and the profile behind --export honour it; --dump does not */
+    if (o->subtract_bias && o->dump)
+        bad_usage("%s does not go with --dump", "--subtract-bias");
+    /* --tree honours these (docs/report-format.md); the writers do not,
+     * but for --threads, which the stack writers (folded, flamegraph)
+     * take as a frame per thread */
     if (!o->tree && o->focus)
         bad_usage("%s does not go with --dump or --export", "--focus (-qNAME)");
-    if (!o->tree && o->per_thread)
-        bad_usage("%s does not go with --dump or --export", "--threads");
+    if (o->dump && o->per_thread)
+        bad_usage("%s does not go with --dump", "--threads");
 }
 
 enum {

@@ -17,6 +17,7 @@ _calltrace_export_formats()
     "$1" --help 2>/dev/null | awk '
         /--export=FORMAT/ { on = 1; sub(/.*FORMAT:/, ""); print; next }
         on && /^ +-/ { on = 0 }
+        on && /^          +\(/ { on = 0 }
         on && /^          / { print; next }
         on { on = 0 }' | tr ',' '\n' | tr -d ' ' | grep -v '^$'
 }
