@@ -25,6 +25,7 @@ PRELOAD_LIBS   := -ldl -lpthread -lunwind
 ANALYZER_LIBS  := -lbfd -lm
 
 PRELOAD_SRCS  := $(sort $(wildcard preload/*.c))
+PRELOAD_ASM   := $(sort $(wildcard preload/*.S))
 ANALYZER_DIRS := analyzer analyzer/readers analyzer/model analyzer/report \
                  analyzer/writers
 ANALYZER_SRCS := $(sort $(foreach d,$(ANALYZER_DIRS),$(wildcard $(d)/*.c)))
@@ -39,9 +40,10 @@ FRONT_OBJS    := $(FRONT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/frontend/preload/config
 PRELOAD_LIB_SRCS  := $(filter-out preload/init.c,$(PRELOAD_SRCS))
 ANALYZER_LIB_SRCS := $(filter-out analyzer/main.c,$(ANALYZER_SRCS))
 
-PRELOAD_OBJS  := $(PRELOAD_SRCS:%.c=$(BUILD)/%.o)
+PRELOAD_OBJS  := $(PRELOAD_SRCS:%.c=$(BUILD)/%.o) $(PRELOAD_ASM:%.S=$(BUILD)/%.o)
 ANALYZER_OBJS := $(ANALYZER_SRCS:%.c=$(BUILD)/%.o)
-SAN_PRELOAD_LIB_OBJS  := $(PRELOAD_LIB_SRCS:%.c=$(BUILD)/san/%.o)
+SAN_PRELOAD_LIB_OBJS  := $(PRELOAD_LIB_SRCS:%.c=$(BUILD)/san/%.o) \
+                         $(PRELOAD_ASM:%.S=$(BUILD)/san/%.o)
 SAN_ANALYZER_LIB_OBJS := $(ANALYZER_LIB_SRCS:%.c=$(BUILD)/san/%.o)
 
 UNIT_SRCS    := $(sort $(wildcard tests/unit/test_*.c))
@@ -84,6 +86,14 @@ $(REPORT_SAN): $(SAN_ANALYZER_LIB_OBJS) $(BUILD)/san/analyzer/main.o
 $(BUILD)/preload/%.o: preload/%.c $(wildcard include/*.h preload/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(PRELOAD_CFLAGS) -c -o $@ $<
+
+$(BUILD)/preload/%.o: preload/%.S preload/plt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -c -o $@ $<
+
+$(BUILD)/san/preload/%.o: preload/%.S preload/plt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -c -o $@ $<
 
 $(BUILD)/analyzer/%.o: analyzer/%.c $(wildcard include/*.h) $(ANALYZER_HDRS)
 	@mkdir -p $(dir $@)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "plt.h"
 #include "tracer.h"
 
 void ct_config_defaults(struct ct_config *c)
@@ -20,6 +21,7 @@ void ct_config_defaults(struct ct_config *c)
     snprintf(c->output, sizeof c->output, "%s", CT_DEFAULT_OUTPUT);
     c->bufsize = CT_DEFAULT_BUFSIZE;
     c->follow = 1;
+    c->libcalls = CT_LIBCALLS_PLT;
 }
 
 int ct_parse_size(const char *s, uint64_t *out)
@@ -270,6 +272,23 @@ static void load_output(struct ct_config *c, ct_getenv_fn get,
     snprintf(c->output, sizeof c->output, "%s", v);
 }
 
+static void load_libcalls(struct ct_config *c, ct_getenv_fn get,
+                          ct_warn_fn warn)
+{
+    const char *v = get("CALLTRACE_LIBCALLS");
+    if (!v)
+        return;
+    if (strcasecmp(v, "none") == 0)
+        c->libcalls = CT_LIBCALLS_NONE;
+    else if (strcasecmp(v, "plt") == 0)
+        c->libcalls = CT_LIBCALLS_PLT;
+    else if (strcasecmp(v, "nested") == 0)
+        c->libcalls = CT_LIBCALLS_NESTED;
+    else
+        warnf(warn, "calltrace: CALLTRACE_LIBCALLS='%s': expected none, plt "
+              "or nested; using plt", v);
+}
+
 void ct_config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
 {
     ct_config_defaults(c);
@@ -282,4 +301,5 @@ void ct_config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
     load_bool(get, warn, "CALLTRACE_START_PAUSED", &c->start_paused);
     load_signal(c, get, warn);
     load_bool(get, warn, "CALLTRACE_FOLLOW", &c->follow);
+    load_libcalls(c, get, warn);
 }

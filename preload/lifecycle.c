@@ -16,6 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "plt.h"
 #include "sample.h"
 #include "tracer.h"
 
@@ -177,6 +178,8 @@ void ct_process_start(void)
          * and which runs no destructor.  Registered first, this runs after
          * the program's own at_quick_exit handlers. */
         at_quick_exit(quick_exit_close);
+        ct_plt_start(ct_proc.calls_off ? CT_LIBCALLS_NONE
+                                       : ct_proc.cfg.libcalls);
     }
     ct_proc.started = 2;
     ct_global_update();

@@ -63,6 +63,7 @@ struct ct_config {
     int quiet;
     int follow;           /* CALLTRACE_FOLLOW: trace children (wrap_spawn.c) */
     int cputime;          /* CT_CPUTIME_*: CALLTRACE_CPUTIME                 */
+    int libcalls;         /* CALLTRACE_LIBCALLS: CT_LIBCALLS_* (plt.h)     */
 };
 
 /* ct_config.cputime: how on-CPU time is told from off-CPU time */

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "plt.h"
 #include "sample.h"
 #include "tracer.h"
 #include "wrap_spawn.h"
@@ -179,8 +180,10 @@ CT_API void _Exit(int status)
  */
 static void after_load(void *handle, int guarded)
 {
-    if (handle && guarded && ct_proc.started == 2)
+    if (handle && guarded && ct_proc.started == 2) {
         ct_maps_write();
+        ct_plt_after_load();
+    }
 }
 
 CT_API void *dlopen(const char *file, int mode)

@@ -67,6 +67,11 @@ static uint64_t symbol_size(bfd *abfd, asymbol *sym)
     return ((struct elf_symbol_head *)sym)->internal_elf_sym.st_size;
 }
 
+/* Marks an index into object.synth while the symbols are merged. */
+#define SYNTH_BIT ((uintptr_t)1 << (sizeof(uintptr_t) * 8 - 1))
+/* Bytes of one PLT entry on x86-64, .plt and .plt.sec alike. */
+#define PLT_ENTRY_SIZE 16
+
 struct object {
     char *path;
     uint8_t build_id[64];
@@ -74,6 +79,7 @@ struct object {
     bool opened;            /* open attempted                             */
     bfd *abfd;
     asymbol **symtab;       /* for bfd_find_nearest_line                  */
+    asymbol *synth;         /* name@plt entries, from bfd                 */
     struct sym *syms;       /* functions sorted by address                */
     size_t nsyms;
     uint64_t *starts;       /* function starts from .eh_frame_hdr, sorted */
@@ -125,6 +131,7 @@ void ct_symbolizer_free(struct ct_symbolizer *s)
         free(o->syms);
         free(o->starts);
         free(o->symtab);
+        free(o->synth);
         if (o->abfd)
             bfd_close(o->abfd);
         free(o->path);
@@ -443,6 +450,48 @@ static bfd *open_debug_file(const struct object *o)
     return d;
 }
 
+/*
+ * The PLT entries, named `name@plt` by bfd from the dynamic relocations:
+ * the tracer records a library call as a call of the caller's PLT entry.
+ */
+static long read_plt_symbols(struct object *o)
+{
+    asymbol **dyn = NULL;
+    long ndyn = read_symtab(o->abfd, &dyn, true);
+    long n = ndyn ? bfd_get_synthetic_symtab(o->abfd, 0, NULL, ndyn, dyn,
+                                             &o->synth)
+                  : 0;
+    free(dyn);
+    if (n <= 0) {
+        free(o->synth);
+        o->synth = NULL;
+        return 0;
+    }
+    return n;
+}
+
+/* Adds the PLT entries after the k sorted functions, keeping the order;
+ * returns the new count.  Their names are kept aside: the merge below
+ * reads names from the object's symbol table by index. */
+static size_t merge_plt_symbols(struct object *o, long nplt, size_t k)
+{
+    if (nplt <= 0)
+        return k;
+    o->syms = ct_xrealloc(o->syms, (k + (size_t)nplt + 1) * sizeof *o->syms);
+    for (long i = 0; i < nplt; i++) {
+        asymbol *sym = &o->synth[i];
+        if (!strstr(bfd_asymbol_name(sym), "@plt"))
+            continue;
+        o->syms[k].addr = bfd_asymbol_value(sym);
+        /* Marked with the high bit: an index into synth, not symtab. */
+        o->syms[k].name = (const char *)(uintptr_t)(SYNTH_BIT | (uintptr_t)i);
+        o->syms[k].size = 0;
+        k++;
+    }
+    qsort(o->syms, k, sizeof *o->syms, cmp_sym);
+    return k;
+}
+
 static void load_object(struct object *o)
 {
     o->opened = true;
@@ -479,6 +528,7 @@ static void load_object(struct object *o)
         n = read_symtab(abfd, &tab, true); /* stripped: dynamic symbols */
     /* bfd_find_nearest_line wants a NULL-terminated table, even empty. */
     o->symtab = tab ? tab : ct_xcalloc(1, sizeof *tab);
+    long nplt = read_plt_symbols(o);
     o->syms = ct_xmalloc(((size_t)n + 1) * sizeof *o->syms);
     asymbol **best = ct_xmalloc(((size_t)n + 1) * sizeof *best);
     size_t k = 0;
@@ -490,10 +540,15 @@ static void load_object(struct object *o)
             k++;
         }
     qsort(o->syms, k, sizeof *o->syms, cmp_sym);
+    /* PLT entries go last: nothing else starts at their addresses. */
+    k = merge_plt_symbols(o, nplt, k);
     /* One symbol per address, the best ranked. */
     size_t m = 0;
+    best = ct_xrealloc(best, (k + 1) * sizeof *best);
     for (size_t i = 0; i < k; i++) {
-        asymbol *sym = tab[(uintptr_t)o->syms[i].name];
+        uintptr_t idx = (uintptr_t)o->syms[i].name;
+        asymbol *sym = idx & SYNTH_BIT ? &o->synth[idx & ~SYNTH_BIT]
+                                       : tab[idx];
         if (m && o->syms[m - 1].addr == o->syms[i].addr) {
             if (sym_rank(sym) > sym_rank(best[m - 1]))
                 best[m - 1] = sym;
@@ -504,7 +559,9 @@ static void load_object(struct object *o)
     }
     for (size_t i = 0; i < m; i++) {
         o->syms[i].name = bfd_asymbol_name(best[i]);
-        o->syms[i].size = symbol_size(abfd, best[i]);
+        o->syms[i].size = best[i]->flags & BSF_SYNTHETIC
+                              ? PLT_ENTRY_SIZE
+                              : symbol_size(abfd, best[i]);
     }
     free(best);
     o->nsyms = m;

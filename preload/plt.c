@@ -1,0 +1,569 @@
+/*
+ * Library calls through the PLT (CALLTRACE_LIBCALLS).
+ *
+ * At start and after each dlopen, every JUMP_SLOT relocation of an object
+ * that imports __cyg_profile_func_enter (every object, in nested mode)
+ * gets its GOT slot pointed at a stub of its own (plt_tramp.S).  The stub
+ * calls ct_plt_enter, which writes an ENTRY record whose function is the
+ * address of the object's PLT entry for that symbol (so the analyzer names
+ * it `name@plt` from the object's dynamic symbols) and whose site is the
+ * return address, then swaps the return address for ct_plt_return and
+ * jumps to the real target.  ct_plt_return writes the EXIT and goes back.
+ *
+ * Records go through the slow path of the hooks (ct_enter_slow and
+ * ct_exit_slow), so they nest with the instrumented calls in the thread's
+ * stream and obey tracing off, hidden frames, lost counts and re-entry.
+ *
+ * Each thread keeps its open library calls (real return address, where it
+ * was stored, the shadow-stack depth) on a stack of its own.  A frame left
+ * without returning (longjmp, an exception caught above it) is found
+ * stale when a later library call stores its return address at or above
+ * the old one, or when the trampoline returns to a frame further down.
+ *
+ * Lazy binding: the first call jumps to the PLT's resolver entry, which
+ * writes the resolved address into the GOT slot; the trampoline puts the
+ * stub back when that call returns.
+ */
+#include <dlfcn.h>
+#include <elf.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "plt.h"
+#include "tracer.h"
+
+#define STUB_SIZE 16u
+
+struct plt_slot {
+    uintptr_t target;     /* where the call goes; the lazy entry at first  */
+    uintptr_t *got;
+    uintptr_t fn;         /* the PLT entry: the function in the records    */
+};
+
+struct plt_frame {
+    uintptr_t ret;        /* the real return address                       */
+    uintptr_t *retp;      /* where it is on the stack                      */
+    uint32_t slot;
+    uint32_t depth;       /* shadow-stack depth before the call            */
+    uint32_t armed;       /* *retp holds ct_plt_return                     */
+};
+
+struct plt_thread {
+    uint32_t n;
+    uint32_t in_tracer;   /* our own code is running: calls pass through   */
+    struct plt_frame f[CT_PLT_MAX_FRAMES];
+};
+
+static struct plt_slot slots[CT_PLT_MAX_SLOTS];
+static uint32_t nslots;
+static int plt_mode;
+static int slots_full_reported;
+static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static __thread struct plt_thread *plt_self
+    __attribute__((tls_model("initial-exec")));
+static pthread_key_t plt_key;
+static int plt_key_ok;
+
+/* ------------------------------------------------------- per thread */
+
+static void plt_thread_free(void *arg)
+{
+    struct plt_thread *pt = arg;
+    if (!pt || pt != plt_self || pt->in_tracer)
+        return;
+    plt_self = NULL;
+    munmap(pt, sizeof *pt);
+}
+
+static struct plt_thread *plt_thread_get(void)
+{
+    struct plt_thread *pt = plt_self;
+    if (ct_likely(pt != NULL))
+        return pt;
+    int saved = errno;
+    void *m = mmap(NULL, sizeof *pt, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    errno = saved;
+    if (m == MAP_FAILED)
+        return NULL;
+    pt = m;
+    plt_self = pt;
+    if (plt_key_ok)
+        pthread_setspecific(plt_key, pt);
+    return pt;
+}
+
+static inline uintptr_t stub_addr(uint32_t slot)
+{
+    return (uintptr_t)ct_plt_stubs + (uintptr_t)slot * STUB_SIZE;
+}
+
+static inline int is_stub(uintptr_t a)
+{
+    return a >= (uintptr_t)ct_plt_stubs &&
+           a < (uintptr_t)ct_plt_stubs + (uintptr_t)CT_PLT_MAX_SLOTS * STUB_SIZE;
+}
+
+/*
+ * Writes exits until the shadow stack is back at depth, if the frame
+ * pushed there is still fn (an instrumented exit further down may have
+ * closed it already, after a longjmp or an exception).
+ */
+static void pop_shadow_to(uint32_t depth, uintptr_t fn)
+{
+    struct ct_thread *t = ct_self;
+    if (!t || t->depth <= depth)
+        return;
+    if (depth < CT_MAX_DEPTH && t->stack[depth] != fn)
+        return;
+    while (t->depth > depth) {
+        uint32_t d = t->depth;
+        uintptr_t top = d <= CT_MAX_DEPTH ? t->stack[d - 1] : 0;
+        ct_exit_slow(top, 0);
+        if (t->depth >= d)
+            break;  /* re-entry: counted as lost by the slow path */
+    }
+}
+
+/* Closes frame i, which will never see its trampoline. */
+static void close_frame(const struct plt_frame *f)
+{
+    pop_shadow_to(f->depth, slots[f->slot].fn);
+}
+
+/*
+ * Is a frame whose return address slot is at or below sp (so, by the
+ * stack's order, gone) really gone?  Only if both are on the same stack: a
+ * signal handler on an alternate stack placed above the thread's stack
+ * must not close the frames it interrupted.  Asked only when a frame looks
+ * gone, which is rare (after a longjmp or an exception).
+ */
+static int same_stack(uintptr_t frame_slot, uintptr_t sp)
+{
+    stack_t ss;
+    int saved = errno;
+    int rc = sigaltstack(NULL, &ss);
+    errno = saved;
+    if (rc != 0 || !(ss.ss_flags & SS_ONSTACK))
+        return 1;
+    uintptr_t lo = (uintptr_t)ss.ss_sp, hi = lo + ss.ss_size;
+    return (sp >= lo && sp < hi) == (frame_slot >= lo && frame_slot < hi);
+}
+
+/* Closes the frames whose return address slot is at or below sp. */
+static void close_stale(struct plt_thread *pt, uintptr_t sp)
+{
+    while (pt->n > 0) {
+        struct plt_frame *f = &pt->f[pt->n - 1];
+        if ((uintptr_t)f->retp > sp || !same_stack((uintptr_t)f->retp, sp))
+            return;
+        close_frame(f);
+        pt->n--;
+    }
+}
+
+/* ------------------------------------------------------- the stubs' C */
+
+uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
+{
+    uintptr_t target = __atomic_load_n(&slots[slot].target, __ATOMIC_RELAXED);
+    struct plt_thread *pt = plt_thread_get();
+    if (!pt)
+        return target;
+    if (pt->in_tracer) {
+        /* A signal handler that interrupted us, or (nested) libc's own
+         * PLT under the tracer's calls. */
+        if (plt_mode != CT_LIBCALLS_NESTED)
+            ct_count_lost_global(1);
+        return target;
+    }
+    struct ct_thread *t = ct_self;
+    if (t && t->busy && plt_mode == CT_LIBCALLS_NESTED)
+        return target;
+    pt->in_tracer = 1;
+    ct_signal_fence();
+    if (ct_unlikely(pt->n > 0 && (uintptr_t)pt->f[pt->n - 1].retp <=
+                                     (uintptr_t)retp))
+        close_stale(pt, (uintptr_t)retp);
+    if (ct_unlikely(pt->n >= CT_PLT_MAX_FRAMES)) {
+        ct_count_lost_global(1);
+        goto out;
+    }
+    uint32_t before = t ? t->depth : 0;
+    ct_enter_slow(slots[slot].fn, *retp);
+    t = ct_self;
+    if (!t || (t->flags & CT_T_DEAD) || t->depth != before + 1)
+        goto out;  /* not taken (not started, re-entry): no exit either */
+    struct plt_frame *f = &pt->f[pt->n];
+    f->ret = *retp;
+    f->retp = retp;
+    f->slot = slot;
+    f->depth = before;
+    f->armed = 1;
+    *retp = (uintptr_t)ct_plt_return;
+    ct_signal_fence();
+    pt->n++;
+out:
+    ct_signal_fence();
+    pt->in_tracer = 0;
+    return target;
+}
+
+/* The lazy resolver wrote the real address over our stub: keep it as the
+ * target and put the stub back. */
+static void repatch(uint32_t slot)
+{
+    struct plt_slot *s = &slots[slot];
+    uintptr_t now = __atomic_load_n(s->got, __ATOMIC_RELAXED);
+    if (now == stub_addr(slot) || is_stub(now))
+        return;
+    __atomic_store_n(&s->target, now, __ATOMIC_RELAXED);
+    __atomic_store_n(s->got, stub_addr(slot), __ATOMIC_RELAXED);
+}
+
+static void __attribute__((noreturn)) lost_return(uintptr_t sp)
+{
+    ct_message("calltrace: a library call returned to %#lx with no record "
+               "of where it came from; aborting", (unsigned long)sp);
+    abort();
+}
+
+uintptr_t ct_plt_exit(uintptr_t sp)
+{
+    int saved = errno;
+    struct plt_thread *pt = plt_self;
+    uintptr_t *retp = (uintptr_t *)(sp - sizeof(uintptr_t));
+    if (!pt)
+        lost_return(sp);
+    uint32_t outer = pt->in_tracer;
+    pt->in_tracer = 1;
+    ct_signal_fence();
+    uint32_t i = pt->n;
+    while (i > 0 && pt->f[i - 1].retp != retp)
+        i--;
+    if (i == 0)
+        lost_return(sp);
+    struct plt_frame *f = &pt->f[i - 1];
+    /* Frames above ours ended without their trampoline. */
+    for (uint32_t k = pt->n; k > i; k--)
+        close_frame(&pt->f[k - 1]);
+    uintptr_t ret = f->ret;
+    uint32_t slot = f->slot, depth = f->depth;
+    pt->n = i - 1;
+    repatch(slot);
+    pop_shadow_to(depth, slots[slot].fn);
+    ct_signal_fence();
+    pt->in_tracer = outer;
+    errno = saved;
+    return ret;
+}
+
+void ct_plt_disarm(void)
+{
+    struct plt_thread *pt = plt_self;
+    if (!pt)
+        return;
+    for (uint32_t i = 0; i < pt->n; i++) {
+        struct plt_frame *f = &pt->f[i];
+        if (f->armed && *f->retp == (uintptr_t)ct_plt_return)
+            *f->retp = f->ret;
+        f->armed = 0;
+    }
+}
+
+void ct_plt_rearm(uintptr_t sp)
+{
+    struct plt_thread *pt = plt_self;
+    if (!pt || pt->in_tracer)
+        return;
+    pt->in_tracer = 1;
+    ct_signal_fence();
+    if (pt->n > 0 && (uintptr_t)pt->f[pt->n - 1].retp < sp)
+        close_stale(pt, sp - 1);
+    for (uint32_t i = 0; i < pt->n; i++) {
+        struct plt_frame *f = &pt->f[i];
+        if (!f->armed && *f->retp == f->ret) {
+            *f->retp = (uintptr_t)ct_plt_return;
+            f->armed = 1;
+        }
+    }
+    ct_signal_fence();
+    pt->in_tracer = 0;
+}
+
+/* ------------------------------------------------------- patching */
+
+/* Functions whose calls are not recorded: they return twice (the saved
+ * context would hold the trampoline), look at their own return address
+ * (RTLD_NEXT, the caller's namespace), or are the tracer's own entry
+ * points. */
+static int never_patched(const char *name)
+{
+    static const char *const names[] = {
+        "setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "savectx",
+        "vfork", "__vfork", "getcontext", "swapcontext", "setcontext",
+        "dlsym", "dlvsym", "dlopen", "dlmopen", "dl_iterate_phdr",
+        "__cyg_profile_func_enter", "__cyg_profile_func_exit",
+        "__tls_get_addr",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        if (strcmp(name, names[i]) == 0)
+            return 1;
+    return strncmp(name, "calltrace_", 10) == 0;
+}
+
+struct dyn_info {
+    uintptr_t base;
+    const ElfW(Sym) *symtab;
+    const char *strtab;
+    const ElfW(Rela) *jmprel;
+    size_t njmprel;
+    const ElfW(Rela) *rela;
+    size_t nrela;
+};
+
+static uintptr_t dyn_ptr(uintptr_t base, uintptr_t v)
+{
+    /* ld.so relocates most of these in place, but not in every object
+     * (a read-only dynamic section keeps file addresses). */
+    return v < base ? v + base : v;
+}
+
+static int read_dynamic(const struct dl_phdr_info *info, struct dyn_info *d)
+{
+    memset(d, 0, sizeof *d);
+    d->base = info->dlpi_addr;
+    const ElfW(Dyn) *dyn = NULL;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(d->base + info->dlpi_phdr[i].p_vaddr);
+    if (!dyn)
+        return -1;
+    size_t pltrelsz = 0, relasz = 0;
+    int pltrel_is_rela = 1;
+    for (; dyn->d_tag != DT_NULL; dyn++) {
+        uintptr_t v = dyn->d_un.d_ptr;
+        switch (dyn->d_tag) {
+        case DT_SYMTAB: d->symtab = (const void *)dyn_ptr(d->base, v); break;
+        case DT_STRTAB: d->strtab = (const void *)dyn_ptr(d->base, v); break;
+        case DT_JMPREL: d->jmprel = (const void *)dyn_ptr(d->base, v); break;
+        case DT_RELA: d->rela = (const void *)dyn_ptr(d->base, v); break;
+        case DT_PLTRELSZ: pltrelsz = dyn->d_un.d_val; break;
+        case DT_RELASZ: relasz = dyn->d_un.d_val; break;
+        case DT_PLTREL: pltrel_is_rela = dyn->d_un.d_val == DT_RELA; break;
+        default: break;
+        }
+    }
+    if (!d->symtab || !d->strtab || !pltrel_is_rela)
+        return -1;
+    d->njmprel = d->jmprel ? pltrelsz / sizeof(ElfW(Rela)) : 0;
+    d->nrela = d->rela ? relasz / sizeof(ElfW(Rela)) : 0;
+    return 0;
+}
+
+static const char *rel_name(const struct dyn_info *d, const ElfW(Rela) *r)
+{
+    uint32_t sym = ELF64_R_SYM(r->r_info);
+    return sym ? d->strtab + d->symtab[sym].st_name : NULL;
+}
+
+static int imports(const struct dyn_info *d, const char *want)
+{
+    for (size_t i = 0; i < d->njmprel; i++) {
+        const char *n = rel_name(d, &d->jmprel[i]);
+        if (n && strcmp(n, want) == 0)
+            return 1;
+    }
+    for (size_t i = 0; i < d->nrela; i++) {
+        const char *n = rel_name(d, &d->rela[i]);
+        if (n && strcmp(n, want) == 0)
+            return 1;
+    }
+    return 0;
+}
+
+struct got_ref {
+    uintptr_t got;
+    uintptr_t plt;
+};
+
+static int cmp_got(const void *a, const void *b)
+{
+    const struct got_ref *x = a, *y = b;
+    return x->got < y->got ? -1 : x->got > y->got;
+}
+
+static struct got_ref *find_got(struct got_ref *refs, size_t n, uintptr_t got)
+{
+    struct got_ref key = {got, 0};
+    return bsearch(&key, refs, n, sizeof *refs, cmp_got);
+}
+
+/* The GOT slot an 8-byte aligned PLT entry at p jumps through, or 0:
+ * [endbr64] [bnd] jmp *disp32(%rip), the forms ld writes for x86-64. */
+static uintptr_t plt_entry_got(const uint8_t *p, const uint8_t *end)
+{
+    const uint8_t *q = p;
+    if (end - q >= 4 && q[0] == 0xf3 && q[1] == 0x0f && q[2] == 0x1e &&
+        q[3] == 0xfa)
+        q += 4;
+    if (end - q >= 1 && q[0] == 0xf2)
+        q++;
+    if (end - q < 6 || q[0] != 0xff || q[1] != 0x25)
+        return 0;
+    int32_t disp;
+    memcpy(&disp, q + 2, 4);
+    return (uintptr_t)(q + 6) + (intptr_t)disp;
+}
+
+/* Finds each JUMP_SLOT's PLT entry by scanning the executable segments
+ * for the jumps through it; the first one found is the PLT's (the PLT
+ * comes before .text). */
+static void find_plt_entries(const struct dl_phdr_info *info,
+                             struct got_ref *refs, size_t n)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||
+            !(ph->p_flags & PF_R))
+            continue;
+        uintptr_t lo = (info->dlpi_addr + ph->p_vaddr + 7) & ~(uintptr_t)7;
+        const uint8_t *end = (const uint8_t *)(info->dlpi_addr + ph->p_vaddr +
+                                               ph->p_filesz);
+        for (const uint8_t *p = (const uint8_t *)lo; p + 8 <= end; p += 8) {
+            if (p[0] != 0xff && p[0] != 0xf3 && p[0] != 0xf2)
+                continue;
+            uintptr_t got = plt_entry_got(p, end);
+            struct got_ref *r = got ? find_got(refs, n, got) : NULL;
+            if (r && !r->plt)
+                r->plt = (uintptr_t)p;
+        }
+    }
+}
+
+/* The writable window [lo, hi) RELRO made read-only, if any. */
+static void relro_range(const struct dl_phdr_info *info, uintptr_t *lo,
+                        uintptr_t *hi)
+{
+    *lo = *hi = 0;
+    long page = sysconf(_SC_PAGESIZE);
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_GNU_RELRO)
+            continue;
+        uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+        *lo = s & ~(uintptr_t)(page - 1);
+        *hi = (s + ph->p_memsz + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
+    }
+}
+
+static int is_own_object(const struct dl_phdr_info *info)
+{
+    uintptr_t me = (uintptr_t)ct_plt_stubs;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && me >= s && me < s + ph->p_memsz)
+            return 1;
+    }
+    return 0;
+}
+
+static int is_loader(const char *name)
+{
+    return name && (strstr(name, "/ld-linux") || strstr(name, "/ld64.so") ||
+                    strstr(name, "linux-vdso"));
+}
+
+static uint32_t patch_slot(uintptr_t *got, uintptr_t plt, int relro)
+{
+    uintptr_t cur = *got;
+    if (is_stub(cur))
+        return 0;  /* patched before */
+    if (nslots >= CT_PLT_MAX_SLOTS) {
+        if (!slots_full_reported++)
+            ct_message("calltrace: more than %u library functions; calls "
+                       "to the others are not recorded", CT_PLT_MAX_SLOTS);
+        return 0;
+    }
+    uint32_t i = nslots++;
+    slots[i].target = cur;
+    slots[i].got = got;
+    slots[i].fn = plt;
+    (void)relro;
+    __atomic_store_n(got, stub_addr(i), __ATOMIC_RELEASE);
+    return 1;
+}
+
+static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    (void)arg;
+    if (is_own_object(info) || is_loader(info->dlpi_name))
+        return 0;
+    struct dyn_info d;
+    if (read_dynamic(info, &d) < 0 || d.njmprel == 0)
+        return 0;
+    if (plt_mode != CT_LIBCALLS_NESTED &&
+        !imports(&d, "__cyg_profile_func_enter"))
+        return 0;
+    struct got_ref *refs = malloc(d.njmprel * sizeof *refs);
+    if (!refs)
+        return 0;
+    size_t n = 0;
+    for (size_t i = 0; i < d.njmprel; i++) {
+        const ElfW(Rela) *r = &d.jmprel[i];
+        const char *name = rel_name(&d, r);
+        if (ELF64_R_TYPE(r->r_info) != R_X86_64_JUMP_SLOT || !name ||
+            never_patched(name))
+            continue;
+        refs[n++] = (struct got_ref){d.base + r->r_offset, 0};
+    }
+    qsort(refs, n, sizeof *refs, cmp_got);
+    find_plt_entries(info, refs, n);
+    uintptr_t rlo, rhi;
+    relro_range(info, &rlo, &rhi);
+    int opened = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!refs[i].plt || is_stub(*(uintptr_t *)refs[i].got))
+            continue;
+        int in_relro = refs[i].got >= rlo && refs[i].got < rhi;
+        if (in_relro && !opened) {
+            if (mprotect((void *)rlo, rhi - rlo, PROT_READ | PROT_WRITE) != 0)
+                continue;
+            opened = 1;
+        }
+        patch_slot((uintptr_t *)refs[i].got, refs[i].plt, in_relro);
+    }
+    if (opened)
+        mprotect((void *)rlo, rhi - rlo, PROT_READ);
+    free(refs);
+    return 0;
+}
+
+void ct_plt_after_load(void)
+{
+    if (plt_mode == CT_LIBCALLS_NONE)
+        return;
+    int saved = errno;
+    pthread_mutex_lock(&patch_lock);
+    dl_iterate_phdr(patch_object, NULL);
+    pthread_mutex_unlock(&patch_lock);
+    errno = saved;
+}
+
+void ct_plt_start(int mode)
+{
+    plt_mode = mode;
+    if (mode == CT_LIBCALLS_NONE)
+        return;
+    plt_key_ok = pthread_key_create(&plt_key, plt_thread_free) == 0;
+    ct_plt_after_load();
+}

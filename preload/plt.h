@@ -1,0 +1,48 @@
+/*
+ * Library calls: calls made through the PLT of instrumented objects are
+ * recorded by pointing their GOT slots at stubs (plt_tramp.S) that record
+ * the call and swap the return address for a trampoline that records the
+ * return (plt.c).  Included from assembly too: only macros before the
+ * __ASSEMBLER__ guard.
+ */
+#ifndef CT_PLT_H
+#define CT_PLT_H
+
+/* GOT slots that can be patched in one process (16 bytes of stub each). */
+#define CT_PLT_MAX_SLOTS 8192
+/* Library calls open at once on one thread. */
+#define CT_PLT_MAX_FRAMES 1024
+
+/* CALLTRACE_LIBCALLS */
+#define CT_LIBCALLS_NONE 0
+#define CT_LIBCALLS_PLT 1     /* calls from instrumented objects (default) */
+#define CT_LIBCALLS_NESTED 2  /* and calls between libraries              */
+
+#ifndef __ASSEMBLER__
+#include <stdint.h>
+
+#pragma GCC visibility push(hidden)
+
+/* Patches the objects loaded now (at start) and those loaded since (after
+ * a dlopen).  No-ops when CALLTRACE_LIBCALLS=none. */
+void ct_plt_start(int mode);
+void ct_plt_after_load(void);
+
+/* Called by the stubs and the trampoline (plt_tramp.S). */
+uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp);
+uintptr_t ct_plt_exit(uintptr_t sp);
+
+/* Puts back the real return addresses of this thread's open library
+ * calls, before anything walks the stack (an unwinder). */
+void ct_plt_disarm(void);
+/* After a catch or a stack walk: library calls whose return address slot
+ * is below sp are gone and get their exits; those above get the
+ * trampoline back. */
+void ct_plt_rearm(uintptr_t sp);
+
+extern char ct_plt_stubs[];
+extern char ct_plt_return[];
+
+#pragma GCC visibility pop
+#endif
+#endif

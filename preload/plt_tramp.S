@@ -1,0 +1,126 @@
+/*
+ * Library-call stubs (x86-64): what a patched GOT slot points at, and the
+ * return trampoline a recorded call returns through.  The C side is
+ * preload/plt.c.
+ *
+ * Each stub is 16 bytes and loads its own number into %r11, which is free
+ * at a PLT call (a scratch register that carries no argument; the PLT and
+ * the lazy resolver clobber it too).  The stubs never touch the stack, so
+ * the callee later finds its arguments and return address where the
+ * caller left them.
+ */
+#include "plt.h"
+
+        .section .note.GNU-stack, "", @progbits
+        .text
+
+/* The stub table: endbr64; mov $i, %r11d; jmp plt_entry (rel32); nop. */
+        .p2align 4
+        .globl  ct_plt_stubs
+        .hidden ct_plt_stubs
+        .type   ct_plt_stubs, @function
+ct_plt_stubs:
+        .set    stub_index, 0
+        .rept   CT_PLT_MAX_SLOTS
+        .byte   0xf3, 0x0f, 0x1e, 0xfa
+        .byte   0x41, 0xbb
+        .long   stub_index
+        .byte   0xe9
+        .long   plt_entry - (. + 4)
+        .byte   0x90
+        .set    stub_index, stub_index + 1
+        .endr
+        .size   ct_plt_stubs, . - ct_plt_stubs
+
+/*
+ * Called with the caller's return address at (%rsp) and every argument
+ * register live.  Saves them, asks ct_plt_enter where to go (it may swap
+ * the return address for ct_plt_return), restores them and jumps there.
+ */
+        .p2align 4
+        .type   plt_entry, @function
+plt_entry:
+        .cfi_startproc
+        pushq   %rax                    /* vector-register count (varargs) */
+        .cfi_adjust_cfa_offset 8
+        pushq   %rdi
+        .cfi_adjust_cfa_offset 8
+        pushq   %rsi
+        .cfi_adjust_cfa_offset 8
+        pushq   %rdx
+        .cfi_adjust_cfa_offset 8
+        pushq   %rcx
+        .cfi_adjust_cfa_offset 8
+        pushq   %r8
+        .cfi_adjust_cfa_offset 8
+        pushq   %r9
+        .cfi_adjust_cfa_offset 8
+        subq    $128, %rsp              /* movups: a caller may misalign */
+        .cfi_adjust_cfa_offset 128
+        movups  %xmm0, 0(%rsp)
+        movups  %xmm1, 16(%rsp)
+        movups  %xmm2, 32(%rsp)
+        movups  %xmm3, 48(%rsp)
+        movups  %xmm4, 64(%rsp)
+        movups  %xmm5, 80(%rsp)
+        movups  %xmm6, 96(%rsp)
+        movups  %xmm7, 112(%rsp)
+        movl    %r11d, %edi             /* slot number */
+        leaq    184(%rsp), %rsi         /* where the return address is */
+        call    ct_plt_enter
+        movq    %rax, %r11              /* where to go */
+        movups  0(%rsp), %xmm0
+        movups  16(%rsp), %xmm1
+        movups  32(%rsp), %xmm2
+        movups  48(%rsp), %xmm3
+        movups  64(%rsp), %xmm4
+        movups  80(%rsp), %xmm5
+        movups  96(%rsp), %xmm6
+        movups  112(%rsp), %xmm7
+        addq    $128, %rsp
+        .cfi_adjust_cfa_offset -128
+        popq    %r9
+        .cfi_adjust_cfa_offset -8
+        popq    %r8
+        .cfi_adjust_cfa_offset -8
+        popq    %rcx
+        .cfi_adjust_cfa_offset -8
+        popq    %rdx
+        .cfi_adjust_cfa_offset -8
+        popq    %rsi
+        .cfi_adjust_cfa_offset -8
+        popq    %rdi
+        .cfi_adjust_cfa_offset -8
+        popq    %rax
+        .cfi_adjust_cfa_offset -8
+        jmp     *%r11
+        .cfi_endproc
+        .size   plt_entry, . - plt_entry
+
+/*
+ * A recorded library call returns here (its return address was swapped).
+ * Keeps the return values (%rax, %rdx, %xmm0, %xmm1; the x87 stack is not
+ * used by the tracer), asks ct_plt_exit for the real return address and
+ * goes there.
+ */
+        .p2align 4
+        .globl  ct_plt_return
+        .hidden ct_plt_return
+        .type   ct_plt_return, @function
+ct_plt_return:
+        endbr64
+        pushq   %rax
+        pushq   %rdx
+        subq    $32, %rsp
+        movups  %xmm0, 0(%rsp)
+        movups  %xmm1, 16(%rsp)
+        leaq    48(%rsp), %rdi          /* the stack pointer on arrival */
+        call    ct_plt_exit
+        movq    %rax, %r11
+        movups  0(%rsp), %xmm0
+        movups  16(%rsp), %xmm1
+        addq    $32, %rsp
+        popq    %rdx
+        popq    %rax
+        jmp     *%r11
+        .size   ct_plt_return, . - ct_plt_return
