@@ -44,7 +44,14 @@ struct plt_slot {
     uintptr_t target;     /* where the call goes; the lazy entry at first  */
     uintptr_t *got;
     uintptr_t fn;         /* the PLT entry: the function in the records    */
+    uint32_t lazy;        /* LAZY_*                                        */
 };
+
+/* plt_slot.lazy: may the lazy resolver still write the GOT slot? */
+#define LAZY_NO 0        /* bound when patched                            */
+#define LAZY_MAYBE 1     /* points into its own object: maybe the resolver */
+#define LAZY_PENDING 2   /* called: on the pending list until checked     */
+#define MAX_PENDING 256
 
 struct plt_frame {
     uintptr_t ret;        /* the real return address                       */
@@ -65,6 +72,14 @@ static uint32_t nslots;
 static int plt_mode;
 static int slots_full_reported;
 static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* Slots whose first call went to the lazy resolver, which writes the
+ * resolved address over our stub.  Checked at every library call (any
+ * thread) until the stub is back: the call itself may never return
+ * through the trampoline (an exception, a longjmp). */
+static uint32_t pending[MAX_PENDING];
+static uint32_t npending;
+static int pending_lock;
 
 static __thread struct plt_thread *plt_self
     __attribute__((tls_model("initial-exec")));
@@ -171,6 +186,50 @@ static void close_stale(struct plt_thread *pt, uintptr_t sp)
 
 /* ------------------------------------------------------- the stubs' C */
 
+static void lock_pending(void)
+{
+    while (__atomic_exchange_n(&pending_lock, 1, __ATOMIC_ACQUIRE))
+        __builtin_ia32_pause();
+}
+
+static void unlock_pending(void)
+{
+    __atomic_store_n(&pending_lock, 0, __ATOMIC_RELEASE);
+}
+
+static void repatch(uint32_t slot);
+
+/* A call through a slot the lazy resolver may rewrite. */
+static void add_pending(uint32_t slot)
+{
+    lock_pending();
+    if (slots[slot].lazy == LAZY_MAYBE && npending < MAX_PENDING) {
+        slots[slot].lazy = LAZY_PENDING;
+        pending[npending] = slot;
+        __atomic_store_n(&npending, npending + 1, __ATOMIC_RELEASE);
+    }
+    unlock_pending();
+}
+
+/* Puts our stub back where the resolver wrote; finished is the slot whose
+ * call just returned, whose resolution is over either way. */
+static void sweep_pending(uint32_t finished)
+{
+    lock_pending();
+    for (uint32_t i = 0; i < npending;) {
+        uint32_t slot = pending[i];
+        uintptr_t now = __atomic_load_n(slots[slot].got, __ATOMIC_RELAXED);
+        if (now != stub_addr(slot) || slot == finished) {
+            repatch(slot);
+            slots[slot].lazy = LAZY_NO;
+            pending[i] = pending[--npending];
+        } else {
+            i++;
+        }
+    }
+    unlock_pending();
+}
+
 uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
 {
     uintptr_t target = __atomic_load_n(&slots[slot].target, __ATOMIC_RELAXED);
@@ -189,6 +248,10 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
         return target;
     pt->in_tracer = 1;
     ct_signal_fence();
+    if (ct_unlikely(slots[slot].lazy == LAZY_MAYBE))
+        add_pending(slot);
+    if (ct_unlikely(__atomic_load_n(&npending, __ATOMIC_RELAXED)))
+        sweep_pending(CT_PLT_MAX_SLOTS);
     if (ct_unlikely(pt->n > 0 && (uintptr_t)pt->f[pt->n - 1].retp <=
                                      (uintptr_t)retp))
         close_stale(pt, (uintptr_t)retp);
@@ -257,7 +320,8 @@ uintptr_t ct_plt_exit(uintptr_t sp)
     uintptr_t ret = f->ret;
     uint32_t slot = f->slot, depth = f->depth;
     pt->n = i - 1;
-    repatch(slot);
+    if (ct_unlikely(__atomic_load_n(&npending, __ATOMIC_RELAXED)))
+        sweep_pending(slot);
     pop_shadow_to(depth, slots[slot].fn);
     ct_signal_fence();
     pt->in_tracer = outer;
@@ -464,6 +528,18 @@ static void relro_range(const struct dl_phdr_info *info, uintptr_t *lo,
     }
 }
 
+static int in_exec_segment(const struct dl_phdr_info *info, uintptr_t a)
+{
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t s = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && a >= s &&
+            a < s + ph->p_memsz)
+            return 1;
+    }
+    return 0;
+}
+
 static int is_own_object(const struct dl_phdr_info *info)
 {
     uintptr_t me = (uintptr_t)ct_plt_stubs;
@@ -482,7 +558,7 @@ static int is_loader(const char *name)
                     strstr(name, "linux-vdso"));
 }
 
-static uint32_t patch_slot(uintptr_t *got, uintptr_t plt, int relro)
+static uint32_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy)
 {
     uintptr_t cur = *got;
     if (is_stub(cur))
@@ -497,7 +573,7 @@ static uint32_t patch_slot(uintptr_t *got, uintptr_t plt, int relro)
     slots[i].target = cur;
     slots[i].got = got;
     slots[i].fn = plt;
-    (void)relro;
+    slots[i].lazy = maybe_lazy ? LAZY_MAYBE : LAZY_NO;
     __atomic_store_n(got, stub_addr(i), __ATOMIC_RELEASE);
     return 1;
 }
@@ -540,7 +616,11 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
                 continue;
             opened = 1;
         }
-        patch_slot((uintptr_t *)refs[i].got, refs[i].plt, in_relro);
+        uintptr_t cur = *(uintptr_t *)refs[i].got;
+        /* Unresolved, a lazy slot points back into its object's PLT;
+         * RELRO slots were bound at load. */
+        patch_slot((uintptr_t *)refs[i].got, refs[i].plt,
+                   !in_relro && in_exec_segment(info, cur));
     }
     if (opened)
         mprotect((void *)rlo, rhi - rlo, PROT_READ);

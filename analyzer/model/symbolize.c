@@ -652,6 +652,27 @@ bool ct_symbolizer_func_start_gen(struct ct_symbolizer *s, uint64_t addr,
     return true;
 }
 
+/* A C++ name demangled; a PLT entry's keeps its @plt: `operator
+ * new(unsigned long)@plt`. */
+static char *demangle(bfd *abfd, const char *name)
+{
+    size_t len = strlen(name);
+    bool plt = len > 4 && strcmp(name + len - 4, "@plt") == 0;
+    char *base = plt ? ct_xstrndup(name, len - 4) : NULL;
+    char *dem = bfd_demangle(abfd, plt ? base : name, DMGL_PARAMS | DMGL_ANSI);
+    char *out;
+    if (dem && plt) {
+        out = ct_xmalloc(strlen(dem) + 5);
+        strcpy(out, dem);
+        strcat(out, "@plt");
+        free(dem);
+    } else {
+        out = dem ? dem : ct_xstrdup(name);
+    }
+    free(base);
+    return out;
+}
+
 static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');
@@ -674,8 +695,7 @@ void ct_symbolizer_resolve(void *ctx, struct ct_func *f)
                  sym->addr);
         f->name = ct_xstrdup(buf);
     } else if (sym) {
-        char *dem = bfd_demangle(o->abfd, sym->name, DMGL_PARAMS | DMGL_ANSI);
-        f->name = dem ? dem : ct_xstrdup(sym->name);
+        f->name = demangle(o->abfd, sym->name);
     } else {
         char buf[64 + 32];
         snprintf(buf, sizeof buf, "%.64s+0x%" PRIx64, base_name(o->path), a);
