@@ -54,7 +54,7 @@ struct plt_slot {
 #define MAX_PENDING 256
 
 struct plt_frame {
-    uintptr_t ret;        /* the real return address                       */
+    uintptr_t ret;        /* the real return address; 0 for a tail call    */
     uintptr_t *retp;      /* where it is on the stack                      */
     uint32_t slot;
     uint32_t depth;       /* shadow-stack depth before the call            */
@@ -252,8 +252,12 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
         add_pending(slot);
     if (ct_unlikely(__atomic_load_n(&npending, __ATOMIC_RELAXED)))
         sweep_pending(CT_PLT_MAX_SLOTS);
-    if (ct_unlikely(pt->n > 0 && (uintptr_t)pt->f[pt->n - 1].retp <=
-                                     (uintptr_t)retp))
+    /* A tail call (jmp through the PLT) from a recorded library call
+     * reuses that call's return address, trampoline and all: it ends when
+     * the caller does. */
+    int tail = *retp == (uintptr_t)ct_plt_return;
+    if (ct_unlikely(!tail && pt->n > 0 &&
+                    (uintptr_t)pt->f[pt->n - 1].retp <= (uintptr_t)retp))
         close_stale(pt, (uintptr_t)retp);
     if (ct_unlikely(pt->n >= CT_PLT_MAX_FRAMES)) {
         ct_count_lost_global(1);
@@ -265,12 +269,13 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
     if (!t || (t->flags & CT_T_DEAD) || t->depth != before + 1)
         goto out;  /* not taken (not started, re-entry): no exit either */
     struct plt_frame *f = &pt->f[pt->n];
-    f->ret = *retp;
+    f->ret = tail ? 0 : *retp;
     f->retp = retp;
     f->slot = slot;
     f->depth = before;
-    f->armed = 1;
-    *retp = (uintptr_t)ct_plt_return;
+    f->armed = !tail;
+    if (!tail)
+        *retp = (uintptr_t)ct_plt_return;
     ct_signal_fence();
     pt->n++;
 out:
@@ -313,6 +318,9 @@ uintptr_t ct_plt_exit(uintptr_t sp)
         i--;
     if (i == 0)
         lost_return(sp);
+    /* Tail calls share the slot: the lowest frame there owns it. */
+    while (i > 1 && pt->f[i - 2].retp == retp)
+        i--;
     struct plt_frame *f = &pt->f[i - 1];
     /* Frames above ours ended without their trampoline. */
     for (uint32_t k = pt->n; k > i; k--)
