@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "plt.h"
 #include "tracer.h"
 
 static const char *env_names[16], *env_values[16];
@@ -177,6 +178,30 @@ static void test_bad_values(void **state)
     assert_int_equal(c.quiet, 0);
 }
 
+static void test_libcalls(void **state)
+{
+    (void)state;
+    struct ct_config c;
+    load(&c);
+    assert_int_equal(c.libcalls, CT_LIBCALLS_PLT);
+    set("CALLTRACE_LIBCALLS", "none");
+    load(&c);
+    assert_int_equal(c.libcalls, CT_LIBCALLS_NONE);
+    env_values[env_n - 1] = "NESTED";
+    load(&c);
+    assert_int_equal(c.libcalls, CT_LIBCALLS_NESTED);
+    env_values[env_n - 1] = "plt";
+    load(&c);
+    assert_int_equal(c.libcalls, CT_LIBCALLS_PLT);
+    assert_int_equal(warn_n, 0);
+    env_values[env_n - 1] = "all";
+    load(&c);
+    assert_int_equal(c.libcalls, CT_LIBCALLS_PLT);
+    assert_int_equal(warn_n, 1);
+    assert_string_equal(warnings[0], "calltrace: CALLTRACE_LIBCALLS='all': "
+                        "expected none, plt or nested; using plt");
+}
+
 static void test_parse_size(void **state)
 {
     (void)state;
@@ -314,6 +339,7 @@ int main(void)
         cmocka_unit_test_setup(test_bad_values, reset),
         cmocka_unit_test_setup(test_follow, reset),
         cmocka_unit_test_setup(test_cputime, reset),
+        cmocka_unit_test_setup(test_libcalls, reset),
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_parse_signal),
         cmocka_unit_test(test_output_name),
