@@ -26,7 +26,7 @@ gcc -std=gnu11 -O2 -finstrument-functions -pthread -o "$W/threads" bench/overhea
 # The Makefile's flags for preload/, plus the fake clock.
 gcc -Iinclude -D_GNU_SOURCE -DCALLTRACE_VERSION='"bench"' -DCT_BENCH_FAKE_CLOCK \
     -std=gnu11 -O2 -fPIC -fvisibility=hidden -fno-instrument-functions -shared \
-    -o "$W/fakeclock.so" preload/*.c -ldl -lpthread -lunwind
+    -o "$W/fakeclock.so" preload/*.c preload/*.S -ldl -lpthread -lunwind
 
 calls() { echo $(( 2 * $(fibn $(( $1 + 1 ))) - 1 + 1 )); }   # fib calls + main
 fibn() { local a=0 b=1 i; for ((i = 0; i < $1; i++)); do local t=$((a + b)); a=$b; b=$t; done; echo $a; }

@@ -10,9 +10,10 @@
  * return address, then swaps the return address for ct_plt_return and
  * jumps to the real target.  ct_plt_return writes the EXIT and goes back.
  *
- * Records go through the slow path of the hooks (ct_enter_slow and
- * ct_exit_slow), so they nest with the instrumented calls in the thread's
- * stream and obey tracing off, hidden frames, lost counts and re-entry.
+ * Records go through the hooks themselves (__cyg_profile_func_enter and
+ * _exit, fast path and slow path), so they nest with the instrumented
+ * calls in the thread's stream and obey tracing off, hidden frames, lost
+ * counts and re-entry.
  *
  * Each thread keeps its open library calls (real return address, where it
  * was stored, the shadow-stack depth) on a stack of its own.  A frame left
@@ -141,7 +142,7 @@ static void pop_shadow_to(uint32_t depth, uintptr_t fn)
     while (t->depth > depth) {
         uint32_t d = t->depth;
         uintptr_t top = d <= CT_MAX_DEPTH ? t->stack[d - 1] : 0;
-        ct_exit_slow(top, 0);
+        __cyg_profile_func_exit((void *)top, NULL);
         if (t->depth >= d)
             break;  /* re-entry: counted as lost by the slow path */
     }
@@ -264,7 +265,7 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
         goto out;
     }
     uint32_t before = t ? t->depth : 0;
-    ct_enter_slow(slots[slot].fn, *retp);
+    __cyg_profile_func_enter((void *)slots[slot].fn, (void *)*retp);
     t = ct_self;
     if (!t || (t->flags & CT_T_DEAD) || t->depth != before + 1)
         goto out;  /* not taken (not started, re-entry): no exit either */

@@ -1,0 +1,119 @@
+#!/usr/bin/env bash
+# Cost of recording calls into shared libraries (CALLTRACE_LIBCALLS),
+# against uftrace and a do-nothing LD_AUDIT module in the same run.
+#   bench/libcalls.sh [RUNS]        (BUILD=build-x to pick the library,
+#                                    LIBCALLS_N=2000000 library calls,
+#                                    FIB_N=30 for the program without any)
+# Prints Markdown; the figures in RESULTS-tracer.md come from it.
+#
+# 1. bench/libcalls_prog.c makes N calls to lib_step (a three-instruction
+#    function in a shared library) through the PLT.  Baseline: the same
+#    binary under empty hooks.  Rows: calltrace with library calls
+#    (CALLTRACE_LIBCALLS=plt, the default) and without (none), uftrace
+#    record (its default records PLT calls), and bench/audit_noop.c under
+#    LD_AUDIT: la_pltenter and la_pltexit that do nothing, the floor of a
+#    tracer built on the audit interface.
+# 2. bench/overhead_fib.c makes no library call (one printf): what
+#    patching the GOT costs a program that does not use it, plt vs none.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${1:-5}
+BUILD=${BUILD:-build}
+LIB=$(cd "$BUILD" && pwd)/libcalltrace.so
+[ -f "$LIB" ] || { echo "no $LIB: make BUILD=$BUILD first" >&2; exit 1; }
+W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+N=${LIBCALLS_N:-2000000}
+FIB=${FIB_N:-30}
+
+gcc -std=gnu11 -O2 -shared -fPIC -o "$W/liblibcalls.so" bench/libcalls_lib.c
+gcc -std=gnu11 -O2 -finstrument-functions -o "$W/prog" bench/libcalls_prog.c \
+    -L"$W" -llibcalls -Wl,-rpath,"$W"
+gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
+gcc -std=gnu11 -O2 -shared -fPIC -o "$W/noop.so" bench/overhead_noop.c
+gcc -std=gnu11 -O2 -shared -fPIC -o "$W/audit.so" bench/audit_noop.c
+gcc -std=gnu11 -O2 -shared -fPIC -DRECORD -o "$W/auditrec.so" bench/audit_noop.c
+have_uftrace=0
+command -v uftrace >/dev/null 2>&1 && have_uftrace=1
+
+median() { sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
+# "wall_ns cpu_ns" of one run of "$@" (as bench/overhead.sh).
+timed() {
+    python3 - "$@" <<'PY'
+import os, sys, time
+t = time.monotonic_ns()
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1)
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, ru = os.wait4(pid, 0)
+wall = time.monotonic_ns() - t
+if status != 0:
+    sys.exit("benchmark run failed: %r" % sys.argv[1:])
+print(wall, int((ru.ru_utime + ru.ru_stime) * 1e9))
+PY
+}
+declare -A wall cpu
+run() {  # name, command...
+    local name=$1 w c
+    shift
+    sync
+    read -r w c < <(timed "$@")
+    wall[$name]+="$w "
+    cpu[$name]+="$c "
+}
+med() { printf '%s\n' ${1:-0} | median; }
+
+for ((r = 0; r < RUNS; r++)); do
+    run noop env LD_PRELOAD="$W/noop.so" "$W/prog" "$N"
+    rm -f "$W"/p.raw*
+    run plt env CALLTRACE_OUTPUT="$W/p.raw" LD_PRELOAD="$LIB" "$W/prog" "$N"
+    rm -f "$W"/n.raw*
+    run none env CALLTRACE_LIBCALLS=none CALLTRACE_OUTPUT="$W/n.raw" LD_PRELOAD="$LIB" "$W/prog" "$N"
+    run audit env LD_AUDIT="$W/audit.so" LD_PRELOAD="$W/noop.so" "$W/prog" "$N"
+    run auditrec env LD_AUDIT="$W/auditrec.so" LD_PRELOAD="$W/noop.so" "$W/prog" "$N"
+    if [ $have_uftrace = 1 ]; then
+        rm -rf "$W/u.data"
+        run uft uftrace record -d "$W/u.data" "$W/prog" "$N"
+    fi
+    run fnoop env LD_PRELOAD="$W/noop.so" "$W/fib" "$FIB"
+    rm -f "$W"/fp.raw*
+    run fplt env CALLTRACE_OUTPUT="$W/fp.raw" LD_PRELOAD="$LIB" "$W/fib" "$FIB"
+    rm -f "$W"/fn.raw*
+    run fnone env CALLTRACE_LIBCALLS=none CALLTRACE_OUTPUT="$W/fn.raw" LD_PRELOAD="$LIB" "$W/fib" "$FIB"
+    if [ $have_uftrace = 1 ]; then
+        rm -rf "$W/uf.data"
+        run fuft uftrace record -d "$W/uf.data" "$W/fib" "$FIB"
+    fi
+done
+recorded=$("$BUILD/calltrace-report" -b -p "$W/p.raw" | awk '/ lib_step@plt \[/ {print $4}')
+
+awk -v n="$N" -v runs="$RUNS" -v rec="${recorded:-0}" -v fib="$FIB" -v uft=$have_uftrace \
+    -v nw="$(med "${wall[noop]}")" -v nc="$(med "${cpu[noop]}")" \
+    -v pw="$(med "${wall[plt]}")" -v pc="$(med "${cpu[plt]}")" \
+    -v ow="$(med "${wall[none]}")" -v oc="$(med "${cpu[none]}")" \
+    -v aw="$(med "${wall[audit]}")" -v ac="$(med "${cpu[audit]}")" \
+    -v rw="$(med "${wall[auditrec]}")" -v rc="$(med "${cpu[auditrec]}")" \
+    -v uw="$(med "${wall[uft]:-0}")" -v uc="$(med "${cpu[uft]:-0}")" \
+    -v fnw="$(med "${wall[fnoop]}")" -v fpw="$(med "${wall[fplt]}")" \
+    -v fow="$(med "${wall[fnone]}")" -v fuw="$(med "${wall[fuft]:-0}")" 'BEGIN {
+    printf "%d calls of lib_step through the PLT (calltrace recorded %d), median of %d alternating runs\n\n", n, rec, runs
+    printf "| run | time (ms) | ns per library call over empty hooks | CPU ns per library call | time vs empty hooks |\n"
+    printf "|---|---|---|---|---|\n"
+    printf "| empty hooks (baseline) | %.1f | 0 | 0 | 1.00 |\n", nw/1e6
+    printf "| calltrace, CALLTRACE_LIBCALLS=plt (default) | %.1f | %.1f | %.1f | %.2f |\n", pw/1e6, (pw-nw)/n, (pc-nc)/n, pw/nw
+    printf "| calltrace, CALLTRACE_LIBCALLS=none | %.1f | %.1f | %.1f | %.2f |\n", ow/1e6, (ow-nw)/n, (oc-nc)/n, ow/nw
+    printf "| LD_AUDIT, empty la_pltenter + la_pltexit | %.1f | %.1f | %.1f | %.2f |\n", aw/1e6, (aw-nw)/n, (ac-nc)/n, aw/nw
+    printf "| LD_AUDIT, each callback stores the TSC | %.1f | %.1f | %.1f | %.2f |\n", rw/1e6, (rw-nw)/n, (rc-nc)/n, rw/nw
+    if (uft)
+        printf "| uftrace record | %.1f | %.1f | %.1f | %.2f |\n", uw/1e6, (uw-nw)/n, (uc-nc)/n, uw/nw
+    printf "\nfib(%d), no library call but one printf:\n\n", fib
+    printf "| run | time (ms) | vs empty hooks |\n|---|---|---|\n"
+    printf "| empty hooks | %.1f | 1.00 |\n", fnw/1e6
+    printf "| calltrace, plt | %.1f | %.2f |\n", fpw/1e6, fpw/fnw
+    printf "| calltrace, none | %.1f | %.2f |\n", fow/1e6, fow/fnw
+    if (uft)
+        printf "| uftrace record | %.1f | %.2f |\n", fuw/1e6, fuw/fnw
+    printf "\nplt minus none: %.2f ms per process\n", (fpw-fow)/1e6
+}'
