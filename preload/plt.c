@@ -306,7 +306,7 @@ static void __attribute__((noreturn)) lost_return(uintptr_t sp)
 
 uintptr_t ct_plt_exit(uintptr_t sp)
 {
-    int saved = errno;
+    /* errno: nothing here sets it (the hooks and sigaltstack keep it). */
     struct plt_thread *pt = plt_self;
     uintptr_t *retp = (uintptr_t *)(sp - sizeof(uintptr_t));
     if (!pt)
@@ -334,7 +334,6 @@ uintptr_t ct_plt_exit(uintptr_t sp)
     pop_shadow_to(depth, slots[slot].fn);
     ct_signal_fence();
     pt->in_tracer = outer;
-    errno = saved;
     return ret;
 }
 
