@@ -62,10 +62,17 @@ struct plt_frame {
     uint32_t armed;       /* *retp holds ct_plt_return                     */
 };
 
+/* Frames closed as gone, kept in case one was not: a coroutine switch
+ * (swapcontext, a hand-made stack switch) looks like a longjmp, and its
+ * library calls still return through the trampoline later. */
+#define GRAVEYARD 64
+
 struct plt_thread {
     uint32_t n;
     uint32_t in_tracer;   /* our own code is running: calls pass through   */
+    uint32_t buried;      /* next graveyard slot                          */
     struct plt_frame f[CT_PLT_MAX_FRAMES];
+    struct plt_frame graveyard[GRAVEYARD];
 };
 
 static struct plt_slot slots[CT_PLT_MAX_SLOTS];
@@ -148,10 +155,26 @@ static void pop_shadow_to(uint32_t depth, uintptr_t fn)
     }
 }
 
-/* Closes frame i, which will never see its trampoline. */
-static void close_frame(const struct plt_frame *f)
+/* Closes a frame that is not expected to see its trampoline. */
+static void close_frame(struct plt_thread *pt, const struct plt_frame *f)
 {
     pop_shadow_to(f->depth, slots[f->slot].fn);
+    if (f->armed)
+        pt->graveyard[pt->buried++ % GRAVEYARD] = *f;
+}
+
+/* The real return address of a closed frame the trampoline came back to
+ * after all, or 0. */
+static uintptr_t exhume(struct plt_thread *pt, uintptr_t *retp)
+{
+    for (uint32_t k = 0; k < GRAVEYARD; k++) {
+        struct plt_frame *g = &pt->graveyard[(pt->buried - 1 - k) % GRAVEYARD];
+        if (g->retp == retp && g->ret) {
+            g->retp = NULL;
+            return g->ret;
+        }
+    }
+    return 0;
 }
 
 /*
@@ -180,7 +203,7 @@ static void close_stale(struct plt_thread *pt, uintptr_t sp)
         struct plt_frame *f = &pt->f[pt->n - 1];
         if ((uintptr_t)f->retp > sp || !same_stack((uintptr_t)f->retp, sp))
             return;
-        close_frame(f);
+        close_frame(pt, f);
         pt->n--;
     }
 }
@@ -317,15 +340,21 @@ uintptr_t ct_plt_exit(uintptr_t sp)
     uint32_t i = pt->n;
     while (i > 0 && pt->f[i - 1].retp != retp)
         i--;
-    if (i == 0)
-        lost_return(sp);
+    if (i == 0) {
+        /* Closed early (its exit is written already): just go back. */
+        uintptr_t ret = exhume(pt, retp);
+        if (!ret)
+            lost_return(sp);
+        pt->in_tracer = outer;
+        return ret;
+    }
     /* Tail calls share the slot: the lowest frame there owns it. */
     while (i > 1 && pt->f[i - 2].retp == retp)
         i--;
     struct plt_frame *f = &pt->f[i - 1];
     /* Frames above ours ended without their trampoline. */
     for (uint32_t k = pt->n; k > i; k--)
-        close_frame(&pt->f[k - 1]);
+        close_frame(pt, &pt->f[k - 1]);
     uintptr_t ret = f->ret;
     uint32_t slot = f->slot, depth = f->depth;
     pt->n = i - 1;
