@@ -76,6 +76,11 @@ done
 expect_eq "--tree getpid lines" 34 "$(grep -c ' getpid@plt();$' "$T/tree.txt")"
 expect_eq "--tree malloc lines" 7 "$(grep -c ' malloc@plt();$' "$T/tree.txt")"
 
+# ... and so does an export: callgrind's call counts into getpid@plt.
+"$REPORT_SAN" --export=callgrind -o "$T/cg.out" "$T/lazy.raw"
+expect_eq "callgrind getpid calls" 34 "$(awk '/^cfn=/ { f = ($0 == "cfn=getpid@plt") }
+    /^calls=/ && f { split($0, a, /[= ]/); n += a[2]; f = 0 } END { print n + 0 }' "$T/cg.out")"
+
 # CALLTRACE_LIBCALLS=none: the instrumented functions alone, as before
 # library calls were recorded.  cmp never returned (longjmp) and ends
 # where escape_sort does.
