@@ -3,7 +3,7 @@
 # against uftrace and a do-nothing LD_AUDIT module in the same run.
 #   bench/libcalls.sh [RUNS]        (BUILD=build-x to pick the library,
 #                                    LIBCALLS_N=2000000 library calls,
-#                                    FIB_N=30 for the program without any)
+#                                    FIB_N=27 for the program without any)
 # Prints Markdown; the figures in RESULTS-tracer.md come from it.
 #
 # 1. bench/libcalls_prog.c makes N calls to lib_step (a three-instruction
@@ -14,7 +14,10 @@
 #    LD_AUDIT: la_pltenter and la_pltexit that do nothing, the floor of a
 #    tracer built on the audit interface.
 # 2. bench/overhead_fib.c makes no library call (one printf): what
-#    patching the GOT costs a program that does not use it, plt vs none.
+#    patching the GOT costs a program that does not use it, plt vs none;
+#    and the hooks' cost per instrumented call in the same run, which a
+#    library call pays too: the library-call row minus it is what the
+#    stub and the trampoline cost.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
@@ -24,7 +27,7 @@ LIB=$(cd "$BUILD" && pwd)/libcalltrace.so
 W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 N=${LIBCALLS_N:-2000000}
-FIB=${FIB_N:-30}
+FIB=${FIB_N:-27}
 
 gcc -std=gnu11 -O2 -shared -fPIC -o "$W/liblibcalls.so" bench/libcalls_lib.c
 gcc -std=gnu11 -O2 -finstrument-functions -o "$W/prog" bench/libcalls_prog.c \
@@ -64,6 +67,8 @@ run() {  # name, command...
     cpu[$name]+="$c "
 }
 med() { printf '%s\n' ${1:-0} | median; }
+# Instrumented calls of fib(n) and main: 2 fib(n+1) - 1 + 1.
+fibcalls() { local a=0 b=1 i t; for ((i = 0; i <= $1; i++)); do t=$((a + b)); a=$b; b=$t; done; echo $((2 * a)); }
 
 for ((r = 0; r < RUNS; r++)); do
     run noop env LD_PRELOAD="$W/noop.so" "$W/prog" "$N"
@@ -97,7 +102,10 @@ awk -v n="$N" -v runs="$RUNS" -v rec="${recorded:-0}" -v fib="$FIB" -v uft=$have
     -v rw="$(med "${wall[auditrec]}")" -v rc="$(med "${cpu[auditrec]}")" \
     -v uw="$(med "${wall[uft]:-0}")" -v uc="$(med "${cpu[uft]:-0}")" \
     -v fnw="$(med "${wall[fnoop]}")" -v fpw="$(med "${wall[fplt]}")" \
-    -v fow="$(med "${wall[fnone]}")" -v fuw="$(med "${wall[fuft]:-0}")" 'BEGIN {
+    -v fow="$(med "${wall[fnone]}")" -v fuw="$(med "${wall[fuft]:-0}")" \
+    -v fnc="$(med "${cpu[fnoop]}")" -v fpc="$(med "${cpu[fplt]}")" \
+    -v foc="$(med "${cpu[fnone]}")" -v fuc="$(med "${cpu[fuft]:-0}")" \
+    -v fcalls="$(fibcalls "$FIB")" 'BEGIN {
     printf "%d calls of lib_step through the PLT (calltrace recorded %d), median of %d alternating runs\n\n", n, rec, runs
     printf "| run | time (ms) | ns per library call over empty hooks | CPU ns per library call | time vs empty hooks |\n"
     printf "|---|---|---|---|---|\n"
@@ -108,12 +116,13 @@ awk -v n="$N" -v runs="$RUNS" -v rec="${recorded:-0}" -v fib="$FIB" -v uft=$have
     printf "| LD_AUDIT, each callback stores the TSC | %.1f | %.1f | %.1f | %.2f |\n", rw/1e6, (rw-nw)/n, (rc-nc)/n, rw/nw
     if (uft)
         printf "| uftrace record | %.1f | %.1f | %.1f | %.2f |\n", uw/1e6, (uw-nw)/n, (uc-nc)/n, uw/nw
-    printf "\nfib(%d), no library call but one printf:\n\n", fib
-    printf "| run | time (ms) | vs empty hooks |\n|---|---|---|\n"
-    printf "| empty hooks | %.1f | 1.00 |\n", fnw/1e6
-    printf "| calltrace, plt | %.1f | %.2f |\n", fpw/1e6, fpw/fnw
-    printf "| calltrace, none | %.1f | %.2f |\n", fow/1e6, fow/fnw
+    printf "\nfib(%d): %d instrumented calls, no library call but one printf:\n\n", fib, fcalls
+    printf "| run | time (ms) | CPU (ms) | CPU ns per instrumented call over empty hooks | time vs empty hooks |\n|---|---|---|---|---|\n"
+    printf "| empty hooks | %.1f | %.1f | 0 | 1.00 |\n", fnw/1e6, fnc/1e6
+    printf "| calltrace, plt | %.1f | %.1f | %.1f | %.2f |\n", fpw/1e6, fpc/1e6, (fpc-fnc)/fcalls, fpw/fnw
+    printf "| calltrace, none | %.1f | %.1f | %.1f | %.2f |\n", fow/1e6, foc/1e6, (foc-fnc)/fcalls, fow/fnw
     if (uft)
-        printf "| uftrace record | %.1f | %.2f |\n", fuw/1e6, fuw/fnw
-    printf "\nplt minus none: %.2f ms per process\n", (fpw-fow)/1e6
+        printf "| uftrace record | %.1f | %.1f | %.1f | %.2f |\n", fuw/1e6, fuc/1e6, (fuc-fnc)/fcalls, fuw/fnw
+    printf "\nplt minus none, no library call made: %.2f ms elapsed, %.2f ms CPU per process\n", (fpw-fow)/1e6, (fpc-foc)/1e6
+    printf "stub + trampoline per library call (CPU, library-call row minus the hooks per instrumented call): %.1f ns\n", (pc-nc)/n - (foc-fnc)/fcalls
 }'
