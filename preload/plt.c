@@ -360,6 +360,11 @@ uintptr_t ct_plt_exit(uintptr_t sp)
     pt->n = i - 1;
     if (ct_unlikely(__atomic_load_n(&npending, __ATOMIC_RELAXED)))
         sweep_pending(slot);
+    if (ct_unlikely(slots[slot].lazy == LAZY_MAYBE)) {
+        /* The pending list was full when this call began. */
+        repatch(slot);
+        slots[slot].lazy = LAZY_NO;
+    }
     pop_shadow_to(depth, slots[slot].fn);
     ct_signal_fence();
     pt->in_tracer = outer;

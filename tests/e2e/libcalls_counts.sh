@@ -8,7 +8,7 @@
 # compared (see the comments there for the calls the two tools treat
 # differently).
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/libcalls_lib.sh"
+. "$(dirname "$0")/libcalls-lib.bash"
 [ -f "$LIB" ] || skip "no $LIB"
 unset CALLTRACE_LIBCALLS   # the default
 

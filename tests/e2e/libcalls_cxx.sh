@@ -8,7 +8,7 @@
 # calls operator delete(void*, unsigned long) -> operator delete(void*) ->
 # free) are recorded too.
 . "$(dirname "$0")/lib.sh"
-. "$(dirname "$0")/libcalls_lib.sh"
+. "$(dirname "$0")/libcalls-lib.bash"
 [ -f "$LIB" ] || skip "no $LIB"
 command -v g++ >/dev/null || skip "no g++"
 unset CALLTRACE_LIBCALLS
