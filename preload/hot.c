@@ -32,7 +32,7 @@ static inline __attribute__((always_inline)) uint64_t hook_clock(int tsc)
 /* The caller's stack pointer at the call: for the TSC hook, which has no
  * frame, read where it is stored so it ties up no register on the way;
  * the monotonic hook has a frame of its own and is handed it. */
-#define CALLER_SP(tsc, sp) ((tsc) ? (uintptr_t)__builtin_dwarf_cfa() : (sp))
+#define CALLER_SP(tsc, sp) ((tsc) == 1 ? (uintptr_t)__builtin_dwarf_cfa() : (sp))
 
 static inline __attribute__((always_inline)) void
 hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
@@ -143,4 +143,16 @@ CT_API void __cyg_profile_func_exit(void *fn, void *site)
         return;
     }
     hook_exit(fn, site, 1);
+}
+
+/* A library call's entry (plt.c): its caller's stack pointer is the PLT
+ * call's, given, not that of the stub recording it (tsc == 2: the TSC
+ * clock with the given stack pointer). */
+void ct_enter_at(void *fn, void *site, uintptr_t sp)
+{
+    if (ct_unlikely(!ct_clock_is_tsc)) {
+        enter_monotonic(fn, site, sp);
+        return;
+    }
+    hook_enter(fn, site, sp, 2);
 }

@@ -22,6 +22,7 @@
 #include <setjmp.h>
 #include <signal.h>
 
+#include "plt.h"
 #include "tracer.h"
 
 /* Index of the stack pointer in glibc's x86-64 __jmpbuf. */
@@ -180,5 +181,8 @@ CT_API void *__cxa_begin_catch(void *exception)
         next_catch = (catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
     uintptr_t here = (uintptr_t)__builtin_dwarf_cfa();
     land_at(here, here, 1);
+    /* Library calls: the one that brought us here, if any, has its return
+     * address just below here and stays. */
+    ct_plt_rearm(here - sizeof(uintptr_t));
     return next_catch(exception);
 }

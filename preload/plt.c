@@ -10,8 +10,9 @@
  * return address, then swaps the return address for ct_plt_return and
  * jumps to the real target.  ct_plt_return writes the EXIT and goes back.
  *
- * Records go through the hooks themselves (__cyg_profile_func_enter and
- * _exit, fast path and slow path), so they nest with the instrumented
+ * Records go through the hooks themselves (ct_enter_at, the enter hook
+ * with the PLT call's stack pointer, and __cyg_profile_func_exit; fast
+ * path and slow path), so they nest with the instrumented
  * calls in the thread's stream and obey tracing off, hidden frames, lost
  * counts and re-entry.
  *
@@ -288,7 +289,8 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
         goto out;
     }
     uint32_t before = t ? t->depth : 0;
-    __cyg_profile_func_enter((void *)slots[slot].fn, (void *)*retp);
+    /* The library function's frame starts at the return address. */
+    ct_enter_at((void *)slots[slot].fn, (void *)*retp, (uintptr_t)retp);
     t = ct_self;
     if (!t || (t->flags & CT_T_DEAD) || t->depth != before + 1)
         goto out;  /* not taken (not started, re-entry): no exit either */

@@ -2,9 +2,9 @@
  * Unwinders must never meet the library-call trampoline: it has no unwind
  * information, so a C++ exception (or pthread_exit's forced unwind, or
  * backtrace()) would stop at it.  Every entry into the unwinder puts the
- * real return addresses back first (ct_plt_disarm).  A catch re-arms the
- * library calls still running above it and closes those it left
- * (ct_plt_rearm); a library call that returns while disarmed gets its
+ * real return addresses back first (ct_plt_disarm).  A catch
+ * (__cxa_begin_catch, jump.c) re-arms the library calls still running
+ * above it and closes those it left (ct_plt_rearm); a library call that returns while disarmed gets its
  * exit when a later event finds it gone.
  *
  * Each wrapper calls the next definition (libgcc_s, or libunwind's), so
@@ -40,7 +40,6 @@ CT_API _Unwind_Reason_Code _Unwind_ForcedUnwind(struct _Unwind_Exception *e,
                                                 _Unwind_Stop_Fn stop,
                                                 void *arg);
 CT_API _Unwind_Reason_Code _Unwind_Backtrace(_Unwind_Trace_Fn fn, void *arg);
-CT_API void *__cxa_begin_catch(void *e);
 CT_API void pthread_exit(void *ret);
 
 CT_API _Unwind_Reason_Code _Unwind_RaiseException(struct _Unwind_Exception *e)
@@ -89,15 +88,6 @@ CT_API _Unwind_Reason_Code _Unwind_Backtrace(_Unwind_Trace_Fn fn, void *arg)
     _Unwind_Reason_Code rc = next(fn, arg);
     ct_plt_rearm((uintptr_t)__builtin_frame_address(0));
     return rc;
-}
-
-/* A handler is running: frames below it are gone, those above it live. */
-CT_API void *__cxa_begin_catch(void *e)
-{
-    static void *(*next)(void *);
-    NEXT(next, "__cxa_begin_catch");
-    ct_plt_rearm((uintptr_t)__builtin_frame_address(0));
-    return next(e);
 }
 
 /* glibc unwinds the thread through a libgcc_s it opens itself, so the

@@ -239,6 +239,9 @@ extern uint64_t ct_global_word;
 
 CT_API void __cyg_profile_func_enter(void *fn, void *site);
 CT_API void __cyg_profile_func_exit(void *fn, void *site);
+/* The enter hook for a frame whose caller's stack pointer is sp (a library
+ * call recorded by plt.c). */
+void ct_enter_at(void *fn, void *site, uintptr_t sp);
 
 /* Slow paths of the hooks. */
 void ct_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp) CT_COLD;
