@@ -47,10 +47,12 @@ for how in spawn spawnp execve execvpe execle fexecve vfork execv system popen p
         fail "$how: traced run failed"
     expect_eq "$how: the child's other variables" \
         "$(others < "$T/$how.plain" | $order)" "$(others < "$T/$how.traced" | $order)"
+    # lib.sh's CALLTRACE_LIBCALLS is one of the settings passed on.
+    libcalls=${CALLTRACE_LIBCALLS+E CALLTRACE_LIBCALLS=$CALLTRACE_LIBCALLS}
     want_out="E CALLTRACE_OUTPUT=$T/$how/o-%p.raw"
     [ "$how" = partial ] && want_out="E CALLTRACE_OUTPUT=$T/$how/mine-%p.raw"
     expect_eq "$how: what the child got added" \
-        "$(printf '%s\n' "E CALLTRACE_BUFSIZE=64K" "$want_out" "E LD_PRELOAD=$LIB")" \
+        "$(printf '%s\n' "E CALLTRACE_BUFSIZE=64K" ${libcalls:+"$libcalls"} "$want_out" "E LD_PRELOAD=$LIB")" \
         "$(ours < "$T/$how.traced" | sort)"
     trace=$(child_trace "$T/$how")
     [ -n "$trace" ] || fail "$how: no trace of the child in $(ls "$T/$how" | paste -sd' ')"
