@@ -79,7 +79,7 @@ static void test_follow(void **state)
     assert_int_equal(c.follow, 1);
     assert_int_equal(warn_n, 1);
     assert_string_equal(warnings[0], "calltrace: CALLTRACE_FOLLOW='sometimes': "
-                        "expected 1 or 0; using 1");
+                        "expected 1/yes/true/on or 0/no/false/off; using 1");
 }
 
 static void test_good_values(void **state)
