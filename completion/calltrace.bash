@@ -67,6 +67,7 @@ _calltrace_complete_words()
         --format=*) _calltrace_values "$cur" "$(_calltrace_read_formats "$analyzer")"; return;;
         --clock=*) _calltrace_values "$cur" "tsc monotonic"; return;;
         --sample-clock=*) _calltrace_values "$cur" "cpu wall"; return;;
+        --cputime=*) _calltrace_values "$cur" "switch clock off"; return;;
         --*=*)
             COMPREPLY=($(compgen -f -- "${cur#*=}")); return;;
         -*)

@@ -45,6 +45,10 @@ static void usage(FILE *f)
 "      --paused          start with tracing off (calltrace_enable() or the\n"
 "                        --signal turns it on)\n"
 "      --signal=SIG      a signal that toggles tracing, e.g. USR2\n"
+"      --cputime=MODE    how on-CPU time is told from off-CPU time: switch\n"
+"                        (default), clock or off\n"
+"      --no-follow       do not trace children started with an environment\n"
+"                        of their own (execve, posix_spawn, system, popen)\n"
 "  -q, --quiet           no messages from the tracer, no closing line\n"
 "  -h, --help            show this help and exit\n"
 "  -V, --version         show the version and exit\n"
@@ -58,7 +62,7 @@ static void usage(FILE *f)
 
 enum {
     OPT_SAMPLE_CLOCK = 256, OPT_CLOCK, OPT_BUFSIZE, OPT_LIMIT, OPT_PAUSED,
-    OPT_SIGNAL,
+    OPT_SIGNAL, OPT_CPUTIME, OPT_FOLLOW, OPT_NO_FOLLOW,
 };
 
 /* CALLTRACE_SAMPLE_INTERVAL's syntax and range (preload/sample.c): a bare
@@ -110,6 +114,9 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
         {"limit", required_argument, NULL, OPT_LIMIT},
         {"paused", no_argument, NULL, OPT_PAUSED},
         {"signal", required_argument, NULL, OPT_SIGNAL},
+        {"cputime", required_argument, NULL, OPT_CPUTIME},
+        {"follow", no_argument, NULL, OPT_FOLLOW},
+        {"no-follow", no_argument, NULL, OPT_NO_FOLLOW},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -167,6 +174,15 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
                                   "or 12, got '%s'", optarg);
             set(o, "CALLTRACE_SIGNAL", optarg);
             break;
+        case OPT_CPUTIME:
+            if (strcmp(optarg, "switch") && strcmp(optarg, "clock") &&
+                strcmp(optarg, "off"))
+                ct_fe_usage_error(verb, "--cputime wants switch, clock or "
+                                  "off, got '%s'", optarg);
+            set(o, "CALLTRACE_CPUTIME", optarg);
+            break;
+        case OPT_FOLLOW: set(o, "CALLTRACE_FOLLOW", "1"); break;
+        case OPT_NO_FOLLOW: set(o, "CALLTRACE_FOLLOW", "0"); break;
         case 'q':
             o->quiet = true;
             set(o, "CALLTRACE_QUIET", "1");

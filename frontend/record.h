@@ -9,7 +9,7 @@ struct ct_fe_record_opts {
     const char *output;       /* -o FILE                                  */
     bool quiet;               /* -q: no closing line, CALLTRACE_QUIET=1   */
     bool sample;              /* --sample: no instrumentation needed      */
-    char *env[24];            /* "CALLTRACE_X=value" for the program      */
+    char *env[32];            /* "CALLTRACE_X=value" for the program      */
     size_t nenv;
 };
 

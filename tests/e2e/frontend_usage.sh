@@ -27,6 +27,7 @@ bad "--clock wants tsc or monotonic" record --clock=wall ./x
 bad "--signal wants a signal" record --signal=NOPE ./x
 bad "--sample wants an interval" record --sample=1h ./x
 bad "--sample-clock wants cpu or wall" record --sample-clock=gpu ./x
+bad "--cputime wants switch, clock or off" record --cputime=wall ./x
 bad "no FORMAT" export
 bad "only one recording" report a b
 bad "unexpected argument" cflags x
