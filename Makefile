@@ -22,7 +22,7 @@ SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer \
 # on its hot path; see preload/README.md.
 PRELOAD_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-instrument-functions
 PRELOAD_LIBS   := -ldl -lpthread -lunwind
-ANALYZER_LIBS  := -lbfd -lm
+ANALYZER_LIBS  := -lbfd -lm -lz
 
 PRELOAD_SRCS  := $(sort $(wildcard preload/*.c))
 PRELOAD_ASM   := $(sort $(wildcard preload/*.S))

@@ -14,7 +14,7 @@ trap 'rm -rf "$T"' EXIT
 objs=$(ls "$B"/analyzer/*.o "$B"/analyzer/*/*.o | grep -v '/main\.o$')
 gcc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Ianalyzer -Ianalyzer/readers -Ianalyzer/model \
     -Ianalyzer/report -Ianalyzer/writers -Itests/unit \
-    -o "$T/reader_bench" bench/reader_bench.c $objs -lbfd -lm
+    -o "$T/reader_bench" bench/reader_bench.c $objs -lbfd -lm -lz
 "$T/reader_bench" gen "$T/big.raw" "$RECORDS"
 "$T/reader_bench" touch "$T/big.raw" >/dev/null # warm the page cache
 # CPU seconds (user + system) of one run, the best of three: the machine

@@ -16,6 +16,9 @@ groff-base pkgconf"
 # The viewers that make check opens the exports in (chrome, folded,
 # flamegraph, perfetto); speedscope itself comes from npm into build/.
 need="$need chromium nodejs protobuf-compiler librsvg2-bin libxml2-utils"
+# Go's pprof, built by tests/e2e/export_pprof.sh from Debian's sources,
+# reads the pprof export; zlib1g-dev writes its gzip stream.
+need="$need golang-go golang-github-google-pprof-dev zlib1g-dev"
 command -v npm >/dev/null 2>&1 || need="$need npm"   # nodesource's nodejs has it
 [ "${1:-}" = "--bench" ] && need="$need uftrace hyperfine"
 

@@ -15,6 +15,7 @@ EXPORTER(ct_export_chrome_new);
 EXPORTER(ct_export_perfetto_new);
 EXPORTER(ct_export_folded_new);
 EXPORTER(ct_export_flamegraph_new);
+EXPORTER(ct_export_pprof_new);
 
 static EXPORTER(openlaszlo_new)
 {
@@ -36,6 +37,7 @@ static const struct {
     {"perfetto", ct_export_perfetto_new},
     {"folded", ct_export_folded_new},
     {"flamegraph", ct_export_flamegraph_new},
+    {"pprof", ct_export_pprof_new},
 };
 
 struct ct_exporter *ct_exporter_new(const char *format, FILE *out,

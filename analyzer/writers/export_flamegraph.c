@@ -37,7 +37,7 @@ struct fg_export {
     FILE *out;
     struct ct_trace_info *info;
     struct ct_stacktree tree;
-    bool started;
+    bool started;           /* the tree has the command line's options */
     /* while writing */
     int which;
     uint64_t *sum;              /* per node, over the subtree           */
@@ -53,13 +53,7 @@ static int fg_event(struct ct_sink *self, const struct ct_event *ev)
     struct fg_export *x = (struct fg_export *)self;
     if (!x->started) {
         x->started = true;
-        x->tree.by_thread = x->ex.opts && x->ex.opts->per_thread;
-        x->tree.subtract_bias = x->ex.opts && x->ex.opts->subtract_bias;
-        if (x->ex.opts && x->ex.opts->have_range) {
-            x->tree.have_range = true;
-            x->tree.range_from_ns = x->ex.opts->range_from_ns;
-            x->tree.range_to_ns = x->ex.opts->range_to_ns;
-        }
+        ct_stacktree_set_opts(&x->tree, x->ex.opts);
     }
     return x->tree.sink.event(&x->tree.sink, ev);
 }

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "options.h"
 #include "stacktree.h"
 #include "util.h"
 
@@ -377,4 +378,16 @@ uint64_t ct_ns_round(struct ct_ns_rounder *r, uint64_t ticks)
     uint64_t d = ns - r->ns;
     r->ns = ns;
     return d;
+}
+
+void ct_stacktree_set_opts(struct ct_stacktree *t,
+                           const struct ct_options *opts)
+{
+    t->by_thread = opts && opts->per_thread;
+    t->subtract_bias = opts && opts->subtract_bias;
+    if (opts && opts->have_range) {
+        t->have_range = true;
+        t->range_from_ns = opts->range_from_ns;
+        t->range_to_ns = opts->range_to_ns;
+    }
 }

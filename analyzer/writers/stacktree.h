@@ -54,6 +54,13 @@ struct ct_stacktree {
 void ct_stacktree_init(struct ct_stacktree *t,
                        const struct ct_trace_info *info, bool by_thread,
                        bool subtract_bias);
+struct ct_options;
+/* Sets the tree up as the command line asks (opts may be NULL): a root
+ * per thread with --threads, the bias off with --subtract-bias, only
+ * --time-range's window.  Before the first event: the writers call it
+ * there, as their options may be filled in after they are made. */
+void ct_stacktree_set_opts(struct ct_stacktree *t,
+                           const struct ct_options *opts);
 /* Closes the frames still open (at each thread's last event). */
 void ct_stacktree_finish(struct ct_stacktree *t);
 void ct_stacktree_free(struct ct_stacktree *t);

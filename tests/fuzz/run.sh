@@ -42,7 +42,7 @@ pass=0; fail=0
 for h in "${harnesses[@]}"; do
     bin=$out/fuzz_$h
     if ! clang $flags -fsanitize=fuzzer -Itests/fuzz -o "$bin" \
-            "tests/fuzz/fuzz_$h.c" "${objs[@]}" -lbfd -lm; then
+            "tests/fuzz/fuzz_$h.c" "${objs[@]}" -lbfd -lm -lz; then
         echo "FAILED: fuzz_$h does not build"; fail=$((fail + 1)); continue
     fi
     corpus=$out/corpus_$h
