@@ -8,6 +8,7 @@
 #ifndef CT_FUNCTAB_H
 #define CT_FUNCTAB_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -19,6 +20,8 @@ struct ct_func {
     char *object;       /* shared object or executable, NULL if unknown   */
     uint32_t gen;       /* which object was at addr, when objects followed
                            one another there (0: the one there is)         */
+    bool unnamed;       /* named object+0xADDR: the object has no symbol
+                           for it (stripped, no debug file found)          */
 };
 
 /* Fills f->name (and file, line, object when known) for f->addr.  Strings

@@ -694,12 +694,14 @@ void ct_symbolizer_resolve(void *ctx, struct ct_func *f)
         snprintf(buf, sizeof buf, "%.64s+0x%" PRIx64, base_name(o->path),
                  sym->addr);
         f->name = ct_xstrdup(buf);
+        f->unnamed = true;
     } else if (sym) {
         f->name = demangle(o->abfd, sym->name);
     } else {
         char buf[64 + 32];
         snprintf(buf, sizeof buf, "%.64s+0x%" PRIx64, base_name(o->path), a);
         f->name = ct_xstrdup(buf);
+        f->unnamed = true;
     }
     if (!o->abfd)
         return;

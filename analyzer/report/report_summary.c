@@ -2,6 +2,7 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
+#include <string.h>
 #include <time.h>
 
 #include "report_private.h"
@@ -68,6 +69,43 @@ static const char blurb[] =
     "            threads; functions + overhead + unmetered + unknown = elapsed\n"
     " on-CPU     the thread was running; off-CPU: blocked, asleep, or\n"
     "            preempted (runnable, waiting for a CPU)\n";
+
+/*
+ * Functions in stripped objects are named object+0xADDR; say how many, in
+ * which objects, and how to get their names.
+ */
+static void print_unnamed(FILE *out, const struct ct_profile *p)
+{
+    struct ct_functab *tab = p->info->funcs;
+    const char *objs[3] = {0};
+    size_t nobjs = 0;
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < p->nfuncs; i++) {
+        const struct ct_fstats *s = &p->funcs[i];
+        if (!(s->calls || s->self_calls || s->samples_total || s->self_ticks))
+            continue;
+        const struct ct_func *f = ct_functab_get(tab, i);
+        if (!f || !f->unnamed)
+            continue;
+        n++;
+        const char *o = f->object ? f->object : "?";
+        size_t k = 0;
+        while (k < nobjs && strcmp(objs[k], o) != 0)
+            k++;
+        if (k == nobjs && nobjs < 3)
+            objs[nobjs++] = o;
+    }
+    if (!n)
+        return;
+    fprintf(out, " Unnamed: %" PRIu64 " function%s in stripped objects (",
+            n, n == 1 ? "" : "s");
+    for (size_t k = 0; k < nobjs; k++)
+        fprintf(out, "%s%s", k ? ", " : "", objs[k]);
+    fputs(nobjs == 3 ? ", ...)" : ")", out);
+    fputs(", shown as object+0xADDR; their debug symbols name them (Debian:"
+          " the object's -dbgsym or -dbg package, e.g. libc6-dbg, into\n"
+          " /usr/lib/debug/.build-id)\n", out);
+}
 
 void ct_report_summary(struct ct_rep *r)
 {
@@ -136,6 +174,7 @@ void ct_report_summary(struct ct_rep *r)
     } else {
         fprintf(out, " Measured: every call timed (not sampled)\n");
     }
+    print_unnamed(out, p);
     if (info->skipped_lines)
         fprintf(out, " Skipped lines: %" PRIu64 " (--lenient)\n",
                 info->skipped_lines);

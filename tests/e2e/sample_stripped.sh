@@ -28,3 +28,7 @@ seventy=$(awk '$2 == "spin_seventy" { print $1 }' "$T/starts")
 thirty=$(awk '$2 == "spin_thirty" { print $1 }' "$T/starts")
 grep -q "stripped+$seventy \[" "$T/flat.txt" || fail "spin_seventy ($seventy) has no row"
 grep -q "stripped+$thirty \[" "$T/flat.txt" || fail "spin_thirty ($thirty) has no row"
+# the summary counts the unnamed functions and says how to name them
+grep -q "^ Unnamed: [0-9]* functions\? in stripped objects (.*$T/stripped" "$T/flat.txt" ||
+    fail "no Unnamed line naming the stripped program: $(grep Unnamed "$T/flat.txt")"
+grep -q -- "-dbgsym or -dbg package" "$T/flat.txt" || fail "no hint at debug packages"
