@@ -4,6 +4,7 @@
 # --export chrome beside `uftrace dump --chrome` on the same program.
 # Writes figures to stdout; BENCHMARKS.md records a run.
 #   BUILD=build bench/export.sh [ITERATIONS]
+#   WRITERS="callgrind dot" bench/export.sh   (only those, beside the report)
 # ITERATIONS of the program's loop make about 11 events each (default
 # 2.3 M: about 25 M events).  Speeds are CPU seconds (user + system), the
 # median of three runs writing to /dev/null; sizes come from one more run
@@ -57,7 +58,7 @@ echo "trace: iterations=$N events=$events bytes=$(stat -c %s "$big")"
 printf '%-11s %8s %12s %12s %10s %12s %12s\n' writer cpu_s events/s \
     out_bytes bytes/ev heap_1/4 heap_all
 base=""
-for f in report folded flamegraph perfetto chrome; do
+for f in report ${WRITERS:-folded flamegraph perfetto chrome callgrind dot pprof}; do
     # shellcheck disable=SC2046
     secs=$(cpu "$REPORT" $(args $f "$big"))
     # shellcheck disable=SC2046
