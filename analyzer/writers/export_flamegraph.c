@@ -33,11 +33,7 @@
 #define MIN_PX 0.1
 
 struct fg_export {
-    struct ct_exporter ex;
-    FILE *out;
-    struct ct_trace_info *info;
-    struct ct_stacktree tree;
-    bool started;           /* the tree has the command line's options */
+    struct ct_stack_writer w;
     /* while writing */
     int which;
     uint64_t *sum;              /* per node, over the subtree           */
@@ -47,16 +43,6 @@ struct fg_export {
     bool icicle;
     struct ct_ns_rounder *rounder;
 };
-
-static int fg_event(struct ct_sink *self, const struct ct_event *ev)
-{
-    struct fg_export *x = (struct fg_export *)self;
-    if (!x->started) {
-        x->started = true;
-        ct_stacktree_set_opts(&x->tree, x->ex.opts);
-    }
-    return x->tree.sink.event(&x->tree.sink, ev);
-}
 
 static double px(const struct fg_export *x, uint64_t v)
 {
@@ -73,9 +59,9 @@ static uint32_t row_y(const struct fg_export *x, uint32_t depth)
 static void amount(struct fg_export *x, uint64_t v)
 {
     if (x->which == CT_ST_SAMPLES) {
-        fprintf(x->out, "%" PRIu64 " sample%s", v, v == 1 ? "" : "s");
+        fprintf(x->w.out, "%" PRIu64 " sample%s", v, v == 1 ? "" : "s");
     } else if (x->which == CT_ST_CALLS) {
-        fprintf(x->out, "%" PRIu64 " call%s", v, v == 1 ? "" : "s");
+        fprintf(x->w.out, "%" PRIu64 " call%s", v, v == 1 ? "" : "s");
     } else {
         double ns = (double)v;   /* converted to ns by fg_finish */
         static const char *unit[] = {"ns", "us", "ms", "s"};
@@ -84,7 +70,7 @@ static void amount(struct fg_export *x, uint64_t v)
             ns /= 1000;
             u++;
         }
-        fprintf(x->out, u ? "%.3f %s" : "%.0f %s", ns, unit[u]);
+        fprintf(x->w.out, u ? "%.3f %s" : "%.0f %s", ns, unit[u]);
     }
 }
 
@@ -131,12 +117,12 @@ static int frame(void *ctx, uint32_t node, uint32_t depth)
     double fx = px(x, at), fw = px(x, x->sum[node]);
     if (fw < MIN_PX || !x->sum[node])
         return 0;
-    const struct ct_st_node *n = &x->tree.nodes[node];
+    const struct ct_st_node *n = &x->w.tree.nodes[node];
     char buf[96];
-    const char *name = ct_stacktree_name(&x->tree, node, buf, sizeof buf);
+    const char *name = ct_stacktree_name(&x->w.tree, node, buf, sizeof buf);
     uint64_t total = x->sum[CT_ST_ROOT];
     uint64_t self = ct_st_value(n, x->which);
-    FILE *out = x->out;
+    FILE *out = x->w.out;
     fprintf(out, "<g class=\"f\" data-x=\"%.4f\" data-w=\"%.4f\" "
             "data-d=\"%" PRIu32 "\" data-v=\"%" PRIu64 "\" data-n=\"",
             fx, fw, depth, x->sum[node]);
@@ -157,7 +143,7 @@ static int frame(void *ctx, uint32_t node, uint32_t depth)
     fprintf(out, "<rect x=\"%.4f\" y=\"%" PRIu32 "\" width=\"%.4f\" "
             "height=\"%d\" fill=\"", PAD + fx, row_y(x, depth), fw, ROW - 1);
     colour(out, name, n->func == CT_FUNC_NONE || node == CT_ST_ROOT ||
-                          (x->tree.by_thread && n->parent == CT_ST_ROOT));
+                          (x->w.tree.by_thread && n->parent == CT_ST_ROOT));
     fprintf(out, "\"/><text x=\"%.4f\" y=\"%" PRIu32 "\">", PAD + fx + 3,
             row_y(x, depth) + ROW - 4);
     label(out, name, fw);
@@ -167,7 +153,7 @@ static int frame(void *ctx, uint32_t node, uint32_t depth)
 
 static void header(struct fg_export *x, uint32_t height)
 {
-    FILE *out = x->out;
+    FILE *out = x->w.out;
     const char *what = x->which == CT_ST_SAMPLES ? "samples"
                        : x->which == CT_ST_CALLS ? "calls" : "time";
     fprintf(out, "<?xml version=\"1.0\" encoding=\"UTF-8\" "
@@ -185,8 +171,8 @@ static void header(struct fg_export *x, uint32_t height)
           "fill=\"#f6f6f2\"/>\n", out);
     fprintf(out, "<text id=\"title\" x=\"%d\" y=\"24\">%s graph of ",
             WIDTH / 2, x->icicle ? "Icicle" : "Flame");
-    const char *prog = x->info->program[0] ? x->info->program
-                                           : x->info->path;
+    const char *prog = x->w.info->program[0] ? x->w.info->program
+                                           : x->w.info->path;
     ct_xml_text(out, prog, strlen(prog));
     fprintf(out, " (%s)</text>\n", what);
     fprintf(out, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"24\">"
@@ -202,7 +188,7 @@ static void header(struct fg_export *x, uint32_t height)
 /* The rows drawn: the deepest frame wide enough, plus one. */
 static uint32_t count_rows(const struct fg_export *x)
 {
-    const struct ct_stacktree *t = &x->tree;
+    const struct ct_stacktree *t = &x->w.tree;
     uint32_t *depth = ct_xcalloc(t->nnodes ? t->nnodes : 1, sizeof *depth);
     uint32_t rows = 1;
     for (uint32_t i = 1; i < t->nnodes; i++) {
@@ -218,7 +204,7 @@ static int round_ns(void *ctx, uint32_t node, uint32_t depth)
 {
     (void)depth;
     struct fg_export *x = ctx;
-    struct ct_st_node *n = &x->tree.nodes[node];
+    struct ct_st_node *n = &x->w.tree.nodes[node];
     n->self = ct_ns_round(x->rounder, n->self);
     return 0;
 }
@@ -227,34 +213,33 @@ static int fg_finish(struct ct_exporter *ex, struct ct_profile *profile)
 {
     (void)profile;
     struct fg_export *x = (struct fg_export *)ex;
-    ct_stacktree_finish(&x->tree);
-    x->which = ct_stacktree_measure(&x->tree,
-                                    ex->opts && ex->opts->folded_calls,
-                                    "flamegraph");
+    x->which = ct_stack_writer_close(&x->w,
+                                     ex->opts && ex->opts->folded_calls,
+                                     "flamegraph");
     if (x->which < 0)
         return 1;
     x->icicle = ex->opts && ex->opts->icicle;
     if (x->which == CT_ST_SELF) {
         /* whole ns, rounded in the folded export's order, so that the
          * frames add up and both exports give the same figures */
-        struct ct_ns_rounder r = {.ns_per_tick = x->info->ns_per_tick};
+        struct ct_ns_rounder r = {.ns_per_tick = x->w.info->ns_per_tick};
         x->rounder = &r;
-        ct_stacktree_walk(&x->tree, round_ns, x);
+        ct_stacktree_walk(&x->w.tree, round_ns, x);
         x->rounder = NULL;
     }
-    x->sum = ct_stacktree_totals(&x->tree, x->which);
+    x->sum = ct_stacktree_totals(&x->w.tree, x->which);
     x->rows = count_rows(x);
     header(x, TOP + x->rows * ROW + BOTTOM);
-    fputs("<g id=\"frames\">\n", x->out);
-    ct_stacktree_walk(&x->tree, frame, x);
-    fputs("</g>\n</svg>\n", x->out);
+    fputs("<g id=\"frames\">\n", x->w.out);
+    ct_stacktree_walk(&x->w.tree, frame, x);
+    fputs("</g>\n</svg>\n", x->w.out);
     return 0;
 }
 
 static void fg_free(struct ct_exporter *ex)
 {
     struct fg_export *x = (struct fg_export *)ex;
-    ct_stacktree_free(&x->tree);
+    ct_stacktree_free(&x->w.tree);
     free(x->sum);
     free(x->x);
     free(x);
@@ -265,13 +250,6 @@ struct ct_exporter *ct_export_flamegraph_new(FILE *out,
                                              const struct ct_options *opts)
 {
     struct fg_export *x = ct_xcalloc(1, sizeof *x);
-    x->ex.sink.event = fg_event;
-    x->ex.finish = fg_finish;
-    x->ex.free = fg_free;
-    x->out = out;
-    x->info = info;
-    x->ex.opts = opts;
-    x->ex.clips_range = true;
-    ct_stacktree_init(&x->tree, info, false, false);
-    return &x->ex;
+    ct_stack_writer_init(&x->w, out, info, opts, fg_finish, fg_free);
+    return &x->w.ex;
 }

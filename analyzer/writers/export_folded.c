@@ -19,11 +19,7 @@
 #include "util.h"
 
 struct folded_export {
-    struct ct_exporter ex;
-    FILE *out;
-    struct ct_trace_info *info;
-    struct ct_stacktree tree;
-    bool started;           /* the tree has the command line's options */
+    struct ct_stack_writer w;
     /* while writing */
     int which;
     struct ct_ns_rounder ns;
@@ -32,16 +28,6 @@ struct folded_export {
     size_t *off;            /* by depth: where the node's name begins   */
     size_t noff;
 };
-
-static int folded_event(struct ct_sink *self, const struct ct_event *ev)
-{
-    struct folded_export *x = (struct folded_export *)self;
-    if (!x->started) {
-        x->started = true;
-        ct_stacktree_set_opts(&x->tree, x->ex.opts);
-    }
-    return x->tree.sink.event(&x->tree.sink, ev);
-}
 
 static void append(struct folded_export *x, const char *s)
 {
@@ -66,14 +52,14 @@ static int line(void *ctx, uint32_t node, uint32_t depth)
         x->path[x->len++] = ';';
     }
     char buf[96];
-    append(x, ct_stacktree_name(&x->tree, node, buf, sizeof buf));
+    append(x, ct_stacktree_name(&x->w.tree, node, buf, sizeof buf));
     x->off[depth] = x->len;
-    const struct ct_st_node *n = &x->tree.nodes[node];
+    const struct ct_st_node *n = &x->w.tree.nodes[node];
     uint64_t v = ct_st_value(n, x->which);
     if (x->which == CT_ST_SELF)
         v = ct_ns_round(&x->ns, v);
     if (v)
-        fprintf(x->out, "%s %" PRIu64 "\n", x->path, v);
+        fprintf(x->w.out, "%s %" PRIu64 "\n", x->path, v);
     return 0;
 }
 
@@ -81,22 +67,21 @@ static int folded_finish(struct ct_exporter *ex, struct ct_profile *profile)
 {
     (void)profile;
     struct folded_export *x = (struct folded_export *)ex;
-    ct_stacktree_finish(&x->tree);
-    x->which = ct_stacktree_measure(&x->tree,
-                                    ex->opts && ex->opts->folded_calls,
-                                    "folded");
+    x->which = ct_stack_writer_close(&x->w,
+                                     ex->opts && ex->opts->folded_calls,
+                                     "folded");
     if (x->which < 0)
         return 1;
-    x->ns.ns_per_tick = x->info->ns_per_tick;
+    x->ns.ns_per_tick = x->w.info->ns_per_tick;
     ct_grow_zeroed(&x->off, &x->noff, 0, sizeof *x->off);
-    ct_stacktree_walk(&x->tree, line, x);
+    ct_stacktree_walk(&x->w.tree, line, x);
     return 0;
 }
 
 static void folded_free(struct ct_exporter *ex)
 {
     struct folded_export *x = (struct folded_export *)ex;
-    ct_stacktree_free(&x->tree);
+    ct_stacktree_free(&x->w.tree);
     free(x->path);
     free(x->off);
     free(x);
@@ -106,13 +91,6 @@ struct ct_exporter *ct_export_folded_new(FILE *out, struct ct_trace_info *info,
                                    const struct ct_options *opts)
 {
     struct folded_export *x = ct_xcalloc(1, sizeof *x);
-    x->ex.sink.event = folded_event;
-    x->ex.finish = folded_finish;
-    x->ex.free = folded_free;
-    x->out = out;
-    x->info = info;
-    x->ex.opts = opts;
-    x->ex.clips_range = true;
-    ct_stacktree_init(&x->tree, info, false, false);
-    return &x->ex;
+    ct_stack_writer_init(&x->w, out, info, opts, folded_finish, folded_free);
+    return &x->w.ex;
 }

@@ -33,11 +33,7 @@
 #include "util.h"
 
 struct pprof_export {
-    struct ct_exporter ex;
-    FILE *out;
-    struct ct_trace_info *info;
-    struct ct_stacktree tree;
-    bool started;           /* the tree has the command line's options */
+    struct ct_stack_writer w;
     /* while writing */
     struct pb_buf pb;
     bool sampled;
@@ -51,16 +47,6 @@ struct pprof_export {
     uint32_t *slots;
     uint32_t nslots;
 };
-
-static int pprof_event(struct ct_sink *self, const struct ct_event *ev)
-{
-    struct pprof_export *x = (struct pprof_export *)self;
-    if (!x->started) {
-        x->started = true;
-        ct_stacktree_set_opts(&x->tree, x->ex.opts);
-    }
-    return x->tree.sink.event(&x->tree.sink, ev);
-}
 
 static uint32_t hash_str(const char *s)
 {
@@ -114,13 +100,13 @@ static int sample(void *ctx, uint32_t node, uint32_t depth)
     struct pprof_export *x = ctx;
     if (node == CT_ST_ROOT)
         return 0;
-    const struct ct_st_node *n = &x->tree.nodes[node];
+    const struct ct_st_node *n = &x->w.tree.nodes[node];
     ct_grow_zeroed(&x->path, &x->npath, depth, sizeof *x->path);
     x->path[depth] = n->func == CT_FUNC_NONE ? 0 : (uint64_t)n->func + 1;
     uint64_t a, b;
     if (x->sampled) {
         a = n->samples;
-        b = n->samples * x->info->sample_interval_ns;
+        b = n->samples * x->w.info->sample_interval_ns;
     } else {
         a = n->calls;
         b = ct_ns_round(&x->ns, n->self);
@@ -143,15 +129,15 @@ static int sample(void *ctx, uint32_t node, uint32_t depth)
 
 static void functions(struct pprof_export *x)
 {
-    uint32_t nfuncs = ct_functab_count(x->info->funcs);
+    uint32_t nfuncs = ct_functab_count(x->w.info->funcs);
     bool *used = ct_xcalloc(nfuncs + 1, sizeof *used);
-    for (uint32_t i = 0; i < x->tree.nnodes; i++)
-        if (x->tree.nodes[i].func < nfuncs)
-            used[x->tree.nodes[i].func] = true;
+    for (uint32_t i = 0; i < x->w.tree.nnodes; i++)
+        if (x->w.tree.nodes[i].func < nfuncs)
+            used[x->w.tree.nodes[i].func] = true;
     for (uint32_t id = 0; id < nfuncs; id++) {
         if (!used[id])
             continue;
-        const struct ct_func *f = ct_functab_get(x->info->funcs, id);
+        const struct ct_func *f = ct_functab_get(x->w.info->funcs, id);
         int64_t name = str_id(x, f && f->name ? f->name : "?");
         size_t m = pb_begin(&x->pb, 4);  /* Location */
         pb_uint(&x->pb, 1, (uint64_t)id + 1);
@@ -195,7 +181,7 @@ static int write_gzip(struct pprof_export *x)
         z.next_out = buf;
         z.avail_out = sizeof buf;
         r = deflate(&z, Z_FINISH);
-        fwrite(buf, 1, sizeof buf - z.avail_out, x->out);
+        fwrite(buf, 1, sizeof buf - z.avail_out, x->w.out);
     } while (r == Z_OK);
     deflateEnd(&z);
     if (r != Z_STREAM_END) {
@@ -209,12 +195,11 @@ static int pprof_finish(struct ct_exporter *ex, struct ct_profile *profile)
 {
     (void)profile;
     struct pprof_export *x = (struct pprof_export *)ex;
-    ct_stacktree_finish(&x->tree);
-    int which = ct_stacktree_measure(&x->tree, false, "pprof");
+    int which = ct_stack_writer_close(&x->w, false, "pprof");
     if (which < 0)
         return 1;
     x->sampled = which == CT_ST_SAMPLES;
-    x->ns.ns_per_tick = x->info->ns_per_tick;
+    x->ns.ns_per_tick = x->w.info->ns_per_tick;
     ct_grow(&x->strings, &x->strings_cap, 0, sizeof *x->strings);
     if (!x->nstrings) {
         x->strings[0] = ct_xstrdup("");
@@ -224,17 +209,17 @@ static int pprof_finish(struct ct_exporter *ex, struct ct_profile *profile)
         value_type(x, 1, "samples", "count");
         value_type(x, 1, "cpu", "nanoseconds");
         value_type(x, 11, "cpu", "nanoseconds");
-        pb_int(&x->pb, 12, (int64_t)x->info->sample_interval_ns);
+        pb_int(&x->pb, 12, (int64_t)x->w.info->sample_interval_ns);
     } else {
         value_type(x, 1, "calls", "count");
         value_type(x, 1, "time", "nanoseconds");
     }
     pb_int(&x->pb, 14, str_id(x, x->sampled ? "cpu" : "time"));
     ct_grow_zeroed(&x->path, &x->npath, 0, sizeof *x->path);
-    ct_stacktree_walk(&x->tree, sample, x);
+    ct_stacktree_walk(&x->w.tree, sample, x);
     functions(x);
-    if (x->info->start_epoch_ns > 0)
-        pb_int(&x->pb, 9, x->info->start_epoch_ns);
+    if (x->w.info->start_epoch_ns > 0)
+        pb_int(&x->pb, 9, x->w.info->start_epoch_ns);
     for (uint32_t i = 0; i < x->nstrings; i++)
         pb_string(&x->pb, 6, x->strings[i]);
     return write_gzip(x);
@@ -243,7 +228,7 @@ static int pprof_finish(struct ct_exporter *ex, struct ct_profile *profile)
 static void pprof_free(struct ct_exporter *ex)
 {
     struct pprof_export *x = (struct pprof_export *)ex;
-    ct_stacktree_free(&x->tree);
+    ct_stacktree_free(&x->w.tree);
     pb_free(&x->pb);
     for (uint32_t i = 0; i < x->nstrings; i++)
         free(x->strings[i]);
@@ -257,13 +242,6 @@ struct ct_exporter *ct_export_pprof_new(FILE *out, struct ct_trace_info *info,
                                         const struct ct_options *opts)
 {
     struct pprof_export *x = ct_xcalloc(1, sizeof *x);
-    x->ex.sink.event = pprof_event;
-    x->ex.finish = pprof_finish;
-    x->ex.free = pprof_free;
-    x->out = out;
-    x->info = info;
-    x->ex.opts = opts;
-    x->ex.clips_range = true;
-    ct_stacktree_init(&x->tree, info, false, false);
-    return &x->ex;
+    ct_stack_writer_init(&x->w, out, info, opts, pprof_finish, pprof_free);
+    return &x->w.ex;
 }

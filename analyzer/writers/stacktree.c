@@ -391,3 +391,37 @@ void ct_stacktree_set_opts(struct ct_stacktree *t,
         t->range_to_ns = opts->range_to_ns;
     }
 }
+
+static int stack_writer_event(struct ct_sink *self, const struct ct_event *ev)
+{
+    struct ct_stack_writer *w = (struct ct_stack_writer *)self;
+    if (!w->started) {
+        w->started = true;
+        ct_stacktree_set_opts(&w->tree, w->ex.opts);
+    }
+    return w->tree.sink.event(&w->tree.sink, ev);
+}
+
+void ct_stack_writer_init(struct ct_stack_writer *w, FILE *out,
+                          struct ct_trace_info *info,
+                          const struct ct_options *opts,
+                          int (*finish)(struct ct_exporter *,
+                                        struct ct_profile *),
+                          void (*free_fn)(struct ct_exporter *))
+{
+    w->ex.sink.event = stack_writer_event;
+    w->ex.finish = finish;
+    w->ex.free = free_fn;
+    w->ex.opts = opts;
+    w->ex.clips_range = true;  /* the tree clips to --time-range itself */
+    w->out = out;
+    w->info = info;
+    ct_stacktree_init(&w->tree, info, false, false);
+}
+
+int ct_stack_writer_close(struct ct_stack_writer *w, bool want_calls,
+                          const char *format)
+{
+    ct_stacktree_finish(&w->tree);
+    return ct_stacktree_measure(&w->tree, want_calls, format);
+}

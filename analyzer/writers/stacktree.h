@@ -16,6 +16,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "export.h"
 #include "trace.h"
 
 #define CT_ST_ROOT 0u
@@ -104,5 +105,31 @@ struct ct_ns_rounder {
     uint64_t ns;
 };
 uint64_t ct_ns_round(struct ct_ns_rounder *r, uint64_t ticks);
+
+/*
+ * What the stack writers (folded, flamegraph, pprof) share: an exporter
+ * that hands every event to a call-path tree, sets the tree up with the
+ * command line's options at the first event (tests fill them in after
+ * making the writer), and closes it at the end.  A writer's own struct
+ * begins with it.
+ */
+struct ct_stack_writer {
+    struct ct_exporter ex;
+    FILE *out;
+    struct ct_trace_info *info;
+    struct ct_stacktree tree;
+    bool started;
+};
+
+void ct_stack_writer_init(struct ct_stack_writer *w, FILE *out,
+                          struct ct_trace_info *info,
+                          const struct ct_options *opts,
+                          int (*finish)(struct ct_exporter *,
+                                        struct ct_profile *),
+                          void (*free_fn)(struct ct_exporter *));
+/* Closes the frames still open and says what to show: CT_ST_* as
+ * ct_stacktree_measure, or -1 after one error line naming format. */
+int ct_stack_writer_close(struct ct_stack_writer *w, bool want_calls,
+                          const char *format);
 
 #endif /* CT_STACKTREE_H */
