@@ -234,7 +234,9 @@ static void tell_if_no_calls_ran(void)
         return;
     __atomic_fetch_or(&ct_proc.hdr->flags, CT_FILE_NO_CALLS_RAN,
                       __ATOMIC_RELAXED);
-    if (ct_proc.cfg.quiet || parent_is_traced())
+    /* CALLTRACE_MODE=both: the samples are there to look at, and the
+     * report's summary says that no call ran; stderr stays the program's */
+    if (ct_proc.cfg.quiet || parent_is_traced() || ct_proc.sample_interval_ns)
         return;
     ct_message("calltrace: %s ran no instrumented function, so the trace "
                "has no calls; build it with -finstrument-functions, or use "

@@ -20,10 +20,15 @@ grep -q "^ calls: none: the program ran no instrumented function; build it with 
 
 set +e
 CALLTRACE_QUIET=1 run_traced "$T/q.raw" "$T/plain" > /dev/null 2> "$T/q.err"
+CALLTRACE_MODE=both run_traced "$T/b.raw" "$T/plain" > /dev/null 2> "$T/b.err"
 CALLTRACE_START_PAUSED=1 run_traced "$T/s.raw" "$T/traced" > /dev/null 2> "$T/s.err"
 run_traced "$T/t.raw" "$T/traced" > /dev/null 2> "$T/t.err"
 set -e
 expect_eq "quiet" "" "$(cat "$T/q.err")"
+# both mode: the samples are the trace; the summary alone says no call ran
+expect_eq "both mode" "" "$(cat "$T/b.err")"
+"$REPORT_SAN" "$T/b.raw" > "$T/b.txt" 2>/dev/null || fail "report b"
+grep -q "^ calls: none" "$T/b.txt" || fail "both mode: summary does not say no call ran"
 expect_eq "paused, instrumented" "" "$(cat "$T/s.err")"
 expect_eq "instrumented" "" "$(cat "$T/t.err")"
 "$REPORT_SAN" "$T/t.raw" > "$T/t.txt" 2>/dev/null || fail "report t"

@@ -22,15 +22,21 @@ cmp -s "$T/dump.calls" "$T/tree.calls" ||
 expect_eq "steps in time order" "step_a step_b step_a step_b step_a step_b" \
     "$(awk '$3 ~ /^step_/ {print $3}' "$T/tree.calls" | tr '\n' ' ' | sed 's/ $//')"
 
-# Per thread, the whole tree (T1 is main: its first call comes first).
+# Per thread, the whole tree.  A thread is known by its outermost
+# function: the two workers start at about the same time, so which one's
+# first call comes first (and takes T2) is the scheduler's choice.
 per_thread() { grep "^$1 " "$2" | cut -d' ' -f2- | tr '\n' ';'; }
-expect_eq "main's tree" "0 main call;1 leaf call;" "$(per_thread T1 "$T/tree.calls")"
+thread_of() { awk -v f="$1" '$2 == 0 && $3 == f { print $1; exit }' "$T/tree.calls"; }
+for f in main worker_a worker_b; do
+    [ -n "$(thread_of $f)" ] || fail "no thread starts in $f"
+done
+expect_eq "main's tree" "0 main call;1 leaf call;" "$(per_thread "$(thread_of main)" "$T/tree.calls")"
 expect_eq "worker_a's tree" \
     "0 worker_a call;1 step_a call;2 leaf call;1 step_a call;2 leaf call;1 step_a call;2 leaf call;" \
-    "$(per_thread T2 "$T/tree.calls")"
+    "$(per_thread "$(thread_of worker_a)" "$T/tree.calls")"
 expect_eq "worker_b's tree" \
     "0 worker_b call;1 step_b call;2 leaf call;2 leaf call;1 step_b call;2 leaf call;2 leaf call;1 step_b call;2 leaf call;2 leaf call;" \
-    "$(per_thread T3 "$T/tree.calls")"
+    "$(per_thread "$(thread_of worker_b)" "$T/tree.calls")"
 
 # --threads: one section per thread, in the report's order, each holding
 # exactly that thread's lines of the merged tree.
