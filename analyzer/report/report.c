@@ -42,7 +42,10 @@ struct ct_unit ct_unit_per_call(double min_ns, double max_ns)
         return ct_unit_fitting(max_ns, 99999.995);
     if (min_ns < 1)
         return units[NUNITS - 1];  /* ns: below one, still two decimals */
-    return ct_unit_for(min_ns);
+    /* A figure a hair under a unit, from ticks to ns (a sample of 1 ms is
+     * 999999.99 ns), is 1.00 in that unit: the same profile read from
+     * another format, with exact figures, must get the same unit. */
+    return ct_unit_for(min_ns / 0.9999);
 }
 
 double ct_rep_ns(const struct ct_rep *r, uint64_t ticks)
