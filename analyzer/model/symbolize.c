@@ -5,6 +5,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 /* Some bfd.h builds refuse to be included without a config.h. */
 #ifndef PACKAGE
@@ -427,6 +431,28 @@ out:
     free(buf);
 }
 
+/*
+ * Opens a file named by a trace for bfd.  The names come from the trace,
+ * which may be damaged or hostile: a FIFO would block the open forever and
+ * a device would be read without end, so only a regular file is opened.
+ * Sets errno and returns NULL otherwise.
+ */
+static bfd *open_regular(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        close(fd);
+        errno = EINVAL;
+        return NULL;
+    }
+    fcntl(fd, F_SETFL, 0);
+    errno = 0;
+    return bfd_fdopenr(path, NULL, fd);   /* closes fd on failure, and at bfd_close */
+}
+
 /* /usr/lib/debug/.build-id/xx/yyyy.debug for a stripped object, when
  * installed and of the same build. */
 static bfd *open_debug_file(const struct object *o)
@@ -440,7 +466,7 @@ static bfd *open_debug_file(const struct object *o)
         n += snprintf(path + n, sizeof path - (size_t)n, "%02x",
                       o->build_id[i]);
     snprintf(path + n, sizeof path - (size_t)n, ".debug");
-    bfd *d = bfd_openr(path, NULL);
+    bfd *d = open_regular(path);
     if (!d)
         return NULL;
     if (!bfd_check_format(d, bfd_object) || bfd_get_symcount(d) == 0) {
@@ -495,10 +521,11 @@ static size_t merge_plt_symbols(struct object *o, long nplt, size_t k)
 static void load_object(struct object *o)
 {
     o->opened = true;
-    bfd *abfd = bfd_openr(o->path, NULL);
+    bfd *abfd = open_regular(o->path);
     if (!abfd) {
         ct_warn("%s: cannot open for symbols: %s", o->path,
-                bfd_errmsg(bfd_get_error()));
+                errno == EINVAL ? "not a regular file"
+                : errno ? strerror(errno) : bfd_errmsg(bfd_get_error()));
         return;
     }
     if (!bfd_check_format(abfd, bfd_object)) {
