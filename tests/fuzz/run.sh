@@ -60,10 +60,12 @@ for h in "${harnesses[@]}"; do
     [ "$h" = calltrace ] && extra=(-detect_leaks=0)
     # smoke: a wall-clock budget; long: the harness's CPU time, watched
     # here, then SIGINT, on which libFuzzer prints its totals and exits 72.
-    wall=$secs
-    [ "$mode" = long ] && wall=$((secs * 50))
+    # A slow input is one over 10 s of wall time; in a long run, which may
+    # share a loaded machine at low priority, over 60 s.
+    wall=$secs tmo=10
+    [ "$mode" = long ] && wall=$((secs * 50)) tmo=60
     "$bin" "${extra[@]}" -max_total_time="$wall" -close_fd_mask=2 -rss_limit_mb=2048 \
-        -timeout=10 -max_len=65536 -print_final_stats=1 \
+        -timeout="$tmo" -max_len=65536 -print_final_stats=1 \
         -artifact_prefix="$out/crash-$h-" "$corpus" > "$out/fuzz_$h.log" 2>&1 &
     pid=$!
     if [ "$mode" = long ]; then
