@@ -5,23 +5,24 @@
 # hang, the same output and exit status as without the tracer, every trace
 # readable and nested, and the counts consistent: exact where no signal
 # could interrupt the tracer, and within the lost count otherwise.
-# Longer:  STRESS_THREADS=64 STRESS_ROUNDS=64 bash tests/e2e/trace_stress.sh
+# Longer:  STRESS_THREADS=64 STRESS_ROUNDS=64 STRESS_TIMEOUT=3600 bash tests/e2e/trace_stress.sh
 . "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || fail "no $LIB"
 threads=${STRESS_THREADS:-64}
 rounds=${STRESS_ROUNDS:-8}
+limit=${STRESS_TIMEOUT:-300}   # seconds for each run
 DEC=$T/ct_decode
 gcc -std=gnu11 -O1 -I"$CT_ROOT/include" -o "$DEC" "$PROGRAMS/ct_decode.c"
 build_traced "$T/stress" "$PROGRAMS/trace_stress.c" -no-pie
 nm "$T/stress" > "$T/nm"
 set +e
-timeout 300 "$T/stress" "$threads" "$rounds" > "$T/plain.out" 2>/dev/null; plain=$?
+timeout "$limit" "$T/stress" "$threads" "$rounds" > "$T/plain.out" 2>/dev/null; plain=$?
 mkdir "$T/tr"
-timeout 300 env CALLTRACE_OUTPUT="$T/tr/t-%p.raw" LD_PRELOAD="$LIB" \
+timeout "$limit" env CALLTRACE_OUTPUT="$T/tr/t-%p.raw" LD_PRELOAD="$LIB" \
     "$T/stress" "$threads" "$rounds" > "$T/traced.out" 2> "$T/traced.err"; rc=$?
 set -e
 expect_eq "plain status" 3 "$plain"
-[ "$rc" -ne 124 ] || fail "no end within 300 s (deadlock?)"
+[ "$rc" -ne 124 ] || fail "no end within $limit s (deadlock?)"
 expect_eq "status" 3 "$rc"
 cmp -s "$T/plain.out" "$T/traced.out" || fail "output differs: $(cat "$T/traced.out")"
 grep -q '^async=[0-9]*$' "$T/traced.err" && [ "$(wc -l < "$T/traced.err")" = 1 ] ||
