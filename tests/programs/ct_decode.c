@@ -34,8 +34,9 @@ static struct map maps[256];
 static size_t nmaps;
 
 struct thread { uint32_t tid; uint32_t next_seq; size_t depth; uint64_t stack[100000]; };
-static struct thread *threads[1024];
-static size_t nthreads;
+/* As many as the trace has: a long stress run has thousands. */
+static struct thread **threads;
+static size_t nthreads, threads_cap;
 
 static const struct ct_file_header *hdr;
 static int check_failed;
@@ -103,6 +104,14 @@ static struct thread *thread_of(uint32_t tid)
         if (threads[i]->tid == tid)
             return threads[i];
     struct thread *t = calloc(1, sizeof *t);
+    if (nthreads == threads_cap) {
+        threads_cap = threads_cap ? 2 * threads_cap : 64;
+        threads = realloc(threads, threads_cap * sizeof *threads);
+    }
+    if (!t || !threads) {
+        fprintf(stderr, "ct_decode: out of memory\n");
+        exit(1);
+    }
     t->tid = tid;
     threads[nthreads++] = t;
     return t;
