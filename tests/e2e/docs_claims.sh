@@ -25,7 +25,7 @@ run_traced "$T/c.raw" "$T/claims"
 grep -A3 '^Where the functions are defined' "$T/full.txt" | grep -Eq ' leaf +.*claims\.c:2$' ||
     fail "dump-format.md: no file:line for leaf in the full report"
 for opt in -p -q; do
-    ! "$REPORT_SAN" $opt "$T/c.raw" | grep -q '^Where the functions are defined' ||
+    ! "$REPORT_SAN" $opt "$T/c.raw" | has '^Where the functions are defined' ||
         fail "dump-format.md: $opt prints the definitions"
 done
 

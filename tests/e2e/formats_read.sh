@@ -25,7 +25,7 @@ expect_eq "lms writer" "1 200.00 200.00" "$(flat "$T/renamed.txt" writer)"
 # openlaszlo: LzView(cal) 1497..1509 (called from the merged V payload), 8 ms in handle cal.oninit
 expect_eq "openlaszlo LzView" "1 4000.00 12000.00" \
     "$(flat "$S/openlaszlo-v5.profiler" 'LzView(cal)')"
-"$REPORT_SAN" -b "$S/openlaszlo-v5.profiler" | grep -q 'done: LzView(cal)' ||
+"$REPORT_SAN" -b "$S/openlaszlo-v5.profiler" | has 'done: LzView(cal)' ||
     fail "openlaszlo user event missing"
 
 # rtl: Main 1503..2391, four children
@@ -33,11 +33,11 @@ expect_eq "rtl Main" "1 102000.00 888000.00" \
     "$(flat "$S/rtl_soffice_4711.log" 'desktop (cd100003) ::desktop::Desktop::Main')"
 
 # evlog: the RUN state, 16.6 ms
-"$REPORT_SAN" -b "$S/efl_debug_evlog-4242.log" | grep -q 'CPUFREQ 0: last 2400 MHz' ||
+"$REPORT_SAN" -b "$S/efl_debug_evlog-4242.log" | has 'CPUFREQ 0: last 2400 MHz' ||
     fail "evlog CPUFREQ metadata missing"
 
 # samplingprof: fib has 5 of the 10 samples
-"$REPORT_SAN" -b -p "$S/samplingprof_profile.txt" | grep -qE '^ *50\.00 .* fib \[' ||
+"$REPORT_SAN" -b -p "$S/samplingprof_profile.txt" | has -E '^ *50\.00 .* fib \[' ||
     fail "samplingprof: fib is not 50%"
 
 # --format overrides detection

@@ -24,6 +24,10 @@ T=$(mktemp -d "${TMPDIR:-/tmp}/ct-e2e.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
+# CMD | has PATTERN: grep that reads its input to the end.  `grep -q`
+# leaves at the first match, so under pipefail the writer's SIGPIPE fails
+# the pipeline (a flaky test), and `! CMD | grep -q` passes on a match.
+has() { grep "$@" > /dev/null; }
 skip() { echo "$*"; exit 77; }
 
 # build_traced OUT SRC... [-- extra cc flags]: compile with instrumentation.

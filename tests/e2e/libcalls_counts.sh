@@ -14,7 +14,7 @@ unset CALLTRACE_LIBCALLS   # the default
 
 build_traced "$T/lazy" "$PROGRAMS/libcalls_main.c"
 build_traced "$T/now" "$PROGRAMS/libcalls_main.c" -Wl,-z,now,-z,relro
-readelf -d "$T/now" | grep -q 'BIND_NOW\|FLAGS.*NOW' || fail "-z now not in effect"
+readelf -d "$T/now" | has 'BIND_NOW\|FLAGS.*NOW' || fail "-z now not in effect"
 expected_out=$("$T/lazy")
 
 # What the program does, by construction (see its header comment).  qsort's

@@ -24,7 +24,7 @@ grep -q "^ Measured: every call timed; the [0-9]* stack samples (one every 1.00m
     "$T/both.txt" || fail "summary: $(grep Measured "$T/both.txt")"
 ! grep -q "each sample counts as" "$T/both.txt" || fail "a sample still counts as time"
 # the call graph holds calls only: no arc from _start or libc
-! awk '/Call graph/,/^Index/' "$T/both.txt" | grep -q "_start\|libc" ||
+! awk '/Call graph/,/^Index/' "$T/both.txt" | has "_start\|libc" ||
     fail "sampled frames in the call graph"
 
 python3 - "$T/both.txt" <<'PY' || fail "summary figures disagree"

@@ -8,7 +8,7 @@ command -v strip >/dev/null && command -v nm >/dev/null || skip "binutils missin
 
 gcc -std=gnu11 -O1 -g -o "$T/full" "$PROGRAMS/sample_7030.c" -ldl
 strip -o "$T/stripped" "$T/full"
-readelf -S "$T/stripped" | grep -q '\.eh_frame_hdr' || skip "no .eh_frame_hdr in this build"
+readelf -S "$T/stripped" | has '\.eh_frame_hdr' || skip "no .eh_frame_hdr in this build"
 CALLTRACE_MODE=sample CALLTRACE_SAMPLE_INTERVAL=1ms \
     run_traced "$T/s.raw" "$T/stripped" 5 >/dev/null
 "$REPORT_SAN" -b -p "$T/s.raw" > "$T/flat.txt"

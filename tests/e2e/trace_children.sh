@@ -26,7 +26,7 @@ child_trace() {
     local f
     for f in "$1"/*.raw*; do
         [ -e "$f" ] || continue
-        "$REPORT_SAN" --dump "$f" | grep -q ' C child_work$' && { echo "$f"; return; }
+        "$REPORT_SAN" --dump "$f" | has ' C child_work$' && { echo "$f"; return; }
     done
 }
 ours() { grep -E '^E (LD_PRELOAD|CALLTRACE_)' || true; }

@@ -11,9 +11,9 @@ events=$(sed -n '/^User events (time order): /,$p' "$T/report.txt")
 expect_eq "count" "User events (time order): 4" "$(echo "$events" | head -n 1)"
 rows=$(echo "$events" | grep -E '^ +-?[0-9]+\.[0-9]+  ')
 expect_eq "one row per event" 4 "$(echo "$rows" | wc -l)"
-echo "$rows" | grep -q ' first line\\nsecond line$' || fail "newline: $rows"
-echo "$rows" | grep -q ' tab\\there$' || fail "tab: $rows"
-echo "$rows" | grep -q ' back\\\\slash$' || fail "backslash: $rows"
+echo "$rows" | has ' first line\\nsecond line$' || fail "newline: $rows"
+echo "$rows" | has ' tab\\there$' || fail "tab: $rows"
+echo "$rows" | has ' back\\\\slash$' || fail "backslash: $rows"
 long=$(echo "$rows" | grep 'xxxx')
 case $long in *'x...['[0-9]*' more bytes]') ;; *) fail "long message: no mark";; esac
 kept=$(echo "$long" | grep -o 'x*\.\.\.' | tr -d . | wc -c)

@@ -20,7 +20,7 @@ while read -r mode status flags mainstack; do
     raw=$(ls "$T/$mode"/*.raw | head -n 1)
     "$DEC" -n "$T/nm" "$raw" > "$T/$mode.txt" || fail "$mode: decode: $(tail -n 1 "$T/$mode.txt")"
     expect_eq "$mode: check" "check ok" "$(tail -n 1 "$T/$mode.txt")"
-    head -n 1 "$T/$mode.txt" | grep -q " flags=$flags " || fail "$mode: header $(head -n 1 "$T/$mode.txt")"
+    head -n 1 "$T/$mode.txt" | has " flags=$flags " || fail "$mode: header $(head -n 1 "$T/$mode.txt")"
     expect_eq "$mode: steps" 10 "$(awk '$3=="C" && $4=="step"' "$T/$mode.txt" | head -n 10 | wc -l)"
     if [ "$mainstack" != - ]; then
         pid=$(head -n 1 "$T/$mode.txt" | sed 's/H pid=\([0-9]*\).*/\1/')
@@ -50,6 +50,6 @@ set -e
 expect_eq "thread_exec: status" 7 "$rc"
 expect_eq "thread_exec: files" 2 "$(ls "$T/exec" | wc -l)"
 "$DEC" -n "$T/nm" "$T/exec/t.raw" > "$T/exec.txt" || fail "exec: decode"
-head -n 1 "$T/exec.txt" | grep -q " flags=5 " || fail "exec: header $(head -n 1 "$T/exec.txt")"
+head -n 1 "$T/exec.txt" | has " flags=5 " || fail "exec: header $(head -n 1 "$T/exec.txt")"
 grep -q ' K 2 main waiter$' "$T/exec.txt" || fail "exec: main's frames not ended"
 echo ok

@@ -27,7 +27,7 @@ for mode in closeall range dup2 reuse daemon; do
     total=0
     for raw in "$T/trace-$mode"/*.raw; do
         "$DEC" -n "$T/nm" "$raw" > "$raw.txt" || fail "$mode: decode $raw: $(tail -n 1 "$raw.txt")"
-        head -n 1 "$raw.txt" | grep -q ' flags=5 ' || fail "$mode: not closed cleanly: $(head -n 1 "$raw.txt")"
+        head -n 1 "$raw.txt" | has ' flags=5 ' || fail "$mode: not closed cleanly: $(head -n 1 "$raw.txt")"
         n=$(awk '$3=="C" && $4=="f"' "$raw.txt" | wc -l)
         total=$((total + n))
     done

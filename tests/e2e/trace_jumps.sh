@@ -117,7 +117,7 @@ for v in plain fortified; do
     flags=
     [ $v = fortified ] && flags="-D_FORTIFY_SOURCE=2"
     build_traced "$T/jc-$v" "$PROGRAMS/jump_cases.c" $flags
-    [ $v = fortified ] && { nm -D "$T/jc-$v" | grep -q __longjmp_chk ||
+    [ $v = fortified ] && { nm -D "$T/jc-$v" | has __longjmp_chk ||
         fail "the fortified build does not call __longjmp_chk"; }
     expect_eq "output ($v)" "sink=10" "$(run_traced "$T/jc-$v.raw" "$T/jc-$v")"
     tree "$T/jc-$v.raw" "$T/tree-$v"

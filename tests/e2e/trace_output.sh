@@ -36,5 +36,5 @@ expect_eq "dir: quiet" "" "$(cat "$T/err")"
 raw=$(ls "$T/dir")
 case $raw in calltrace-[0-9]*.raw) ;; *) fail "dir: file '$raw'";; esac
 "$DEC" "$T/dir/$raw" > "$T/dir.txt" || fail "dir: decode"
-tail -n 1 "$T/dir.txt" | grep -q "check ok" || fail "dir: $(tail -n 1 "$T/dir.txt")"
+tail -n 1 "$T/dir.txt" | has "check ok" || fail "dir: $(tail -n 1 "$T/dir.txt")"
 echo ok

@@ -36,8 +36,8 @@ child_leaf=0
 for raw in "$T/tr"/*.raw; do
     "$DEC" -n "$T/nm" "$raw" > "$raw.txt" || fail "decode $raw: $(tail -n 1 "$raw.txt")"
     expect_eq "$raw: nested" "check ok" "$(tail -n 1 "$raw.txt")"
-    head -n 1 "$raw.txt" | grep -q ' flags=5 ' || fail "$raw: not closed cleanly: $(head -n 1 "$raw.txt")"
-    if awk '$3=="C" && $4=="child_work"' "$raw.txt" | grep -q .; then
+    head -n 1 "$raw.txt" | has ' flags=5 ' || fail "$raw: not closed cleanly: $(head -n 1 "$raw.txt")"
+    if awk '$3=="C" && $4=="child_work"' "$raw.txt" | has .; then
         # A forked child: its own calls only, exactly.
         expect_eq "$raw: leaf" 100 "$(awk '$3=="C" && $4=="leaf"' "$raw.txt" | wc -l)"
         lost=$(head -n 1 "$raw.txt" | sed 's/.* lost=\([0-9]*\).*/\1/')
