@@ -36,6 +36,10 @@
 #define CT_FILE_FAILED   0x8u  /* the tracer stopped early (write failure)  */
 #define CT_FILE_NO_CALLS_RAN 0x10u /* closed cleanly, and no instrumented
                                       function ever ran in the process      */
+#define CT_FILE_FLIGHT   0x20u /* flight recorder: EVENTS blocks live in a
+                                  ring of flight_slots slots after the header */
+#define CT_FILE_SNAPSHOT 0x40u /* a copy of a flight ring taken while the
+                                  process ran on                           */
 
 /* ct_file_header.oncpu: what tells on-CPU from off-CPU time (0 in traces
  * of tracers before it, and with CALLTRACE_CPUTIME=off) */
@@ -71,7 +75,10 @@ struct ct_file_header {
     uint32_t oncpu;                 /* CT_ONCPU_*: how on-CPU time was kept   */
     uint32_t oncpu_errno;           /* why perf_event_open was refused, 0 if
                                        it was not or was not tried           */
-    uint64_t reserved[7];
+    uint32_t flight_slot_size;      /* CT_FILE_FLIGHT: bytes per ring slot    */
+    uint32_t flight_slots;          /* CT_FILE_FLIGHT: slots in the ring, which
+                                       starts at header_size; 0 otherwise     */
+    uint64_t reserved[6];
     char exe[CT_PATH_MAX];          /* NUL-terminated /proc/self/exe          */
     char cmdline[CT_PATH_MAX];      /* argv joined by spaces, NUL-terminated  */
 };

@@ -201,6 +201,28 @@ static void load_limit(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
     c->limit = size;
 }
 
+static void load_flight(struct ct_config *c, ct_getenv_fn get,
+                        ct_warn_fn warn)
+{
+    const char *v = get("CALLTRACE_FLIGHT");
+    uint64_t size;
+    if (v && *v && (ct_parse_size(v, &size) < 0 || size == 0))
+        warnf(warn, "calltrace: CALLTRACE_FLIGHT='%s': expected a ring size "
+              "such as 64M; recording the whole run", v);
+    else if (v && *v)
+        c->flight = size;
+    v = get("CALLTRACE_FLIGHT_SIGNAL");
+    if (!v || !*v)
+        return;
+    int sig = ct_parse_signal(v);
+    if (sig < 0 || !ct_toggle_signal_allowed(sig))
+        warnf(warn, "calltrace: CALLTRACE_FLIGHT_SIGNAL='%s': expected USR1, "
+              "USR2 or a real-time signal (%d-%d); using none", v, SIGRTMIN,
+              SIGRTMAX);
+    else
+        c->flight_signal = sig;
+}
+
 static void load_clock(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
 {
     const char *v = get("CALLTRACE_CLOCK");
@@ -302,4 +324,6 @@ void ct_config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
     load_signal(c, get, warn);
     load_bool(get, warn, "CALLTRACE_FOLLOW", &c->follow);
     load_libcalls(c, get, warn);
+    load_flight(c, get, warn);
+    load_bool(get, warn, "CALLTRACE_CONTROL", &c->control);
 }

@@ -103,7 +103,7 @@ static int grow(int fd, uint64_t off, uint64_t len)
  * trace.  A file that is gone or replaced (another inode under the name, a
  * symlink) stops tracing: the trace is never written anywhere else.
  */
-static int open_for_use(void)
+int ct_file_reopen(void)
 {
     int fd = open(ct_proc.reopen, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
     if (fd < 0) {
@@ -138,18 +138,21 @@ static int reserve(uint32_t size, uint64_t *off)
     return 0;
 }
 
-void *ct_file_new_block(uint32_t size, int *limit_hit)
+static void *new_block(uint32_t size, int *limit_hit, int in_ring)
 {
     *limit_hit = 0;
     if (!ct_proc.have_file || ct_proc.failed)
         return NULL;
     uint64_t off;
-    if (reserve(size, &off) < 0) {
+    if (in_ring && ct_flight_slots) {
+        if (ct_flight_reserve(size, &off) < 0)
+            return NULL;
+    } else if (reserve(size, &off) < 0) {
         *limit_hit = 1;
         return NULL;
     }
     int saved = errno;
-    int fd = open_for_use();
+    int fd = ct_file_reopen();
     void *p = NULL;
     if (fd >= 0) {
         int err = grow(fd, off, size);
@@ -167,6 +170,16 @@ void *ct_file_new_block(uint32_t size, int *limit_hit)
     }
     errno = saved;
     return p;
+}
+
+void *ct_file_new_block(uint32_t size, int *limit_hit)
+{
+    return new_block(size, limit_hit, 1);
+}
+
+void *ct_file_new_maps_block(uint32_t size, int *limit_hit)
+{
+    return new_block(size, limit_hit, 0);
 }
 
 static int open_unique(const char *base)
@@ -334,13 +347,14 @@ int ct_file_open(int forked_child, uint32_t ppid)
     int limit_hit;
     uint64_t limit = ct_proc.cfg.limit;
     ct_proc.cfg.limit = 0;  /* the header is never counted out */
-    struct ct_file_header *h = ct_file_new_block(CT_FILE_HEADER_SIZE,
-                                                 &limit_hit);
+    struct ct_file_header *h = new_block(CT_FILE_HEADER_SIZE, &limit_hit,
+                                         0);
     ct_proc.cfg.limit = limit;
     if (!h)
         return -1;
     ct_proc.hdr = h;
     fill_header(h, ppid);
+    ct_flight_setup(h);
     return 0;
 }
 

@@ -106,6 +106,8 @@ static void install_handlers(void)
 
 void ct_note_sigaction(int sig, const struct sigaction *act)
 {
+    if (act)
+        ct_flight_note_sigaction(sig);
     if (!act || sig != ct_proc.cfg.toggle_signal || sig == 0)
         return;
     if (__atomic_exchange_n(&toggle_installed, 0, __ATOMIC_ACQ_REL))
@@ -173,6 +175,7 @@ void ct_process_start(void)
     if (ct_file_open(0, (uint32_t)getppid()) == 0) {
         ct_maps_write();
         install_handlers();
+        ct_flight_start();
         pthread_atfork(fork_prepare, fork_parent, fork_child);
         /* quick_exit ends in libc's internal _exit, which no wrapper sees
          * and which runs no destructor.  Registered first, this runs after

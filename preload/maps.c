@@ -133,7 +133,7 @@ void ct_maps_write(void)
     uint32_t size = (uint32_t)((CT_BLOCK_HEADER_SIZE + used + CT_BLOCK_ALIGN - 1) &
                                ~(size_t)(CT_BLOCK_ALIGN - 1));
     int limit_hit;
-    struct ct_block_header *b = ct_file_new_block(size, &limit_hit);
+    struct ct_block_header *b = ct_file_new_maps_block(size, &limit_hit);
     if (b) {
         memcpy((uint8_t *)b + CT_BLOCK_HEADER_SIZE, buf, used);
         b->magic = CT_BLOCK_MAGIC;

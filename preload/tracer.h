@@ -64,6 +64,9 @@ struct ct_config {
     int follow;           /* CALLTRACE_FOLLOW: trace children (wrap_spawn.c) */
     int cputime;          /* CT_CPUTIME_*: CALLTRACE_CPUTIME                 */
     int libcalls;         /* CALLTRACE_LIBCALLS: CT_LIBCALLS_* (plt.h)     */
+    uint64_t flight;      /* CALLTRACE_FLIGHT ring bytes, 0 = off (flight.c) */
+    int flight_signal;    /* CALLTRACE_FLIGHT_SIGNAL: snapshot, 0 = none    */
+    int control;          /* CALLTRACE_CONTROL: control socket (control.c)  */
 };
 
 /* ct_config.cputime: how on-CPU time is told from off-CPU time */
@@ -400,6 +403,29 @@ void ct_file_finish(int clean);
 void ct_file_drop(void);
 void ct_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ct_count_lost_global(uint64_t n);
+/* A MAPS block: never in the flight ring, so names always resolve. */
+void *ct_file_new_maps_block(uint32_t size, int *limit_hit);
+/* A descriptor of the trace file for one use (close it), or -1 after
+ * stopping the trace. */
+int ct_file_reopen(void);
+
+/* ---------------------------------------------------------------- flight */
+
+/* CALLTRACE_FLIGHT (flight.c): EVENTS blocks go to a ring of fixed slots
+ * right after the header; MAPS blocks after the ring. */
+extern uint32_t ct_flight_slots;   /* 0: not a flight recorder */
+/* After the header is mapped: lays out the ring. */
+void ct_flight_setup(struct ct_file_header *h);
+/* A free slot for a block of size bytes: its file offset in *off, the
+ * slot emptied.  -1 when none can be had now (lost, counted). */
+int ct_flight_reserve(uint32_t size, uint64_t *off);
+/* Copies the trace as it is now to <trace>.snapN; the name in name.
+ * Async-signal-safe.  0, or -1 with errno. */
+int ct_flight_snapshot(char *name, size_t cap);
+/* At start: the snapshot signal's handler (CALLTRACE_FLIGHT_SIGNAL). */
+void ct_flight_start(void);
+/* The program takes sig for itself: its handler wins. */
+void ct_flight_note_sigaction(int sig);
 
 /* ------------------------------------------------------------------ maps */
 

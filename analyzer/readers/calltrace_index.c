@@ -32,14 +32,18 @@ static bool all_zero(const uint8_t *p, size_t n)
     return true;
 }
 
-/* Blocks in file order; a damaged header ends the index. */
+/* Blocks in file order; a damaged header ends the index.  A flight
+ * recorder's ring is read slot by slot (calltrace_flight.c). */
 struct block *ctr_index_blocks(const struct ct_input *in,
-                               struct ct_trace_info *info, size_t start,
+                               struct ct_trace_info *info,
+                               const struct ct_file_header *fh,
                                size_t *count)
 {
     struct block *blocks = NULL;
     size_t n = 0, cap = 0;
-    size_t off = start;
+    size_t off = fh->header_size;
+    if (ctr_flight_ring(fh))
+        off = ctr_index_ring(in, fh, &blocks, &n, &cap);
     while (off < in->size) {
         size_t left = in->size - off;
         const uint8_t *p = in->data + off;

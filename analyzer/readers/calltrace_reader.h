@@ -111,8 +111,19 @@ void ctr_set_stopped(struct ct_trace_info *info, const char *path,
                      size_t byte, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 struct block *ctr_index_blocks(const struct ct_input *in,
-                               struct ct_trace_info *info, size_t start,
+                               struct ct_trace_info *info,
+                               const struct ct_file_header *fh,
                                size_t *count);
+/* A flight recorder's ring (calltrace_flight.c): whether fh has one that
+ * lies within its own bounds; the blocks of its slots, appended to
+ * *blocks, and the offset after the ring; what the summary says of it. */
+bool ctr_flight_ring(const struct ct_file_header *fh);
+size_t ctr_index_ring(const struct ct_input *in,
+                      const struct ct_file_header *fh, struct block **blocks,
+                      size_t *n, size_t *cap);
+void ctr_flight_meta(const struct ct_file_header *fh,
+                     struct ct_trace_info *info, const struct block *blocks,
+                     size_t n);
 size_t ctr_payload_len(const struct block *b, bool *partial_ok);
 void ctr_read_maps(struct ct_symbolizer *sym, const struct ct_input *in,
                    const struct block *b);

@@ -94,7 +94,7 @@ static int read_calltrace(const struct ct_input *in,
         return status;
 
     size_t nblocks;
-    struct block *blocks = ctr_index_blocks(in, info, h.header_size, &nblocks);
+    struct block *blocks = ctr_index_blocks(in, info, &h, &nblocks);
 
     struct rd *r = ct_xcalloc(1, sizeof *r);
     r->in = in;
@@ -125,6 +125,7 @@ static int read_calltrace(const struct ct_input *in,
     info->pc_line_ctx = r->sym;
 
     ctr_register_threads(info, blocks, nblocks);
+    ctr_flight_meta(&h, info, blocks, nblocks);
     uint64_t lost = 0;
     for (size_t i = 0; i < nblocks; i++)
         if (blocks[i].kind == CT_BLOCK_EVENTS) {
