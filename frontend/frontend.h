@@ -29,6 +29,7 @@ int ct_fe_run(int argc, char **argv);
  * stands for ("--tree", "--dump", "--export"), NULL for report. */
 int ct_fe_report(int argc, char **argv, const char *verb, const char *extra);
 int ct_fe_cflags(int argc, char **argv);
+int ct_fe_control(int argc, char **argv);
 
 /* ------------------------------------------------------------ messages */
 void ct_fe_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

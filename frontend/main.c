@@ -25,6 +25,8 @@ static void usage(FILE *f)
 "  export FORMAT [OPTION]... [FILE]\n"
 "                      write the trace as FORMAT (report --export=FORMAT)\n"
 "  cflags              compiler flags for a program to trace\n"
+"  control PID on|off|snapshot|status|filter SPEC\n"
+"                      command a process traced with CALLTRACE_CONTROL=1\n"
 "\n"
 "Without a verb, calltrace records PROGRAM and then prints its report.\n"
 "FILE defaults to calltrace.raw; a recording of several processes is a\n"
@@ -91,5 +93,7 @@ int main(int argc, char **argv)
         return ct_fe_report(argc - 1, argv + 1, "export", "--export");
     if (strcmp(verb, "cflags") == 0)
         return ct_fe_cflags(argc - 1, argv + 1);
+    if (strcmp(verb, "control") == 0)
+        return ct_fe_control(argc - 1, argv + 1);
     return ct_fe_run(argc, argv);
 }

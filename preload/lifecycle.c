@@ -145,6 +145,7 @@ static void fork_child(void)
     ct_proc.started = 2;
     ct_global_update();
     ct_sample_after_fork_child();
+    ct_control_after_fork();
 }
 
 static void quick_exit_close(void)
@@ -188,6 +189,7 @@ void ct_process_start(void)
     ct_global_update();
     if (ct_proc.hdr)
         ct_sample_init();
+    ct_control_start();
     errno = saved;
 }
 
@@ -254,6 +256,7 @@ void ct_process_finish(void)
     int saved = errno;
     ct_proc.finished = 1;
     ct_sample_stop();
+    ct_control_stop();
     ct_thread_close_current(0);
     ct_threads_end_others();
     ct_maps_write();

@@ -427,6 +427,16 @@ void ct_flight_start(void);
 /* The program takes sig for itself: its handler wins. */
 void ct_flight_note_sigaction(int sig);
 
+/* --------------------------------------------------------------- control */
+
+/* CALLTRACE_CONTROL (control.c): the socket and its thread, at start, in
+ * a forked child, and at the end. */
+void ct_control_start(void);
+void ct_control_after_fork(void);
+void ct_control_stop(void);
+/* The socket of process pid of user uid; -1 if it does not fit. */
+int ct_control_path(char *dst, size_t cap, unsigned uid, unsigned pid);
+
 /* ------------------------------------------------------------------ maps */
 
 /* Collects loaded objects as MAPS entries into buf; returns bytes used. */

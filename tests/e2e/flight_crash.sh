@@ -4,8 +4,8 @@
 # (tests/programs/flight_crash.c) the newest calls are last_a x 1000,
 # last_b x 500 and boom, inside run() and main(), which were entered long
 # before the oldest kept block: the reader recovers them from its STACK
-# record.  early() ran first and is overwritten.  Snapshots by signal copy
-# the ring of a running process.
+# record.  early() ran first and is overwritten.  Snapshots by signal and
+# by `calltrace control PID snapshot` copy the ring of a running process.
 . "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || fail "no $LIB"
 build_traced "$T/fc" "$PROGRAMS/flight_crash.c"
@@ -14,7 +14,7 @@ export CALLTRACE_FLIGHT=256K CALLTRACE_BUFSIZE=64K
 
 calls() {  # FILE NAME: the flat profile's call count of NAME
     awk -v n="$2" '/^Flat profile/ { f = 1 } /Call graph/ { f = 0 }
-        f && $1 ~ /^[0-9.]+$/ && $(NF-1) == n { print ($4 ~ /^[0-9]+$/) ? $4 : "open" }' "$1"
+        f && NF > 2 && $(NF-1) == n { print ($4 ~ /^[0-9]+$/) ? $4 : "open" }' "$1"
 }
 
 check() {  # WHAT RAW: the newest calls, exactly, and the ring's summary
@@ -51,7 +51,7 @@ check crash "$T/crash.raw"
 expect_eq "boom" 1 "$(calls "$T/crash.txt" boom)"
 
 # Snapshots by signal while the program waits; it is not stopped.
-CALLTRACE_FLIGHT_SIGNAL=USR1 CALLTRACE_OUTPUT=$T/live.raw LD_PRELOAD=$LIB \
+CALLTRACE_CONTROL=1 CALLTRACE_FLIGHT_SIGNAL=USR1 CALLTRACE_OUTPUT=$T/live.raw LD_PRELOAD=$LIB \
     "$T/fc" 400000 pause > "$T/live.out" &
 pid=$!
 for _ in $(seq 200); do grep -q ready "$T/live.out" 2>/dev/null && break; sleep 0.05; done
@@ -61,9 +61,11 @@ for _ in $(seq 100); do [ -s "$T/live.raw.snap1" ] && break; sleep 0.05; done
 kill -USR1 $pid
 for _ in $(seq 100); do [ -s "$T/live.raw.snap2" ] && break; sleep 0.05; done
 kill -0 $pid || fail "the program died of the snapshot signal"
+# And by the control channel.
+expect_eq "control snapshot" "snapshot $T/live.raw.snap3" "$("$FRONT" control $pid snapshot)"
 kill -TERM $pid
 set +e; wait $pid; set -e
-for s in snap1 snap2; do
+for s in snap1 snap2 snap3; do
     [ -f "$T/live.raw.$s" ] || fail "no $s"
     check "$s" "$T/live.raw.$s"
     expect_eq "$s: boom" "" "$(calls "$T/$s.txt" boom)"
