@@ -52,6 +52,11 @@ hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
     if (ct_unlikely((t->stop | (t->expect ^ ct_global_word)) != 0 ||
                     p + CT_REC_MAX_HOT > t->end ||
                     top_not > ~CALLER_SP(tsc, sp))) {
+        if ((ct_global_word & 1) && d == 0 && !t->stop) {
+            t->blind++;  /* paused, nothing open: costs next to nothing */
+            t->busy = 0;
+            return;
+        }
         t->busy = 0;
         goto slow;
     }
@@ -95,6 +100,11 @@ hook_exit(void *fn, void *site, int tsc)
     if (ct_unlikely((t->stop | (t->expect ^ ct_global_word)) != 0 ||
                     p + CT_REC_MAX_HOT > t->end || d == 0 ||
                     (d <= CT_MAX_DEPTH && t->stack[d - 1] != (uintptr_t)fn))) {
+        if ((ct_global_word & 1) && d == 0 && t->blind && !t->stop) {
+            t->blind--;
+            t->busy = 0;
+            return;
+        }
         t->busy = 0;
         goto slow;
     }

@@ -436,6 +436,11 @@ void ct_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
     if (!__atomic_load_n(&ct_proc.calls_ran, __ATOMIC_RELAXED))
         __atomic_store_n(&ct_proc.calls_ran, 1, __ATOMIC_RELAXED);
     uint32_t d = t->depth;
+    if (!recording(t) && d == 0) {
+        t->blind++;  /* as hot.c does: hidden without a frame */
+        slow_end(t);
+        goto out;
+    }
     if (!recording(t) && d < CT_MAX_DEPTH) {
         t->hidden[d / 64] |= 1ull << (d % 64);
         t->hidden_count++;
@@ -492,8 +497,11 @@ void ct_exit_slow(uintptr_t fn, uintptr_t site)
         goto out;
     if (t->depth == 0) {
         /* An exit whose entry the tracer never saw: showing it would
-         * break the nesting. */
-        count_lost(t, 1);
+         * break the nesting.  A blind frame's was hidden on purpose. */
+        if (t->blind)
+            t->blind--;
+        else
+            count_lost(t, 1);
         slow_end(t);
         goto out;
     }

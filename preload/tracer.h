@@ -206,6 +206,10 @@ struct ct_thread {
     uint32_t seq;                 /* number of the next block               */
     uint32_t flags;               /* CT_T_*                                 */
     uint32_t hidden_count;
+    /* Frames entered while tracing was off and nothing was open: not on
+     * the shadow stack at all, only counted, so a paused call costs next
+     * to nothing (hot.c); their exits come at depth 0 and are dropped. */
+    uint64_t blind;
     uint64_t seen_word;           /* ct_global_word last synced to          */
     int last_on;                  /* tracing state the trace last showed    */
     uint64_t lost_unrecorded;     /* lost, not yet in a LOST record         */
