@@ -84,7 +84,7 @@ _calltrace()
     local cur cmd=${COMP_WORDS[0]}
     cur=$(_calltrace_cur)
     local analyzer; analyzer=$(_calltrace_analyzer "$cmd")
-    local verbs="record report tree dump export cflags help"
+    local verbs="record report tree dump export cflags control help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         if [[ $cur == -* ]]; then
             _calltrace_complete_words "$cur" "$analyzer" "$cmd" record
@@ -109,6 +109,15 @@ _calltrace()
             fi
             ;;
         cflags) COMPREPLY=() ;;
+        control)
+            if [ "$COMP_CWORD" -eq 2 ]; then
+                COMPREPLY=($(compgen -W "$(ls /tmp/calltrace-"$(id -u)" 2>/dev/null | sed -n 's/\.ctl$//p')" -- "$cur"))
+            elif [ "$COMP_CWORD" -eq 3 ]; then
+                COMPREPLY=($(compgen -W "on off snapshot status filter" -- "$cur"))
+            else
+                COMPREPLY=()
+            fi
+            ;;
         *)  # record, or a program without a verb: options until the program
             local start=1
             [ "$verb" = record ] && start=2

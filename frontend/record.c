@@ -45,6 +45,12 @@ static void usage(FILE *f)
 "      --paused          start with tracing off (calltrace_enable() or the\n"
 "                        --signal turns it on)\n"
 "      --signal=SIG      a signal that toggles tracing, e.g. USR2\n"
+"      --flight=SIZE     flight recorder: keep only the newest SIZE of each\n"
+"                        process's trace (e.g. 64M)\n"
+"      --flight-signal=SIG\n"
+"                        a signal that copies the trace to TRACE.snapN\n"
+"      --control         serve 'calltrace control PID ...' (on, off,\n"
+"                        snapshot, status, filter)\n"
 "      --cputime=MODE    how on-CPU time is told from off-CPU time: switch\n"
 "                        (default), clock or off\n"
 "      --no-follow       do not trace children started with an environment\n"
@@ -62,7 +68,8 @@ static void usage(FILE *f)
 
 enum {
     OPT_SAMPLE_CLOCK = 256, OPT_CLOCK, OPT_BUFSIZE, OPT_LIMIT, OPT_PAUSED,
-    OPT_SIGNAL, OPT_CPUTIME, OPT_FOLLOW, OPT_NO_FOLLOW,
+    OPT_SIGNAL, OPT_CPUTIME, OPT_FOLLOW, OPT_NO_FOLLOW, OPT_FLIGHT,
+    OPT_FLIGHT_SIGNAL, OPT_CONTROL,
 };
 
 /* CALLTRACE_SAMPLE_INTERVAL's syntax and range (preload/sample.c): a bare
@@ -115,6 +122,9 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
         {"paused", no_argument, NULL, OPT_PAUSED},
         {"signal", required_argument, NULL, OPT_SIGNAL},
         {"cputime", required_argument, NULL, OPT_CPUTIME},
+        {"flight", required_argument, NULL, OPT_FLIGHT},
+        {"flight-signal", required_argument, NULL, OPT_FLIGHT_SIGNAL},
+        {"control", no_argument, NULL, OPT_CONTROL},
         {"follow", no_argument, NULL, OPT_FOLLOW},
         {"no-follow", no_argument, NULL, OPT_NO_FOLLOW},
         {"quiet", no_argument, NULL, 'q'},
@@ -181,6 +191,17 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
                                   "off, got '%s'", optarg);
             set(o, "CALLTRACE_CPUTIME", optarg);
             break;
+        case OPT_FLIGHT:
+            size_option(o, verb, "flight", "CALLTRACE_FLIGHT", optarg, 0,
+                        UINT64_MAX);
+            break;
+        case OPT_FLIGHT_SIGNAL:
+            if (ct_parse_signal(optarg) < 0)
+                ct_fe_usage_error(verb, "--flight-signal wants a signal such "
+                                  "as USR1 or 10, got '%s'", optarg);
+            set(o, "CALLTRACE_FLIGHT_SIGNAL", optarg);
+            break;
+        case OPT_CONTROL: set(o, "CALLTRACE_CONTROL", "1"); break;
         case OPT_FOLLOW: set(o, "CALLTRACE_FOLLOW", "1"); break;
         case OPT_NO_FOLLOW: set(o, "CALLTRACE_FOLLOW", "0"); break;
         case 'q':

@@ -78,7 +78,9 @@ struct ct_file_header {
     uint32_t flight_slot_size;      /* CT_FILE_FLIGHT: bytes per ring slot    */
     uint32_t flight_slots;          /* CT_FILE_FLIGHT: slots in the ring, which
                                        starts at header_size; 0 otherwise     */
-    uint64_t reserved[6];
+    uint64_t flight_overwritten;    /* CT_FILE_FLIGHT: blocks overwritten so
+                                       far (updated live)                    */
+    uint64_t reserved[5];
     char exe[CT_PATH_MAX];          /* NUL-terminated /proc/self/exe          */
     char cmdline[CT_PATH_MAX];      /* argv joined by spaces, NUL-terminated  */
 };

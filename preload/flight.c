@@ -151,6 +151,8 @@ int ct_flight_reserve(uint32_t size, uint64_t *off)
             continue;
         uint8_t *b = ring + (size_t)s * slot_size;
         if (c) {
+            __atomic_fetch_add(&ct_proc.hdr->flight_overwritten, 1,
+                               __ATOMIC_RELAXED);
             /* Header first: until the new one is written, a reader skips
              * the slot instead of reading old records under a new head. */
             memset(b, 0, CT_BLOCK_HEADER_SIZE);

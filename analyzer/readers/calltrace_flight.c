@@ -98,9 +98,14 @@ void ctr_flight_meta(const struct ct_file_header *fh,
         if (end > newest)
             newest = end;
     }
+    /* The tracer counts what it overwrote; the seqs missing before each
+     * thread's first kept block say as much for a trace without the count
+     * (all of a thread's blocks gone leave no gap to see). */
     uint64_t overwritten = 0;
     for (uint32_t t = 0; t < info->nthreads; t++)
         overwritten += first_seq[t];
+    if (fh->flight_overwritten > overwritten)
+        overwritten = fh->flight_overwritten;
     free(first_seq);
     free(seen);
     if ((fh->flags & CT_FILE_FINISHED) && fh->end_ticks > newest)
