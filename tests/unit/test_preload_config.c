@@ -202,6 +202,42 @@ static void test_libcalls(void **state)
                         "expected none, plt or nested; using plt");
 }
 
+static void test_flight_and_control(void **state)
+{
+    (void)state;
+    struct ct_config c;
+    load(&c);
+    assert_int_equal(c.flight, 0);
+    assert_int_equal(c.flight_signal, 0);
+    assert_int_equal(c.control, 0);
+    set("CALLTRACE_FLIGHT", "64M");
+    set("CALLTRACE_FLIGHT_SIGNAL", "USR1");
+    set("CALLTRACE_CONTROL", "yes");
+    load(&c);
+    assert_int_equal(c.flight, 64ull << 20);
+    assert_int_equal(c.flight_signal, SIGUSR1);
+    assert_int_equal(c.control, 1);
+    assert_int_equal(warn_n, 0);
+    env_values[0] = "0";
+    env_values[1] = "SEGV";
+    env_values[2] = "maybe";
+    load(&c);
+    assert_int_equal(c.flight, 0);
+    assert_int_equal(c.flight_signal, 0);
+    assert_int_equal(c.control, 0);
+    assert_int_equal(warn_n, 3);
+    assert_string_equal(warnings[0], "calltrace: CALLTRACE_FLIGHT='0': "
+                        "expected a ring size such as 64M; recording the "
+                        "whole run");
+    char want[256];
+    snprintf(want, sizeof want, "calltrace: CALLTRACE_FLIGHT_SIGNAL='SEGV': "
+             "expected USR1, USR2 or a real-time signal (%d-%d); using none",
+             SIGRTMIN, SIGRTMAX);
+    assert_string_equal(warnings[1], want);
+    assert_string_equal(warnings[2], "calltrace: CALLTRACE_CONTROL='maybe': "
+                        "expected 1/yes/true/on or 0/no/false/off; using 0");
+}
+
 static void test_parse_size(void **state)
 {
     (void)state;
@@ -340,6 +376,7 @@ int main(void)
         cmocka_unit_test_setup(test_follow, reset),
         cmocka_unit_test_setup(test_cputime, reset),
         cmocka_unit_test_setup(test_libcalls, reset),
+        cmocka_unit_test_setup(test_flight_and_control, reset),
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_parse_signal),
         cmocka_unit_test(test_output_name),

@@ -653,6 +653,82 @@ static void test_window_block_start_is_overhead(void **state)
     tg_free(&t);
 }
 
+/*
+ * A flight recorder's ring (CT_FILE_FLIGHT): slots of 8 KiB holding the
+ * last three 4 KiB blocks of a long run, out of order, each slot's tail
+ * still holding an older block (with a valid-looking header); one slot
+ * half emptied (zero header, old bytes behind).  Read slot by slot, it
+ * tells exactly what the same three blocks tell as a plain trace.
+ */
+static void test_flight_ring(void **state)
+{
+    (void)state;
+    struct tg_trace t;
+    build_deep(&t, 2000);
+    size_t nb = (t.size - CT_FILE_HEADER_SIZE) / 4096, slot = 8192;
+    assert_true(nb > 8);
+    const uint8_t *blk[3];
+    for (int i = 0; i < 3; i++)
+        blk[i] = t.data + CT_FILE_HEADER_SIZE + (nb - 3 + i) * 4096;
+
+    /* The plain trace of the same three blocks. */
+    size_t plain_size = CT_FILE_HEADER_SIZE + 3 * 4096;
+    uint8_t *plain = calloc(1, plain_size);
+    memcpy(plain, t.data, CT_FILE_HEADER_SIZE);
+    for (int i = 0; i < 3; i++)
+        memcpy(plain + CT_FILE_HEADER_SIZE + i * 4096, blk[i], 4096);
+    struct ct_trace_info info;
+    struct recorder want;
+    assert_int_equal(read_mem(plain, plain_size, NULL, &info, &want),
+                     CT_EXIT_OK);
+    ct_trace_info_free(&info);
+
+    /* The ring: slot 0 half emptied, then the blocks newest first. */
+    size_t ring_size = CT_FILE_HEADER_SIZE + 4 * slot;
+    uint8_t *ring = calloc(1, ring_size);
+    memcpy(ring, t.data, CT_FILE_HEADER_SIZE);
+    struct ct_file_header *h = (struct ct_file_header *)ring;
+    h->flags |= CT_FILE_FLIGHT;
+    h->flight_slot_size = (uint32_t)slot;
+    h->flight_slots = 4;
+    for (int s = 0; s < 4; s++) {
+        uint8_t *p = ring + CT_FILE_HEADER_SIZE + s * slot;
+        /* What an older, larger block left behind. */
+        memcpy(p, t.data + CT_FILE_HEADER_SIZE, 2 * 4096);
+        if (s == 0)
+            memset(p, 0, CT_BLOCK_HEADER_SIZE);
+        else
+            memcpy(p, blk[3 - s], 4096);
+    }
+    struct recorder got;
+    assert_int_equal(read_mem(ring, ring_size, NULL, &info, &got),
+                     CT_EXIT_OK);
+    assert_string_equal(info.stopped, "");
+    assert_int_equal(got.n, want.n);
+    for (size_t i = 0; i < got.n; i++) {
+        assert_int_equal(got.ev[i].kind, want.ev[i].kind);
+        assert_int_equal(got.ev[i].time, want.ev[i].time);
+        assert_int_equal(got.ev[i].addr, want.ev[i].addr);
+    }
+    /* It begins inside the call chain: the oldest block's frames. */
+    assert_int_equal(got.ev[0].kind, CT_EV_STACK);
+    assert_true(got.ev[0].depth >= 1 && got.ev[0].depth <= 5);
+    const char *v = NULL;
+    for (size_t i = 0; i < info.nmeta; i++)
+        if (!strcmp(info.meta[i].key, "flight recorder"))
+            v = info.meta[i].value;
+    assert_non_null(v);
+    char head[96];
+    snprintf(head, sizeof head, "ring of 4 blocks, 32 KiB; %zu older blocks "
+             "overwritten; covers the last ", nb - 3);
+    assert_memory_equal(v, head, strlen(head));
+    done(&info, &got);
+    free(want.ev);
+    free(ring);
+    free(plain);
+    tg_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -663,6 +739,7 @@ int main(void)
         cmocka_unit_test(test_blocks_continue_without_stack_events),
         cmocka_unit_test(test_time_range_skips_blocks),
         cmocka_unit_test(test_window_block_start_is_overhead),
+        cmocka_unit_test(test_flight_ring),
         cmocka_unit_test(test_unclosed_block),
         cmocka_unit_test(test_unknown_ext_is_skipped),
         cmocka_unit_test(test_samples_without_symbols),
