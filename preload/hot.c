@@ -52,7 +52,7 @@ hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
     if (ct_unlikely((t->stop | (t->expect ^ ct_global_word)) != 0 ||
                     p + CT_REC_MAX_HOT > t->end ||
                     top_not > ~CALLER_SP(tsc, sp))) {
-        if ((ct_global_word & 1) && d == 0 && !t->stop) {
+        if ((ct_global_word & 1) && d == 0 && !t->stop && !t->last_on) {
             t->blind++;  /* paused, nothing open: costs next to nothing */
             t->busy = 0;
             return;

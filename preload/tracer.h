@@ -208,7 +208,8 @@ struct ct_thread {
     uint32_t hidden_count;
     /* Frames entered while tracing was off and nothing was open: not on
      * the shadow stack at all, only counted, so a paused call costs next
-     * to nothing (hot.c); their exits come at depth 0 and are dropped. */
+     * to nothing (hot.c; once the thread's trace shows it paused,
+     * last_on == 0); their exits come at depth 0 and are dropped. */
     uint64_t blind;
     uint64_t seen_word;           /* ct_global_word last synced to          */
     int last_on;                  /* tracing state the trace last showed    */
