@@ -28,6 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -79,6 +80,21 @@ static int still_ours(int fd, uint64_t dev, uint64_t ino)
            (uint64_t)st.st_ino == ino;
 }
 
+/* The socket under a number near the descriptor limit, so the numbers
+ * the program's own open() returns stay what they would be untraced. */
+static int move_high(int fd)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur < 256 ||
+        rl.rlim_cur == RLIM_INFINITY)
+        return fd;
+    int hi = fcntl(fd, F_DUPFD_CLOEXEC, (int)(rl.rlim_cur - 64));
+    if (hi < 0)
+        return fd;
+    close(fd);
+    return hi;
+}
+
 /* Binds the socket; 0 or -1 with errno. */
 static int bind_socket(void)
 {
@@ -95,6 +111,7 @@ static int bind_socket(void)
     int fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
     if (fd < 0)
         return -1;
+    fd = move_high(fd);
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     memcpy(a.sun_path, ctl.path, strlen(ctl.path) + 1);
     unlink(ctl.path);  /* a dead process's, with our pid */

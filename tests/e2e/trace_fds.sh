@@ -76,4 +76,21 @@ for how in remove replace; do
         expect_eq "remove: files" "" "$(ls "$T/$how")"
     fi
 done
+
+# With the control channel, whose socket is the one descriptor the tracer
+# keeps: the program closing or reusing its number is not hurt, and the
+# tracer binds a new one (docs/tracer.md).
+for mode in closeall range dup2 reuse; do
+    mkdir -p "$T/ctl-$mode" "$T/ctl-trace-$mode"
+    set +e
+    CALLTRACE_CONTROL=1 CALLTRACE_OUTPUT="$T/ctl-trace-$mode/t-%p.raw" \
+        LD_PRELOAD=$LIB "$T/fds" $mode "$T/ctl-$mode" \
+        > "$T/ctl-$mode.out" 2> "$T/ctl-$mode.err"; traced=$?
+    set -e
+    expect_eq "control, $mode: status" 0 "$traced"
+    diff -r "$T/plain-$mode" "$T/ctl-$mode" > /dev/null ||
+        fail "control, $mode: the program's files differ under the tracer"
+    cmp -s "$T/plain-$mode.out" "$T/ctl-$mode.out" || fail "control, $mode: stdout differs"
+    [ ! -s "$T/ctl-$mode.err" ] || fail "control, $mode: tracer spoke: $(head -n 2 "$T/ctl-$mode.err")"
+done
 echo ok
