@@ -236,10 +236,14 @@ static void test_hidden_and_reentry(void **state)
     calltrace_set_enabled_impl(0);
     __cyg_profile_func_enter((void *)fn_b, (void *)0x30);   /* hidden */
     calltrace_set_enabled_impl(1);
-    assert_int_equal(t->hidden_count, 1);
+    /* With nothing open it is only counted (what makes a paused call
+     * cheap); under an open frame it is marked on the shadow stack. */
+    assert_int_equal(t->hidden_count, depth ? 1 : 0);
+    assert_int_equal(t->blind, depth ? 0 : 1);
     uint8_t *pos = t->pos;
     __cyg_profile_func_exit((void *)fn_b, (void *)0x30);    /* hidden too */
     assert_int_equal(t->hidden_count, 0);
+    assert_int_equal(t->blind, 0);
     assert_int_equal(t->depth, depth);
     /* Only the TOGGLE 1 record was written, no exit. */
     const uint8_t *p = pos;
@@ -249,6 +253,20 @@ static void test_hidden_and_reentry(void **state)
     assert_int_equal(*p, CT_EXT_TOGGLE);
     assert_int_equal(p[2], 1);
     assert_ptr_equal(t->pos, p + 3);
+
+    /* Under a recorded frame: hidden on the shadow stack. */
+    __cyg_profile_func_enter((void *)fn_a, (void *)0x34);
+    calltrace_set_enabled_impl(0);
+    __cyg_profile_func_enter((void *)fn_b, (void *)0x38);
+    __cyg_profile_func_enter((void *)fn_b, (void *)0x3c);
+    calltrace_set_enabled_impl(1);
+    assert_int_equal(t->hidden_count, 2);
+    assert_int_equal(t->blind, 0);
+    __cyg_profile_func_exit((void *)fn_b, (void *)0x3c);
+    __cyg_profile_func_exit((void *)fn_b, (void *)0x38);
+    __cyg_profile_func_exit((void *)fn_a, (void *)0x34);
+    assert_int_equal(t->hidden_count, 0);
+    assert_int_equal(t->depth, depth);
 
     /* Re-entry: dropped and counted. */
     uint64_t lost = ct_proc.lost;
