@@ -336,6 +336,29 @@ static void closing_line(const struct ct_fe_recording *r, const char *output)
             r->n == 1 ? "" : "es");
 }
 
+/* A single trace's snapshots (TRACE.snap1, ...) follow it to
+ * OUTPUT.snap1, ...; one that cannot is left in the staging folder, and
+ * said so. */
+static void move_snapshots(const char *trace, const char *output)
+{
+    for (unsigned k = 1; k < 10000; k++) {
+        char *from = NULL, *to = NULL;
+        if (asprintf(&from, "%s.snap%u", trace, k) < 0 ||
+            asprintf(&to, "%s.snap%u", output, k) < 0) {
+            free(from);
+            return;
+        }
+        struct stat st;
+        int more = lstat(from, &st) == 0;
+        if (more && rename(from, to) != 0)
+            ct_fe_error("cannot move the snapshot %s to %s (%m)", from, to);
+        free(from);
+        free(to);
+        if (!more)
+            return;
+    }
+}
+
 /* Moves the staged traces to the output; 0, or -1 with a message. */
 static int finish(const char *staging, const char *output, bool quiet,
                   bool sample)
@@ -350,8 +373,10 @@ static int finish(const char *staging, const char *output, bool quiet,
     int rc = keep_previous(output);
     if (rc == 0 && r.n == 1) {
         rc = rename(r.traces[0].path, output);
-        if (rc == 0)
+        if (rc == 0) {
+            move_snapshots(r.traces[0].path, output);
             rmdir(staging);
+        }
     } else if (rc == 0) {
         rc = rename(staging, output);
     }

@@ -12,7 +12,10 @@
 
 bool ct_fe_is_trace_name(const char *name)
 {
-    return strncmp(name, "calltrace-", 10) == 0 && strstr(name, ".raw");
+    /* A snapshot (TRACE.snapN, CALLTRACE_FLIGHT_SIGNAL or calltrace
+     * control) is a copy of a trace, not another process. */
+    return strncmp(name, "calltrace-", 10) == 0 && strstr(name, ".raw") &&
+           !strstr(name, ".snap");
 }
 
 static int by_start(const void *a, const void *b)

@@ -71,4 +71,24 @@ for s in snap1 snap2 snap3; do
     expect_eq "$s: boom" "" "$(calls "$T/$s.txt" boom)"
     grep -q '^ snapshot: taken while the process ran on' "$T/$s.txt" || fail "$s: not marked a snapshot"
 done
+
+# The front end: calltrace record --flight, and a snapshot taken during the
+# recording follows the trace to OUTPUT.snap1.
+unset CALLTRACE_FLIGHT
+set +e
+"$FRONT" record -q -o "$T/rec.raw" --flight=256K -- "$T/fc" 2>/dev/null; rc=$?
+set -e
+expect_eq "record: status" "$traced" "$rc"
+check rec "$T/rec.raw"
+"$FRONT" record -q -o "$T/recs.raw" --flight=256K --flight-signal=USR1 -- \
+    "$T/fc" 400000 pause > "$T/recs.out" &
+fe=$!
+for _ in $(seq 200); do grep -q ready "$T/recs.out" 2>/dev/null && break; sleep 0.05; done
+child=$(pgrep -P $fe) || fail "record: no child"
+kill -USR1 "$child"
+for _ in $(seq 100); do [ -n "$(find "$T" -name 'calltrace-*.raw.snap1')" ] && break; sleep 0.05; done
+kill -TERM "$child"
+set +e; wait $fe; set -e
+[ -f "$T/recs.raw.snap1" ] || fail "record: the snapshot did not follow the trace: $(find "$T" -name '*snap*')"
+check recs "$T/recs.raw.snap1"
 echo ok
