@@ -22,27 +22,10 @@ LIB=$BUILD/libcalltrace.so
 gcc -O2 -finstrument-functions -o "$W/prog" bench/analyze_prog.c
 gcc -O2 -pg -o "$W/prog_pg" bench/analyze_prog.c
 
+. bench/lib.sh
 timed() { # LABEL CMD...: CPU seconds (median of 3) and peak RSS (KiB)
     local label=$1; shift
-    local runs=() rss u s
-    for _ in 1 2 3; do
-        /usr/bin/time -f "%U %S %M" -o "$W/time" "$@" > "$W/out.$label" 2>"$W/err.$label"
-        read -r u s rss < "$W/time"
-        runs+=("$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u + s}')")
-    done
-    echo "$label $(printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p) $rss"
-}
-
-anon_peak() { # CMD...: peak anonymous (heap) RSS in KiB, polled every 20 ms
-    "$@" >/dev/null 2>&1 &
-    local pid=$! peak=0 v
-    while kill -0 "$pid" 2>/dev/null; do
-        v=$(awk '/^RssAnon:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
-        [ "${v:-0}" -gt "$peak" ] && peak=$v
-        sleep 0.02
-    done
-    wait "$pid" || true
-    echo "$peak"
+    echo "$label $(cpu_rss_median3 "$W/out.$label" "$@")"
 }
 
 for n in $((N / 4)) "$N"; do
@@ -57,7 +40,7 @@ for n in $((N / 4)) "$N"; do
         cmp -s "$W/out.base$n" "$W/out.report$n" && same=identical || same=DIFFERENT
         echo "  BASE=$BASE: cpu_seconds=$bsecs events_per_sec=$(awk -v e="$events" -v s="$bsecs" 'BEGIN{printf "%.0f", e/s}') speedup=$(awk -v a="$bsecs" -v b="$secs" 'BEGIN{printf "%.2f", a/b}') report $same"
     fi
-    echo "  peak anonymous RSS (the model's memory; the rest is the mapped trace): $(anon_peak "$REPORT" "$W/t$n.raw") KiB"
+    echo "  peak anonymous RSS (the model's memory; the rest is the mapped trace): $(heap_peak_kib "$REPORT" "$W/t$n.raw") KiB"
     rm -f "$W/t$n.raw"
 done
 

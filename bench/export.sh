@@ -23,27 +23,13 @@ LIB=$BUILD/libcalltrace.so
 gcc -O2 -finstrument-functions -o "$W/prog" bench/analyze_prog.c
 gcc -O2 -pg -o "$W/prog_pg" bench/analyze_prog.c
 
+. bench/lib.sh
 cpu() { # CMD...: CPU seconds, median of 3
-    local runs=() u s
-    for _ in 1 2 3; do
-        /usr/bin/time -f "%U %S" -o "$W/time" "$@" >/dev/null 2>"$W/err"
-        read -r u s < "$W/time"
-        runs+=("$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u + s}')")
-    done
-    printf '%s\n' "${runs[@]}" | sort -n | sed -n 2p
+    local secs _
+    read -r secs _ < <(cpu_rss_median3 /dev/null "$@")
+    echo "$secs"
 }
-
-heap() { # CMD...: peak anonymous RSS in KiB, polled every 20 ms
-    "$@" >/dev/null 2>&1 &
-    local pid=$! peak=0 v
-    while kill -0 "$pid" 2>/dev/null; do
-        v=$(awk '/^RssAnon:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
-        [ "${v:-0}" -gt "$peak" ] && peak=$v
-        sleep 0.02
-    done
-    wait "$pid" || true
-    echo "$peak"
-}
+heap() { heap_peak_kib "$@"; }
 
 args() { # FORMAT TRACE: calltrace-report's arguments
     if [ "$1" = report ]; then echo "$2"; else echo "--export $1 $2"; fi

@@ -39,30 +39,13 @@ gcc -std=gnu11 -O2 -shared -fPIC -DRECORD -o "$W/auditrec.so" bench/audit_noop.c
 have_uftrace=0
 command -v uftrace >/dev/null 2>&1 && have_uftrace=1
 
-median() { sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
-# "wall_ns cpu_ns" of one run of "$@" (as bench/overhead.sh).
-timed() {
-    python3 - "$@" <<'PY'
-import os, sys, time
-t = time.monotonic_ns()
-pid = os.fork()
-if pid == 0:
-    fd = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(fd, 1)
-    os.execvp(sys.argv[1], sys.argv[1:])
-_, status, ru = os.wait4(pid, 0)
-wall = time.monotonic_ns() - t
-if status != 0:
-    sys.exit("benchmark run failed: %r" % sys.argv[1:])
-print(wall, int((ru.ru_utime + ru.ru_stime) * 1e9))
-PY
-}
+. bench/lib.sh
 declare -A wall cpu
 run() {  # name, command...
     local name=$1 w c
     shift
     sync
-    read -r w c < <(timed "$@")
+    read -r w c < <(wall_cpu_ns "$@")
     wall[$name]+="$w "
     cpu[$name]+="$c "
 }

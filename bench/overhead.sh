@@ -30,25 +30,7 @@ gcc -Iinclude -D_GNU_SOURCE -DCALLTRACE_VERSION='"bench"' -DCT_BENCH_FAKE_CLOCK 
 
 calls() { echo $(( 2 * $(fibn $(( $1 + 1 ))) - 1 + 1 )); }   # fib calls + main
 fibn() { local a=0 b=1 i; for ((i = 0; i < $1; i++)); do local t=$((a + b)); a=$b; b=$t; done; echo $a; }
-median() { sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
-# "wall_ns cpu_ns" of one run of "$@": elapsed, and user + system time of
-# the child (getrusage, microseconds), which a busy machine disturbs less.
-timed() {
-    python3 - "$@" <<'PY'
-import os, sys, time
-t = time.monotonic_ns()
-pid = os.fork()
-if pid == 0:
-    fd = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(fd, 1)
-    os.execvp(sys.argv[1], sys.argv[1:])
-_, status, ru = os.wait4(pid, 0)
-wall = time.monotonic_ns() - t
-if status != 0:
-    sys.exit("benchmark run failed: %r" % sys.argv[1:])
-print(wall, int((ru.ru_utime + ru.ru_stime) * 1e9))
-PY
-}
+. bench/lib.sh
 # Bytes of records written (sum of the blocks' `used`) and the file size.
 trace_bytes() {
     python3 - "$1" <<'PY'
@@ -75,7 +57,7 @@ run() {  # name, command...
     # The previous run's trace is still being written back: let it finish
     # so it does not slow this one.
     sync
-    read -r w c < <(timed "$@")
+    read -r w c < <(wall_cpu_ns "$@")
     wall[$name]+="$w "
     cpu[$name]+="$c "
 }

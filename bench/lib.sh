@@ -1,0 +1,54 @@
+# Helpers the bench scripts share; sourced, never run (bench/run.sh skips it).
+# Times are CPU time (user + system of the child) beside elapsed time: the
+# machines here are shared, and CPU time is what others' load disturbs least.
+
+median() { sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
+
+# "wall_ns cpu_ns" of one run of CMD... (its stdout to /dev/null): elapsed
+# time, and the child's user + system time from wait4.
+wall_cpu_ns() {
+    python3 - "$@" <<'PY'
+import os, sys, time
+t = time.monotonic_ns()
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1)
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, ru = os.wait4(pid, 0)
+wall = time.monotonic_ns() - t
+if status != 0:
+    sys.exit("benchmark run failed: %r" % sys.argv[1:])
+print(wall, int((ru.ru_utime + ru.ru_stime) * 1e9))
+PY
+}
+
+# OUT CMD...: "cpu_seconds peak_rss_kib" of CMD, the median CPU time of
+# three runs (stdout to OUT, stderr to OUT.err or to /dev/null with OUT) and
+# the last run's peak RSS.
+cpu_rss_median3() {
+    local out=$1 err=$1.err runs=() u s rss t
+    shift
+    [ "$out" = /dev/null ] && err=/dev/null
+    t=$(mktemp "${TMPDIR:-/tmp}/ct-time.XXXXXX")
+    for _ in 1 2 3; do
+        /usr/bin/time -f "%U %S %M" -o "$t" "$@" > "$out" 2> "$err"
+        read -r u s rss < "$t"
+        runs+=("$(awk -v u="$u" -v s="$s" 'BEGIN{printf "%.2f", u + s}')")
+    done
+    rm -f "$t"
+    echo "$(printf '%s\n' "${runs[@]}" | median) $rss"
+}
+
+# CMD...: the peak anonymous (heap) RSS of CMD in KiB, polled every 20 ms.
+heap_peak_kib() {
+    "$@" >/dev/null 2>&1 &
+    local pid=$! peak=0 v
+    while kill -0 "$pid" 2>/dev/null; do
+        v=$(awk '/^RssAnon:/ {print $2}' "/proc/$pid/status" 2>/dev/null || echo 0)
+        [ "${v:-0}" -gt "$peak" ] && peak=$v
+        sleep 0.02
+    done
+    wait "$pid" || true
+    echo "$peak"
+}
