@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/install-deps.sh --bench || echo "bench: some peers are missing; their columns will be skipped" >&2
 for b in bench/*.sh; do
-    [ "$(basename "$b")" = run.sh ] && continue
+    case $(basename "$b") in run.sh | lib.sh | realprog.sh) continue ;; esac  # not benches
     echo "== $b"
     BUILD=${BUILD:-build} bash "$b"
 done
