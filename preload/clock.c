@@ -3,9 +3,12 @@
  * only an invariant TSC (constant_tsc and nonstop_tsc) ticks at a fixed
  * rate across frequency changes and idle states; otherwise, or on request,
  * CLOCK_MONOTONIC in nanoseconds.  The TSC rate is calibrated against
- * CLOCK_MONOTONIC over a few milliseconds at start and refined over the
- * whole run at a clean close.
+ * CLOCK_MONOTONIC over a short window at start (every process pays it),
+ * and refined over the run so far at each new block, at a crash and at a
+ * clean close, once the run is ten windows long: the longer the run, the
+ * finer the rate, and a killed process keeps its last refinement.
  */
+#include <cpuid.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -13,6 +16,9 @@
 
 struct ct_clock ct_clock = {CT_CLOCK_MONOTONIC, 1000000000u, 0, 0};
 int ct_clock_is_tsc;
+/* The start window: a refinement over a run shorter than ten of them is
+ * no better than the start. */
+static uint64_t calib_window_ns;
 
 uint64_t ct_mono_ns(void)
 {
@@ -40,8 +46,19 @@ static int has_flag(const char *flags, const char *name)
     return 0;
 }
 
+/* The CPU's own word: CPUID 0x80000007 EDX bit 8 is the invariant TSC,
+ * from which the kernel sets both flags.  Without it, the kernel's flags
+ * decide (it sets them for a few older CPUs too). */
+static int cpuid_invariant_tsc(void)
+{
+    unsigned a, b, c, d;
+    return __get_cpuid(0x80000007u, &a, &b, &c, &d) && (d & (1u << 8));
+}
+
 int ct_tsc_invariant(void)
 {
+    if (cpuid_invariant_tsc())
+        return 1;
     FILE *f = fopen("/proc/cpuinfo", "re");
     if (!f)
         return 0;
@@ -91,6 +108,7 @@ void ct_clock_init(int force_monotonic, unsigned calib_us)
     while (m1 - m0 < (uint64_t)calib_us * 1000u);
     ct_clock.kind = CT_CLOCK_TSC;
     ct_clock.tick_hz = (uint64_t)((double)(t1 - t0) * 1e9 / (double)(m1 - m0));
+    calib_window_ns = m1 - m0;
     ct_clock.start_ticks = t0;
     ct_clock.start_mono_ns = m0;
     ct_clock_is_tsc = 1;
@@ -101,10 +119,27 @@ void ct_clock_refine(uint64_t end_ticks, uint64_t end_mono_ns)
     if (ct_clock.kind != CT_CLOCK_TSC)
         return;
     uint64_t dm = end_mono_ns - ct_clock.start_mono_ns;
-    /* Below 100 ms the start calibration is as good. */
-    if (end_mono_ns <= ct_clock.start_mono_ns || dm < 100000000u ||
+    if (end_mono_ns <= ct_clock.start_mono_ns || dm <= 10 * calib_window_ns ||
         end_ticks <= ct_clock.start_ticks)
         return;
-    ct_clock.tick_hz = (uint64_t)((double)(end_ticks - ct_clock.start_ticks) *
-                                  1e9 / (double)dm);
+    /* Threads at a block switch may refine at once: each value is good. */
+    __atomic_store_n(&ct_clock.tick_hz,
+                     (uint64_t)((double)(end_ticks - ct_clock.start_ticks) *
+                                1e9 / (double)dm),
+                     __ATOMIC_RELAXED);
+}
+
+/* A refinement now, into the header too, so a trace whose process is
+ * killed has the rate over the run until its last block.  A few hundred
+ * ns, once a block: not on the hot path. */
+void ct_clock_checkpoint(void)
+{
+    struct ct_file_header *h = ct_proc.hdr;
+    if (ct_clock.kind != CT_CLOCK_TSC || !h)
+        return;
+    uint64_t t, m;
+    paired_read(&t, &m);
+    ct_clock_refine(t, m);
+    __atomic_store_n(&h->tick_hz, __atomic_load_n(&ct_clock.tick_hz, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
 }

@@ -365,8 +365,10 @@ void ct_file_finish(int clean)
         return;
     h->threads = __atomic_load_n(&ct_proc.threads, __ATOMIC_RELAXED);
     h->lost = __atomic_load_n(&ct_proc.lost, __ATOMIC_RELAXED);
-    if (!clean)
+    if (!clean) {
+        ct_clock_checkpoint();  /* a crash keeps the rate over its run */
         return;
+    }
     uint64_t end_ticks = ct_now();
     uint64_t end_mono = ct_mono_ns();
     ct_clock_refine(end_ticks, end_mono);

@@ -164,10 +164,11 @@ void ct_process_start(void)
     loading = &ct_proc.cfg;
     ct_config_load(&ct_proc.cfg, env, config_warn);
     loading = NULL;
-    /* 500 us pins the TSC rate to about 1e-4 (clock_gettime's jitter is
-     * tens of ns) and is most of the start-up of a short process; a clean
-     * exit recalibrates over the whole run. */
-    ct_clock_init(ct_proc.cfg.clock_monotonic, 500);
+    /* 100 us pins the TSC rate to a few 1e-4 (clock_gettime's jitter is
+     * tens of ns): under a ns of error over a run of a ms, and every
+     * process pays it.  Longer runs are recalibrated over the run so far
+     * at each new block, at a crash and at exit. */
+    ct_clock_init(ct_proc.cfg.clock_monotonic, 100);
     ct_enabled = !ct_proc.cfg.start_paused;
     ct_proc.pid = (uint32_t)getpid();
     ct_proc.calls_off = ct_sample_parse_mode(env("CALLTRACE_MODE")) ==
@@ -259,7 +260,7 @@ void ct_process_finish(void)
     ct_control_stop();
     ct_thread_close_current(0);
     ct_threads_end_others();
-    ct_maps_write();
+    ct_maps_write_if_changed();
     tell_if_no_calls_ran();
     ct_file_finish(1);
     errno = saved;
@@ -293,7 +294,10 @@ void ct_exec_failed(void)
  */
 uint64_t ct_measure_bias(void)
 {
-    enum { ROUNDS = 7, PAIRS = 2000, BUF = PAIRS * 48 + 4096 };
+    /* 5 x 200 pairs, a tenth of a ms at start: a round of 10-20 us is
+     * long beside the clock's jitter (tens of ns), and the fastest round
+     * is the undisturbed one. */
+    enum { ROUNDS = 5, PAIRS = 200, BUF = PAIRS * 48 + 4096 };
     struct ct_thread *scratch = mmap(NULL, sizeof *scratch + BUF,
                                      PROT_READ | PROT_WRITE,
                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

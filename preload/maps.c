@@ -1,7 +1,9 @@
 /*
  * MAPS blocks: which objects were loaded where, with their build ids, so
  * the analyzer can symbolize addresses after the process is gone.  Written
- * at start, after each successful dlopen and at close.
+ * at start, after each successful dlopen and dlclose, and at close when
+ * the loader's counts of loads and unloads have moved since the last one
+ * (an object loaded in a way no wrapper saw).
  */
 #include <elf.h>
 #include <link.h>
@@ -104,6 +106,30 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
+/* The loader's counts at the last MAPS block written; `written` is 0
+ * before the first one. */
+static struct {
+    unsigned long long adds, subs;
+    int written;
+} last;
+
+static int loader_counts(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    unsigned long long *c = arg;
+    if (size < offsetof(struct dl_phdr_info, dlpi_subs) + sizeof info->dlpi_subs)
+        return -1;
+    c[0] = info->dlpi_adds;
+    c[1] = info->dlpi_subs;
+    return 1;  /* the counts are the same in every object's entry */
+}
+
+/* 1 unless the loader's counts are those of the last MAPS block. */
+static int maps_changed(unsigned long long c[2])
+{
+    return dl_iterate_phdr(loader_counts, c) != 1 || !last.written ||
+           c[0] != last.adds || c[1] != last.subs;
+}
+
 size_t ct_maps_collect(uint8_t *buf, size_t cap)
 {
     /* PATH_MAX is too much for some stacks, and a static would be shared by
@@ -114,15 +140,25 @@ size_t ct_maps_collect(uint8_t *buf, size_t cap)
         (struct collect *)(buf + ((cap - sizeof *c) & ~(size_t)15));
     c->p = buf;
     c->end = (uint8_t *)c;
-    if (!realpath("/proc/self/exe", c->exe))
-        c->exe[0] = '\0';
+    /* The kernel's link is already absolute and resolved: one system call
+     * where realpath would take one per component.  A deleted file's name
+     * is no file. */
+    ssize_t n = readlink("/proc/self/exe", c->exe, sizeof c->exe - 1);
+    static const char deleted[] = " (deleted)";
+    size_t dl = sizeof deleted - 1;
+    if (n <= 0 || ((size_t)n >= dl && memcmp(c->exe + n - dl, deleted, dl) == 0))
+        n = 0;
+    c->exe[n] = '\0';
     dl_iterate_phdr(add_object, c);
     return (size_t)(c->p - buf);
 }
 
-void ct_maps_write(void)
+static void maps_write(int only_if_changed)
 {
     if (!ct_proc.have_file || ct_proc.failed)
+        return;
+    unsigned long long counts[2];
+    if (!maps_changed(counts) && only_if_changed)
         return;
     size_t cap = 256 * 1024;
     uint8_t *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE,
@@ -146,8 +182,22 @@ void ct_maps_write(void)
         b->last_ticks = b->first_ticks;
         b->flags = CT_BLOCK_CLOSED;
         munmap(b, size);
+        /* Counted before collecting: a load in between is seen next time. */
+        last.adds = counts[0];
+        last.subs = counts[1];
+        last.written = 1;
     }
     munmap(buf, cap);
+}
+
+void ct_maps_write(void)
+{
+    maps_write(0);
+}
+
+void ct_maps_write_if_changed(void)
+{
+    maps_write(1);
 }
 
 /*

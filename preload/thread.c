@@ -231,6 +231,7 @@ static int switch_block(struct ct_thread *t, size_t need)
     }
     close_block(t, now, 0, 1);
     prefault(nb, size);
+    ct_clock_checkpoint();
     struct ct_block_header *b = (struct ct_block_header *)nb;
     b->magic = CT_BLOCK_MAGIC;
     b->kind = CT_BLOCK_EVENTS;

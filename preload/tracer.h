@@ -130,14 +130,18 @@ extern int ct_clock_is_tsc;   /* read on the hot path */
 
 uint64_t ct_mono_ns(void);
 uint64_t ct_realtime_ns(void);
-/* 1 when /proc/cpuinfo reports constant_tsc and nonstop_tsc. */
+/* 1 when the TSC is invariant: CPUID says so, or /proc/cpuinfo reports
+ * constant_tsc and nonstop_tsc. */
 int ct_tsc_invariant(void);
 /* Picks the clock (TSC unless forced or not invariant) and calibrates it
  * for calib_us microseconds. */
 void ct_clock_init(int force_monotonic, unsigned calib_us);
 /* Recomputes tick_hz from start to (end_ticks, end_mono_ns) when the
- * interval is long enough to improve on the start calibration. */
+ * interval is long enough (ten start windows) to improve on the start
+ * calibration. */
 void ct_clock_refine(uint64_t end_ticks, uint64_t end_mono_ns);
+/* Refines tick_hz to now and stores it in the file header. */
+void ct_clock_checkpoint(void);
 
 /*
  * The TSC read of every event.  bench/overhead.sh builds a second copy of
@@ -448,6 +452,8 @@ int ct_control_path(char *dst, size_t cap, unsigned uid, unsigned pid);
 size_t ct_maps_collect(uint8_t *buf, size_t cap);
 /* Writes a MAPS block with the objects loaded now. */
 void ct_maps_write(void);
+/* At close: only when objects were loaded or unloaded since the last. */
+void ct_maps_write_if_changed(void);
 /* After a dlclose (rc its result): a MAPS block without what it unloaded. */
 void ct_maps_after_unload(int rc);
 
