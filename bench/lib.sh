@@ -52,3 +52,21 @@ heap_peak_kib() {
     wait "$pid" || true
     echo "$peak"
 }
+
+# Bytes of records written (sum of the blocks' `used`) and the file size.
+trace_bytes() {
+    python3 - "$1" <<'PY'
+import mmap, struct, sys
+with open(sys.argv[1], 'rb') as f:
+    data = mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ)
+off, used = 4096, 0
+while off + 64 <= len(data):
+    magic, kind, hsz, size, u = struct.unpack_from('<IHHII', data, off)
+    if magic != 0x4b4c4243 or size == 0:
+        break
+    if kind == 1:
+        used += u
+    off += size
+print(used, len(data))
+PY
+}

@@ -31,23 +31,6 @@ gcc -Iinclude -D_GNU_SOURCE -DCALLTRACE_VERSION='"bench"' -DCT_BENCH_FAKE_CLOCK 
 calls() { echo $(( 2 * $(fibn $(( $1 + 1 ))) - 1 + 1 )); }   # fib calls + main
 fibn() { local a=0 b=1 i; for ((i = 0; i < $1; i++)); do local t=$((a + b)); a=$b; b=$t; done; echo $a; }
 . bench/lib.sh
-# Bytes of records written (sum of the blocks' `used`) and the file size.
-trace_bytes() {
-    python3 - "$1" <<'PY'
-import struct, sys
-data = open(sys.argv[1], 'rb').read()
-off, used = 4096, 0
-while off + 64 <= len(data):
-    magic, kind, hsz, size, u = struct.unpack_from('<IHHII', data, off)
-    if magic != 0x4b4c4243 or size == 0:
-        break
-    if kind == 1:
-        used += u
-    off += size
-print(used, len(data))
-PY
-}
-
 N=${FIB_N:-30}
 C=$(calls "$N")
 declare -A wall cpu
