@@ -11,7 +11,7 @@
 #   mapfile -t LUA < <(bench/realprog.sh lua)   &&   "${LUA[@]}"
 #
 # SCALE: lua, the depth of its recursive workload (default 25: about 35 M
-# events); sqlite, rows in its table (default 100000: about 170 M events).
+# events); sqlite, rows in its table (default 100000: about 110 M events).
 # The sources come from `apt-get source` (a deb-src line for the running
 # release is added under /etc/apt/sources.list.d when run as root and none
 # is there); an unpacked tree in build/bench/src/ is used as it is.
