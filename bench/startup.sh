@@ -10,7 +10,7 @@
 # same round: min / median / max over the rounds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-ROUNDS=${1:-100}
+ROUNDS=${1:-20}
 BUILD=${BUILD:-build}
 LIB=$(cd "$BUILD" && pwd)/libcalltrace.so
 [ -f "$LIB" ] || { echo "no $LIB: make BUILD=$BUILD first" >&2; exit 1; }

@@ -1,0 +1,97 @@
+#!/usr/bin/env bash
+# The tracer against the floor any timestamping tracer pays: per call, what
+# calltrace costs over empty hooks (bench/overhead_noop.c), divided by what
+# bench/overhead_floor.c (rdtsc and an 8-byte store into a ring that stays
+# in cache, per event) costs over the same empty hooks; uftrace record
+# beside them.  On fib (bench/overhead_fib.c) and on Lua and SQLite built
+# from Debian's sources (bench/realprog.sh).
+#   bench/floor.sh [ROUNDS]     (BUILD=build-x, BASE=old/libcalltrace.so,
+#                                PROGS="fib lua sqlite", FIB_N=32,
+#                                LUA_SCALE=25, SQLITE_ROWS=100000)
+# Each round runs every variant once, in turn, after a sync; times are the
+# child's CPU time (user + system, wait4), which other processes on a
+# shared machine disturb less than elapsed time.  Ratios are taken within
+# a round and given as min / median / max over the rounds.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. bench/lib.sh
+ROUNDS=${1:-5}
+BUILD=${BUILD:-build}
+LIB=$(cd "$BUILD" && pwd)/libcalltrace.so
+[ -f "$LIB" ] || { echo "no $LIB: make BUILD=$BUILD first" >&2; exit 1; }
+REPORT=$(cd "$BUILD" && pwd)/calltrace-report
+W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
+trap 'rm -rf "$W"' EXIT
+have_uftrace=0
+command -v uftrace >/dev/null 2>&1 && have_uftrace=1
+
+gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
+gcc -std=gnu11 -O2 -shared -fPIC -o "$W/noop.so" bench/overhead_noop.c
+gcc -std=gnu11 -O2 -shared -fPIC -o "$W/floor.so" bench/overhead_floor.c
+
+echo "CPU: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "command: BUILD=$BUILD${BASE:+ BASE=$BASE} PROGS=\"${PROGS:-fib lua sqlite}\" FIB_N=${FIB_N:-32} LUA_SCALE=${LUA_SCALE:-25} SQLITE_ROWS=${SQLITE_ROWS:-100000} bench/floor.sh $ROUNDS"
+
+# NAME CMD...: "cpu_ns" of one run
+cpu_ns() { local w c; sync; read -r w c < <(wall_cpu_ns "$@"); echo "$c"; }
+
+# min / median / max of the numbers on stdin, with FORMAT
+mmm() { sort -g | awk -v f="$1" '{v[NR]=$1} END{printf f " / " f " / " f, v[1], v[int((NR+1)/2)], v[NR]}'; }
+
+bench_prog() {  # NAME CMD...
+    local name=$1 r noop floor ours base uft calls rec file
+    shift
+    local -a over_floor=() ours_floor=() base_floor=() uft_floor=() ns_ours=() ns_floor=() ns_uft=() ns_base=()
+    for ((r = 0; r < ROUNDS; r++)); do
+        noop=$(cpu_ns env LD_PRELOAD="$W/noop.so" "$@")
+        floor=$(cpu_ns env LD_PRELOAD="$W/floor.so" "$@")
+        rm -f "$W"/t.raw*
+        ours=$(cpu_ns env CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$LIB" "$@")
+        if [ -n "${BASE:-}" ]; then
+            rm -f "$W"/b.raw*
+            base=$(cpu_ns env CALLTRACE_OUTPUT="$W/b.raw" LD_PRELOAD="$BASE" "$@")
+        fi
+        if [ $have_uftrace = 1 ]; then
+            rm -rf "$W/uftrace.data"
+            uft=$(cpu_ns uftrace record -d "$W/uftrace.data" "$@")
+        fi
+        if [ "$r" = 0 ]; then
+            calls=$(( $("$REPORT" -p "$W/t.raw" | awk '/^ Events:/ {print $2; exit}') / 2 ))
+            read -r rec file < <(trace_bytes "$W/t.raw")
+            ufb=0
+            [ $have_uftrace = 1 ] && ufb=$(du -sb "$W/uftrace.data" | cut -f1)
+        fi
+        ns_floor+=("$(awk -v a="$floor" -v b="$noop" -v c="$calls" 'BEGIN{print (a-b)/c}')")
+        ns_ours+=("$(awk -v a="$ours" -v b="$noop" -v c="$calls" 'BEGIN{print (a-b)/c}')")
+        ours_floor+=("$(awk -v a="$ours" -v f="$floor" -v b="$noop" 'BEGIN{print (a-b)/(f-b)}')")
+        over_floor+=("$(awk -v a="$ours" -v f="$floor" 'BEGIN{print a/f}')")
+        if [ -n "${BASE:-}" ]; then
+            ns_base+=("$(awk -v a="$base" -v b="$noop" -v c="$calls" 'BEGIN{print (a-b)/c}')")
+            base_floor+=("$(awk -v a="$base" -v f="$floor" -v b="$noop" 'BEGIN{print (a-b)/(f-b)}')")
+        fi
+        if [ $have_uftrace = 1 ]; then
+            ns_uft+=("$(awk -v a="$uft" -v b="$noop" -v c="$calls" 'BEGIN{print (a-b)/c}')")
+            uft_floor+=("$(awk -v a="$uft" -v f="$floor" -v b="$noop" 'BEGIN{print (a-b)/(f-b)}')")
+        fi
+    done
+    echo
+    echo "$name: $* — $calls calls, $ROUNDS rounds, min / median / max"
+    echo
+    echo "| preload | CPU ns per call over empty hooks | that over the floor's | trace bytes per call |"
+    echo "|---|---|---|---|"
+    echo "| floor (rdtsc + 8-byte store) | $(printf '%s\n' "${ns_floor[@]}" | mmm %.1f) | 1 | 8 (not kept) |"
+    echo "| calltrace | $(printf '%s\n' "${ns_ours[@]}" | mmm %.1f) | $(printf '%s\n' "${ours_floor[@]}" | mmm %.2f) | $(awk -v r="$rec" -v f="$file" -v c="$calls" 'BEGIN{printf "%.2f records, %.2f file", r/c, f/c}') |"
+    [ -n "${BASE:-}" ] && echo "| BASE | $(printf '%s\n' "${ns_base[@]}" | mmm %.1f) | $(printf '%s\n' "${base_floor[@]}" | mmm %.2f) | |"
+    [ $have_uftrace = 1 ] && echo "| uftrace record | $(printf '%s\n' "${ns_uft[@]}" | mmm %.1f) | $(printf '%s\n' "${uft_floor[@]}" | mmm %.2f) | $(awk -v b="$ufb" -v c="$calls" 'BEGIN{printf "%.2f", b/c}') |"
+    echo
+    echo "whole run, calltrace over floor: $(printf '%s\n' "${over_floor[@]}" | mmm %.2f)"
+}
+
+for p in ${PROGS:-fib lua sqlite}; do
+    case $p in
+    fib) bench_prog fib "$W/fib" "${FIB_N:-32}" ;;
+    lua) mapfile -t cmd < <(bench/realprog.sh lua "${LUA_SCALE:-25}"); bench_prog lua "${cmd[@]}" ;;
+    sqlite) mapfile -t cmd < <(bench/realprog.sh sqlite "${SQLITE_ROWS:-100000}"); bench_prog sqlite "${cmd[@]}" ;;
+    *) echo "floor.sh: unknown program $p" >&2; exit 2 ;;
+    esac
+done
