@@ -75,7 +75,10 @@ bench_prog() {  # NAME CMD...
         fi
     done
     echo
-    echo "$name: $* — $calls calls, $ROUNDS rounds, min / median / max"
+    local shown="$*"
+    shown=${shown//$W\//}
+    shown=${shown//$PWD\//}
+    echo "$name: $shown — $calls calls, $ROUNDS rounds, min / median / max"
     echo
     echo "| preload | CPU ns per call over empty hooks | that over the floor's | trace bytes per call |"
     echo "|---|---|---|---|"

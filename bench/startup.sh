@@ -73,7 +73,7 @@ for name, argv, procs in progs:
         for out in outs:
             shutil.rmtree(out)
     print("\n%s (%s; %d processes, each traced), %d rounds, min / median / max\n"
-          % (name, " ".join(argv) if len(argv) == 1 else "sh -c 'echo start | pass | ... | pass'",
+          % (name, "empty" if len(argv) == 1 else "sh -c 'echo start | pass | ... | pass'",
              procs, rounds))
     print("| run | elapsed (ms) | CPU (ms) | elapsed over untraced, per process (ms) | CPU over untraced, per process (ms) | elapsed, traced / untraced |")
     print("|---|---|---|---|---|---|")
