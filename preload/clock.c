@@ -16,7 +16,8 @@
 
 struct ct_clock ct_clock = {CT_CLOCK_MONOTONIC, 1000000000u, 0, 0};
 int ct_clock_is_tsc;
-/* The start window: a refinement over a run shorter than ten of them is
+/* The start window asked for (the one measured may be longer if the
+ * process was preempted): a refinement over a run shorter than ten of them is
  * no better than the start. */
 static uint64_t calib_window_ns;
 
@@ -108,7 +109,7 @@ void ct_clock_init(int force_monotonic, unsigned calib_us)
     while (m1 - m0 < (uint64_t)calib_us * 1000u);
     ct_clock.kind = CT_CLOCK_TSC;
     ct_clock.tick_hz = (uint64_t)((double)(t1 - t0) * 1e9 / (double)(m1 - m0));
-    calib_window_ns = m1 - m0;
+    calib_window_ns = (uint64_t)calib_us * 1000u;
     ct_clock.start_ticks = t0;
     ct_clock.start_mono_ns = m0;
     ct_clock_is_tsc = 1;
