@@ -56,7 +56,7 @@ bench_prog() {  # NAME CMD...
             uft=$(cpu_ns uftrace record -d "$W/uftrace.data" "$@")
         fi
         if [ "$r" = 0 ]; then
-            calls=$(( $("$REPORT" -p "$W/t.raw" | awk '/^ Events:/ {print $2; exit}') / 2 ))
+            calls=$(( $("$REPORT" -p "$W/t.raw" | awk '/^ Events:/ && !n {print $2; n = 1}') / 2 ))
             read -r rec file < <(trace_bytes "$W/t.raw")
             ufb=0
             [ $have_uftrace = 1 ] && ufb=$(du -sb "$W/uftrace.data" | cut -f1)
