@@ -7,7 +7,8 @@
 # from Debian's sources (bench/realprog.sh).
 #   bench/floor.sh [ROUNDS]     (BUILD=build-x, BASE=old/libcalltrace.so,
 #                                PROGS="fib lua sqlite", FIB_N=32,
-#                                LUA_SCALE=25, SQLITE_ROWS=100000)
+#                                LUA_SCALE=25, SQLITE_ROWS=100000,
+#                                UFTRACE=0 to leave uftrace out)
 # Each round runs every variant once, in turn, after a sync; times are the
 # child's CPU time (user + system, wait4), which other processes on a
 # shared machine disturb less than elapsed time.  Ratios are taken within
@@ -23,7 +24,7 @@ REPORT=$(cd "$BUILD" && pwd)/calltrace-report
 W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 have_uftrace=0
-command -v uftrace >/dev/null 2>&1 && have_uftrace=1
+[ "${UFTRACE:-1}" != 0 ] && command -v uftrace >/dev/null 2>&1 && have_uftrace=1
 
 gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
 gcc -std=gnu11 -O2 -shared -fPIC -o "$W/noop.so" bench/overhead_noop.c
