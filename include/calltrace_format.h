@@ -153,6 +153,11 @@ struct ct_block_header {
 #define CT_EXT_TOGGLE         9u /* u8 1 = tracing on, 0 = off               */
 #define CT_EXT_SWITCH        10u /* off-CPU intervals, see below             */
 #define CT_EXT_CPUTIME       11u /* varint CLOCK_THREAD_CPUTIME_ID ns now    */
+#define CT_EXT_FILTER_SPEC   16u /* varint generation, the rules' text:
+                                    record-time filters in force from here  */
+#define CT_EXT_FILTER_DROPS  17u /* varint generation, varint n, n x (varint
+                                    reason, varint fn, varint count): calls
+                                    left out since the thread's last one    */
 
 /*
  * CT_EXT_SWITCH payload, self-contained so a reader can use it without

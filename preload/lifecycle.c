@@ -18,6 +18,7 @@
 
 #include "plt.h"
 #include "sample.h"
+#include "filter.h"
 #include "tracer.h"
 
 static const int crash_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
@@ -186,6 +187,8 @@ void ct_process_start(void)
         ct_plt_start(ct_proc.calls_off ? CT_LIBCALLS_NONE
                                        : ct_proc.cfg.libcalls);
     }
+    if (ct_proc.hdr && !ct_proc.calls_off)
+        ct_filter_start();
     ct_proc.started = 2;
     ct_global_update();
     if (ct_proc.hdr)

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "tracer.h"
 
 uint64_t ct_global_word = 1;  /* off until the tracer has started */
@@ -60,7 +61,7 @@ static void update_stop(struct ct_thread *t)
 {
     t->stop = (t->region ? CT_STOP_REGION : 0) |
               (t->hidden_count ? CT_STOP_HIDDEN : 0) |
-              (t->flags & CT_T_DEAD ? CT_STOP_DEAD : 0);
+              (t->flags & CT_T_DEAD ? CT_STOP_DEAD : 0) | ct_filter_stop;
 }
 
 #define tick_delta ct_tick_delta
@@ -262,6 +263,24 @@ static int switch_block(struct ct_thread *t, size_t need)
     return 0;
 }
 
+static int ensure_room(struct ct_thread *t, size_t need);
+
+int ct_thread_room(struct ct_thread *t, size_t need)
+{
+    return ensure_room(t, need);
+}
+
+size_t ct_thread_room_left(const struct ct_thread *t)
+{
+    return t->blk && t->pos < block_end(t) ? (size_t)(block_end(t) - t->pos)
+                                           : 0;
+}
+
+void ct_thread_count_lost(struct ct_thread *t, uint64_t n)
+{
+    count_lost(t, n);
+}
+
 /* Makes room for need bytes below end; 0 when there is room.  An `end`
  * short of the block's is a checkpoint for the switch ring (cputime.c). */
 static int ensure_room(struct ct_thread *t, size_t need)
@@ -437,12 +456,17 @@ void ct_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
     if (!__atomic_load_n(&ct_proc.calls_ran, __ATOMIC_RELAXED))
         __atomic_store_n(&ct_proc.calls_ran, 1, __ATOMIC_RELAXED);
     uint32_t d = t->depth;
-    if (!recording(t) && d == 0) {
-        t->blind++;  /* as hot.c does: hidden without a frame */
+    int hide = !recording(t);
+    if (t->filter || ct_filter_stop) {
+        hide = ct_filter_enter(t, fn, site, d, hide);
+    } else if (hide && d == 0) {
+        /* as hot.c does: hidden without a frame (filters see every call,
+         * so a trigger can turn tracing on) */
+        t->blind++;
         slow_end(t);
         goto out;
     }
-    if (!recording(t) && d < CT_MAX_DEPTH) {
+    if (hide && d < CT_MAX_DEPTH) {
         t->hidden[d / 64] |= 1ull << (d % 64);
         t->hidden_count++;
     } else if (ensure_room(t, CT_REC_MAX_HOT) == 0) {
@@ -468,7 +492,9 @@ out:
 static void pop_frame(struct ct_thread *t)
 {
     uint32_t d = t->depth - 1;
-    if (is_hidden(t, d)) {
+    if (t->filter && ct_filter_pop(t, d)) {
+        /* a pending frame (min=DURATION), written or counted */
+    } else if (is_hidden(t, d)) {
         t->hidden[d / 64] &= ~(1ull << (d % 64));
         t->hidden_count--;
     } else if (ensure_room(t, CT_REC_MAX_HOT) == 0) {
@@ -601,6 +627,8 @@ void ct_thread_close_current(int last)
     t->busy = 1;
     ct_signal_fence();
     /* Only into the room left: this may run in a crash handler. */
+    if (t->filter)
+        ct_filter_thread_close(t);
     if (t->blk)
         ct_cpu_record(t, block_end(t), 1);
     close_block(t, ct_now(), last ? CT_BLOCK_LAST : 0, 0);
@@ -616,10 +644,13 @@ void ct_thread_key_dtor(void *arg)
     ct_signal_fence();
     if (!t->blk && !ct_proc.failed && t->seq > 0 && !(t->flags & CT_T_NOBLOCK))
         switch_block(t, 0);  /* the end of a thread deserves a record */
+    if (t->filter)
+        ct_filter_thread_close(t);
     if (t->blk && t->cpu.mode && ensure_room(t, 128) == 0)
         ct_cpu_record(t, block_end(t), 1);
     close_block(t, ct_now(), CT_BLOCK_LAST, 0);
     ct_cpu_thread_release(t, 0);
+    ct_filter_thread_release(t);
     ct_self = &dead_thread;
     unregister_thread(t);
     munmap(t, sizeof *t);
@@ -641,7 +672,7 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch,
     uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
     uint32_t kept = depth < CT_MAX_DEPTH ? depth : CT_MAX_DEPTH;
     size_t need = CT_BLOCK_HEADER_SIZE + 32 + 10 * (size_t)depth +
-                  CT_BLOCK_RESERVE;
+                  CT_BLOCK_RESERVE + ct_filter_drops_size(t);
     uint32_t size = (uint32_t)((need + CT_BLOCK_ALIGN - 1) &
                                ~(size_t)(CT_BLOCK_ALIGN - 1));
     int limit_hit;
@@ -667,6 +698,7 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch,
     scratch->prev_fn = scratch->prev_site = 0;
     scratch->lost_unrecorded = scratch->lost_pending = 0;
     b->open_depth = put_stack_record(scratch);
+    ct_filter_drops_into(t, scratch);
     close_block(scratch, now, CT_BLOCK_LAST, 0);
 }
 

@@ -178,6 +178,7 @@ static inline __attribute__((always_inline)) uint64_t ct_now(void)
 #define CT_STOP_REGION 0x1u  /* inside CALLTRACE_OFF() ... CALLTRACE_ON()   */
 #define CT_STOP_HIDDEN 0x2u  /* hidden frames are open                      */
 #define CT_STOP_DEAD   0x4u
+#define CT_STOP_FILTER 0x8u  /* record-time filters in force (filter.c)      */
 
 /* How one thread's on-CPU time is kept (cputime.c). */
 struct ct_cpu {
@@ -221,6 +222,7 @@ struct ct_thread {
     uint64_t lost_pending;        /* lost during re-entry, not yet in blk   */
     struct ct_thread *next, *prev; /* registry of live threads              */
     struct ct_cpu cpu;            /* on-CPU records (cputime.c)             */
+    void *filter;                 /* record-time filter state (filter.c)    */
 
     uintptr_t stack[CT_MAX_DEPTH];         /* shadow stack of entered fns   */
     /* ~(caller stack pointer) at each frame's enter hook, one slot up:
@@ -316,6 +318,13 @@ int ct_cpu_pending(const struct ct_thread *t);
 void ct_cpu_thread_release(struct ct_thread *t, int forked_child);
 /* A forked child's new file header learns what its thread could open. */
 void ct_cpu_header_after_fork(void);
+
+/* For filter.c, inside a slow path: room for need bytes (0, or -1 when
+ * no block can be had), the bytes left before the block's reserve, and
+ * events lost. */
+int ct_thread_room(struct ct_thread *t, size_t need);
+size_t ct_thread_room_left(const struct ct_thread *t);
+void ct_thread_count_lost(struct ct_thread *t, uint64_t n);
 
 /* Region toggle (CALLTRACE_OFF/ON) for the calling thread. */
 void ct_thread_region(int on);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "plt.h"
 #include "sample.h"
 #include "tracer.h"
@@ -183,6 +184,7 @@ static void after_load(void *handle, int guarded)
     if (handle && guarded && ct_proc.started == 2) {
         ct_maps_write();
         ct_plt_after_load();
+        ct_filter_after_dlopen();
     }
 }
 

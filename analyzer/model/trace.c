@@ -1,3 +1,4 @@
+#include "filtered.h"
 #include "trace.h"
 
 #include <stdlib.h>
@@ -26,6 +27,7 @@ void ct_trace_info_free(struct ct_trace_info *info)
     free(info->sample_counts);
     free(info->sample_arcs);
     ct_functab_free(info->funcs);
+    ct_filtered_free(info->filtered);
     memset(info, 0, sizeof *info);
 }
 

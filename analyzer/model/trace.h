@@ -159,6 +159,8 @@ struct ct_trace_info {
                                  --time-range and of --dump timestamps      */
 
     struct ct_functab *funcs;
+    struct ct_filtered *filtered; /* record-time filters, NULL if none
+                                     (filtered.h)                            */
 
     /* Source line of a run-time pc, for line-level views of samples
      * (binary traces, through the symbolizer); NULL where the format has

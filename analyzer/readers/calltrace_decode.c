@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "filtered.h"
 #include "calltrace_reader.h"
 #include "util.h"
 #include "progress.h"
@@ -341,6 +342,26 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
         push(r, ev);
         ev->count = 0;
         return true;
+    case CT_EXT_FILTER_SPEC:
+        if (ct_get_varint(&p, end, &a) != 0)
+            return false;
+        ct_filtered_rules(r->info, a, (const char *)p, (size_t)(end - p));
+        return true;
+    case CT_EXT_FILTER_DROPS: {
+        uint64_t n, reason, count;
+        if (ct_get_varint(&p, end, &a) != 0 ||
+            ct_get_varint(&p, end, &n) != 0)
+            return false;
+        for (uint64_t i = 0; i < n; i++) {
+            if (ct_get_varint(&p, end, &reason) != 0 ||
+                ct_get_varint(&p, end, &b) != 0 ||
+                ct_get_varint(&p, end, &count) != 0 || reason > UINT32_MAX)
+                return false;
+            ct_filtered_left(r->info, a, (uint32_t)reason,
+                             intern_fn(r, b, ev->time), count);
+        }
+        return true;
+    }
     default:
         /* CT_EXT_TOGGLE and subtypes of later versions: nothing to tell. */
         return true;

@@ -78,6 +78,8 @@ bool ct_rep_listed(const struct ct_rep *r, uint32_t func);
 void ct_report_summary(struct ct_rep *r);
 /* The summary's On-CPU lines (report_oncpu.c). */
 void ct_report_oncpu(struct ct_rep *r);
+/* What record-time filters left out (report_filtered.c). */
+void ct_report_filtered(struct ct_rep *r);
 void ct_report_flat(struct ct_rep *r);
 /* The stack samples of a trace whose calls were timed too (mode both). */
 void ct_report_samples(struct ct_rep *r);

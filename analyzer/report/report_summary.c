@@ -139,6 +139,7 @@ void ct_report_summary(struct ct_rep *r)
             c->events, c->calls, c->returns, c->user_events, samples);
     uint64_t lost = c->lost > info->lost_events ? c->lost : info->lost_events;
     fprintf(out, " Lost events: %" PRIu64 "\n", lost);
+    ct_report_filtered(r);
     fprintf(out, " Unmatched: %" PRIu64 " returns with no call, %" PRIu64
             " calls with no return, %" PRIu64 " frames open at the end\n",
             c->unmatched_returns, c->unmatched_calls, c->open_at_end);

@@ -1,0 +1,639 @@
+/*
+ * Record-time filters at run time (filter.h, docs/tracer.md).
+ *
+ * While any rule is in force every thread's `stop` carries CT_STOP_FILTER,
+ * so every hook takes the slow path and the unfiltered hot path pays
+ * nothing.  The slow path looks the function up in a per-process hash from
+ * address to the rule that names it, filled when the rules are installed
+ * and after each dlopen from the ELF symbols of the objects built for
+ * tracing.  Frames that are not written are hidden frames of thread.c:
+ * on the shadow stack, in no record.
+ *
+ * With min=DURATION a frame is pending until it returns: its entry time
+ * is kept here, and when it lasted long enough its entry (and those of
+ * its still pending callers, whose times are older than any record since)
+ * and its exit are written.  The current block always has room for the
+ * pending entries: when it would not, they are written before the switch,
+ * so no entry is ever stamped later than it happened.
+ *
+ * Every call left out is counted per function and reason, and the counts
+ * go into the trace as CT_EXT_FILTER_DROPS records; the rules themselves
+ * as CT_EXT_FILTER_SPEC, once per set of rules.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "filter.h"
+#include "tracer.h"
+
+uint32_t ct_filter_stop;
+
+struct fslot {
+    uintptr_t key;
+    uint32_t val;   /* filter rule + 1 | (trigger rule + 1) << 16 */
+};
+
+struct fhash {
+    size_t mask, used;
+    struct fslot s[];
+};
+
+#define MAX_OBJECTS 1024
+
+struct fset {
+    struct ct_fspec spec;
+    uint64_t gen;
+    uint64_t min_ticks;
+    int have_trigger;
+    struct fhash *hash;
+    uint64_t scanned[MAX_OBJECTS];  /* objects looked at: base ^ name hash */
+    uint32_t nscanned;
+};
+
+static struct fset *current;
+static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
+static uint64_t spec_written;      /* generation whose SPEC record exists */
+static int trigger_on;             /* recording allowed by the triggers   */
+
+/* Per-thread state, mapped on first use. */
+#define FS_WRITTEN 0
+#define FS_HIDDEN  1
+#define FS_PENDING 2
+#define DROP_CAP 256u
+#define DROPS_PER_RECORD 32u
+
+struct fdrop {
+    uintptr_t fn;
+    uint32_t reason;
+    uint64_t count;
+};
+
+struct fthread {
+    uint64_t gen;
+    uint32_t allow;        /* levels below this are inside an include     */
+    uint32_t npending;
+    uint32_t ndrops;
+    struct fdrop drops[DROP_CAP];
+    uint8_t state[CT_MAX_DEPTH];
+    uint32_t saved_allow[CT_MAX_DEPTH];
+    uint64_t ticks[CT_MAX_DEPTH];
+    uintptr_t site[CT_MAX_DEPTH];
+};
+
+static inline size_t hash_addr(uintptr_t a)
+{
+    return (size_t)((a >> 4) * 0x9E3779B97F4A7C15ull >> 20);
+}
+
+static uint32_t lookup(const struct fset *s, uintptr_t fn)
+{
+    const struct fhash *h = __atomic_load_n(&s->hash, __ATOMIC_ACQUIRE);
+    if (!h)
+        return 0;
+    for (size_t i = hash_addr(fn) & h->mask;; i = (i + 1) & h->mask) {
+        uintptr_t k = __atomic_load_n(&h->s[i].key, __ATOMIC_ACQUIRE);
+        if (k == fn)
+            return __atomic_load_n(&h->s[i].val, __ATOMIC_RELAXED);
+        if (!k)
+            return 0;
+    }
+}
+
+static struct fhash *hash_new(size_t cap)
+{
+    size_t bytes = sizeof(struct fhash) + cap * sizeof(struct fslot);
+    struct fhash *h = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
+                           MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (h == MAP_FAILED)
+        return NULL;
+    h->mask = cap - 1;
+    return h;
+}
+
+static void hash_put(struct fhash *h, uintptr_t key, uint32_t val)
+{
+    size_t i = hash_addr(key) & h->mask;
+    while (h->s[i].key && h->s[i].key != key)
+        i = (i + 1) & h->mask;
+    if (h->s[i].key == key) {
+        /* Two names for one address: each kind of rule keeps a match. */
+        uint32_t old = h->s[i].val;
+        if (!(val & 0xffff))
+            val |= old & 0xffff;
+        if (!(val >> 16))
+            val |= old & 0xffff0000u;
+        __atomic_store_n(&h->s[i].val, val, __ATOMIC_RELAXED);
+        return;
+    }
+    h->s[i].val = val;
+    __atomic_store_n(&h->s[i].key, key, __ATOMIC_RELEASE);
+    h->used++;
+}
+
+/* Readers may hold the old table: it is never freed, only replaced. */
+static void insert(struct fset *s, uintptr_t key, uint32_t val)
+{
+    struct fhash *h = s->hash;
+    if (!h || (h->used + 1) * 2 > h->mask + 1) {
+        struct fhash *n = hash_new(h ? (h->mask + 1) * 2 : 1024);
+        if (!n)
+            return;
+        if (h)
+            for (size_t i = 0; i <= h->mask; i++)
+                if (h->s[i].key)
+                    hash_put(n, h->s[i].key, h->s[i].val);
+        __atomic_store_n(&s->hash, n, __ATOMIC_RELEASE);
+        h = n;
+    }
+    hash_put(h, key, val);
+}
+
+/* ------------------------------------------------------------ scanning */
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+struct scan {
+    struct fset *set;
+    demangle_fn demangle;
+    char *buf;
+    size_t cap;
+};
+
+static void scan_symbol(void *arg, const char *name, uintptr_t addr)
+{
+    struct scan *sc = arg;
+    const char *dem = NULL;
+    if (sc->demangle && name[0] == '_' && name[1] == 'Z') {
+        int status = -1;
+        char *out = sc->demangle(name, sc->buf, &sc->cap, &status);
+        if (out && status == 0) {
+            sc->buf = out;
+            dem = out;
+        }
+    }
+    uint32_t rule, trig;
+    ct_fspec_match(&sc->set->spec, name, dem, &rule, &trig);
+    if (rule || trig)
+        insert(sc->set, addr, rule | trig << 16);
+}
+
+static uint64_t object_key(const struct dl_phdr_info *info)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (const char *c = info->dlpi_name ? info->dlpi_name : ""; *c; c++)
+        h = (h ^ (uint8_t)*c) * 1099511628211ull;
+    return h ^ info->dlpi_addr;
+}
+
+static int scan_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct scan *sc = arg;
+    struct fset *s = sc->set;
+    uint64_t key = object_key(info);
+    for (uint32_t i = 0; i < s->nscanned; i++)
+        if (s->scanned[i] == key)
+            return 0;
+    if (s->nscanned < MAX_OBJECTS)
+        s->scanned[s->nscanned++] = key;
+    const char *name = info->dlpi_name;
+    if (!name || !*name)
+        name = "/proc/self/exe";
+    if (strstr(name, "linux-vdso") || strstr(name, "/ld-linux"))
+        return 0;
+    ct_elf_functions(name, info->dlpi_addr, scan_symbol, sc);
+    return 0;
+}
+
+/* Called with install_lock held. */
+static void scan_all(struct fset *s)
+{
+    if (!s->spec.nrules)
+        return;
+    /* The C++ runtime's demangler, when the program has one loaded: a C
+     * program has no C++ names to show either. */
+    struct scan sc = {s, (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle"),
+                      NULL, 0};
+    int saved = errno;
+    dl_iterate_phdr(scan_object, &sc);
+    free(sc.buf);
+    errno = saved;
+}
+
+/* ------------------------------------------------------------ installing */
+
+static uint64_t ns_to_ticks(uint64_t ns)
+{
+    if (!ns)
+        return 0;
+    if (ct_clock.kind != CT_CLOCK_TSC || !ct_clock.tick_hz)
+        return ns;
+    unsigned __int128 t = (unsigned __int128)ns * ct_clock.tick_hz;
+    uint64_t ticks = (uint64_t)(t / 1000000000u);
+    return ticks ? ticks : 1;
+}
+
+static int install(const char *text, char *err, size_t errcap)
+{
+    struct fset *s = calloc(1, sizeof *s);
+    if (!s) {
+        snprintf(err, errcap, "out of memory");
+        return -1;
+    }
+    if (ct_fspec_parse(text, &s->spec, err, errcap) != 0) {
+        free(s);
+        return -1;
+    }
+    for (uint32_t i = 0; i < s->spec.nrules; i++)
+        if (s->spec.rules[i].kind == CT_FRULE_ON ||
+            s->spec.rules[i].kind == CT_FRULE_OFF)
+            s->have_trigger = 1;
+    s->min_ticks = ns_to_ticks(s->spec.min_ns);
+    pthread_mutex_lock(&install_lock);
+    struct fset *old = current;
+    s->gen = old ? old->gen + 1 : 1;
+    scan_all(s);
+    __atomic_store_n(&trigger_on, !s->spec.have_on, __ATOMIC_RELAXED);
+    /* The old set stays mapped: a thread may be reading it right now. */
+    __atomic_store_n(&current, s, __ATOMIC_RELEASE);
+    __atomic_store_n(&ct_filter_stop,
+                     ct_fspec_active(&s->spec) ? CT_STOP_FILTER : 0u,
+                     __ATOMIC_RELAXED);
+    pthread_mutex_unlock(&install_lock);
+    /* A new generation of the global word sends every thread to its slow
+     * path once, where its `stop` picks up CT_STOP_FILTER or drops it. */
+    __atomic_fetch_add(&ct_global_word, 2, __ATOMIC_RELEASE);
+    return 0;
+}
+
+static void warn_line(const char *line)
+{
+    ct_message("%s", line);
+}
+
+void ct_filter_start(void)
+{
+    char text[CT_FILTER_TEXT_MAX];
+    if (!ct_fspec_from_env(text, sizeof text, ct_env_get, warn_line))
+        return;
+    char err[256];
+    if (install(text, err, sizeof err) != 0)
+        ct_message("calltrace: filter '%.64s': %s; tracing without it", text,
+                   err);
+}
+
+void ct_filter_after_dlopen(void)
+{
+    struct fset *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+    if (!s || !s->spec.nrules)
+        return;
+    pthread_mutex_lock(&install_lock);
+    scan_all(current);
+    pthread_mutex_unlock(&install_lock);
+}
+
+int ct_filter_reload(const char *spec, char *err, size_t errcap)
+{
+    if (errcap)
+        err[0] = '\0';
+    return install(spec ? spec : "", err, errcap);
+}
+
+/* ------------------------------------------------------------- records */
+
+static void put_ext_now(struct ct_thread *t, uint8_t sub, const uint8_t *pl,
+                        size_t len)
+{
+    uint8_t *p = ct_enc_ext_head(t->pos, ct_tick_delta(t, ct_now()), sub,
+                                 len);
+    memcpy(p, pl, len);
+    t->pos = p + len;
+}
+
+static int room_for(struct ct_thread *t, struct fthread *f, size_t len);
+
+static void write_spec(struct ct_thread *t, struct fthread *f,
+                       const struct fset *s)
+{
+    uint8_t buf[CT_FILTER_TEXT_MAX + 16];
+    uint8_t *p = ct_put_varint(buf, s->gen);
+    size_t n = strlen(s->spec.text);
+    memcpy(p, s->spec.text, n);
+    p += n;
+    size_t len = (size_t)(p - buf);
+    if (room_for(t, f, len + 24) == 0)
+        put_ext_now(t, CT_EXT_FILTER_SPEC, buf, len);
+}
+
+/* Encodes up to DROPS_PER_RECORD entries from d[*i] on; 0 when done. */
+static size_t encode_drops(uint8_t *buf, uint64_t gen, const struct fdrop *d,
+                           uint32_t cap, uint32_t *i)
+{
+    uint8_t *p = ct_put_varint(buf, gen);
+    uint8_t *count_at = p++;
+    uint32_t n = 0;
+    for (; *i < cap && n < DROPS_PER_RECORD; (*i)++) {
+        if (!d[*i].count)
+            continue;
+        p = ct_put_varint(p, d[*i].reason);
+        p = ct_put_varint(p, d[*i].fn);
+        p = ct_put_varint(p, d[*i].count);
+        n++;
+    }
+    *count_at = (uint8_t)n;  /* < 128: a one-byte varint */
+    return n ? (size_t)(p - buf) : 0;
+}
+
+#define DROPS_RECORD_MAX (12 + DROPS_PER_RECORD * 30)
+
+static void write_pending(struct ct_thread *t, struct fthread *f,
+                          uint32_t upto);
+
+/* A record about to need a new block: pending entries go first, into
+ * this one, so they keep their times. */
+static int room_for(struct ct_thread *t, struct fthread *f, size_t len)
+{
+    if (f && f->npending && ct_thread_room_left(t) < len +
+        ((size_t)f->npending + 3) * CT_REC_MAX_HOT)
+        write_pending(t, f, CT_MAX_DEPTH);
+    return ct_thread_room(t, len);
+}
+
+static void flush_drops(struct ct_thread *t, struct fthread *f)
+{
+    if (!f->ndrops)
+        return;
+    uint8_t buf[DROPS_RECORD_MAX];
+    uint32_t i = 0;
+    size_t len;
+    while ((len = encode_drops(buf, f->gen, f->drops, DROP_CAP, &i)) != 0) {
+        if (room_for(t, f, len + 24) == 0) {
+            put_ext_now(t, CT_EXT_FILTER_DROPS, buf, len);
+        } else if (!ct_proc.failed) {
+            /* Not silently: what cannot be told is lost, and counted. */
+            ct_thread_count_lost(t, 1);
+        }
+    }
+    memset(f->drops, 0, sizeof f->drops);
+    f->ndrops = 0;
+}
+
+static void count_drop(struct ct_thread *t, struct fthread *f, uintptr_t fn,
+                       uint32_t reason)
+{
+    size_t i = (hash_addr(fn) ^ reason) & (DROP_CAP - 1);
+    while (f->drops[i].count &&
+           (f->drops[i].fn != fn || f->drops[i].reason != reason))
+        i = (i + 1) & (DROP_CAP - 1);
+    if (!f->drops[i].count) {
+        f->drops[i].fn = fn;
+        f->drops[i].reason = reason;
+        f->ndrops++;
+    }
+    f->drops[i].count++;
+    if (f->ndrops >= DROP_CAP * 3 / 4)
+        flush_drops(t, f);
+}
+
+size_t ct_filter_drops_size(const struct ct_thread *t)
+{
+    const struct fthread *f = t->filter;
+    if (!f)
+        return 0;
+    return (DROP_CAP / DROPS_PER_RECORD + 1) * (DROPS_RECORD_MAX + 24);
+}
+
+void ct_filter_drops_into(const struct ct_thread *from, struct ct_thread *to)
+{
+    const struct fthread *f = from->filter;
+    if (!f)
+        return;
+    /* Another thread's table, read while it may still run: a count it
+     * adds meanwhile may be missed, never one made up. */
+    static struct fdrop copy[DROP_CAP];
+    memcpy(copy, f->drops, sizeof copy);
+    uint8_t buf[DROPS_RECORD_MAX];
+    uint32_t i = 0;
+    size_t len;
+    while ((len = encode_drops(buf, f->gen, copy, DROP_CAP, &i)) != 0)
+        put_ext_now(to, CT_EXT_FILTER_DROPS, buf, len);
+}
+
+/* --------------------------------------------------------------- frames */
+
+static void set_hidden(struct ct_thread *t, uint32_t d, int on)
+{
+    uint64_t bit = 1ull << (d % 64);
+    if (on && !(t->hidden[d / 64] & bit)) {
+        t->hidden[d / 64] |= bit;
+        t->hidden_count++;
+    } else if (!on && (t->hidden[d / 64] & bit)) {
+        t->hidden[d / 64] &= ~bit;
+        t->hidden_count--;
+    }
+}
+
+static int put_entry(struct ct_thread *t, uint64_t ticks, uintptr_t fn,
+                     uintptr_t site)
+{
+    if (ct_thread_room_left(t) < CT_REC_MAX_HOT) {
+        if (!ct_proc.failed)
+            ct_thread_count_lost(t, 1);
+        return -1;
+    }
+    t->pos = ct_enc_entry(t->pos, ct_tick_delta(t, ticks), fn, t->prev_fn,
+                          site, t->prev_site);
+    t->prev_fn = fn;
+    t->prev_site = site;
+    return 0;
+}
+
+/* Writes the entries of the pending frames below level upto, outermost
+ * first: from now on they are ordinary written frames. */
+static void write_pending(struct ct_thread *t, struct fthread *f,
+                          uint32_t upto)
+{
+    for (uint32_t i = 0; i < upto && f->npending; i++) {
+        if (f->state[i] != FS_PENDING)
+            continue;
+        f->npending--;
+        /* An entry that cannot be written leaves its frame hidden, so
+         * no exit goes without it. */
+        if (put_entry(t, f->ticks[i], t->stack[i], f->site[i]) != 0) {
+            f->state[i] = FS_HIDDEN;
+            continue;
+        }
+        f->state[i] = FS_WRITTEN;
+        set_hidden(t, i, 0);
+    }
+}
+
+static struct fthread *thread_state(struct ct_thread *t)
+{
+    if (t->filter)
+        return t->filter;
+    void *m = mmap(NULL, sizeof(struct fthread), PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    t->filter = m;
+    return m;
+}
+
+static void new_generation(struct ct_thread *t, struct fthread *f,
+                           const struct fset *s)
+{
+    flush_drops(t, f);
+    f->gen = s->gen;
+    f->allow = 0;
+    uint64_t w = __atomic_load_n(&spec_written, __ATOMIC_RELAXED);
+    while (w < s->gen)
+        if (__atomic_compare_exchange_n(&spec_written, &w, s->gen, 0,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED)) {
+            write_spec(t, f, s);
+            break;
+        }
+}
+
+/* The decision for a frame entered at level d while recording. */
+static int decide(struct ct_thread *t, struct fthread *f, const struct fset *s,
+                  uintptr_t fn, uint32_t d)
+{
+    const struct ct_fspec *sp = &s->spec;
+    uint32_t v = lookup(s, fn);
+    uint32_t rule = v & 0xffff, trig = v >> 16;
+    if (trig)
+        __atomic_store_n(&trigger_on,
+                         sp->rules[trig - 1].kind == CT_FRULE_ON,
+                         __ATOMIC_RELAXED);
+    if (s->have_trigger && !__atomic_load_n(&trigger_on, __ATOMIC_RELAXED)) {
+        count_drop(t, f, fn, CT_DROP_TRIGGER);
+        return 1;
+    }
+    if (rule) {
+        const struct ct_frule *r = &sp->rules[rule - 1];
+        if (r->kind == CT_FRULE_EXCLUDE) {
+            count_drop(t, f, fn, CT_DROP_EXCLUDED | (rule - 1) << 3);
+            return 1;
+        }
+        uint32_t allow = r->levels ? d + r->levels : UINT32_MAX;
+        if (allow > f->allow)
+            f->allow = allow;
+    }
+    if (sp->have_include && d >= f->allow) {
+        count_drop(t, f, fn, CT_DROP_OUTSIDE);
+        return 1;
+    }
+    if (sp->depth && d >= sp->depth) {
+        count_drop(t, f, fn, CT_DROP_DEPTH);
+        return 1;
+    }
+    return 0;
+}
+
+int ct_filter_enter(struct ct_thread *t, uintptr_t fn, uintptr_t site,
+                    uint32_t d, int off)
+{
+    const struct fset *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+    if (d >= CT_MAX_DEPTH || !s)
+        return off;
+    struct fthread *f = thread_state(t);
+    if (!f)
+        return off;
+    if (f->gen != s->gen)
+        new_generation(t, f, s);
+    f->saved_allow[d] = f->allow;
+    f->state[d] = FS_HIDDEN;
+    if (off || decide(t, f, s, fn, d))
+        return 1;
+    if (!s->min_ticks) {
+        f->state[d] = FS_WRITTEN;
+        return 0;
+    }
+    /* Pending.  Keep room in this block for every pending entry and one
+     * call; when there is none, the pending entries go in now, at their
+     * own times, before a new block is taken. */
+    size_t need = ((size_t)f->npending + 3) * CT_REC_MAX_HOT;
+    if (t->blk && ct_thread_room_left(t) < need)
+        write_pending(t, f, d);
+    ct_thread_room(t, 3 * CT_REC_MAX_HOT);
+    f->state[d] = FS_PENDING;
+    f->ticks[d] = ct_now();
+    f->site[d] = site;
+    f->npending++;
+    return 1;
+}
+
+int ct_filter_pop(struct ct_thread *t, uint32_t d)
+{
+    struct fthread *f = t->filter;
+    if (d >= CT_MAX_DEPTH)
+        return 0;
+    f->allow = f->saved_allow[d];
+    /* A frame the fast path entered has no hidden bit: its state here
+     * is an older frame's. */
+    if (f->state[d] != FS_PENDING || !(t->hidden[d / 64] >> (d % 64) & 1))
+        return 0;
+    f->state[d] = FS_HIDDEN;
+    f->npending--;
+    set_hidden(t, d, 0);
+    uint64_t now = ct_now();
+    const struct fset *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+    uint64_t min = s ? s->min_ticks : 0;
+    if (now - f->ticks[d] < min) {
+        count_drop(t, f, t->stack[d], CT_DROP_SHORT);
+        return 1;
+    }
+    size_t need = ((size_t)f->npending + 2) * CT_REC_MAX_HOT;
+    if (ct_thread_room_left(t) < need)
+        ct_thread_room(t, need);
+    write_pending(t, f, d);
+    if (put_entry(t, f->ticks[d], t->stack[d], f->site[d]) != 0)
+        return 1;
+    if (ct_thread_room_left(t) >= CT_REC_MAX_HOT)
+        t->pos = ct_enc_exit(t->pos, ct_tick_delta(t, now));
+    else
+        ct_thread_count_lost(t, 1);
+    return 1;
+}
+
+void ct_filter_thread_close(struct ct_thread *t)
+{
+    struct fthread *f = t->filter;
+    if (!f)
+        return;
+    const struct fset *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+    uint64_t min = s ? s->min_ticks : 0;
+    uint32_t top = t->depth < CT_MAX_DEPTH ? t->depth : CT_MAX_DEPTH;
+    if (f->npending) {
+        /* Frames still open: those open for long enough are shown (as
+         * never returned), the younger ones counted as short. */
+        uint64_t now = ct_now();
+        uint32_t upto = 0;
+        for (uint32_t i = 0; i < top; i++)
+            if (f->state[i] == FS_PENDING && now - f->ticks[i] >= min)
+                upto = i + 1;
+        ct_thread_room(t, ((size_t)f->npending + 1) * CT_REC_MAX_HOT);
+        write_pending(t, f, upto);
+        for (uint32_t i = upto; i < top && f->npending; i++)
+            if (f->state[i] == FS_PENDING) {
+                count_drop(t, f, t->stack[i], CT_DROP_SHORT);
+                f->state[i] = FS_HIDDEN;
+                f->npending--;
+            }
+    }
+    flush_drops(t, f);
+}
+
+void ct_filter_thread_release(struct ct_thread *t)
+{
+    if (t->filter)
+        munmap(t->filter, sizeof(struct fthread));
+    t->filter = NULL;
+}

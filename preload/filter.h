@@ -1,0 +1,126 @@
+/*
+ * Record-time filters (docs/tracer.md, "Record-time filters").
+ *
+ *   filter_spec.c  the rule language: parsing, matching a name (pure)
+ *   filter_elf.c   function symbols of the loaded objects
+ *   filter.c       rules in force, per-thread decisions, drop counts
+ *
+ * A spec is a comma-separated list of items:
+ *   PATTERN        record only these functions and what they call
+ *   PATTERN@N      ... to N levels (the function itself is level 1)
+ *   -PATTERN       do not record these; their callees are recorded
+ *   PATTERN:on     recording starts when one of these is entered
+ *   PATTERN:off    recording stops when one of these is entered
+ *   depth=N        no call deeper than N levels is recorded
+ *   min=DURATION   a call is kept only if it lasted DURATION (ns/us/ms/s)
+ * PATTERN is a glob (fnmatch) or, after "re:", a POSIX extended regular
+ * expression; "\," is a comma inside a pattern.
+ */
+#ifndef CT_FILTER_H
+#define CT_FILTER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <regex.h>
+
+#pragma GCC visibility push(hidden)
+
+#define CT_FILTER_MAX_RULES 64u
+#define CT_FILTER_TEXT_MAX 4096u
+
+/* Why a call was left out (CT_EXT_FILTER_DROPS reason & 7). */
+#define CT_DROP_EXCLUDED 0u  /* an exclude rule: reason >> 3 is its index  */
+#define CT_DROP_OUTSIDE  1u  /* not below an included function             */
+#define CT_DROP_DEPTH    2u  /* deeper than depth=N                        */
+#define CT_DROP_SHORT    3u  /* shorter than min=DURATION                  */
+#define CT_DROP_TRIGGER  4u  /* recording stopped by a trigger             */
+
+#define CT_FRULE_INCLUDE 0u
+#define CT_FRULE_EXCLUDE 1u
+#define CT_FRULE_ON      2u
+#define CT_FRULE_OFF     3u
+
+struct ct_frule {
+    uint32_t kind;        /* CT_FRULE_*                                    */
+    uint32_t levels;      /* PATTERN@N: N; 0 = no limit                    */
+    int is_regex;
+    regex_t re;
+    char pattern[256];
+};
+
+struct ct_fspec {
+    uint32_t nrules;
+    struct ct_frule rules[CT_FILTER_MAX_RULES];
+    int have_include;
+    int have_on;          /* recording waits for an :on trigger            */
+    uint32_t depth;       /* depth=N, 0 = none                             */
+    uint64_t min_ns;      /* min=DURATION, 0 = none                        */
+    char text[CT_FILTER_TEXT_MAX];  /* the spec, normalized                */
+};
+
+/* Parses spec into out (which the caller frees with ct_fspec_free).
+ * Returns 0, or -1 with one line in err and out empty. */
+int ct_fspec_parse(const char *spec, struct ct_fspec *out, char *err,
+                   size_t errcap);
+void ct_fspec_free(struct ct_fspec *s);
+/* Whether the spec asks for anything. */
+int ct_fspec_active(const struct ct_fspec *s);
+/* "10us", "2ms", "500", "1.5s": nanoseconds; 0 on success. */
+int ct_parse_duration(const char *s, uint64_t *ns);
+
+/* The last filter rule (include/exclude) matching the name, and the last
+ * trigger, as index + 1 (0: none).  demangled may be NULL; a C++ name
+ * matches by its demangled form, with or without its parameter list, or
+ * by its mangled one. */
+void ct_fspec_match(const struct ct_fspec *s, const char *name,
+                    const char *demangled, uint32_t *filter_rule,
+                    uint32_t *trigger_rule);
+
+/* Builds the spec from the environment's CALLTRACE_FILTER, _DEPTH,
+ * _MIN_DURATION and _TRIGGER into dst; a bad variable gets one warning
+ * line and is left out.  Returns the length (0: nothing asked). */
+typedef const char *(*ct_fenv_fn)(const char *name);
+size_t ct_fspec_from_env(char *dst, size_t cap, ct_fenv_fn get,
+                         void (*warn)(const char *line));
+
+/* ELF function symbols of one loaded object (filter_elf.c): calls fn for
+ * each defined function with its run-time address.  Returns -1 when the
+ * file cannot be read. */
+typedef void (*ct_sym_fn)(void *arg, const char *name, uintptr_t addr);
+int ct_elf_functions(const char *path, uintptr_t base, ct_sym_fn fn,
+                     void *arg);
+
+/* ------------------------------------------------------------ run time */
+
+struct ct_thread;
+/* Settings read at start (lifecycle.c), and after each dlopen (wrap.c). */
+void ct_filter_start(void);
+void ct_filter_after_dlopen(void);
+/*
+ * Replaces the rules in force, for every thread, from any thread (the
+ * control channel).  An empty spec removes them.  A bad spec changes
+ * nothing: -1 and one line in err.
+ */
+int ct_filter_reload(const char *spec, char *err, size_t errcap);
+
+/* CT_STOP_FILTER while any rule is in force (thread.c's update_stop). */
+extern uint32_t ct_filter_stop;
+
+/* Slow-path hooks (thread.c): off says tracing is off here.  Enter
+ * returns 1 when the frame at level d is not to be written now. */
+int ct_filter_enter(struct ct_thread *t, uintptr_t fn, uintptr_t site,
+                    uint32_t d, int off);
+/* Frame d ends: 1 when it was a pending frame, now written or dropped. */
+int ct_filter_pop(struct ct_thread *t, uint32_t d);
+/* Before the thread's last block closes (exit, crash, thread end):
+ * pending frames and drop counts go into the trace. */
+void ct_filter_thread_close(struct ct_thread *t);
+void ct_filter_thread_release(struct ct_thread *t);
+/* Bytes for, and the writing of, another thread's unwritten drop counts
+ * into a block of its own (ct_threads_end_others). */
+size_t ct_filter_drops_size(const struct ct_thread *t);
+void ct_filter_drops_into(const struct ct_thread *from, struct ct_thread *to);
+
+#pragma GCC visibility pop
+
+#endif

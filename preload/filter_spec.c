@@ -1,0 +1,321 @@
+/*
+ * The rule language of record-time filters (filter.h): parsing and
+ * matching one name.  Pure functions, so the unit tests can drive them.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+
+void ct_fspec_free(struct ct_fspec *s)
+{
+    for (uint32_t i = 0; i < s->nrules; i++)
+        if (s->rules[i].is_regex)
+            regfree(&s->rules[i].re);
+    s->nrules = 0;
+}
+
+int ct_fspec_active(const struct ct_fspec *s)
+{
+    return s->nrules > 0 || s->depth > 0 || s->min_ns > 0;
+}
+
+int ct_parse_duration(const char *s, uint64_t *ns)
+{
+    char *end;
+    if (!s || !isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (errno || v < 0)
+        return -1;
+    double unit;
+    if (!strcmp(end, "") || !strcmp(end, "ns"))
+        unit = 1;
+    else if (!strcmp(end, "us"))
+        unit = 1e3;
+    else if (!strcmp(end, "ms"))
+        unit = 1e6;
+    else if (!strcmp(end, "s"))
+        unit = 1e9;
+    else
+        return -1;
+    v *= unit;
+    if (v >= 1.8e19)
+        return -1;
+    *ns = (uint64_t)(v + 0.5);
+    return 0;
+}
+
+static int parse_count(const char *s, uint32_t *out)
+{
+    char *end;
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    unsigned long v = strtoul(s, &end, 10);
+    if (errno || *end || v == 0 || v > 4096)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+static int ends_with(const char *s, size_t n, const char *suffix)
+{
+    size_t k = strlen(suffix);
+    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+}
+
+/* One item, item[0..n) with "\," already turned into ",". */
+static int parse_item(struct ct_fspec *out, char *item, char *err,
+                      size_t errcap)
+{
+    size_t n = strlen(item);
+    if (!strncmp(item, "depth=", 6)) {
+        if (parse_count(item + 6, &out->depth) != 0) {
+            snprintf(err, errcap, "'%s': expected depth=N, N from 1 to "
+                     "4096", item);
+            return -1;
+        }
+        return 0;
+    }
+    if (!strncmp(item, "min=", 4)) {
+        if (ct_parse_duration(item + 4, &out->min_ns) != 0 ||
+            out->min_ns == 0) {
+            snprintf(err, errcap, "'%s': expected min=DURATION such as "
+                     "10us (units ns, us, ms, s)", item);
+            return -1;
+        }
+        return 0;
+    }
+    if (out->nrules == CT_FILTER_MAX_RULES) {
+        snprintf(err, errcap, "more than %u patterns", CT_FILTER_MAX_RULES);
+        return -1;
+    }
+    struct ct_frule *r = &out->rules[out->nrules];
+    memset(r, 0, sizeof *r);
+    char *pat = item;
+    if (ends_with(item, n, ":on") || ends_with(item, n, ":off")) {
+        r->kind = item[n - 1] == 'n' ? CT_FRULE_ON : CT_FRULE_OFF;
+        item[n - (r->kind == CT_FRULE_ON ? 3 : 4)] = '\0';
+    } else if (item[0] == '-') {
+        r->kind = CT_FRULE_EXCLUDE;
+        pat = item + 1;
+    } else {
+        char *at = strrchr(item, '@');
+        if (at && isdigit((unsigned char)at[1])) {
+            if (parse_count(at + 1, &r->levels) != 0) {
+                snprintf(err, errcap, "'%s': expected PATTERN@N, N from 1 "
+                         "to 4096", item);
+                return -1;
+            }
+            *at = '\0';
+        }
+    }
+    if (!strncmp(pat, "re:", 3)) {
+        pat += 3;
+        r->is_regex = 1;
+    }
+    if (!*pat) {
+        snprintf(err, errcap, "empty pattern");
+        return -1;
+    }
+    if (strlen(pat) >= sizeof r->pattern) {
+        snprintf(err, errcap, "pattern '%.32s...' longer than %zu bytes",
+                 pat, sizeof r->pattern - 1);
+        return -1;
+    }
+    strcpy(r->pattern, pat);
+    if (r->is_regex) {
+        int rc = regcomp(&r->re, pat, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char why[128];
+            regerror(rc, &r->re, why, sizeof why);
+            snprintf(err, errcap, "'re:%s': %s", pat, why);
+            return -1;
+        }
+    }
+    if (r->kind == CT_FRULE_INCLUDE)
+        out->have_include = 1;
+    if (r->kind == CT_FRULE_ON)
+        out->have_on = 1;
+    out->nrules++;
+    return 0;
+}
+
+int ct_fspec_parse(const char *spec, struct ct_fspec *out, char *err,
+                   size_t errcap)
+{
+    memset(out, 0, sizeof *out);
+    if (!spec)
+        spec = "";
+    if (strlen(spec) >= sizeof out->text) {
+        snprintf(err, errcap, "longer than %zu bytes", sizeof out->text - 1);
+        return -1;
+    }
+    char item[CT_FILTER_TEXT_MAX];
+    const char *p = spec;
+    size_t tn = 0;
+    while (*p) {
+        size_t k = 0;
+        for (; *p && *p != ','; p++) {
+            if (p[0] == '\\' && p[1] == ',')
+                p++;
+            item[k++] = *p;
+        }
+        item[k] = '\0';
+        if (*p == ',')
+            p++;
+        /* Blanks around items are not part of them. */
+        char *s = item;
+        while (isspace((unsigned char)*s))
+            s++;
+        size_t n = strlen(s);
+        while (n && isspace((unsigned char)s[n - 1]))
+            s[--n] = '\0';
+        if (!n)
+            continue;
+        char copy[CT_FILTER_TEXT_MAX];
+        strcpy(copy, s);
+        if (parse_item(out, s, err, errcap) != 0) {
+            ct_fspec_free(out);
+            memset(out, 0, sizeof *out);
+            return -1;
+        }
+        /* The normalized text keeps the items as given, "\," escaped. */
+        for (const char *c = copy; *c && tn + 3 < sizeof out->text; c++) {
+            if (*c == ',')
+                out->text[tn++] = '\\';
+            out->text[tn++] = *c;
+        }
+        if (tn + 2 < sizeof out->text)
+            out->text[tn++] = ',';
+    }
+    if (tn)
+        tn--;  /* the last comma */
+    out->text[tn] = '\0';
+    return 0;
+}
+
+static int match_one(const struct ct_frule *r, const char *name)
+{
+    if (r->is_regex)
+        return regexec(&r->re, name, 0, NULL, 0) == 0;
+    return fnmatch(r->pattern, name, 0) == 0;
+}
+
+static int match_rule(const struct ct_frule *r, const char *name,
+                      const char *demangled, const char *bare)
+{
+    return match_one(r, name) || (demangled && match_one(r, demangled)) ||
+           (bare && match_one(r, bare));
+}
+
+void ct_fspec_match(const struct ct_fspec *s, const char *name,
+                    const char *demangled, uint32_t *filter_rule,
+                    uint32_t *trigger_rule)
+{
+    /* "ns::f(int)" is also matched as "ns::f". */
+    char bare[512];
+    const char *b = NULL;
+    if (demangled) {
+        const char *paren = strchr(demangled, '(');
+        size_t n = paren ? (size_t)(paren - demangled) : 0;
+        if (n > 0 && n < sizeof bare) {
+            memcpy(bare, demangled, n);
+            bare[n] = '\0';
+            b = bare;
+        }
+    }
+    *filter_rule = *trigger_rule = 0;
+    for (uint32_t i = 0; i < s->nrules; i++) {
+        const struct ct_frule *r = &s->rules[i];
+        if (!match_rule(r, name, demangled, b))
+            continue;
+        if (r->kind == CT_FRULE_ON || r->kind == CT_FRULE_OFF)
+            *trigger_rule = i + 1;
+        else
+            *filter_rule = i + 1;
+    }
+}
+
+/* Appends item (already checked) to dst with a separating comma. */
+static size_t append(char *dst, size_t cap, size_t n, const char *item)
+{
+    size_t k = strlen(item);
+    if (!k || n + k + 2 > cap)
+        return n;
+    if (n)
+        dst[n++] = ',';
+    memcpy(dst + n, item, k + 1);
+    return n + k;
+}
+
+static void warn_var(void (*warn)(const char *), const char *var,
+                     const char *value, const char *why)
+{
+    char line[512];
+    snprintf(line, sizeof line, "calltrace: %s='%.64s%s': %s; tracing "
+             "without it", var, value, strlen(value) > 64 ? "..." : "", why);
+    warn(line);
+}
+
+size_t ct_fspec_from_env(char *dst, size_t cap, ct_fenv_fn get,
+                         void (*warn)(const char *line))
+{
+    static const struct {
+        const char *var, *prefix;
+    } vars[] = {
+        {"CALLTRACE_FILTER", ""},
+        {"CALLTRACE_DEPTH", "depth="},
+        {"CALLTRACE_MIN_DURATION", "min="},
+        {"CALLTRACE_TRIGGER", ""},
+    };
+    size_t n = 0;
+    dst[0] = '\0';
+    struct ct_fspec *tmp = calloc(1, sizeof *tmp);
+    if (!tmp)
+        return 0;
+    for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
+        const char *v = get(vars[i].var);
+        if (!v || !*v)
+            continue;
+        char item[CT_FILTER_TEXT_MAX], err[256];
+        if (strlen(v) + 8 >= sizeof item) {
+            warn_var(warn, vars[i].var, v, "too long");
+            continue;
+        }
+        snprintf(item, sizeof item, "%s%s", vars[i].prefix, v);
+        if (ct_fspec_parse(item, tmp, err, sizeof err) != 0) {
+            warn_var(warn, vars[i].var, v, err);
+            continue;
+        }
+        /* Each variable takes only its own kind of item. */
+        int ok = 1;
+        for (uint32_t r = 0; r < tmp->nrules; r++) {
+            int trig = tmp->rules[r].kind == CT_FRULE_ON ||
+                       tmp->rules[r].kind == CT_FRULE_OFF;
+            if (i == 1 || i == 2 || trig != (i == 3))
+                ok = 0;
+        }
+        if ((i == 0 || i == 3) && (tmp->depth || tmp->min_ns))
+            ok = 0;
+        if (!ok)
+            warn_var(warn, vars[i].var, v, i == 3
+                     ? "expected FUNCTION:on or FUNCTION:off items"
+                     : i == 0 ? "expected [-]PATTERN[@N] items"
+                     : i == 1 ? "expected a depth from 1 to 4096"
+                     : "expected a duration such as 10us");
+        else if (n + strlen(tmp->text) + 2 > cap)
+            warn_var(warn, vars[i].var, v, "too long");
+        else
+            n = append(dst, cap, n, tmp->text);
+        ct_fspec_free(tmp);
+    }
+    free(tmp);
+    return n;
+}
