@@ -34,7 +34,8 @@ ANALYZER_HDRS := $(foreach d,$(ANALYZER_DIRS),$(wildcard $(d)/*.h))
 # The front end, calltrace: its verbs, the analyzer's readers (for the
 # figures of record's closing line) and the tracer's option parsers.
 FRONT_SRCS    := $(sort $(wildcard frontend/*.c))
-FRONT_OBJS    := $(FRONT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/frontend/preload/config.o
+FRONT_OBJS    := $(FRONT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/frontend/preload/config.o \
+                 $(BUILD)/frontend/preload/filter_spec.o
 # init.c starts the tracer when the library is loaded; unit tests link the
 # rest of the tracer without it.
 PRELOAD_LIB_SRCS  := $(filter-out preload/init.c,$(PRELOAD_SRCS))
@@ -76,7 +77,7 @@ $(BUILD)/frontend/%.o: frontend/%.c $(wildcard frontend/*.h include/*.h) $(ANALY
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) $(ANALYZER_INC) -Ipreload $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/frontend/preload/config.o: preload/config.c $(wildcard include/*.h preload/*.h)
+$(BUILD)/frontend/preload/%.o: preload/%.c $(wildcard include/*.h preload/*.h)
 	@mkdir -p $(dir $@)
 	$(CC) $(CPPFLAGS) -Ipreload $(CFLAGS) -c -o $@ $<
 

@@ -18,6 +18,7 @@
 
 #include "frontend.h"
 #include "record.h"
+#include "filter.h"
 #include "tracer.h"
 
 static void usage(FILE *f)
@@ -53,6 +54,14 @@ static void usage(FILE *f)
 "                        snapshot, status, filter)\n"
 "      --cputime=MODE    how on-CPU time is told from off-CPU time: switch\n"
 "                        (default), clock or off\n"
+"      --filter=SPEC     record only some functions: PATTERN (and what it\n"
+"                        calls), PATTERN@N (N levels), -PATTERN (not it,\n"
+"                        its callees yes); globs, re:REGEX, C++ names;\n"
+"                        comma-separated (CALLTRACE_FILTER)\n"
+"      --depth=N         no call deeper than N levels\n"
+"      --min-duration=T  keep only calls that lasted T (e.g. 10us)\n"
+"      --trigger=SPEC    FUNC:on / FUNC:off: recording starts / stops when\n"
+"                        FUNC is entered (comma-separated)\n"
 "      --no-follow       do not trace children started with an environment\n"
 "                        of their own (execve, posix_spawn, system, popen)\n"
 "  -q, --quiet           no messages from the tracer, no closing line\n"
@@ -69,8 +78,44 @@ static void usage(FILE *f)
 enum {
     OPT_SAMPLE_CLOCK = 256, OPT_CLOCK, OPT_BUFSIZE, OPT_LIMIT, OPT_PAUSED,
     OPT_SIGNAL, OPT_CPUTIME, OPT_FOLLOW, OPT_NO_FOLLOW, OPT_FLIGHT,
-    OPT_FLIGHT_SIGNAL, OPT_CONTROL,
+    OPT_FLIGHT_SIGNAL, OPT_CONTROL, OPT_FILTER, OPT_DEPTH, OPT_MIN_DURATION,
+    OPT_TRIGGER,
 };
+
+static void set(struct ct_fe_record_opts *o, const char *name,
+                const char *value);
+
+/* The tracer's own check of a filter variable (preload/filter_spec.c):
+ * bad syntax is a usage error here rather than a warning at run time. */
+static const char *filter_var, *filter_value;
+static char filter_why[512];
+
+static const char *filter_get(const char *name)
+{
+    return strcmp(name, filter_var) ? NULL : filter_value;
+}
+
+static void filter_warn(const char *line)
+{
+    /* "calltrace: VAR='v': why; tracing without it": keep "why". */
+    const char *why = strstr(line, "': ");
+    snprintf(filter_why, sizeof filter_why, "%s", why ? why + 3 : line);
+    char *cut = strstr(filter_why, "; tracing without it");
+    if (cut)
+        *cut = '\0';
+}
+
+static void filter_option(struct ct_fe_record_opts *o, const char *verb,
+                          const char *opt, const char *var, const char *v)
+{
+    char text[CT_FILTER_TEXT_MAX];
+    filter_var = var;
+    filter_value = v;
+    snprintf(filter_why, sizeof filter_why, "empty");
+    if (ct_fspec_from_env(text, sizeof text, filter_get, filter_warn) == 0)
+        ct_fe_usage_error(verb, "--%s='%s': %s", opt, v, filter_why);
+    set(o, var, v);
+}
 
 /* CALLTRACE_SAMPLE_INTERVAL's syntax and range (preload/sample.c): a bare
  * number is milliseconds. */
@@ -127,6 +172,10 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
         {"control", no_argument, NULL, OPT_CONTROL},
         {"follow", no_argument, NULL, OPT_FOLLOW},
         {"no-follow", no_argument, NULL, OPT_NO_FOLLOW},
+        {"filter", required_argument, NULL, OPT_FILTER},
+        {"depth", required_argument, NULL, OPT_DEPTH},
+        {"min-duration", required_argument, NULL, OPT_MIN_DURATION},
+        {"trigger", required_argument, NULL, OPT_TRIGGER},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -204,6 +253,19 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
         case OPT_CONTROL: set(o, "CALLTRACE_CONTROL", "1"); break;
         case OPT_FOLLOW: set(o, "CALLTRACE_FOLLOW", "1"); break;
         case OPT_NO_FOLLOW: set(o, "CALLTRACE_FOLLOW", "0"); break;
+        case OPT_FILTER:
+            filter_option(o, verb, "filter", "CALLTRACE_FILTER", optarg);
+            break;
+        case OPT_DEPTH:
+            filter_option(o, verb, "depth", "CALLTRACE_DEPTH", optarg);
+            break;
+        case OPT_MIN_DURATION:
+            filter_option(o, verb, "min-duration", "CALLTRACE_MIN_DURATION",
+                          optarg);
+            break;
+        case OPT_TRIGGER:
+            filter_option(o, verb, "trigger", "CALLTRACE_TRIGGER", optarg);
+            break;
         case 'q':
             o->quiet = true;
             set(o, "CALLTRACE_QUIET", "1");

@@ -66,7 +66,7 @@ void ct_fspec_free(struct ct_fspec *s);
 /* Whether the spec asks for anything. */
 int ct_fspec_active(const struct ct_fspec *s);
 /* "10us", "2ms", "500", "1.5s": nanoseconds; 0 on success. */
-int ct_parse_duration(const char *s, uint64_t *ns);
+int ct_fspec_duration(const char *s, uint64_t *ns);
 
 /* The last filter rule (include/exclude) matching the name, and the last
  * trigger, as index + 1 (0: none).  demangled may be NULL; a C++ name

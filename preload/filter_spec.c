@@ -24,7 +24,7 @@ int ct_fspec_active(const struct ct_fspec *s)
     return s->nrules > 0 || s->depth > 0 || s->min_ns > 0;
 }
 
-int ct_parse_duration(const char *s, uint64_t *ns)
+int ct_fspec_duration(const char *s, uint64_t *ns)
 {
     char *end;
     if (!s || !isdigit((unsigned char)*s))
@@ -84,7 +84,7 @@ static int parse_item(struct ct_fspec *out, char *item, char *err,
         return 0;
     }
     if (!strncmp(item, "min=", 4)) {
-        if (ct_parse_duration(item + 4, &out->min_ns) != 0 ||
+        if (ct_fspec_duration(item + 4, &out->min_ns) != 0 ||
             out->min_ns == 0) {
             snprintf(err, errcap, "'%s': expected min=DURATION such as "
                      "10us (units ns, us, ms, s)", item);
