@@ -208,20 +208,40 @@ static int match_one(const struct ct_frule *r, const char *name)
     return fnmatch(r->pattern, name, 0) == 0;
 }
 
+/* The name without a template function's return type: after the last
+ * blank outside <> and (), or NULL. */
+static const char *without_return_type(const char *bare)
+{
+    const char *after = NULL;
+    int nest = 0;
+    for (const char *c = bare; *c; c++) {
+        if (*c == '<' || *c == '(')
+            nest++;
+        else if ((*c == '>' || *c == ')') && nest > 0)
+            nest--;
+        else if (*c == ' ' && nest == 0)
+            after = c + 1;
+    }
+    return after && *after ? after : NULL;
+}
+
 static int match_rule(const struct ct_frule *r, const char *name,
-                      const char *demangled, const char *bare)
+                      const char *demangled, const char *bare,
+                      const char *bare_name)
 {
     return match_one(r, name) || (demangled && match_one(r, demangled)) ||
-           (bare && match_one(r, bare));
+           (bare && match_one(r, bare)) ||
+           (bare_name && match_one(r, bare_name));
 }
 
 void ct_fspec_match(const struct ct_fspec *s, const char *name,
                     const char *demangled, uint32_t *filter_rule,
                     uint32_t *trigger_rule)
 {
-    /* "ns::f(int)" is also matched as "ns::f". */
+    /* "ns::f(int)" is also matched as "ns::f", and "void f<int>(int)" as
+     * "f<int>". */
     char bare[512];
-    const char *b = NULL;
+    const char *b = NULL, *bn = NULL;
     if (demangled) {
         const char *paren = strchr(demangled, '(');
         size_t n = paren ? (size_t)(paren - demangled) : 0;
@@ -229,12 +249,13 @@ void ct_fspec_match(const struct ct_fspec *s, const char *name,
             memcpy(bare, demangled, n);
             bare[n] = '\0';
             b = bare;
+            bn = without_return_type(bare);
         }
     }
     *filter_rule = *trigger_rule = 0;
     for (uint32_t i = 0; i < s->nrules; i++) {
         const struct ct_frule *r = &s->rules[i];
-        if (!match_rule(r, name, demangled, b))
+        if (!match_rule(r, name, demangled, b, bn))
             continue;
         if (r->kind == CT_FRULE_ON || r->kind == CT_FRULE_OFF)
             *trigger_rule = i + 1;

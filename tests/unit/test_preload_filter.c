@@ -1,0 +1,230 @@
+/* The record-time filter language (preload/filter_spec.c): items, globs,
+ * regular expressions, C++ names, the environment variables and the
+ * exact messages for bad syntax. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "filter.h"
+
+static struct ct_fspec *spec;
+static char err[256];
+
+static int setup(void **state)
+{
+    (void)state;
+    spec = calloc(1, sizeof *spec);
+    err[0] = '\0';
+    return spec ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    ct_fspec_free(spec);
+    free(spec);
+    return 0;
+}
+
+static void parse_ok(const char *text)
+{
+    ct_fspec_free(spec);
+    if (ct_fspec_parse(text, spec, err, sizeof err) != 0)
+        fail_msg("'%s': %s", text, err);
+}
+
+/* "F T": the filter rule and trigger that match name (0: none). */
+static const char *match(const char *name, const char *demangled)
+{
+    static char buf[32];
+    uint32_t f, t;
+    ct_fspec_match(spec, name, demangled, &f, &t);
+    snprintf(buf, sizeof buf, "%u %u", f, t);
+    return buf;
+}
+
+static void test_items(void **state)
+{
+    (void)state;
+    parse_ok(" parse* , -lex_*,main_loop@3,handle:on,done:off,depth=5,"
+             "min=10us ");
+    assert_int_equal(spec->nrules, 5);
+    assert_int_equal(spec->rules[0].kind, CT_FRULE_INCLUDE);
+    assert_int_equal(spec->rules[0].levels, 0);
+    assert_int_equal(spec->rules[1].kind, CT_FRULE_EXCLUDE);
+    assert_string_equal(spec->rules[1].pattern, "lex_*");
+    assert_int_equal(spec->rules[2].levels, 3);
+    assert_string_equal(spec->rules[2].pattern, "main_loop");
+    assert_int_equal(spec->rules[3].kind, CT_FRULE_ON);
+    assert_int_equal(spec->rules[4].kind, CT_FRULE_OFF);
+    assert_int_equal(spec->depth, 5);
+    assert_int_equal(spec->min_ns, 10000);
+    assert_true(spec->have_include);
+    assert_true(spec->have_on);
+    assert_string_equal(spec->text, "parse*,-lex_*,main_loop@3,handle:on,"
+                        "done:off,depth=5,min=10us");
+    assert_true(ct_fspec_active(spec));
+}
+
+static void test_empty(void **state)
+{
+    (void)state;
+    parse_ok("");
+    assert_false(ct_fspec_active(spec));
+    parse_ok(" , ,");
+    assert_false(ct_fspec_active(spec));
+    assert_string_equal(spec->text, "");
+}
+
+static void test_match_glob_and_order(void **state)
+{
+    (void)state;
+    parse_ok("parse*,-parse_slow,re:^lex_(a|b)$,x:on");
+    assert_string_equal(match("parse_fast", NULL), "1 0");
+    /* The last matching rule wins. */
+    assert_string_equal(match("parse_slow", NULL), "2 0");
+    assert_string_equal(match("lex_a", NULL), "3 0");
+    assert_string_equal(match("lex_c", NULL), "0 0");
+    assert_string_equal(match("x", NULL), "0 4");
+    assert_string_equal(match("main", NULL), "0 0");
+}
+
+static void test_match_cxx(void **state)
+{
+    (void)state;
+    parse_ok("ns::Parser::*,-ns::Parser::skip,re:^std::vector");
+    const char *mangled = "_ZN2ns6Parser4readEi";
+    assert_string_equal(match(mangled, "ns::Parser::read(int)"), "1 0");
+    /* Without its parameter list too. */
+    assert_string_equal(match("_ZN2ns6Parser4skipEv", "ns::Parser::skip()"),
+                        "2 0");
+    assert_string_equal(match("_ZNSt6vectorIiSaIiEE9push_backEOi",
+                              "std::vector<int, std::allocator<int> >::"
+                              "push_back(int&&)"), "3 0");
+    /* A template function without its return type. */
+    parse_ok("tokenize<int>");
+    assert_string_equal(match("_Z8tokenizeIiEvT_", "void tokenize<int>(int)"),
+                        "1 0");
+    /* A mangled pattern matches the mangled name. */
+    parse_ok("_ZN2ns*");
+    assert_string_equal(match(mangled, "ns::Parser::read(int)"), "1 0");
+}
+
+static void test_escaped_comma(void **state)
+{
+    (void)state;
+    parse_ok("re:^f(a\\,b)?$,g");
+    assert_int_equal(spec->nrules, 2);
+    assert_string_equal(spec->rules[0].pattern, "^f(a,b)?$");
+    assert_string_equal(match("fa,b", NULL), "1 0");
+    assert_string_equal(spec->text, "re:^f(a\\,b)?$,g");
+}
+
+static void bad(const char *text, const char *want)
+{
+    ct_fspec_free(spec);
+    assert_int_equal(ct_fspec_parse(text, spec, err, sizeof err), -1);
+    assert_string_equal(err, want);
+    assert_int_equal(spec->nrules, 0);
+}
+
+static void test_bad(void **state)
+{
+    (void)state;
+    bad("re:(", "'re:(': Unmatched ( or \\(");
+    bad("depth=0", "'depth=0': expected depth=N, N from 1 to 4096");
+    bad("min=10 parsecs", "'min=10 parsecs': expected min=DURATION such as "
+        "10us (units ns, us, ms, s)");
+    bad("f@0", "'f@0': expected PATTERN@N, N from 1 to 4096");
+    bad("-", "empty pattern");
+    bad(":on", "empty pattern");
+}
+
+static void test_durations(void **state)
+{
+    (void)state;
+    uint64_t ns;
+    assert_int_equal(ct_fspec_duration("10us", &ns), 0);
+    assert_int_equal(ns, 10000);
+    assert_int_equal(ct_fspec_duration("1.5ms", &ns), 0);
+    assert_int_equal(ns, 1500000);
+    assert_int_equal(ct_fspec_duration("2s", &ns), 0);
+    assert_int_equal(ns, 2000000000);
+    assert_int_equal(ct_fspec_duration("250", &ns), 0);
+    assert_int_equal(ns, 250);
+    assert_int_equal(ct_fspec_duration("us", &ns), -1);
+    assert_int_equal(ct_fspec_duration("-1us", &ns), -1);
+    assert_int_equal(ct_fspec_duration("3h", &ns), -1);
+}
+
+static const char *vars[8][2];
+static char warned[4][512];
+static int nwarned;
+
+static const char *fake_get(const char *name)
+{
+    for (int i = 0; vars[i][0]; i++)
+        if (!strcmp(vars[i][0], name))
+            return vars[i][1];
+    return NULL;
+}
+
+static void fake_warn(const char *line)
+{
+    if (nwarned < 4)
+        snprintf(warned[nwarned], sizeof warned[0], "%s", line);
+    nwarned++;
+}
+
+static void test_env(void **state)
+{
+    (void)state;
+    char text[CT_FILTER_TEXT_MAX];
+    memset(vars, 0, sizeof vars);
+    nwarned = 0;
+    vars[0][0] = "CALLTRACE_FILTER", vars[0][1] = "parse*,-lex";
+    vars[1][0] = "CALLTRACE_DEPTH", vars[1][1] = "4";
+    vars[2][0] = "CALLTRACE_MIN_DURATION", vars[2][1] = "5us";
+    vars[3][0] = "CALLTRACE_TRIGGER", vars[3][1] = "go:on";
+    assert_int_not_equal(ct_fspec_from_env(text, sizeof text, fake_get,
+                                           fake_warn), 0);
+    assert_string_equal(text, "parse*,-lex,depth=4,min=5us,go:on");
+    assert_int_equal(nwarned, 0);
+
+    /* One bad variable: one line, the others kept. */
+    vars[0][1] = "re:[";
+    vars[1][1] = "4,foo";
+    vars[3][1] = "go";
+    ct_fspec_from_env(text, sizeof text, fake_get, fake_warn);
+    assert_string_equal(text, "min=5us");
+    assert_int_equal(nwarned, 3);
+    assert_string_equal(warned[0], "calltrace: CALLTRACE_FILTER='re:[': "
+                        "'re:[': Invalid regular expression; tracing "
+                        "without it");
+    assert_string_equal(warned[1], "calltrace: CALLTRACE_DEPTH='4,foo': "
+                        "expected a depth from 1 to 4096; tracing without "
+                        "it");
+    assert_string_equal(warned[2], "calltrace: CALLTRACE_TRIGGER='go': "
+                        "expected FUNCTION:on or FUNCTION:off items; "
+                        "tracing without it");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_items, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_empty, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_match_glob_and_order, setup,
+                                        teardown),
+        cmocka_unit_test_setup_teardown(test_match_cxx, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_escaped_comma, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_bad, setup, teardown),
+        cmocka_unit_test(test_durations),
+        cmocka_unit_test(test_env),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
