@@ -54,6 +54,7 @@ struct fset {
     struct fhash *hash;
     uint64_t scanned[MAX_OBJECTS];  /* objects looked at: base ^ name hash */
     uint32_t nscanned;
+    struct fset *older;  /* kept: a thread may still read it            */
 };
 
 static struct fset *current;
@@ -258,6 +259,7 @@ static int install(const char *text, char *err, size_t errcap)
     pthread_mutex_lock(&install_lock);
     struct fset *old = current;
     s->gen = old ? old->gen + 1 : 1;
+    s->older = old;
     scan_all(s);
     __atomic_store_n(&trigger_on, !s->spec.have_on, __ATOMIC_RELAXED);
     /* The old set stays mapped: a thread may be reading it right now. */
