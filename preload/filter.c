@@ -36,7 +36,7 @@ uint32_t ct_filter_stop;
 
 struct fslot {
     uintptr_t key;
-    uint32_t val;   /* filter rule + 1 | (trigger rule + 1) << 16 */
+    uint32_t val;   /* as ct_fspec_match returns it                   */
 };
 
 struct fhash {
@@ -125,10 +125,9 @@ static void hash_put(struct fhash *h, uintptr_t key, uint32_t val)
     if (h->s[i].key == key) {
         /* Two names for one address: each kind of rule keeps a match. */
         uint32_t old = h->s[i].val;
-        if (!(val & 0xffff))
-            val |= old & 0xffff;
-        if (!(val >> 16))
-            val |= old & 0xffff0000u;
+        for (uint32_t mask = 0xff; mask; mask <<= 8)
+            if (!(val & mask))
+                val |= old & mask;
         __atomic_store_n(&h->s[i].val, val, __ATOMIC_RELAXED);
         return;
     }
@@ -178,10 +177,9 @@ static void scan_symbol(void *arg, const char *name, uintptr_t addr)
             dem = out;
         }
     }
-    uint32_t rule, trig;
-    ct_fspec_match(&sc->set->spec, name, dem, &rule, &trig);
-    if (rule || trig)
-        insert(sc->set, addr, rule | trig << 16);
+    uint32_t v = ct_fspec_match(&sc->set->spec, name, dem);
+    if (v)
+        insert(sc->set, addr, v);
 }
 
 static uint64_t object_key(const struct dl_phdr_info *info)
@@ -509,7 +507,8 @@ static int decide(struct ct_thread *t, struct fthread *f, const struct fset *s,
 {
     const struct ct_fspec *sp = &s->spec;
     uint32_t v = lookup(s, fn);
-    uint32_t rule = v & 0xffff, trig = v >> 16;
+    uint32_t inc = CT_FMATCH_INCLUDE(v), exc = CT_FMATCH_EXCLUDE(v);
+    uint32_t trig = CT_FMATCH_TRIGGER(v);
     if (trig)
         __atomic_store_n(&trigger_on,
                          sp->rules[trig - 1].kind == CT_FRULE_ON,
@@ -518,15 +517,18 @@ static int decide(struct ct_thread *t, struct fthread *f, const struct fset *s,
         count_drop(t, f, fn, CT_DROP_TRIGGER);
         return 1;
     }
-    if (rule) {
-        const struct ct_frule *r = &sp->rules[rule - 1];
-        if (r->kind == CT_FRULE_EXCLUDE) {
-            count_drop(t, f, fn, CT_DROP_EXCLUDED | (rule - 1) << 3);
-            return 1;
-        }
-        uint32_t allow = r->levels ? d + r->levels : UINT32_MAX;
+    /* Included and excluded both: its callees are recorded, it is not
+     * ("only below main_loop"); its callees' levels count from it. */
+    if (inc) {
+        const struct ct_frule *r = &sp->rules[inc - 1];
+        uint32_t allow = r->levels ? d + r->levels + (exc ? 1 : 0)
+                                   : UINT32_MAX;
         if (allow > f->allow)
             f->allow = allow;
+    }
+    if (exc) {
+        count_drop(t, f, fn, CT_DROP_EXCLUDED | (exc - 1) << 3);
+        return 1;
     }
     if (sp->have_include && d >= f->allow) {
         count_drop(t, f, fn, CT_DROP_OUTSIDE);

@@ -68,13 +68,15 @@ int ct_fspec_active(const struct ct_fspec *s);
 /* "10us", "2ms", "500", "1.5s": nanoseconds; 0 on success. */
 int ct_fspec_duration(const char *s, uint64_t *ns);
 
-/* The last filter rule (include/exclude) matching the name, and the last
- * trigger, as index + 1 (0: none).  demangled may be NULL; a C++ name
- * matches by its demangled form, with or without its parameter list, or
- * by its mangled one. */
-void ct_fspec_match(const struct ct_fspec *s, const char *name,
-                    const char *demangled, uint32_t *filter_rule,
-                    uint32_t *trigger_rule);
+/* The last include, exclude and trigger rules matching the name, each as
+ * index + 1 (0: none), packed as below.  demangled may be NULL; a C++ name
+ * matches by its demangled form, with or without its parameter list (and
+ * a template function's return type), or by its mangled one. */
+uint32_t ct_fspec_match(const struct ct_fspec *s, const char *name,
+                        const char *demangled);
+#define CT_FMATCH_INCLUDE(v) ((v) & 0xffu)
+#define CT_FMATCH_EXCLUDE(v) ((v) >> 8 & 0xffu)
+#define CT_FMATCH_TRIGGER(v) ((v) >> 16 & 0xffu)
 
 /* Builds the spec from the environment's CALLTRACE_FILTER, _DEPTH,
  * _MIN_DURATION and _TRIGGER into dst; a bad variable gets one warning

@@ -234,9 +234,8 @@ static int match_rule(const struct ct_frule *r, const char *name,
            (bare_name && match_one(r, bare_name));
 }
 
-void ct_fspec_match(const struct ct_fspec *s, const char *name,
-                    const char *demangled, uint32_t *filter_rule,
-                    uint32_t *trigger_rule)
+uint32_t ct_fspec_match(const struct ct_fspec *s, const char *name,
+                        const char *demangled)
 {
     /* "ns::f(int)" is also matched as "ns::f", and "void f<int>(int)" as
      * "f<int>". */
@@ -252,16 +251,19 @@ void ct_fspec_match(const struct ct_fspec *s, const char *name,
             bn = without_return_type(bare);
         }
     }
-    *filter_rule = *trigger_rule = 0;
+    uint32_t inc = 0, exc = 0, trig = 0;
     for (uint32_t i = 0; i < s->nrules; i++) {
         const struct ct_frule *r = &s->rules[i];
         if (!match_rule(r, name, demangled, b, bn))
             continue;
         if (r->kind == CT_FRULE_ON || r->kind == CT_FRULE_OFF)
-            *trigger_rule = i + 1;
+            trig = i + 1;
+        else if (r->kind == CT_FRULE_EXCLUDE)
+            exc = i + 1;
         else
-            *filter_rule = i + 1;
+            inc = i + 1;
     }
+    return inc | exc << 8 | trig << 16;
 }
 
 /* Appends item (already checked) to dst with a separating comma. */

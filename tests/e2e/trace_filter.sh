@@ -70,6 +70,11 @@ run both CALLTRACE_FILTER='parse,-lex_token'
 check both "leaf=30 parse=10 " \
     "161 calls (131 not below an included function; 30 excluded by -lex_token)"
 
+# "Only below run_parse": included and excluded, its callees alone.
+run below CALLTRACE_FILTER='run_parse,-run_parse'
+check below "leaf=30 lex_token=30 parse=10 " \
+    "131 calls (130 not below an included function; 1 excluded by -run_parse)"
+
 run regex CALLTRACE_FILTER='re:^(helper|deep)$'
 check regex "deep=8 helper=5 " "188 calls (188 not below an included function)"
 

@@ -37,13 +37,14 @@ static void parse_ok(const char *text)
         fail_msg("'%s': %s", text, err);
 }
 
-/* "F T": the filter rule and trigger that match name (0: none). */
+/* "I E T": the include, exclude and trigger rules that match name, as
+ * index + 1 (0: none). */
 static const char *match(const char *name, const char *demangled)
 {
     static char buf[32];
-    uint32_t f, t;
-    ct_fspec_match(spec, name, demangled, &f, &t);
-    snprintf(buf, sizeof buf, "%u %u", f, t);
+    uint32_t v = ct_fspec_match(spec, name, demangled);
+    snprintf(buf, sizeof buf, "%u %u %u", CT_FMATCH_INCLUDE(v),
+             CT_FMATCH_EXCLUDE(v), CT_FMATCH_TRIGGER(v));
     return buf;
 }
 
@@ -84,13 +85,16 @@ static void test_match_glob_and_order(void **state)
 {
     (void)state;
     parse_ok("parse*,-parse_slow,re:^lex_(a|b)$,x:on");
-    assert_string_equal(match("parse_fast", NULL), "1 0");
-    /* The last matching rule wins. */
-    assert_string_equal(match("parse_slow", NULL), "2 0");
-    assert_string_equal(match("lex_a", NULL), "3 0");
-    assert_string_equal(match("lex_c", NULL), "0 0");
-    assert_string_equal(match("x", NULL), "0 4");
-    assert_string_equal(match("main", NULL), "0 0");
+    assert_string_equal(match("parse_fast", NULL), "1 0 0");
+    /* Included and excluded: both are told. */
+    assert_string_equal(match("parse_slow", NULL), "1 2 0");
+    assert_string_equal(match("lex_a", NULL), "3 0 0");
+    assert_string_equal(match("lex_c", NULL), "0 0 0");
+    assert_string_equal(match("x", NULL), "0 0 4");
+    assert_string_equal(match("main", NULL), "0 0 0");
+    /* Of several of one kind, the last. */
+    parse_ok("p*,parse*@2");
+    assert_string_equal(match("parse", NULL), "2 0 0");
 }
 
 static void test_match_cxx(void **state)
@@ -98,20 +102,20 @@ static void test_match_cxx(void **state)
     (void)state;
     parse_ok("ns::Parser::*,-ns::Parser::skip,re:^std::vector");
     const char *mangled = "_ZN2ns6Parser4readEi";
-    assert_string_equal(match(mangled, "ns::Parser::read(int)"), "1 0");
+    assert_string_equal(match(mangled, "ns::Parser::read(int)"), "1 0 0");
     /* Without its parameter list too. */
     assert_string_equal(match("_ZN2ns6Parser4skipEv", "ns::Parser::skip()"),
-                        "2 0");
+                        "1 2 0");
     assert_string_equal(match("_ZNSt6vectorIiSaIiEE9push_backEOi",
                               "std::vector<int, std::allocator<int> >::"
-                              "push_back(int&&)"), "3 0");
+                              "push_back(int&&)"), "3 0 0");
     /* A template function without its return type. */
     parse_ok("tokenize<int>");
     assert_string_equal(match("_Z8tokenizeIiEvT_", "void tokenize<int>(int)"),
-                        "1 0");
+                        "1 0 0");
     /* A mangled pattern matches the mangled name. */
     parse_ok("_ZN2ns*");
-    assert_string_equal(match(mangled, "ns::Parser::read(int)"), "1 0");
+    assert_string_equal(match(mangled, "ns::Parser::read(int)"), "1 0 0");
 }
 
 static void test_escaped_comma(void **state)
@@ -120,7 +124,7 @@ static void test_escaped_comma(void **state)
     parse_ok("re:^f(a\\,b)?$,g");
     assert_int_equal(spec->nrules, 2);
     assert_string_equal(spec->rules[0].pattern, "^f(a,b)?$");
-    assert_string_equal(match("fa,b", NULL), "1 0");
+    assert_string_equal(match("fa,b", NULL), "1 0 0");
     assert_string_equal(spec->text, "re:^f(a\\,b)?$,g");
 }
 
