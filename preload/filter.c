@@ -517,9 +517,11 @@ static int decide(struct ct_thread *t, struct fthread *f, const struct fset *s,
         count_drop(t, f, fn, CT_DROP_TRIGGER);
         return 1;
     }
-    /* Included and excluded both: its callees are recorded, it is not
-     * ("only below main_loop"); its callees' levels count from it. */
-    if (inc) {
+    /* Levels count from the outermost included frame: a recursive or
+     * nested match inside its levels does not extend them.  Included and
+     * excluded both: its callees are recorded, it is not ("only below
+     * main_loop"); its callees' levels count from it. */
+    if (inc && f->allow == 0) {
         const struct ct_frule *r = &sp->rules[inc - 1];
         uint32_t allow = r->levels ? d + r->levels + (exc ? 1 : 0)
                                    : UINT32_MAX;

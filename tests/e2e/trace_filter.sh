@@ -75,6 +75,10 @@ run below CALLTRACE_FILTER='run_parse,-run_parse'
 check below "leaf=30 lex_token=30 parse=10 " \
     "131 calls (130 not below an included function; 1 excluded by -run_parse)"
 
+# Levels count from the outermost included frame: deep(8)@3 is 3 calls.
+run rec CALLTRACE_FILTER='deep@3'
+check rec "deep=3 " "198 calls (198 not below an included function)"
+
 run regex CALLTRACE_FILTER='re:^(helper|deep)$'
 check regex "deep=8 helper=5 " "188 calls (188 not below an included function)"
 
