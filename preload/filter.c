@@ -492,6 +492,13 @@ static void new_generation(struct ct_thread *t, struct fthread *f,
     flush_drops(t, f);
     f->gen = s->gen;
     f->allow = 0;
+}
+
+/* The rules go into the trace once, by the first thread to run under
+ * them (again in a forked child's new file). */
+static void tell_rules(struct ct_thread *t, struct fthread *f,
+                       const struct fset *s)
+{
     uint64_t w = __atomic_load_n(&spec_written, __ATOMIC_RELAXED);
     while (w < s->gen)
         if (__atomic_compare_exchange_n(&spec_written, &w, s->gen, 0,
@@ -554,6 +561,8 @@ int ct_filter_enter(struct ct_thread *t, uintptr_t fn, uintptr_t site,
         return off;
     if (f->gen != s->gen)
         new_generation(t, f, s);
+    if (__atomic_load_n(&spec_written, __ATOMIC_RELAXED) < s->gen)
+        tell_rules(t, f, s);
     f->saved_allow[d] = f->allow;
     f->state[d] = FS_HIDDEN;
     if (off || decide(t, f, s, fn, d))
@@ -635,6 +644,16 @@ void ct_filter_thread_close(struct ct_thread *t)
             }
     }
     flush_drops(t, f);
+}
+
+void ct_filter_after_fork(struct ct_thread *self)
+{
+    spec_written = 0;
+    struct fthread *f = self ? self->filter : NULL;
+    if (f) {
+        memset(f->drops, 0, sizeof f->drops);
+        f->ndrops = 0;
+    }
 }
 
 void ct_filter_thread_release(struct ct_thread *t)

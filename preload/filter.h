@@ -118,6 +118,9 @@ int ct_filter_pop(struct ct_thread *t, uint32_t d);
  * pending frames and drop counts go into the trace. */
 void ct_filter_thread_close(struct ct_thread *t);
 void ct_filter_thread_release(struct ct_thread *t);
+/* In a forked child: its trace is a new file, which gets the rules again
+ * and none of the parent's counts. */
+void ct_filter_after_fork(struct ct_thread *self);
 /* Bytes for, and the writing of, another thread's unwritten drop counts
  * into a block of its own (ct_threads_end_others). */
 size_t ct_filter_drops_size(const struct ct_thread *t);

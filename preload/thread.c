@@ -740,6 +740,7 @@ void ct_thread_after_fork_child(void)
             munmap(t, sizeof *t);
     }
     registry = NULL;
+    ct_filter_after_fork(self && !(self->flags & CT_T_DEAD) ? self : NULL);
     if (!self || (self->flags & CT_T_DEAD))
         return;
     self->blk = NULL;
