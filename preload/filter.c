@@ -355,12 +355,19 @@ static size_t encode_drops(uint8_t *buf, uint64_t gen, const struct fdrop *d,
 static void write_pending(struct ct_thread *t, struct fthread *f,
                           uint32_t upto);
 
-/* A record about to need a new block: pending entries go first, into
- * this one, so they keep their times. */
+/*
+ * Room for len bytes while calls may be pending.  Only when the block is
+ * short of it does this go through ct_thread_room, whose checkpoint for
+ * the context-switch ring would otherwise write a record stamped later
+ * than the pending entries; and then the pending entries go first, into
+ * this block, so they keep their times.
+ */
 static int room_for(struct ct_thread *t, struct fthread *f, size_t len)
 {
-    if (f && f->npending && ct_thread_room_left(t) < len +
-        ((size_t)f->npending + 3) * CT_REC_MAX_HOT)
+    size_t pending = f ? ((size_t)f->npending + 3) * CT_REC_MAX_HOT : 0;
+    if (t->blk && ct_thread_room_left(t) >= len + pending)
+        return 0;
+    if (f && f->npending)
         write_pending(t, f, CT_MAX_DEPTH);
     return ct_thread_room(t, len);
 }
@@ -574,10 +581,7 @@ int ct_filter_enter(struct ct_thread *t, uintptr_t fn, uintptr_t site,
     /* Pending.  Keep room in this block for every pending entry and one
      * call; when there is none, the pending entries go in now, at their
      * own times, before a new block is taken. */
-    size_t need = ((size_t)f->npending + 3) * CT_REC_MAX_HOT;
-    if (t->blk && ct_thread_room_left(t) < need)
-        write_pending(t, f, d);
-    ct_thread_room(t, 3 * CT_REC_MAX_HOT);
+    room_for(t, f, 3 * CT_REC_MAX_HOT);
     f->state[d] = FS_PENDING;
     f->ticks[d] = ct_now();
     f->site[d] = site;
@@ -634,7 +638,9 @@ void ct_filter_thread_close(struct ct_thread *t)
         for (uint32_t i = 0; i < top; i++)
             if (f->state[i] == FS_PENDING && now - f->ticks[i] >= min)
                 upto = i + 1;
-        ct_thread_room(t, ((size_t)f->npending + 1) * CT_REC_MAX_HOT);
+        size_t need = ((size_t)f->npending + 1) * CT_REC_MAX_HOT;
+        if (ct_thread_room_left(t) < need)
+            ct_thread_room(t, need);
         write_pending(t, f, upto);
         for (uint32_t i = upto; i < top && f->npending; i++)
             if (f->state[i] == FS_PENDING) {
