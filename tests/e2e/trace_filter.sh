@@ -56,7 +56,7 @@ check excl "after_stop=2 deep=8 fast_fn=100 handle_request=3 helper=5 leaf=33 ma
     "30 calls (30 excluded by -lex_*)"
 grep -qx ' Filter: -lex_\*' "$T/excl.sum" || fail "no Filter line"
 # An excluded function's callees are its caller's.
-grep -A1 ' parse() {$' "$T/excl.tree" | grep -q ' leaf();$' || fail "leaf is not under parse: $(head -20 "$T/excl.tree")"
+grep -A1 ' parse() {$' "$T/excl.tree" | has ' leaf();$' || fail "leaf is not under parse: $(head -20 "$T/excl.tree")"
 
 run incl CALLTRACE_FILTER='parse,plugin_work'
 check incl "leaf=30 lex_token=30 parse=10 plugin_inner=4 plugin_work=2 " \
