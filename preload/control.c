@@ -35,11 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "filter.h"
 #include "tracer.h"
-
-/* Provided by the filter code (preload/filter.h) when it is linked in. */
-int ct_filter_reload(const char *spec, char *err, size_t errcap)
-    __attribute__((weak));
 
 #define CT_CONTROL_LINE 4096
 
@@ -178,9 +175,7 @@ static void run_command(int fd, uint64_t dev, uint64_t ino, char *cmd)
                (cmd[6] == ' ' || cmd[6] == '\0')) {
         const char *spec = cmd[6] ? cmd + 7 : "";
         char err[256] = "";
-        if (!ct_filter_reload)
-            reply(fd, dev, ino, "error filter: not supported by this tracer");
-        else if (ct_filter_reload(spec, err, sizeof err) == 0)
+        if (ct_filter_reload(spec, err, sizeof err) == 0)
             reply(fd, dev, ino, "ok filter %s", spec);
         else
             reply(fd, dev, ino, "error filter: %s", err);
