@@ -40,6 +40,9 @@
                                   ring of flight_slots slots after the header */
 #define CT_FILE_SNAPSHOT 0x40u /* a copy of a flight ring taken while the
                                   process ran on                           */
+#define CT_FILE_STREAM   0x80u /* sent over a connection: STREAM blocks may
+                                  follow, the last TRAILER holds the final
+                                  header (docs/trace-format.md "Streams")  */
 
 /* ct_file_header.oncpu: what tells on-CPU from off-CPU time (0 in traces
  * of tracers before it, and with CALLTRACE_CPUTIME=off) */
@@ -91,6 +94,14 @@ struct ct_file_header {
 /* ct_block_header.kind */
 #define CT_BLOCK_EVENTS 1u  /* records of one thread                          */
 #define CT_BLOCK_MAPS   2u  /* loaded objects (ct_map_entry list)             */
+#define CT_BLOCK_STREAM 4u  /* only in a stream: what `reserved` says         */
+
+/* ct_block_header.reserved of a CT_BLOCK_STREAM block */
+#define CT_STREAM_PARTIAL 1u /* the records so far of a block still open: the
+                                EVENTS block of that tid and seq, unless a
+                                later block of the same tid and seq follows */
+#define CT_STREAM_TRAILER 2u /* payload: the file header at the stream's end
+                                (supersedes the one at the start)           */
 
 /* ct_block_header.flags */
 #define CT_BLOCK_CLOSED 0x1u /* used and last_ticks are valid                 */

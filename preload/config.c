@@ -22,6 +22,8 @@ void ct_config_defaults(struct ct_config *c)
     c->bufsize = CT_DEFAULT_BUFSIZE;
     c->follow = 1;
     c->libcalls = CT_LIBCALLS_PLT;
+    c->stream_backlog = 64u << 20;
+    c->stream_timeout_ms = 10000;
 }
 
 int ct_parse_size(const char *s, uint64_t *out)
@@ -311,6 +313,24 @@ static void load_libcalls(struct ct_config *c, ct_getenv_fn get,
               "or nested; using plt", v);
 }
 
+static void load_stream(struct ct_config *c, ct_getenv_fn get,
+                        ct_warn_fn warn)
+{
+    const char *v = get("CALLTRACE_STREAM_BACKLOG");
+    uint64_t n;
+    if (v && (ct_parse_size(v, &n) < 0 || n < CT_MIN_BUFSIZE))
+        warnf(warn, "calltrace: CALLTRACE_STREAM_BACKLOG='%s': expected a "
+              "size such as 64M (at least 4K); using 64M", v);
+    else if (v)
+        c->stream_backlog = n;
+    v = get("CALLTRACE_STREAM_TIMEOUT");
+    if (v && (ct_parse_size(v, &n) < 0 || n < 100 || n > 3600000))
+        warnf(warn, "calltrace: CALLTRACE_STREAM_TIMEOUT='%s': expected "
+              "milliseconds from 100 to 3600000; using 10000", v);
+    else if (v)
+        c->stream_timeout_ms = (uint32_t)n;
+}
+
 void ct_config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
 {
     ct_config_defaults(c);
@@ -326,4 +346,5 @@ void ct_config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
     load_libcalls(c, get, warn);
     load_flight(c, get, warn);
     load_bool(get, warn, "CALLTRACE_CONTROL", &c->control);
+    load_stream(c, get, warn);
 }

@@ -23,6 +23,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "stream.h"
 #include "tracer.h"
 
 struct ct_proc ct_proc;
@@ -151,6 +152,8 @@ static void *new_block(uint32_t size, int *limit_hit, int in_ring)
         *limit_hit = 1;
         return NULL;
     }
+    if (ct_proc.streaming)
+        return ct_stream_block(off, size);
     int saved = errno;
     int fd = ct_file_reopen();
     void *p = NULL;
@@ -312,6 +315,9 @@ int ct_file_open(int forked_child, uint32_t ppid)
 {
     char name[CT_PATH_MAX + 32];
     ct_proc.path[0] = '\0';
+    ct_proc.streaming = 0;
+    if (ct_stream_wanted(ct_proc.cfg.output))
+        return ct_stream_open(ppid);
     if (ct_output_name(name, sizeof name, ct_proc.cfg.output, ct_proc.pid,
                        forked_child) < 0) {
         snprintf(ct_proc.path, sizeof ct_proc.path, "%s", ct_proc.cfg.output);
@@ -344,6 +350,11 @@ int ct_file_open(int forked_child, uint32_t ppid)
     ct_proc.file_len = 0;
     ct_proc.file_lock = 0;
     ct_proc.no_fallocate = 0;
+    return ct_file_map_header(ppid);
+}
+
+int ct_file_map_header(uint32_t ppid)
+{
     int limit_hit;
     uint64_t limit = ct_proc.cfg.limit;
     ct_proc.cfg.limit = 0;  /* the header is never counted out */
@@ -376,6 +387,8 @@ void ct_file_finish(int clean)
     h->end_ticks = end_ticks;
     h->end_monotonic_ns = end_mono;
     __atomic_fetch_or(&h->flags, CT_FILE_FINISHED, __ATOMIC_RELEASE);
+    if (ct_proc.streaming)
+        ct_stream_block(0, 0);  /* a message from the sender, if any */
 }
 
 void ct_file_drop(void)

@@ -67,6 +67,8 @@ struct ct_config {
     uint64_t flight;      /* CALLTRACE_FLIGHT ring bytes, 0 = off (flight.c) */
     int flight_signal;    /* CALLTRACE_FLIGHT_SIGNAL: snapshot, 0 = none    */
     int control;          /* CALLTRACE_CONTROL: control socket (control.c)  */
+    uint64_t stream_backlog;     /* CALLTRACE_STREAM_BACKLOG, bytes        */
+    uint32_t stream_timeout_ms;  /* CALLTRACE_STREAM_TIMEOUT               */
 };
 
 /* ct_config.cputime: how on-CPU time is told from off-CPU time */
@@ -383,6 +385,7 @@ static inline uint8_t *ct_enc_ext_head(uint8_t *p, uint64_t dt, uint8_t sub,
 struct ct_proc {
     struct ct_config cfg;
     int have_file;                /* the trace file exists and is ours      */
+    int streaming;                /* blocks live in a window (stream.c)     */
     struct ct_file_header *hdr;   /* mapped, or NULL                        */
     char path[CT_PATH_MAX + 32];  /* the name, as messages show it          */
     /* No descriptor is held between uses (docs/tracer.md): each block

@@ -48,6 +48,7 @@ int ctr_read_header(const struct ct_input *in, struct ct_trace_info *info,
         return header_error(path, in->size,
                             "file header cut short (truncated file)");
     memcpy(h, in->data, sizeof *h);
+    ctr_stream_final_header(in, h);
     char msg[128];
     if (h->version == 0 || h->version > CT_FORMAT_VERSION) {
         snprintf(msg, sizeof msg,

@@ -63,7 +63,8 @@ struct block *ctr_index_blocks(const struct ct_input *in,
         if (h.magic != CT_BLOCK_MAGIC ||
             h.header_size != CT_BLOCK_HEADER_SIZE || h.size == 0 ||
             h.size % CT_BLOCK_ALIGN ||
-            (h.kind != CT_BLOCK_EVENTS && h.kind != CT_BLOCK_MAPS)) {
+            (h.kind != CT_BLOCK_EVENTS && h.kind != CT_BLOCK_MAPS &&
+             h.kind != CT_BLOCK_STREAM)) {
             ctr_set_stopped(info, in->path, off,
                         "damaged block header at byte %zu", off);
             break;
@@ -92,6 +93,7 @@ struct block *ctr_index_blocks(const struct ct_input *in,
         }
         off += h.size;
     }
+    ctr_stream_resolve(in, blocks, n);
     ct_calltrace_stats.blocks = n;
     *count = n;
     return blocks;

@@ -124,6 +124,12 @@ size_t ctr_index_ring(const struct ct_input *in,
 void ctr_flight_meta(const struct ct_file_header *fh,
                      struct ct_trace_info *info, const struct block *blocks,
                      size_t n);
+/* Streams (calltrace_stream.c): the final header of a stream's trailer;
+ * PARTIAL snapshots that stand for their block become EVENTS blocks. */
+void ctr_stream_final_header(const struct ct_input *in,
+                             struct ct_file_header *h);
+void ctr_stream_resolve(const struct ct_input *in, struct block *blocks,
+                        size_t n);
 size_t ctr_payload_len(const struct block *b, bool *partial_ok);
 void ctr_read_maps(struct ct_symbolizer *sym, const struct ct_input *in,
                    const struct block *b);
