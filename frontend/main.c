@@ -27,6 +27,7 @@ static void usage(FILE *f)
 "  cflags              compiler flags for a program to trace\n"
 "  control PID on|off|snapshot|status|filter SPEC\n"
 "                      command a process traced with CALLTRACE_CONTROL=1\n"
+"  recv [OPTION]...    receive streamed traces (CALLTRACE_OUTPUT=tcp:...)\n"
 "\n"
 "Without a verb, calltrace records PROGRAM and then prints its report.\n"
 "FILE defaults to calltrace.raw; a recording of several processes is a\n"
@@ -95,5 +96,7 @@ int main(int argc, char **argv)
         return ct_fe_cflags(argc - 1, argv + 1);
     if (strcmp(verb, "control") == 0)
         return ct_fe_control(argc - 1, argv + 1);
+    if (strcmp(verb, "recv") == 0)
+        return ct_fe_recv(argc - 1, argv + 1);
     return ct_fe_run(argc, argv);
 }

@@ -29,3 +29,23 @@ nc_capture() {
 call_counts() {
     "$REPORT" --dump "$1" | awk '$2=="C"{print $3}' | sort | uniq -c
 }
+
+# start_recv DIR N: calltrace recv on a port of its choosing, into DIR,
+# ending after N streams; sets RECV_PID and PORT.
+start_recv() {
+    mkdir -p "$1"
+    "$FRONT" recv --port 0 -d "$1" --streams "$2" 2> "$1.log" &
+    RECV_PID=$!
+    local i
+    for i in $(seq 50); do
+        PORT=$(sed -n 's/.*listening on 127.0.0.1 port \([0-9]*\),.*/\1/p' "$1.log")
+        [ -n "$PORT" ] && return 0
+        sleep 0.1
+    done
+    fail "recv did not start: $(cat "$1.log")"
+}
+
+# wait_ended PID [SECONDS]: the process ends within SECONDS (default 20).
+wait_ended() {
+    timeout "${2:-20}" tail --pid="$1" -f /dev/null || fail "process $1 did not end"
+}
