@@ -31,7 +31,11 @@ static void usage(FILE *f)
 "\n"
 "  -o, --output=FILE     the recording (default calltrace.raw; the previous\n"
 "                        one is kept as FILE.old); a run of several traced\n"
-"                        processes makes FILE a folder, one trace each\n"
+"                        processes makes FILE a folder, one trace each;\n"
+"                        tcp:HOST:PORT or unix:PATH streams the trace to a\n"
+"                        listener instead (calltrace recv, nc -l)\n"
+"      --host=HOST       stream to HOST (default 127.0.0.1 with --port)\n"
+"      --port=PORT       stream to PORT (default 4444 with --host)\n"
 "  -s, --sample[=INTERVAL]\n"
 "                        sample stacks instead of recording calls (no\n"
 "                        rebuild needed), every INTERVAL of CPU time\n"
@@ -79,7 +83,7 @@ enum {
     OPT_SAMPLE_CLOCK = 256, OPT_CLOCK, OPT_BUFSIZE, OPT_LIMIT, OPT_PAUSED,
     OPT_SIGNAL, OPT_CPUTIME, OPT_FOLLOW, OPT_NO_FOLLOW, OPT_FLIGHT,
     OPT_FLIGHT_SIGNAL, OPT_CONTROL, OPT_FILTER, OPT_DEPTH, OPT_MIN_DURATION,
-    OPT_TRIGGER,
+    OPT_TRIGGER, OPT_HOST, OPT_PORT,
 };
 
 static void set(struct ct_fe_record_opts *o, const char *name,
@@ -176,6 +180,8 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
         {"depth", required_argument, NULL, OPT_DEPTH},
         {"min-duration", required_argument, NULL, OPT_MIN_DURATION},
         {"trigger", required_argument, NULL, OPT_TRIGGER},
+        {"host", required_argument, NULL, OPT_HOST},
+        {"port", required_argument, NULL, OPT_PORT},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -183,6 +189,7 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
     };
     memset(o, 0, sizeof *o);
     o->output = CT_FE_DEFAULT_TRACE;
+    const char *host = NULL, *port = NULL;
     opterr = 0;
     optind = 1;
     int c;
@@ -266,6 +273,16 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
         case OPT_TRIGGER:
             filter_option(o, verb, "trigger", "CALLTRACE_TRIGGER", optarg);
             break;
+        case OPT_HOST: host = optarg; break;
+        case OPT_PORT: {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (!*optarg || *end || v < 1 || v > 65535)
+                ct_fe_usage_error(verb, "--port wants 1 to 65535, got '%s'",
+                                  optarg);
+            port = optarg;
+            break;
+        }
         case 'q':
             o->quiet = true;
             set(o, "CALLTRACE_QUIET", "1");
@@ -284,6 +301,14 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
     }
     if (optind >= argc)
         ct_fe_usage_error(verb, "no program to record");
+    if (host || port) {
+        char *net;
+        if (asprintf(&net, strchr(host ? host : "", ':') ? "tcp:[%s]:%s"
+                                                         : "tcp:%s:%s",
+                     host ? host : "127.0.0.1", port ? port : "4444") < 0)
+            exit(CT_FE_FAILED);
+        o->output = net;  /* lives as long as the run */
+    }
     return optind;
 }
 
@@ -488,9 +513,33 @@ static char *preload_value(const char *lib)
     return v;
 }
 
+/* tcp:/unix: output: the tracer streams, nothing is staged here. */
+static int record_streamed(struct ct_fe_record_opts *o, char **prog_argv,
+                           char *preload)
+{
+    set(o, "LD_PRELOAD", "");
+    free(o->env[o->nenv - 1]);
+    o->env[o->nenv - 1] = preload;
+    set(o, "CALLTRACE_OUTPUT", o->output);
+    o->env[o->nenv] = NULL;
+    check_instrumented(prog_argv[0], o->sample);
+    int status = ct_fe_spawn(prog_argv, o->env);
+    for (size_t i = 0; i < o->nenv; i++)
+        free(o->env[i]);
+    o->nenv = 0;
+    return status < 0 ? CT_FE_FAILED : status;
+}
+
 int ct_fe_record_run(struct ct_fe_record_opts *o, char **prog_argv)
 {
     char *lib = ct_fe_find_library();
+    if (lib && (strncmp(o->output, "tcp:", 4) == 0 ||
+                strncmp(o->output, "unix:", 5) == 0)) {
+        char *preload = preload_value(lib);
+        free(lib);
+        return preload ? record_streamed(o, prog_argv, preload)
+                       : CT_FE_FAILED;
+    }
     char *preload = lib ? preload_value(lib) : NULL;
     char *parent = output_parent(o->output);
     if (!preload || !parent) {
