@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# A listener that never existed, one that stops reading, one that goes
+# away: the program's output and exit status never change, it ends in
+# bounded time, the tracer says so in one line, and whatever it drops is
+# counted: in the trace, calls + returns + user events + lost events equal
+# those of the same program traced into a file.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/stream-lib.bash"
+[ -f "$LIB" ] || fail "no $LIB"
+LISTENER=$CT_ROOT/tests/e2e/tools/stream_listener.py
+cat > "$T/busy.c" <<'C'
+#include <stdio.h>
+#include "calltrace.h"
+static volatile long sink;
+__attribute__((noinline)) void f(long i) { sink += i; }
+int main(int argc, char **argv)
+{
+    long n = argc > 1 ? 1500000 : 100;
+    for (long i = 0; i < n; i++) {
+        f(i);
+        if (i % 500000 == 0)
+            calltrace_event("at %ld", i);
+    }
+    printf("f=%ld\n", n);
+    return 5;
+}
+C
+build_traced "$T/busy" "$T/busy.c"
+"$T/busy" big > "$T/plain.out" || [ $? = 5 ] || fail "plain run"
+
+# A listener that never existed: TCP and unix.
+port=$(free_port)
+for addr in tcp:127.0.0.1:$port unix:$T/no-such.sock; do
+    set +e
+    CALLTRACE_OUTPUT=$addr LD_PRELOAD=$LIB "$T/busy" > "$T/absent.out" 2> "$T/absent.err"
+    rc=$?
+    set -e
+    expect_eq "absent $addr: status" 5 "$rc"
+    cmp -s "$T/absent.out" <(echo f=100) || fail "absent $addr: output"
+    expect_eq "absent $addr: one line" 1 "$(wc -l < "$T/absent.err")"
+    grep -q "^calltrace: cannot write trace to $addr: cannot connect: .*; tracing stopped$" "$T/absent.err" ||
+        fail "absent $addr: message: $(cat "$T/absent.err")"
+done
+
+# Local reference: events of every kind.
+CALLTRACE_BUFSIZE=64K CALLTRACE_OUTPUT=$T/local.raw LD_PRELOAD=$LIB "$T/busy" big > /dev/null || true
+events() {  # calls + returns + user events, and lost events
+    "$REPORT" "$1" > "$1.rep"
+    sed -n 's/^ Events: [0-9]* (\([0-9]*\) calls, \([0-9]*\) returns, \([0-9]*\) user events.*/\1 \2 \3/p' "$1.rep" |
+        awk '{print $1 + $2 + $3}'
+    sed -n 's/^ Lost events: \([0-9]*\).*/\1/p' "$1.rep"
+}
+read -r -d '' local_events local_lost < <(events "$T/local.raw"; printf '\0') || true
+expect_eq "local: nothing lost" 0 "$local_lost"
+
+# A listener that stops reading while the program runs, and reads again
+# after it ended: the tracer drops whole blocks past the backlog, counts
+# them, and the program neither waits nor changes.
+python3 "$LISTENER" "$T/stall.port" "$T/stall.raw" stall "$T/stall.go" &
+lpid=$!
+for i in $(seq 50); do [ -f "$T/stall.port" ] && break; sleep 0.1; done
+start=$(date +%s)
+set +e
+CALLTRACE_BUFSIZE=64K CALLTRACE_STREAM_BACKLOG=256K \
+    CALLTRACE_OUTPUT=tcp:127.0.0.1:$(cat "$T/stall.port") LD_PRELOAD=$LIB \
+    "$T/busy" big > "$T/stall.out" 2> "$T/stall.err"; rc=$?
+set -e
+elapsed=$(( $(date +%s) - start ))
+touch "$T/stall.go"
+wait_ended "$lpid"
+expect_eq "stall: status" 5 "$rc"
+cmp -s "$T/plain.out" "$T/stall.out" || fail "stall: output differs"
+[ "$elapsed" -lt 30 ] || fail "stall: the program took ${elapsed}s"
+expect_eq "stall: one line" 1 "$(wc -l < "$T/stall.err")"
+grep -q "^calltrace: the listener at tcp:127.0.0.1:[0-9]* is slower than the program: whole blocks are dropped and counted as lost events (CALLTRACE_STREAM_BACKLOG)$" "$T/stall.err" ||
+    fail "stall: message: $(cat "$T/stall.err")"
+read -r -d '' net_events net_lost < <(events "$T/stall.raw"; printf '\0') || true
+[ "$net_lost" -gt 0 ] || fail "stall: nothing was counted as lost"
+echo "stall: $net_events kept, $net_lost lost" >&2
+expect_eq "stall: events kept + lost" "$local_events" "$((net_events + net_lost))"
+! grep -q "not closed cleanly" "$T/stall.raw.rep" || fail "stall: no trailer"
+
+# A listener that goes away after 100 KB: one line, tracing stops, the
+# program runs on unchanged.
+python3 "$LISTENER" "$T/gone.port" "$T/gone.raw" close 100000 &
+lpid=$!
+for i in $(seq 50); do [ -f "$T/gone.port" ] && break; sleep 0.1; done
+set +e
+CALLTRACE_BUFSIZE=64K CALLTRACE_OUTPUT=tcp:127.0.0.1:$(cat "$T/gone.port") \
+    LD_PRELOAD=$LIB "$T/busy" big > "$T/gone.out" 2> "$T/gone.err"; rc=$?
+set -e
+wait_ended "$lpid"
+expect_eq "gone: status" 5 "$rc"
+cmp -s "$T/plain.out" "$T/gone.out" || fail "gone: output differs"
+expect_eq "gone: one line" 1 "$(wc -l < "$T/gone.err")"
+grep -q "^calltrace: cannot write trace to tcp:127.0.0.1:[0-9]*: the listener closed the connection; tracing stopped$" "$T/gone.err" ||
+    fail "gone: message: $(cat "$T/gone.err")"
+echo ok
