@@ -14,6 +14,7 @@ void ct_recv_init(struct ct_recv_parser *p)
     memset(p, 0, sizeof *p);
 }
 
+/* Errors name the byte where the bad header starts. */
 static size_t fail(struct ct_recv_parser *p, size_t taken, const char *fmt,
                    uint64_t a)
 {
@@ -21,7 +22,7 @@ static size_t fail(struct ct_recv_parser *p, size_t taken, const char *fmt,
     char what[120];
     snprintf(what, sizeof what, fmt, a);
     snprintf(p->error, sizeof p->error, "%s at byte %" PRIu64, what,
-             p->offset);
+             p->header_done ? p->block_start : p->offset);
     return taken;
 }
 
@@ -106,6 +107,8 @@ size_t ct_recv_feed(struct ct_recv_parser *p, const uint8_t *buf, size_t n)
             p->body_left -= k;
             continue;
         }
+        if (p->bhave == 0)
+            p->block_start = p->offset;
         size_t k = CT_BLOCK_HEADER_SIZE - p->bhave;
         if (k > n - i)
             k = n - i;

@@ -25,6 +25,7 @@ struct ct_recv_parser {
     uint8_t header[CT_FILE_HEADER_SIZE];
     uint8_t bhead[CT_BLOCK_HEADER_SIZE];
     size_t bhave;           /* bytes of the current block header            */
+    uint64_t block_start;   /* offset of the current block                  */
     uint64_t body_left;     /* bytes of the current block after its header  */
     char error[160];
 };
