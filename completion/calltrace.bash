@@ -85,7 +85,7 @@ _calltrace()
     local cur cmd=${COMP_WORDS[0]}
     cur=$(_calltrace_cur)
     local analyzer; analyzer=$(_calltrace_analyzer "$cmd")
-    local verbs="record report tree dump export cflags control help"
+    local verbs="record report tree dump export cflags control recv help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         if [[ $cur == -* ]]; then
             _calltrace_complete_words "$cur" "$analyzer" "$cmd" record
@@ -119,12 +119,13 @@ _calltrace()
                 COMPREPLY=()
             fi
             ;;
+        recv) _calltrace_complete_words "$cur" "$analyzer" "$cmd" recv ;;
         *)  # record, or a program without a verb: options until the program
             local start=1
             [ "$verb" = record ] && start=2
             for ((i = start; i < COMP_CWORD; i++)); do
                 case ${COMP_WORDS[i]} in
-                    -o|--output|=) ((i++)) ;;
+                    -o|--output|--host|--port|=) ((i++)) ;;
                     --) ((i++)); break ;;
                     -*) ;;
                     *) break ;;
