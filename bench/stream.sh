@@ -52,9 +52,13 @@ for ((r = 0; r < RUNS; r++)); do
     a=$(now); nc -N 127.0.0.1 "$p" < "$stream_file"; wait "$RPID"; b=$(now)
     t[recv]+="$((b - a)) "
     p=$(port); nc -l -p "$p" -s 127.0.0.1 > /dev/null < /dev/null & npid=$!
-    until ss -ltn 2>/dev/null | grep -q ":$p " || awk -v h=$(printf ':%04X' "$p") 'index($2,h) && $4=="0A"{f=1} END{exit !f}' /proc/net/tcp; do sleep 0.02; done
+    until awk -v h=$(printf ':%04X' "$p") 'index($2,h) && $4=="0A"{f=1} END{exit !f}' /proc/net/tcp; do sleep 0.02; done
     a=$(now); nc -N 127.0.0.1 "$p" < "$stream_file"; wait "$npid"; b=$(now)
     t[nc]+="$((b - a)) "
+    p=$(port); rm -f "$W/nc.raw"; nc -l -p "$p" -s 127.0.0.1 > "$W/nc.raw" < /dev/null & npid=$!
+    until awk -v h=$(printf ':%04X' "$p") 'index($2,h) && $4=="0A"{f=1} END{exit !f}' /proc/net/tcp; do sleep 0.02; done
+    a=$(now); nc -N 127.0.0.1 "$p" < "$stream_file"; wait "$npid"; b=$(now)
+    t[ncfile]+="$((b - a)) "
 done
 m() { printf '%s\n' ${t[$1]} | median; }
 noop=$(m noop)
@@ -75,5 +79,7 @@ echo
 echo "| receiver of a $((size / 1000000)) MB stream (nc -N over loopback) | MB/s | vs nc |"
 echo "|---|---|---|"
 printf '| nc -l > /dev/null | %s | 1.00 |\n' "$(mbs "$(m nc)")"
+printf '| nc -l > FILE (the folder recv writes in) | %s | %.2f |\n' "$(mbs "$(m ncfile)")" \
+    "$(awk -v a="$(m nc)" -v b="$(m ncfile)" 'BEGIN{print a/b}')"
 printf '| calltrace recv -d DIR | %s | %.2f |\n' "$(mbs "$(m recv)")" \
     "$(awk -v a="$(m nc)" -v b="$(m recv)" 'BEGIN{print a/b}')"

@@ -271,39 +271,25 @@ int ct_fe_recv(int argc, char **argv)
         conns[i].fd = conns[i].out = -1;
     long ended = 0;
     while (!stop && (streams < 0 || ended < streams)) {
-        pfd[0] = (struct pollfd){.fd = lfd, .events = POLLIN};
+        /* Only the open connections: pfd[k + 1] is conns[slot_of[k]]'s. */
+        static int slot_of[MAX_CONN];
+        int npfd = 0;
+        pfd[npfd++] = (struct pollfd){.fd = lfd, .events = POLLIN};
         for (int i = 0; i < MAX_CONN; i++)
-            pfd[i + 1] = (struct pollfd){.fd = conns[i].fd, .events = POLLIN};
-        int n = poll(pfd, MAX_CONN + 1, 1000);
+            if (conns[i].fd >= 0) {
+                slot_of[npfd - 1] = i;
+                pfd[npfd++] = (struct pollfd){.fd = conns[i].fd,
+                                              .events = POLLIN};
+            }
+        int n = poll(pfd, (nfds_t)npfd, 1000);
         if (n < 0 && errno != EINTR) {
             ct_fe_error("recv: poll: %s", strerror(errno));
             break;
         }
         time_t now = time(NULL);
-        if (n > 0 && (pfd[0].revents & POLLIN)) {
-            int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
-            int slot = 0;
-            while (fd >= 0 && slot < MAX_CONN && conns[slot].fd >= 0)
-                slot++;
-            if (fd >= 0 && slot == MAX_CONN) {
-                say("%d streams at once: a new connection refused", MAX_CONN);
-                close(fd);
-            } else if (fd >= 0) {
-                struct conn *c = &conns[slot];
-                c->fd = fd;
-                c->out = -1;
-                c->since = now;
-                c->stored = 0;
-                peer_name(fd, c->peer, sizeof c->peer);
-                ct_recv_init(&c->p);
-            }
-        }
-        for (int i = 0; i < MAX_CONN; i++) {
-            struct conn *c = &conns[i];
-            if (c->fd < 0)
-                continue;
-            if (pfd[i + 1].fd == c->fd &&
-                (pfd[i + 1].revents & (POLLIN | POLLHUP | POLLERR))) {
+        for (int k = 1; k < npfd; k++) {
+            struct conn *c = &conns[slot_of[k - 1]];
+            if (n > 0 && (pfd[k].revents & (POLLIN | POLLHUP | POLLERR))) {
                 ssize_t r = read(c->fd, buf, BUF);
                 if (r > 0 && take(c, buf, (size_t)r, dir) < 0) {
                     finish(c, "");
@@ -321,6 +307,24 @@ int ct_fe_recv(int argc, char **argv)
             } else if (!c->p.header_done && now - c->since > HEADER_WAIT_S) {
                 finish(c, "no header within 10 s; connection closed");
                 ended++;
+            }
+        }
+        if (n > 0 && (pfd[0].revents & POLLIN)) {
+            int fd = accept4(lfd, NULL, NULL, SOCK_CLOEXEC);
+            int slot = 0;
+            while (fd >= 0 && slot < MAX_CONN && conns[slot].fd >= 0)
+                slot++;
+            if (fd >= 0 && slot == MAX_CONN) {
+                say("%d streams at once: a new connection refused", MAX_CONN);
+                close(fd);
+            } else if (fd >= 0) {
+                struct conn *c = &conns[slot];
+                c->fd = fd;
+                c->out = -1;
+                c->since = now;
+                c->stored = 0;
+                peer_name(fd, c->peer, sizeof c->peer);
+                ct_recv_init(&c->p);
             }
         }
     }

@@ -69,4 +69,35 @@ wait "$qpid"
 timeout 10 tail --pid="$NC_PID" -f /dev/null || fail "quiet: nc did not end"
 expect_eq "quiet: early at the end" "25 early" \
     "$(call_counts "$T/quiet.raw" | awk '$2=="early"{print $1, $2}')"
+
+# SIGKILL: the sender outlives the program and sends what it wrote, its
+# open block included, as a killed program's file would keep it.
+cat > "$T/killed.c" <<'C'
+#include <stdio.h>
+#include <unistd.h>
+static volatile long sink;
+__attribute__((noinline)) void f(void) { sink++; }
+int main(void)
+{
+    for (int i = 0; i < 777; i++)
+        f();
+    puts("ready");
+    fflush(stdout);
+    for (;;)
+        pause();
+}
+C
+build_traced "$T/killed" "$T/killed.c"
+port=$(free_port)
+nc_capture "$port" "$T/killed.raw"
+wait_listening "$port"
+CALLTRACE_OUTPUT=tcp:127.0.0.1:$port LD_PRELOAD=$LIB "$T/killed" > "$T/killed.out" &
+kpid=$!
+for i in $(seq 50); do [ -s "$T/killed.out" ] && break; sleep 0.1; done
+kill -KILL "$kpid"
+{ wait "$kpid"; } 2> /dev/null || true
+wait_ended "$NC_PID" 10
+expect_eq "killed: f" "777 f" "$(call_counts "$T/killed.raw" | awk '$2=="f"{print $1, $2}')"
+"$REPORT" "$T/killed.raw" > "$T/killed.rep"
+grep -q "not closed cleanly" "$T/killed.rep" || fail "killed: the report should say so"
 echo ok
