@@ -37,10 +37,12 @@ for ((r = 0; r < RUNS; r++)); do
     a=$(now); LD_PRELOAD="$W/noop.so" "$W/fib" "$N" > /dev/null; b=$(now)
     t[noop]+="$((b - a)) "
     rm -f "$W"/t.raw*; sync
-    a=$(now); CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$LIB" "$W/fib" "$N" > /dev/null; b=$(now)
+    a=$(now); /usr/bin/time -o "$W/cpu" -f "%U %S" env CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$LIB" "$W/fib" "$N" > /dev/null; b=$(now)
     t[file]+="$((b - a)) "
+    t[file_cpu]+="$(awk '{printf "%d", ($1 + $2) * 1e9}' "$W/cpu") "
     p=$(port); rm -rf "$W/in"; recv_bg "$p" "$W/in"
-    a=$(now); CALLTRACE_OUTPUT=tcp:127.0.0.1:$p LD_PRELOAD="$LIB" "$W/fib" "$N" > /dev/null; b=$(now)
+    a=$(now); /usr/bin/time -o "$W/cpu" -f "%U %S" env CALLTRACE_OUTPUT=tcp:127.0.0.1:$p LD_PRELOAD="$LIB" "$W/fib" "$N" > /dev/null; b=$(now)
+    t[stream_cpu]+="$(awk '{printf "%d", ($1 + $2) * 1e9}' "$W/cpu") "
     wait "$RPID"; c=$(now)
     t[stream]+="$((b - a)) "
     t[stream_all]+="$((c - a)) "
@@ -73,6 +75,9 @@ printf '| empty hooks | %.1f | - | - |\n' "$(awk -v x="$noop" 'BEGIN{print x/1e6
 printf '| local file | %.1f | %s | 1.00 |\n' "$(awk -v x="$(m file)" 'BEGIN{print x/1e6}')" "$(per "$(m file)")"
 printf '| tcp loopback to recv | %.1f | %s | %.2f |\n' "$(awk -v x="$(m stream)" 'BEGIN{print x/1e6}')" "$(per "$(m stream)")" \
     "$(awk -v s="$(m stream)" -v f="$(m file)" -v n="$noop" 'BEGIN{print (s-n)/(f-n)}')"
+printf '| program CPU (user + sys), local file | %.1f | - | 1.00 |\n' "$(awk -v x="$(m file_cpu)" 'BEGIN{print x/1e6}')"
+printf '| program CPU (user + sys), streaming (the sender not counted) | %.1f | - | %.2f |\n' "$(awk -v x="$(m stream_cpu)" 'BEGIN{print x/1e6}')" \
+    "$(awk -v s="$(m stream_cpu)" -v f="$(m file_cpu)" 'BEGIN{print s/f}')"
 printf '| ... until recv stored it all | %.1f | %s | %.2f |\n' "$(awk -v x="$(m stream_all)" 'BEGIN{print x/1e6}')" "$(per "$(m stream_all)")" \
     "$(awk -v s="$(m stream_all)" -v f="$(m file)" -v n="$noop" 'BEGIN{print (s-n)/(f-n)}')"
 echo

@@ -41,6 +41,22 @@ for prog in calls threads; do
 done
 expect_eq "calls: leaf" "1200 leaf" "$(awk '$2=="leaf"{print $1, $2}' "$T/calls-net.counts")"
 
+# The front end: calltrace record --host/--port streams, writes nothing
+# locally, and exits with the program's status.
+port=$(free_port)
+nc_capture "$port" "$T/record-net.raw"
+wait_listening "$port"
+mkdir "$T/cwd"
+set +e
+(cd "$T/cwd" && "$FRONT" record --host 127.0.0.1 --port "$port" "$T/calls" > /dev/null 2> "$T/record.err"); rc=$?
+set -e
+wait_ended "$NC_PID" 10
+expect_eq "record --port: status" 7 "$rc"
+[ ! -s "$T/record.err" ] || fail "record --port spoke: $(cat "$T/record.err")"
+expect_eq "record --port: nothing written locally" "" "$(ls -A "$T/cwd")"
+call_counts "$T/record-net.raw" > "$T/record-net.counts"
+diff "$T/calls-local.counts" "$T/record-net.counts" || fail "record --port: counts differ"
+
 # A program that goes quiet: its open block reaches the listener as a
 # snapshot while the program still sleeps.
 cat > "$T/quiet.c" <<'C'
