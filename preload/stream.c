@@ -74,7 +74,7 @@ static struct {
     uint32_t npend;
     uint64_t walk;
     uint64_t inflight;     /* offset of the block being sent, or 0         */
-    uint64_t last_progress;
+    uint64_t last_progress; /* the listener last took data, or the send began */
     struct carry carry[MAX_CARRY];
     uint8_t zero[CT_BLOCK_ALIGN];
 } S;
@@ -233,7 +233,9 @@ static void release(const struct pending *p)
 }
 
 /* Drops the oldest closed EVENTS blocks while the closed blocks waiting
- * hold more than the backlog (the one in flight excepted). */
+ * hold more than the backlog (the one in flight excepted).  Called only
+ * while the listener takes nothing: a listener that keeps up loses
+ * nothing, however fast the program. */
 static void drop_excess(void)
 {
     uint64_t held = 0;
@@ -267,6 +269,7 @@ static void drop_excess(void)
 static int send_all(const void *buf, size_t len, int final)
 {
     const uint8_t *p = buf;
+    S.last_progress = now_ns();  /* a quiet spell before is not a stall */
     while (len) {
         long r = rsys(SYS_sendto, S.sock, (long)p, (long)len,
                       MSG_NOSIGNAL | MSG_DONTWAIT, 0, 0);
@@ -471,13 +474,11 @@ static int sender_main(void *arg)
             if (fd != S.sock)
                 rsys(SYS_close, fd, 0, 0, 0, 0, 0);
     rsys(SYS_prctl, PR_SET_NAME, (long)"calltrace-send", 0, 0, 0, 0);
-    S.last_progress = now_ns();
     uint32_t finished_ticks = 0;
     if (send_header(0) == 0) {
         for (;;) {
             int final = program_done(&finished_ticks);
             walk(final);
-            drop_excess();
             if (send_pending(final) < 0)
                 break;
             if (final) {

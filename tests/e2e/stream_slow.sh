@@ -15,10 +15,10 @@ static volatile long sink;
 __attribute__((noinline)) void f(long i) { sink += i; }
 int main(int argc, char **argv)
 {
-    long n = argc > 1 ? 1500000 : 100;
+    long n = argc > 1 ? 3000000 : 100;
     for (long i = 0; i < n; i++) {
         f(i);
-        if (i % 500000 == 0)
+        if (i % 1000000 == 0)
             calltrace_event("at %ld", i);
     }
     printf("f=%ld\n", n);
@@ -79,6 +79,43 @@ read -r -d '' net_events net_lost < <(events "$T/stall.raw"; printf '\0') || tru
 echo "stall: $net_events kept, $net_lost lost" >&2
 expect_eq "stall: events kept + lost" "$local_events" "$((net_events + net_lost))"
 ! grep -q "not closed cleanly" "$T/stall.raw.rep" || fail "stall: no trailer"
+
+# A listener that takes nothing for CALLTRACE_STREAM_TIMEOUT: the sender
+# gives up on it, the program says so once at its next block switch and
+# runs on untraced.  (The listener reads again only after the program
+# ended, to let the test end.)
+cat > "$T/pause.c" <<'C'
+#include <stdio.h>
+#include <unistd.h>
+static volatile long sink;
+__attribute__((noinline)) void f(long i) { sink += i; }
+int main(void)
+{
+    for (long i = 0; i < 1000000; i++)
+        f(i);
+    sleep(2);
+    for (long i = 0; i < 1000000; i++)
+        f(i);
+    puts("done");
+    return 6;
+}
+C
+build_traced "$T/pause" "$T/pause.c"
+python3 "$LISTENER" "$T/hold.port" "$T/hold.raw" stall "$T/hold.go" &
+lpid=$!
+for i in $(seq 50); do [ -f "$T/hold.port" ] && break; sleep 0.1; done
+set +e
+CALLTRACE_BUFSIZE=64K CALLTRACE_STREAM_BACKLOG=256K CALLTRACE_STREAM_TIMEOUT=500 \
+    CALLTRACE_OUTPUT=tcp:127.0.0.1:$(cat "$T/hold.port") LD_PRELOAD=$LIB \
+    "$T/pause" > "$T/hold.out" 2> "$T/hold.err"; rc=$?
+set -e
+touch "$T/hold.go"
+wait_ended "$lpid"
+expect_eq "timeout: status" 6 "$rc"
+expect_eq "timeout: output" done "$(cat "$T/hold.out")"
+grep -q "^calltrace: cannot write trace to tcp:127.0.0.1:[0-9]*: the listener took no data for 500 ms; tracing stopped$" "$T/hold.err" ||
+    fail "timeout: message: $(cat "$T/hold.err")"
+[ "$(wc -l < "$T/hold.err")" -le 2 ] || fail "timeout: more than two lines: $(cat "$T/hold.err")"
 
 # A listener that goes away after 100 KB: one line, tracing stops, the
 # program runs on unchanged.
