@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "calltrace_follow.h"
 #include "calltrace_reader.h"
 #include "util.h"
 
@@ -49,7 +50,7 @@ int ctr_read_header(const struct ct_input *in, struct ct_trace_info *info,
                             "file header cut short (truncated file)");
     memcpy(h, in->data, sizeof *h);
     ctr_stream_final_header(in, h);
-    char msg[128];
+    char msg[256];
     if (h->version == 0 || h->version > CT_FORMAT_VERSION) {
         snprintf(msg, sizeof msg,
                  "format version %" PRIu32 ", expected %u%s", h->version,
@@ -100,10 +101,11 @@ int ctr_read_header(const struct ct_input *in, struct ct_trace_info *info,
     info->sample_interval_ns = h->sample_interval_ns;
     info->oncpu = h->oncpu <= CT_ONCPU_CLOCK ? h->oncpu : CT_ONCPU_NONE;
     info->oncpu_errno = (int)h->oncpu_errno;
-    if (!(h->flags & CT_FILE_FINISHED))
-        ct_trace_add_meta(info, "trace",
-                          "not closed cleanly (the process crashed, was "
-                          "killed or is still running)");
+    enum ct_writer writer = ct_writer_state(h);
+    if (writer != CT_WRITER_DONE) {
+        ct_writer_describe(writer, h->pid, msg, sizeof msg);
+        ct_trace_add_meta(info, "trace", msg);
+    }
     if (h->flags & CT_FILE_FAILED)
         ct_trace_add_meta(info, "tracer",
                           "stopped early after a write failure");

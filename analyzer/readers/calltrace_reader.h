@@ -131,6 +131,10 @@ void ctr_stream_final_header(const struct ct_input *in,
 void ctr_stream_resolve(const struct ct_input *in, struct block *blocks,
                         size_t n);
 size_t ctr_payload_len(const struct block *b, bool *partial_ok);
+/* While the writer runs, its unclosed blocks end at their last whole
+ * record (calltrace_follow.c). */
+void ctr_live_trim(const struct ct_input *in, const struct ct_file_header *h,
+                   struct block *blocks, size_t n);
 void ctr_read_maps(struct ct_symbolizer *sym, const struct ct_input *in,
                    const struct block *b);
 int ctr_cmp_maps_time(const void *a, const void *b);

@@ -1,0 +1,697 @@
+/*
+ * Following a calltrace trace while it grows: each poll reads only the
+ * block headers and record bytes that are new since the previous one, and
+ * keeps every thread's decoding position (block, byte, time, previous
+ * function) in between.  The events are those the whole-file reader
+ * (calltrace_decode.c) makes of the same records, one thread at a time:
+ * a sink that keeps per-thread state (the profile) ends with the same
+ * figures.  Off-CPU intervals (SWITCH) and stack samples are left out.
+ *
+ * The file grows in two ways: the tracer reserves whole blocks and fills
+ * them in place (a local file: zero bytes not yet written), and a stream
+ * received by `calltrace recv` is appended to (bytes not yet there).  A
+ * record is decoded when its bytes are whole: inside a closed block, or,
+ * in an unclosed block of a writer that may still run, when the byte
+ * after it is not zero (the next record has begun).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "calltrace_follow.h"
+#include "calltrace_reader.h"
+#include "util.h"
+
+/* calltrace recv's header flag (docs/trace-format.md): the trace came
+ * over a connection, so its pid names a process of another machine. */
+#define STREAMED_FLAG 0x80u
+
+/* Polls a zero page may stay where a block header should be before it is
+ * skipped as a block that was reserved and never started. */
+#define STALL_POLLS 3
+
+#define EV_BATCH 256u
+
+/* --- the writer -------------------------------------------------------- */
+
+/* Start of a process in CLOCK_BOOTTIME ns, or 0 if unknown. */
+static uint64_t proc_start_boot_ns(uint32_t pid)
+{
+    char path[64], buf[1024];
+    snprintf(path, sizeof path, "/proc/%" PRIu32 "/stat", pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return 0;
+    buf[n] = '\0';
+    /* The command name may hold spaces and parentheses: fields count from
+     * the last ')'. starttime is field 22, the 20th after it. */
+    char *p = strrchr(buf, ')');
+    if (!p)
+        return 0;
+    for (int field = 2; field < 22 && p; field++)
+        p = strchr(p + 1, ' ');
+    if (!p)
+        return 0;
+    unsigned long long ticks = strtoull(p + 1, NULL, 10);
+    long hz = sysconf(_SC_CLK_TCK);
+    return hz > 0 ? (uint64_t)(ticks * (1e9 / (double)hz)) : 0;
+}
+
+static uint64_t clock_ns(clockid_t id)
+{
+    struct timespec ts;
+    clock_gettime(id, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+enum ct_writer ct_writer_state(const struct ct_file_header *h)
+{
+    uint32_t flags = __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE);
+    if (flags & CT_FILE_FINISHED)
+        return CT_WRITER_DONE;
+    if ((flags & STREAMED_FLAG) || h->pid == 0)
+        return CT_WRITER_UNKNOWN;
+    if (kill((pid_t)h->pid, 0) != 0 && errno == ESRCH)
+        return CT_WRITER_GONE;
+    /* A pid reused since runs another program, or started after the
+     * trace did (the tracer starts in the process it traces).  /proc
+     * counts from boot, suspend included; the header's clock is
+     * CLOCK_MONOTONIC. */
+    char link[64], exe[CT_PATH_MAX];
+    snprintf(link, sizeof link, "/proc/%" PRIu32 "/exe", h->pid);
+    ssize_t n = readlink(link, exe, sizeof exe - 1);
+    if (n < 0 && errno != EACCES && errno != EPERM)
+        return CT_WRITER_GONE; /* a kernel thread, or gone meanwhile */
+    if (n >= 0) {
+        exe[n] = '\0';
+        if (strncmp(exe, h->exe, sizeof h->exe) != 0)
+            return CT_WRITER_GONE;
+    }
+    uint64_t started = proc_start_boot_ns(h->pid);
+    if (!started)
+        return CT_WRITER_UNKNOWN;
+    uint64_t boot_minus_mono =
+        clock_ns(CLOCK_BOOTTIME) - clock_ns(CLOCK_MONOTONIC);
+    uint64_t traced = h->start_monotonic_ns + boot_minus_mono;
+    return started > traced + 1000000000ull ? CT_WRITER_GONE
+                                            : CT_WRITER_RUNNING;
+}
+
+void ct_writer_describe(enum ct_writer w, uint32_t pid, char *buf, size_t cap)
+{
+    switch (w) {
+    case CT_WRITER_DONE:
+        snprintf(buf, cap, "closed cleanly");
+        break;
+    case CT_WRITER_RUNNING:
+        snprintf(buf, cap,
+                 "live: not closed, its process (pid %" PRIu32 ") is still "
+                 "running; read up to the last complete record", pid);
+        break;
+    case CT_WRITER_GONE:
+        snprintf(buf, cap,
+                 "not closed cleanly: its process (pid %" PRIu32 ") is gone "
+                 "(it crashed or was killed, or this is a copy made while it "
+                 "ran); read up to the last complete record", pid);
+        break;
+    case CT_WRITER_UNKNOWN:
+        snprintf(buf, cap,
+                 "live or cut short: not closed, and its process (pid "
+                 "%" PRIu32 ") is not one of this machine's; read up to the "
+                 "last complete record", pid);
+        break;
+    }
+}
+
+/* --- records ------------------------------------------------------------- */
+
+struct rec {
+    unsigned type;
+    uint64_t delta;
+    uint64_t a, b;          /* ENTRY: the two svarints                    */
+    unsigned subtype;       /* EXT                                        */
+    const uint8_t *payload; /* EXT                                        */
+    size_t len;
+};
+
+/* 1: a whole record at p (*next after it); 0: the bytes end inside it;
+ * -1: it is malformed. */
+static int parse(const uint8_t *p, const uint8_t *end, struct rec *r,
+                 const uint8_t **next)
+{
+    uint64_t head;
+    const uint8_t *q = p;
+    if (ct_get_varint(&q, end, &head) != 0)
+        return q + 10 <= end ? -1 : 0;
+    r->type = head & CT_REC_TYPE_MASK;
+    r->delta = head >> CT_REC_TYPE_BITS;
+    switch (r->type) {
+    case CT_REC_EXIT:
+        break;
+    case CT_REC_ENTRY:
+        if (ct_get_varint(&q, end, &r->a) != 0 ||
+            ct_get_varint(&q, end, &r->b) != 0)
+            return end - q >= 20 ? -1 : 0;
+        break;
+    case CT_REC_EXT: {
+        uint64_t len;
+        if (q >= end)
+            return 0;
+        r->subtype = *q++;
+        if (ct_get_varint(&q, end, &len) != 0)
+            return end - q >= 10 ? -1 : 0;
+        if (len > (uint64_t)(end - q))
+            return 0;
+        r->payload = q;
+        r->len = (size_t)len;
+        q += len;
+        break;
+    }
+    default:
+        return -1;
+    }
+    *next = q;
+    return 1;
+}
+
+size_t ct_follow_complete_len(const uint8_t *p, size_t n)
+{
+    const uint8_t *q = p, *end = p + n, *next;
+    struct rec r;
+    while (q < end && *q && parse(q, end, &r, &next) == 1 && next < end &&
+           *next)
+        q = next;
+    return (size_t)(q - p);
+}
+
+void ctr_live_trim(const struct ct_input *in, const struct ct_file_header *h,
+                   struct block *blocks, size_t n)
+{
+    enum ct_writer w = ct_writer_state(h);
+    if (w != CT_WRITER_RUNNING && w != CT_WRITER_UNKNOWN)
+        return;
+    for (size_t i = 0; i < n; i++) {
+        struct block *b = &blocks[i];
+        if (b->kind != CT_BLOCK_EVENTS || (b->flags & CT_BLOCK_CLOSED) ||
+            b->avail < CT_BLOCK_HEADER_SIZE)
+            continue;
+        b->avail = CT_BLOCK_HEADER_SIZE +
+                   ct_follow_complete_len(in->data + b->off +
+                                              CT_BLOCK_HEADER_SIZE,
+                                          b->avail - CT_BLOCK_HEADER_SIZE);
+    }
+}
+
+/* --- the follower ---------------------------------------------------------- */
+
+struct fthread {
+    uint32_t thread;        /* ct_trace_info index                        */
+    uint32_t tid;
+    size_t *queue;          /* offsets of its blocks not yet opened       */
+    size_t nq, qcap, qhead;
+    size_t cur;             /* offset of the block being decoded, 0 none  */
+    size_t pos;             /* payload bytes of cur decoded               */
+    uint64_t time, prev_fn, prev_site, lost_told, cur_lost;
+    uint32_t expect_seq;
+    bool started, need_stack, ended;
+};
+
+struct ct_follow {
+    struct ct_trace_info *info;
+    struct ct_sink *sink;
+    struct ct_batch_sink *batch;
+    struct ct_symbolizer *sym;
+    struct ct_file_header hdr;
+    struct ct_follow_status st;
+    size_t scan;            /* next offset where a block header may be    */
+    size_t stall_off;
+    unsigned stall_polls;
+    struct fthread *th;
+    size_t nth, thcap;
+    struct ct_event buf[EV_BATCH];
+    size_t nbuf;
+    uint32_t *ids;
+    size_t ids_cap;
+    bool stopped;           /* damage or the sink asked to stop           */
+    uint64_t lost_done;     /* block header losses of the blocks done     */
+};
+
+struct ct_follow *ct_follow_new(struct ct_trace_info *info,
+                                struct ct_sink *sink)
+{
+    struct ct_follow *f = ct_xcalloc(1, sizeof *f);
+    f->info = info;
+    f->sink = sink;
+    f->batch = ct_sink_batch(sink);
+    f->sym = ct_symbolizer_new();
+    return f;
+}
+
+void ct_follow_free(struct ct_follow *f)
+{
+    if (!f)
+        return;
+    /* Names already resolved stay; no later lookup may use the symbolizer */
+    ct_functab_set_resolver(f->info->funcs, NULL, NULL);
+    ct_symbolizer_free(f->sym);
+    for (size_t i = 0; i < f->nth; i++)
+        free(f->th[i].queue);
+    free(f->th);
+    free(f->ids);
+    free(f);
+}
+
+const struct ct_follow_status *ct_follow_status(const struct ct_follow *f)
+{
+    return &f->st;
+}
+
+const struct ct_file_header *ct_follow_header(const struct ct_follow *f)
+{
+    return &f->hdr;
+}
+
+static void flush(struct ct_follow *f)
+{
+    size_t n = f->nbuf;
+    f->nbuf = 0;
+    if (!n || f->stopped)
+        return;
+    if (f->batch) {
+        if (f->batch->events(f->batch, f->buf, n) != 0)
+            f->stopped = true;
+        return;
+    }
+    for (size_t i = 0; i < n && !f->stopped; i++)
+        if (f->sink->event(f->sink, &f->buf[i]) != 0)
+            f->stopped = true;
+}
+
+/* Calls and returns wait in the batch; anything else goes at once with
+ * what precedes it, since its pointers are reused. */
+static void emit(struct ct_follow *f, const struct ct_event *ev)
+{
+    f->buf[f->nbuf++] = *ev;
+    if (f->nbuf == EV_BATCH ||
+        (ev->kind != CT_EV_CALL && ev->kind != CT_EV_RETURN))
+        flush(f);
+}
+
+static struct fthread *thread_of(struct ct_follow *f, uint32_t tid)
+{
+    for (size_t i = 0; i < f->nth; i++)
+        if (f->th[i].tid == tid)
+            return &f->th[i];
+    ct_grow(&f->th, &f->thcap, f->nth, sizeof *f->th);
+    struct fthread *t = &f->th[f->nth++];
+    memset(t, 0, sizeof *t);
+    t->tid = tid;
+    t->thread = ct_trace_thread(f->info, tid);
+    return t;
+}
+
+static bool all_zero(const uint8_t *p, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (p[i])
+            return false;
+    return true;
+}
+
+static struct ct_block_header block_header(const struct ct_input *in,
+                                           size_t off)
+{
+    struct ct_block_header h;
+    memcpy(&h, in->data + off, sizeof h);
+    return h;
+}
+
+static void damage(struct ct_follow *f, const struct ct_input *in,
+                   size_t byte, const char *what)
+{
+    flush(f);
+    ctr_set_stopped(f->info, in->path, byte, "%s at byte %zu", what, byte);
+    f->st.damaged = true;
+    f->stopped = true;
+}
+
+/* Reads a MAPS block into the symbolizer; false to try again later. */
+static bool read_maps(struct ct_follow *f, const struct ct_input *in,
+                      size_t off, const struct ct_block_header *h, bool live)
+{
+    size_t avail = in->size - off < h->size ? in->size - off : h->size;
+    bool closed = h->flags & CT_BLOCK_CLOSED;
+    if (live && (!closed || avail < CT_BLOCK_HEADER_SIZE + h->used))
+        return false;
+    struct block b = {.off = off, .avail = avail, .first = h->first_ticks,
+                      .kind = h->kind, .flags = h->flags, .used = h->used,
+                      .size = h->size};
+    ctr_read_maps(f->sym, in, &b);
+    return true;
+}
+
+/* New block headers, in file order. */
+static void scan_blocks(struct ct_follow *f, const struct ct_input *in,
+                        bool live)
+{
+    while (!f->stopped && f->scan + CT_BLOCK_HEADER_SIZE <= in->size) {
+        const uint8_t *p = in->data + f->scan;
+        if (all_zero(p, CT_BLOCK_HEADER_SIZE)) {
+            /* Reserved, and its header not stored yet, or never to be. */
+            if (live) {
+                if (f->stall_off != f->scan) {
+                    f->stall_off = f->scan;
+                    f->stall_polls = 0;
+                }
+                if (++f->stall_polls < STALL_POLLS)
+                    return;
+            }
+            f->scan += CT_BLOCK_ALIGN;
+            continue;
+        }
+        struct ct_block_header h = block_header(in, f->scan);
+        if (h.magic != CT_BLOCK_MAGIC ||
+            h.header_size != CT_BLOCK_HEADER_SIZE || h.size == 0 ||
+            h.size % CT_BLOCK_ALIGN ||
+            (h.kind != CT_BLOCK_EVENTS && h.kind != CT_BLOCK_MAPS)) {
+            damage(f, in, f->scan, "damaged block header");
+            return;
+        }
+        if (h.kind == CT_BLOCK_MAPS) {
+            if (!read_maps(f, in, f->scan, &h, live))
+                return;
+            ct_functab_set_resolver(f->info->funcs, ct_symbolizer_resolve,
+                                    f->sym);
+        } else {
+            struct fthread *t = thread_of(f, h.tid);
+            ct_grow(&t->queue, &t->qcap, t->nq, sizeof *t->queue);
+            t->queue[t->nq++] = f->scan;
+        }
+        f->st.blocks++;
+        f->scan += h.size;
+    }
+}
+
+static uint32_t intern(struct ct_follow *f, uint64_t fn)
+{
+    return ct_functab_intern_addr(f->info->funcs, fn);
+}
+
+/* The STACK record that opens a decoding: the frames open then. */
+static bool stack_record(struct ct_follow *f, struct fthread *t,
+                         const struct rec *r, const uint8_t *next,
+                         const uint8_t *end, uint64_t time)
+{
+    struct ct_event ev = {.thread = t->thread, .time = time,
+                          .func = CT_FUNC_NONE};
+    /* As calltrace_decode.c: the block's start up to its OVERHEAD_END is
+     * the tracer's work. */
+    struct rec n;
+    const uint8_t *after;
+    if (parse(next, end, &n, &after) == 1 && n.type == CT_REC_EXT &&
+        n.subtype == CT_EXT_OVERHEAD_END) {
+        ev.kind = CT_EV_OVERHEAD_START;
+        emit(f, &ev);
+    }
+    const uint8_t *p = r->payload, *pend = r->payload + r->len;
+    uint64_t depth, fn;
+    if (ct_get_varint(&p, pend, &depth) != 0 || depth > r->len)
+        return false;
+    if (depth > f->ids_cap) {
+        f->ids_cap = depth;
+        f->ids = ct_xrealloc(f->ids, depth * sizeof *f->ids);
+    }
+    for (uint64_t i = 0; i < depth; i++) {
+        if (ct_get_varint(&p, pend, &fn) != 0)
+            return false;
+        f->ids[i] = intern(f, fn);
+    }
+    ev.kind = CT_EV_STACK;
+    ev.stack = f->ids;
+    ev.depth = (uint32_t)depth;
+    emit(f, &ev);
+    return true;
+}
+
+/* One whole record at time t; false on damage. */
+static bool apply(struct ct_follow *f, struct fthread *t, const struct rec *r,
+                  const uint8_t *next, const uint8_t *end, uint64_t time)
+{
+    struct ct_event ev = {.thread = t->thread, .time = time,
+                          .func = CT_FUNC_NONE};
+    bool first = t->need_stack;
+    t->need_stack = false; /* only a block's leading STACK opens it */
+    switch (r->type) {
+    case CT_REC_EXIT:
+        ev.kind = CT_EV_RETURN;
+        emit(f, &ev);
+        return true;
+    case CT_REC_ENTRY:
+        t->prev_fn += (uint64_t)ct_unzigzag(r->a);
+        t->prev_site += (uint64_t)ct_unzigzag(r->b);
+        ev.kind = CT_EV_CALL;
+        ev.func = intern(f, t->prev_fn);
+        ev.site = t->prev_site;
+        emit(f, &ev);
+        return true;
+    }
+    const uint8_t *p = r->payload, *pend = r->payload + r->len;
+    uint64_t a;
+    switch (r->subtype) {
+    case CT_EXT_STACK:
+        return !first || stack_record(f, t, r, next, end, time);
+    case CT_EXT_OVERHEAD_START:
+    case CT_EXT_OVERHEAD_END:
+        ev.kind = r->subtype == CT_EXT_OVERHEAD_START ? CT_EV_OVERHEAD_START
+                                                      : CT_EV_OVERHEAD_END;
+        break;
+    case CT_EXT_USER:
+        ev.kind = CT_EV_USER;
+        ev.text = (const char *)r->payload;
+        ev.text_len = r->len;
+        break;
+    case CT_EXT_LOST:
+        if (ct_get_varint(&p, pend, &a) != 0)
+            return false;
+        ev.kind = CT_EV_LOST;
+        ev.count = a;
+        t->lost_told += a;
+        break;
+    case CT_EXT_THREAD_NAME: {
+        struct ct_thread_info *ti = &f->info->threads[t->thread];
+        size_t n = r->len < sizeof ti->name ? r->len : sizeof ti->name - 1;
+        memcpy(ti->name, r->payload, n);
+        ti->name[n] = '\0';
+        return true;
+    }
+    case CT_EXT_THREAD_END:
+        ev.kind = CT_EV_THREAD_END;
+        break;
+    case CT_EXT_CPUTIME:
+        if (ct_get_varint(&p, pend, &a) != 0)
+            return false;
+        f->info->threads[t->thread].oncpu = CT_ONCPU_CLOCK;
+        ev.kind = CT_EV_CPUTIME;
+        ev.count = a;
+        break;
+    case CT_EXT_SAMPLE:
+        f->st.samples_skipped++;
+        return true;
+    default:
+        return true; /* TOGGLE, SWITCH, later subtypes */
+    }
+    emit(f, &ev);
+    return true;
+}
+
+/* Opens t's next queued block; false when there is none. */
+static bool open_block(struct ct_follow *f, const struct ct_input *in,
+                       struct fthread *t)
+{
+    if (t->qhead == t->nq)
+        return false;
+    size_t off = t->queue[t->qhead++];
+    struct ct_block_header h = block_header(in, off);
+    if (t->started && h.first_ticks < t->time) {
+        damage(f, in, off, "block goes back in time");
+        return false;
+    }
+    t->need_stack = !t->started || h.seq != t->expect_seq;
+    t->started = true;
+    t->expect_seq = h.seq + 1;
+    t->cur = off;
+    t->pos = 0;
+    t->time = h.first_ticks;
+    t->prev_fn = t->prev_site = 0;
+    t->lost_told = 0;
+    return true;
+}
+
+/* Decodes t's new records; returns when it has to wait for more. */
+static void follow_thread(struct ct_follow *f, const struct ct_input *in,
+                          struct fthread *t, bool live)
+{
+    while (!f->stopped) {
+        if (!t->cur && !open_block(f, in, t))
+            return;
+        struct ct_block_header h = block_header(in, t->cur);
+        size_t cap = h.size - CT_BLOCK_HEADER_SIZE;
+        size_t present = in->size - t->cur < h.size ? in->size - t->cur
+                                                    : h.size;
+        present -= CT_BLOCK_HEADER_SIZE;
+        bool closed = h.flags & CT_BLOCK_CLOSED;
+        size_t len = closed ? (h.used < cap ? h.used : cap) : cap;
+        bool whole = present >= len; /* every byte of it is in the file */
+        if (len > present)
+            len = present;
+        t->cur_lost = h.lost;
+        const uint8_t *base = in->data + t->cur + CT_BLOCK_HEADER_SIZE;
+        const uint8_t *p = base + t->pos, *end = base + len, *next;
+        /* Still being written: the last record may be half stored. */
+        bool hold_back = !closed && live;
+        /* Nothing more will come: what is there is all of the block. */
+        bool final = !live || (closed && whole);
+        bool at_end = false;
+        while (!f->stopped) {
+            if (p >= end || *p == 0) {
+                at_end = final;
+                break;
+            }
+            struct rec r;
+            int s = parse(p, end, &r, &next);
+            if (s == 0 && closed && whole)
+                s = -1; /* a closed block's records end where it says */
+            if (s == 0) {
+                at_end = !live; /* the writer stopped inside a record */
+                break;
+            }
+            if (s < 0 || t->time + r.delta < t->time) {
+                damage(f, in, (size_t)(p - in->data), "bad record");
+                break;
+            }
+            if (hold_back && (next >= end || *next == 0))
+                break;
+            uint64_t time = t->time + r.delta;
+            if (!apply(f, t, &r, next, end, time)) {
+                damage(f, in, (size_t)(p - in->data), "bad record");
+                break;
+            }
+            t->time = time;
+            f->st.records++;
+            if (time > f->st.last_time)
+                f->st.last_time = time;
+            p = next;
+        }
+        t->pos = (size_t)(p - base);
+        if (!at_end || f->stopped)
+            return;
+        /* The block is done: what its header counts beyond its LOST
+         * records is told at its last record, as the whole reader does. */
+        if (h.lost > t->lost_told) {
+            struct ct_event ev = {.kind = CT_EV_LOST, .thread = t->thread,
+                                  .time = t->time, .func = CT_FUNC_NONE,
+                                  .count = h.lost - t->lost_told};
+            emit(f, &ev);
+        }
+        if (h.flags & CT_BLOCK_LAST)
+            t->ended = true;
+        f->lost_done += h.lost;
+        t->cur = 0;
+        t->cur_lost = 0;
+    }
+}
+
+int ct_follow_feed(struct ct_follow *f, const struct ct_input *in,
+                   enum ct_writer writer)
+{
+    f->st.writer = writer;
+    f->st.bytes = in->size;
+    if (f->stopped)
+        return f->st.damaged ? CT_EXIT_BAD_INPUT : CT_EXIT_OK;
+    if (!f->st.header_read) {
+        if (in->size < CT_FILE_HEADER_SIZE && writer != CT_WRITER_GONE &&
+            (in->size < CT_FILE_MAGIC_LEN ||
+             memcmp(in->data, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN) == 0))
+            return CT_EXIT_OK; /* not all there yet */
+        int s = ctr_read_header(in, f->info, &f->hdr);
+        if (s != CT_EXIT_OK) {
+            f->st.damaged = f->stopped = true;
+            return s;
+        }
+        f->st.header_read = true;
+        f->scan = f->hdr.header_size;
+    }
+    memcpy(&f->hdr, in->data, sizeof f->hdr);
+    bool live = writer == CT_WRITER_RUNNING || writer == CT_WRITER_UNKNOWN;
+    scan_blocks(f, in, live);
+    uint32_t ended = 0;
+    for (size_t i = 0; i < f->nth; i++) {
+        struct fthread *t = &f->th[i];
+        follow_thread(f, in, t, live);
+        ended += t->ended;
+    }
+    flush(f);
+    /* Losses: the blocks read, plus the current ones' live counts. */
+    uint64_t lost = f->lost_done;
+    for (size_t i = 0; i < f->nth; i++)
+        lost += f->th[i].cur_lost;
+    f->st.lost = f->hdr.lost > lost ? f->hdr.lost : lost;
+    f->info->lost_events = f->st.lost;
+    f->st.threads = (uint32_t)f->nth;
+    f->st.threads_ended = ended;
+    bool rest = f->scan < in->size && !all_zero(in->data + f->scan,
+                                                 in->size - f->scan);
+    for (size_t i = 0; i < f->nth && !rest; i++)
+        rest = f->th[i].cur || f->th[i].qhead < f->th[i].nq;
+    f->st.caught_up = !live && (!rest || f->stopped);
+    return f->st.damaged ? CT_EXIT_BAD_INPUT : CT_EXIT_OK;
+}
+
+int ct_follow_poll(struct ct_follow *f, const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        ct_error("cannot open %s: %s", path, strerror(errno));
+        return CT_EXIT_BAD_INPUT;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ct_error("%s: not a regular file", path);
+        close(fd);
+        return CT_EXIT_BAD_INPUT;
+    }
+    struct ct_input in = {.path = path, .size = (size_t)st.st_size,
+                          .data = (const uint8_t *)""};
+    if (in.size) {
+        void *m = mmap(NULL, in.size, PROT_READ, MAP_SHARED, fd, 0);
+        if (m == MAP_FAILED) {
+            ct_error("cannot map %s: %s", path, strerror(errno));
+            close(fd);
+            return CT_EXIT_BAD_INPUT;
+        }
+        in.data = m;
+    }
+    close(fd);
+    /* The writer first, the bytes after: what it stored before it was
+     * seen gone is all there is. */
+    enum ct_writer w = CT_WRITER_UNKNOWN;
+    if (in.size >= sizeof f->hdr &&
+        memcmp(in.data, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN) == 0)
+        w = ct_writer_state((const struct ct_file_header *)in.data);
+    int s = ct_follow_feed(f, &in, w);
+    if (in.size)
+        munmap((void *)in.data, in.size);
+    return s;
+}

@@ -1,0 +1,326 @@
+/*
+ * Following a trace while it grows (calltrace_follow.c): fed in pieces,
+ * the profile ends with the figures of one read of the whole file.
+ */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "calltrace_follow.h"
+#include "profile.h"
+#include "profile_live.h"
+#include "reader.h"
+#include "tracegen.h"
+#include "util.h"
+
+#define NF 5
+static const uint64_t fns[NF] = {0x401000, 0x401100, 0x401200, 0x401300,
+                                 0x7f0000002000ull};
+
+/* Three threads over many small blocks: nested calls, recursion, user
+ * events, overhead brackets, losses told by records and by headers. */
+static void build(struct tg_trace *t, bool crashed)
+{
+    tg_init(t, 1000000000ull, 4096);
+    struct tg_thread *th[3] = {tg_thread(t, 100), tg_thread(t, 101),
+                               tg_thread(t, 102)};
+    uint64_t time = 1000;
+    unsigned seed = 7;
+    for (int i = 0; i < 20000; i++) {
+        seed = seed * 1103515245u + 12345u;
+        struct tg_thread *w = th[(seed >> 8) % 3];
+        time += 1 + (seed >> 12) % 50;
+        unsigned what = (seed >> 20) % 16;
+        if (w->depth && (what < 7 || w->depth > 30)) {
+            tg_exit(t, w, time);
+        } else if (what == 7) {
+            tg_user(t, w, time, "mark");
+        } else if (what == 8) {
+            tg_overhead(t, w, time, time + 3);
+            time += 3;
+        } else if (what == 9 && w->depth) {
+            tg_lost_record(t, w, time, 2);
+            tg_lost_in_header(w, 3);
+        } else {
+            uint64_t fn = fns[(seed >> 24) % NF];
+            if (what == 10 && w->depth)
+                fn = w->stack[w->depth - 1]; /* recursion */
+            tg_entry(t, w, time, fn, 0x400500 + (seed & 0xff));
+        }
+    }
+    if (crashed) {
+        tg_finish_crashed(t);
+    } else {
+        tg_thread_end(t, th[2], time + 10);
+        tg_finish(t);
+    }
+}
+
+struct figures {
+    uint64_t calls[NF], self[NF], total[NF];
+    uint64_t lost, cpu, overhead, user_events;
+};
+
+static int index_of(uint64_t addr)
+{
+    for (int i = 0; i < NF; i++)
+        if (fns[i] == addr)
+            return i;
+    fail_msg("unknown function %#llx", (unsigned long long)addr);
+    return -1;
+}
+
+static void collect(struct ct_trace_info *info, struct ct_profile *p,
+                    struct figures *out)
+{
+    memset(out, 0, sizeof *out);
+    for (uint32_t id = 0; id < p->nfuncs; id++) {
+        int k = index_of(ct_functab_get(info->funcs, id)->addr);
+        out->calls[k] = p->funcs[id].calls + p->funcs[id].self_calls;
+        out->self[k] = p->funcs[id].self_ticks;
+        out->total[k] = p->funcs[id].self_ticks + p->funcs[id].child_ticks;
+    }
+    out->lost = p->counts.lost;
+    out->cpu = p->totals.cpu;
+    out->overhead = p->totals.overhead;
+    out->user_events = p->counts.user_events;
+}
+
+static void whole_read(const struct tg_trace *t, struct figures *out)
+{
+    struct ct_input in = {"whole.raw", t->data, t->size};
+    struct ct_trace_info info;
+    ct_trace_info_init(&info, in.path, "calltrace");
+    struct ct_profile_opts po = {0};
+    struct ct_profile *p = ct_profile_new(&info, &po);
+    struct ct_read_opts ro = {0};
+    assert_int_equal(ct_reader_calltrace.read(&in, &info, ct_profile_sink(p),
+                                              &ro),
+                     CT_EXIT_OK);
+    ct_profile_finish(p);
+    collect(&info, p, out);
+    ct_profile_free(p);
+    ct_trace_info_free(&info);
+}
+
+struct follower {
+    struct ct_trace_info info;
+    struct ct_profile *p;
+    struct ct_follow *f;
+};
+
+static void follower_init(struct follower *fl)
+{
+    ct_trace_info_init(&fl->info, "piece.raw", "calltrace");
+    struct ct_profile_opts po = {0};
+    fl->p = ct_profile_new(&fl->info, &po);
+    fl->f = ct_follow_new(&fl->info, ct_profile_sink(fl->p));
+}
+
+/* Feeds data[0, size) from an exact-size copy, so ASan sees overruns. */
+static void feed(struct follower *fl, const uint8_t *data, size_t size,
+                 enum ct_writer w)
+{
+    uint8_t *copy = malloc(size ? size : 1);
+    assert_non_null(copy);
+    memcpy(copy, data, size);
+    struct ct_input in = {"piece.raw", copy, size};
+    assert_int_equal(ct_follow_feed(fl->f, &in, w), CT_EXIT_OK);
+    free(copy);
+}
+
+static void follower_done(struct follower *fl, struct figures *out)
+{
+    ct_profile_finish(fl->p);
+    collect(&fl->info, fl->p, out);
+    ct_follow_free(fl->f);
+    ct_profile_free(fl->p);
+    ct_trace_info_free(&fl->info);
+}
+
+static void assert_same(const struct figures *a, const struct figures *b)
+{
+    for (int i = 0; i < NF; i++) {
+        assert_int_equal(a->calls[i], b->calls[i]);
+        assert_int_equal(a->self[i], b->self[i]);
+        assert_int_equal(a->total[i], b->total[i]);
+    }
+    assert_int_equal(a->lost, b->lost);
+    assert_int_equal(a->cpu, b->cpu);
+    assert_int_equal(a->overhead, b->overhead);
+    assert_int_equal(a->user_events, b->user_events);
+}
+
+/* A stream received by recv: the file grows by appending, cut anywhere
+ * (inside headers and records too). */
+static void test_appended_pieces(void **state)
+{
+    (void)state;
+    struct tg_trace t;
+    build(&t, false);
+    struct figures whole, pieces;
+    whole_read(&t, &whole);
+    assert_true(whole.calls[0] > 100);
+    assert_true(whole.lost > 0 && whole.overhead > 0 && whole.user_events);
+    assert_true(t.size > 12 * 4096); /* many blocks */
+
+    size_t steps[] = {1, 7, 4095, 4096, 4100, 4161, 777, 5000, 12289};
+    for (size_t s = 0; s < sizeof steps / sizeof *steps; s++) {
+        struct follower fl;
+        follower_init(&fl);
+        for (size_t cut = 0; cut < t.size; cut += steps[s] + cut / 3)
+            feed(&fl, t.data, cut, CT_WRITER_UNKNOWN);
+        feed(&fl, t.data, t.size, CT_WRITER_DONE);
+        assert_true(ct_follow_status(fl.f)->caught_up);
+        follower_done(&fl, &pieces);
+        assert_same(&whole, &pieces);
+    }
+    tg_free(&t);
+}
+
+/*
+ * A local file the tracer fills in place: blocks are there whole (zeros
+ * not yet written) and the block being written is not closed yet.  The
+ * image at a moment: every byte before `upto`, nothing after, and the
+ * block holding `upto` unclosed.
+ */
+static void image_at(const struct tg_trace *t, size_t upto, uint8_t *img)
+{
+    memset(img, 0, t->size);
+    memcpy(img, t->data, upto);
+    memcpy(img, t->data, CT_FILE_HEADER_SIZE);
+    struct ct_file_header *h = (struct ct_file_header *)img;
+    h->flags &= ~CT_FILE_FINISHED;
+    size_t blk = CT_FILE_HEADER_SIZE +
+                 (upto - CT_FILE_HEADER_SIZE) / t->block_size * t->block_size;
+    if (upto > CT_FILE_HEADER_SIZE && upto < t->size &&
+        upto - blk >= CT_BLOCK_HEADER_SIZE) {
+        struct ct_block_header *b = (struct ct_block_header *)(img + blk);
+        b->flags = 0;
+        b->used = 0;
+        b->lost = 0;
+    } else if (upto < t->size && upto > blk) {
+        memset(img + blk, 0, upto - blk); /* header not stored yet */
+    }
+}
+
+static void test_filled_in_place(void **state)
+{
+    (void)state;
+    for (int crashed = 0; crashed <= 1; crashed++) {
+        struct tg_trace t;
+        build(&t, crashed);
+        struct figures whole, pieces;
+        whole_read(&t, &whole);
+        uint8_t *img = malloc(t.size);
+        assert_non_null(img);
+        struct follower fl;
+        follower_init(&fl);
+        struct ct_live_fstats prev[NF] = {{0}};
+        for (size_t upto = CT_FILE_HEADER_SIZE; upto < t.size;
+             upto += 333 + upto / 5) {
+            image_at(&t, upto, img);
+            feed(&fl, img, t.size, CT_WRITER_RUNNING);
+            const struct ct_follow_status *st = ct_follow_status(fl.f);
+            assert_false(st->caught_up);
+            /* The live view never goes back. */
+            struct ct_live_fstats live[NF];
+            uint32_t n = ct_functab_count(fl.info.funcs);
+            ct_profile_live(fl.p, live, n < NF ? n : NF);
+            for (uint32_t i = 0; i < (n < NF ? n : NF); i++) {
+                assert_true(live[i].calls >= prev[i].calls);
+                assert_true(live[i].self_ticks >= prev[i].self_ticks);
+                assert_true(live[i].total_ticks >= prev[i].total_ticks);
+                assert_true(live[i].total_ticks >= live[i].self_ticks);
+                prev[i] = live[i];
+            }
+        }
+        feed(&fl, t.data, t.size,
+             crashed ? CT_WRITER_GONE : CT_WRITER_DONE);
+        assert_true(ct_follow_status(fl.f)->caught_up);
+        follower_done(&fl, &pieces);
+        assert_same(&whole, &pieces);
+        free(img);
+        tg_free(&t);
+    }
+}
+
+/* While the writer runs, the record a zero byte follows may be half
+ * stored: it waits; once the writer is gone it is read. */
+static void test_last_record_waits(void **state)
+{
+    (void)state;
+    struct tg_trace t;
+    tg_init(&t, 1000000000ull, 4096);
+    struct tg_thread *m = tg_thread(&t, 100);
+    tg_entry(&t, m, 10, fns[0], 0);
+    tg_entry(&t, m, 20, fns[1], 0);
+    tg_exit(&t, m, 30);
+    tg_finish_crashed(&t);
+    const uint8_t *payload = t.data + CT_FILE_HEADER_SIZE +
+                             CT_BLOCK_HEADER_SIZE;
+    size_t used = m->pos - CT_FILE_HEADER_SIZE - CT_BLOCK_HEADER_SIZE;
+    /* the exit is one byte: the complete part ends before it */
+    assert_int_equal(ct_follow_complete_len(payload, used + 100), used - 1);
+
+    struct follower fl;
+    follower_init(&fl);
+    feed(&fl, t.data, t.size, CT_WRITER_RUNNING);
+    assert_int_equal(ct_follow_status(fl.f)->records, 2);
+    struct ct_live_fstats live[2];
+    ct_profile_live(fl.p, live, 2);
+    assert_int_equal(live[0].calls, 1);
+    assert_int_equal(live[1].calls, 1);
+    assert_int_equal(live[0].total_ticks, 10); /* open, up to time 20 */
+    assert_int_equal(live[0].self_ticks, 10);
+    assert_int_equal(ct_profile_live_now(fl.p), 20);
+    feed(&fl, t.data, t.size, CT_WRITER_GONE);
+    assert_int_equal(ct_follow_status(fl.f)->records, 3);
+    assert_true(ct_follow_status(fl.f)->caught_up);
+    ct_profile_live(fl.p, live, 2);
+    assert_int_equal(live[1].self_ticks, 10);
+    assert_int_equal(live[0].total_ticks, 20);
+    struct figures fig;
+    follower_done(&fl, &fig);
+    tg_free(&t);
+}
+
+/* Damage is told once, with its place, and the follower stops there. */
+static void test_damage_stops(void **state)
+{
+    (void)state;
+    struct tg_trace t;
+    build(&t, false);
+    t.data[CT_FILE_HEADER_SIZE + 3 * 4096] ^= 0xff; /* a block's magic */
+    struct follower fl;
+    follower_init(&fl);
+    struct ct_input in = {"bad.raw", t.data, t.size};
+    FILE *saved = stderr;
+    stderr = fopen("/dev/null", "w");
+    assert_int_equal(ct_follow_feed(fl.f, &in, CT_WRITER_DONE),
+                     CT_EXIT_BAD_INPUT);
+    fclose(stderr);
+    stderr = saved;
+    assert_true(ct_follow_status(fl.f)->damaged);
+    assert_non_null(strstr(fl.info.stopped, "damaged block header"));
+    struct figures fig;
+    follower_done(&fl, &fig);
+    tg_free(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_appended_pieces),
+        cmocka_unit_test(test_filled_in_place),
+        cmocka_unit_test(test_last_record_waits),
+        cmocka_unit_test(test_damage_stops),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
