@@ -32,6 +32,8 @@ int ct_fe_cflags(int argc, char **argv);
 int ct_fe_control(int argc, char **argv);
 /* calltrace recv: stores streamed traces (recv.c). */
 int ct_fe_recv(int argc, char **argv);
+/* top: watch a trace while it is written (top.c). */
+int ct_fe_top(int argc, char **argv);
 
 /* ------------------------------------------------------------ messages */
 void ct_fe_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

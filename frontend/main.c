@@ -28,6 +28,9 @@ static void usage(FILE *f)
 "  control PID on|off|snapshot|status|filter SPEC\n"
 "                      command a process traced with CALLTRACE_CONTROL=1\n"
 "  recv [OPTION]...    receive streamed traces (CALLTRACE_OUTPUT=tcp:...)\n"
+"  top [OPTION]... [FILE | PID | -- PROGRAM [ARG]...]\n"
+"                      the hottest functions of a trace while it is\n"
+"                      written, refreshed every second\n"
 "\n"
 "Without a verb, calltrace records PROGRAM and then prints its report.\n"
 "FILE defaults to calltrace.raw; a recording of several processes is a\n"
@@ -98,5 +101,7 @@ int main(int argc, char **argv)
         return ct_fe_control(argc - 1, argv + 1);
     if (strcmp(verb, "recv") == 0)
         return ct_fe_recv(argc - 1, argv + 1);
+    if (strcmp(verb, "top") == 0)
+        return ct_fe_top(argc - 1, argv + 1);
     return ct_fe_run(argc, argv);
 }

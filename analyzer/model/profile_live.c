@@ -46,3 +46,13 @@ uint64_t ct_profile_live_now(const struct ct_profile *p)
             now = s->threads[t].cur;
     return now;
 }
+
+uint64_t ct_profile_live_first(const struct ct_profile *p)
+{
+    const struct ct_profile_state *s = p->state;
+    uint64_t first = UINT64_MAX;
+    for (size_t t = 0; t < s->nthreads; t++)
+        if (s->threads[t].seen && s->threads[t].first < first)
+            first = s->threads[t].first;
+    return first == UINT64_MAX ? 0 : first;
+}

@@ -22,5 +22,7 @@ void ct_profile_live(const struct ct_profile *p, struct ct_live_fstats *out,
 
 /* The latest event time of any thread (ticks), 0 before the first. */
 uint64_t ct_profile_live_now(const struct ct_profile *p);
+/* The earliest first event of any thread (ticks), 0 before the first. */
+uint64_t ct_profile_live_first(const struct ct_profile *p);
 
 #endif /* CT_PROFILE_LIVE_H */
