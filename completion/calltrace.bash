@@ -85,7 +85,7 @@ _calltrace()
     local cur cmd=${COMP_WORDS[0]}
     cur=$(_calltrace_cur)
     local analyzer; analyzer=$(_calltrace_analyzer "$cmd")
-    local verbs="record report tree dump export cflags control recv help"
+    local verbs="record report tree dump export cflags control recv top help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         if [[ $cur == -* ]]; then
             _calltrace_complete_words "$cur" "$analyzer" "$cmd" record
@@ -120,6 +120,19 @@ _calltrace()
             fi
             ;;
         recv) _calltrace_complete_words "$cur" "$analyzer" "$cmd" recv ;;
+        top)    # a trace or a pid; after --, a program to start and watch
+            for ((i = 2; i < COMP_CWORD; i++)); do
+                [ "${COMP_WORDS[i]}" = -- ] && break
+            done
+            if [ "$i" -lt "$COMP_CWORD" ] && [ "$i" -eq $((COMP_CWORD - 1)) ]; then
+                COMPREPLY=($(compgen -c -- "$cur"))
+            elif [ "$i" -lt "$COMP_CWORD" ]; then
+                COMPREPLY=($(compgen -f -- "$cur"))
+                compopt -o filenames 2>/dev/null
+            else
+                _calltrace_complete_words "$cur" "$analyzer" "$cmd" top
+            fi
+            ;;
         *)  # record, or a program without a verb: options until the program
             local start=1
             [ "$verb" = record ] && start=2
