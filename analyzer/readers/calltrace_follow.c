@@ -30,9 +30,18 @@
 #include "calltrace_reader.h"
 #include "util.h"
 
-/* calltrace recv's header flag (docs/trace-format.md): the trace came
- * over a connection, so its pid names a process of another machine. */
-#define STREAMED_FLAG 0x80u
+/* A trace that came over a connection (docs/trace-format.md "Streams"):
+ * its pid names a process of another machine, open blocks arrive as
+ * PARTIAL snapshots of their whole records, and a TRAILER block at the
+ * end holds the final header. */
+#ifndef CT_FILE_STREAM
+#define CT_FILE_STREAM 0x80u
+#endif
+#ifndef CT_BLOCK_STREAM
+#define CT_BLOCK_STREAM 4u
+#define CT_STREAM_PARTIAL 1u
+#define CT_STREAM_TRAILER 2u
+#endif
 
 /* Polls a zero page may stay where a block header should be before it is
  * skipped as a block that was reserved and never started. */
@@ -81,7 +90,7 @@ enum ct_writer ct_writer_state(const struct ct_file_header *h)
     uint32_t flags = __atomic_load_n(&h->flags, __ATOMIC_ACQUIRE);
     if (flags & CT_FILE_FINISHED)
         return CT_WRITER_DONE;
-    if ((flags & STREAMED_FLAG) || h->pid == 0)
+    if ((flags & CT_FILE_STREAM) || h->pid == 0)
         return CT_WRITER_UNKNOWN;
     if (kill((pid_t)h->pid, 0) != 0 && errno == ESRCH)
         return CT_WRITER_GONE;
@@ -199,8 +208,8 @@ size_t ct_follow_complete_len(const uint8_t *p, size_t n)
 void ctr_live_trim(const struct ct_input *in, const struct ct_file_header *h,
                    struct block *blocks, size_t n)
 {
-    enum ct_writer w = ct_writer_state(h);
-    if (w != CT_WRITER_RUNNING && w != CT_WRITER_UNKNOWN)
+    /* A stream's blocks hold whole records only: nothing to trim. */
+    if (ct_writer_state(h) != CT_WRITER_RUNNING)
         return;
     for (size_t i = 0; i < n; i++) {
         struct block *b = &blocks[i];
@@ -246,6 +255,8 @@ struct ct_follow {
     size_t ids_cap;
     bool stopped;           /* damage or the sink asked to stop           */
     uint64_t lost_done;     /* block header losses of the blocks done     */
+    struct ct_file_header trailer; /* a stream's final header, once seen  */
+    bool have_trailer;
 };
 
 struct ct_follow *ct_follow_new(struct ct_trace_info *info,
@@ -385,11 +396,28 @@ static void scan_blocks(struct ct_follow *f, const struct ct_input *in,
         if (h.magic != CT_BLOCK_MAGIC ||
             h.header_size != CT_BLOCK_HEADER_SIZE || h.size == 0 ||
             h.size % CT_BLOCK_ALIGN ||
-            (h.kind != CT_BLOCK_EVENTS && h.kind != CT_BLOCK_MAPS)) {
+            (h.kind != CT_BLOCK_EVENTS && h.kind != CT_BLOCK_MAPS &&
+             h.kind != CT_BLOCK_STREAM)) {
             damage(f, in, f->scan, "damaged block header");
             return;
         }
-        if (h.kind == CT_BLOCK_MAPS) {
+        if (h.kind == CT_BLOCK_STREAM && h.reserved == CT_STREAM_TRAILER) {
+            if (in->size - f->scan < h.size)
+                return; /* not all received yet */
+            struct ct_file_header t;
+            if (h.used >= sizeof t &&
+                h.size >= CT_BLOCK_HEADER_SIZE + sizeof t) {
+                memcpy(&t, in->data + f->scan + CT_BLOCK_HEADER_SIZE,
+                       sizeof t);
+                if (memcmp(t.magic, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN) == 0) {
+                    f->trailer = t;
+                    f->have_trailer = true;
+                }
+            }
+        } else if (h.kind == CT_BLOCK_STREAM &&
+                   h.reserved != CT_STREAM_PARTIAL) {
+            /* a kind of stream block of a later version: skipped */
+        } else if (h.kind == CT_BLOCK_MAPS) {
             if (!read_maps(f, in, f->scan, &h, live))
                 return;
             ct_functab_set_resolver(f->info->funcs, ct_symbolizer_resolve,
@@ -552,7 +580,10 @@ static void follow_thread(struct ct_follow *f, const struct ct_input *in,
                                                     : h.size;
         present -= CT_BLOCK_HEADER_SIZE;
         bool closed = h.flags & CT_BLOCK_CLOSED;
-        size_t len = closed ? (h.used < cap ? h.used : cap) : cap;
+        /* A stream's snapshot of an open block: whole records, `used` of
+         * them, until a later copy of the same block supersedes it. */
+        bool snapshot = h.kind == CT_BLOCK_STREAM;
+        size_t len = closed || snapshot ? (h.used < cap ? h.used : cap) : cap;
         bool whole = present >= len; /* every byte of it is in the file */
         if (len > present)
             len = present;
@@ -560,7 +591,7 @@ static void follow_thread(struct ct_follow *f, const struct ct_input *in,
         const uint8_t *base = in->data + t->cur + CT_BLOCK_HEADER_SIZE;
         const uint8_t *p = base + t->pos, *end = base + len, *next;
         /* Still being written: the last record may be half stored. */
-        bool hold_back = !closed && live;
+        bool hold_back = !closed && !snapshot && live;
         /* Nothing more will come: what is there is all of the block. */
         bool final = !live || (closed && whole);
         bool at_end = false;
@@ -595,6 +626,19 @@ static void follow_thread(struct ct_follow *f, const struct ct_input *in,
             p = next;
         }
         t->pos = (size_t)(p - base);
+        if (snapshot && whole && !f->stopped && (p >= end || *p == 0) &&
+            t->qhead < t->nq) {
+            struct ct_block_header n = block_header(in, t->queue[t->qhead]);
+            if (n.tid == h.tid && n.seq == h.seq) {
+                /* the same records and more: go on where this one ends */
+                t->cur = t->queue[t->qhead++];
+                continue;
+            }
+            /* the rest of the block never came: the next one restarts
+             * from its STACK record */
+            t->expect_seq = h.seq;
+            at_end = true;
+        }
         if (!at_end || f->stopped)
             return;
         /* The block is done: what its header counts beyond its LOST
@@ -636,6 +680,14 @@ int ct_follow_feed(struct ct_follow *f, const struct ct_input *in,
     memcpy(&f->hdr, in->data, sizeof f->hdr);
     bool live = writer == CT_WRITER_RUNNING || writer == CT_WRITER_UNKNOWN;
     scan_blocks(f, in, live);
+    if (f->have_trailer) {
+        /* The stream is over: its sender closed the trace or is gone. */
+        f->hdr = f->trailer;
+        writer = f->hdr.flags & CT_FILE_FINISHED ? CT_WRITER_DONE
+                                                 : CT_WRITER_GONE;
+        f->st.writer = writer;
+        live = false;
+    }
     uint32_t ended = 0;
     for (size_t i = 0; i < f->nth; i++) {
         struct fthread *t = &f->th[i];

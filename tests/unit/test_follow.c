@@ -291,6 +291,103 @@ static void test_last_record_waits(void **state)
     tg_free(&t);
 }
 
+#ifndef CT_FILE_STREAM
+#define CT_FILE_STREAM 0x80u
+#define CT_BLOCK_STREAM 4u
+#define CT_STREAM_PARTIAL 1u
+#define CT_STREAM_TRAILER 2u
+#endif
+
+static void append(uint8_t **buf, size_t *n, const void *p, size_t len)
+{
+    *buf = realloc(*buf, *n + len);
+    assert_non_null(*buf);
+    memcpy(*buf + *n, p, len);
+    *n += len;
+}
+
+/*
+ * The trace as calltrace recv stores a stream of it (docs/trace-format.md
+ * "Streams"): the header with CT_FILE_STREAM, before each EVENTS block a
+ * PARTIAL snapshot of its first whole records, and a TRAILER with the
+ * final header.
+ */
+static uint8_t *as_stream(const struct tg_trace *t, size_t *size)
+{
+    uint8_t *out = NULL;
+    size_t n = 0;
+    struct ct_file_header h;
+    memcpy(&h, t->data, sizeof h);
+    struct ct_file_header final = h;
+    h.flags = (h.flags | CT_FILE_STREAM) & ~CT_FILE_FINISHED;
+    h.lost = 0;
+    uint8_t page[CT_FILE_HEADER_SIZE] = {0};
+    memcpy(page, &h, sizeof h);
+    append(&out, &n, page, sizeof page);
+    for (size_t off = CT_FILE_HEADER_SIZE; off < t->size;
+         off += t->block_size) {
+        const struct ct_block_header *b =
+            (const struct ct_block_header *)(t->data + off);
+        if (b->kind == CT_BLOCK_EVENTS && b->used > 8) {
+            struct ct_block_header snap = *b;
+            const uint8_t *payload = t->data + off + CT_BLOCK_HEADER_SIZE;
+            snap.kind = CT_BLOCK_STREAM;
+            snap.reserved = CT_STREAM_PARTIAL;
+            snap.flags = 0;
+            snap.used = (uint32_t)ct_follow_complete_len(payload,
+                                                         b->used / 2);
+            uint8_t blk[4096] = {0};
+            memcpy(blk, &snap, sizeof snap);
+            memcpy(blk + CT_BLOCK_HEADER_SIZE, payload, snap.used);
+            append(&out, &n, blk, sizeof blk);
+        }
+        append(&out, &n, t->data + off, t->block_size);
+    }
+    struct ct_block_header tr = {.magic = CT_BLOCK_MAGIC,
+                                 .kind = CT_BLOCK_STREAM,
+                                 .header_size = CT_BLOCK_HEADER_SIZE,
+                                 .size = 8192, .used = 4096,
+                                 .reserved = CT_STREAM_TRAILER};
+    uint8_t blk[8192] = {0};
+    memcpy(blk, &tr, sizeof tr);
+    final.flags |= CT_FILE_STREAM;
+    memcpy(blk + CT_BLOCK_HEADER_SIZE, &final, sizeof final);
+    append(&out, &n, blk, sizeof blk);
+    *size = n;
+    return out;
+}
+
+/* A stream being received: snapshots of open blocks are read, then the
+ * blocks themselves from where the snapshots ended; the trailer ends it. */
+static void test_stream_snapshots(void **state)
+{
+    (void)state;
+    struct tg_trace t;
+    build(&t, false);
+    struct figures whole, pieces;
+    whole_read(&t, &whole);
+    size_t size;
+    uint8_t *s = as_stream(&t, &size);
+    struct follower fl;
+    follower_init(&fl);
+    uint64_t records = 0;
+    for (size_t cut = 0; cut < size; cut += 1000 + cut / 4) {
+        feed(&fl, s, cut, CT_WRITER_UNKNOWN);
+        assert_false(ct_follow_status(fl.f)->caught_up);
+        assert_true(ct_follow_status(fl.f)->records >= records);
+        records = ct_follow_status(fl.f)->records;
+    }
+    feed(&fl, s, size, CT_WRITER_UNKNOWN);
+    const struct ct_follow_status *st = ct_follow_status(fl.f);
+    assert_int_equal(st->writer, CT_WRITER_DONE);
+    assert_true(st->caught_up);
+    assert_false(st->damaged);
+    follower_done(&fl, &pieces);
+    assert_same(&whole, &pieces);
+    free(s);
+    tg_free(&t);
+}
+
 /* Damage is told once, with its place, and the follower stops there. */
 static void test_damage_stops(void **state)
 {
@@ -320,6 +417,7 @@ int main(void)
         cmocka_unit_test(test_appended_pieces),
         cmocka_unit_test(test_filled_in_place),
         cmocka_unit_test(test_last_record_waits),
+        cmocka_unit_test(test_stream_snapshots),
         cmocka_unit_test(test_damage_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
