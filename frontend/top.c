@@ -82,7 +82,7 @@ static int refresh(struct top *t)
     return s;
 }
 
-static void end_note(struct top *t, pid_t child)
+static void end_note(struct top *t)
 {
     const struct ct_follow_status *st = ct_follow_status(t->follow);
     unsigned pid = (unsigned)t->info.pid;
@@ -97,7 +97,6 @@ static void end_note(struct top *t, pid_t child)
                  "calltrace top: process %u is gone and its trace was not "
                  "closed (it crashed or was killed); read up to its last "
                  "complete record", pid);
-    (void)child;
 }
 
 static int parse_count(const char *s, const char *what)
@@ -190,6 +189,11 @@ int ct_fe_top(int argc, char **argv)
         }
     }
 
+    if (access(t.path, R_OK) != 0) {
+        ct_fe_error("cannot read %s: %m", t.path);
+        free(found);
+        return CT_FE_FAILED;
+    }
     ct_trace_info_init(&t.info, t.path, "calltrace");
     struct ct_profile_opts po = {0};
     t.prof = ct_profile_new(&t.info, &po);
@@ -211,7 +215,7 @@ int ct_fe_top(int argc, char **argv)
         const struct ct_follow_status *st = ct_follow_status(t.follow);
         bool over = st->caught_up || st->damaged;
         if (over)
-            end_note(&t, child);
+            end_note(&t);
         if (tty && !over) {
             unsigned cols, lines;
             top_tty_size(&cols, &lines);

@@ -51,6 +51,8 @@ static void duration(char *buf, size_t cap, double ns)
 static const char *writer_text(const struct top *t)
 {
     const struct ct_follow_status *st = ct_follow_status(t->follow);
+    if (!st->header_read)
+        return "waiting for the trace header";
     switch (st->writer) {
     case CT_WRITER_DONE: return "trace closed";
     case CT_WRITER_RUNNING: return "running";

@@ -665,9 +665,10 @@ int ct_follow_feed(struct ct_follow *f, const struct ct_input *in,
     if (f->stopped)
         return f->st.damaged ? CT_EXIT_BAD_INPUT : CT_EXIT_OK;
     if (!f->st.header_read) {
+        size_t have = in->size < CT_FILE_MAGIC_LEN ? in->size
+                                                   : CT_FILE_MAGIC_LEN;
         if (in->size < CT_FILE_HEADER_SIZE && writer != CT_WRITER_GONE &&
-            (in->size < CT_FILE_MAGIC_LEN ||
-             memcmp(in->data, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN) == 0))
+            memcmp(in->data, CT_FILE_MAGIC, have) == 0)
             return CT_EXIT_OK; /* not all there yet */
         int s = ctr_read_header(in, f->info, &f->hdr);
         if (s != CT_EXIT_OK) {
