@@ -14,7 +14,7 @@ mode=${1:-smoke}
 BUILD=${BUILD:-build}
 out=$BUILD/fuzz
 formats=${CT_FORMATS:-tests/formats}
-harnesses=(calltrace openlaszlo lms rtl samplingprof evlog recv)
+harnesses=(calltrace follow openlaszlo lms rtl samplingprof evlog recv)
 # FUZZ_HARNESSES="lms rtl" runs only those.
 [ -n "${FUZZ_HARNESSES:-}" ] && read -r -a harnesses <<< "$FUZZ_HARNESSES"
 case $mode in
@@ -60,7 +60,7 @@ for h in "${harnesses[@]}"; do
     # libbfd opens; libbfd's known leak (suppressed in symbolize.c) makes
     # libFuzzer run LeakSanitizer after every input, 40x slower.  The unit
     # tests run LeakSanitizer over the reader at exit.
-    [ "$h" = calltrace ] && extra=(-detect_leaks=0)
+    [ "$h" = calltrace ] || [ "$h" = follow ] && extra=(-detect_leaks=0)
     # smoke: a wall-clock budget; long: the harness's CPU time, watched
     # here, then SIGINT, on which libFuzzer prints its totals and exits 72.
     # A slow input is one over 10 s of wall time; in a long run, which may
