@@ -48,6 +48,7 @@
 #define STALL_POLLS 3
 
 #define EV_BATCH 256u
+#define FOLLOW_FN_CACHE 1024u
 
 /* --- the writer -------------------------------------------------------- */
 
@@ -255,6 +256,8 @@ struct ct_follow {
     size_t ids_cap;
     bool stopped;           /* damage or the sink asked to stop           */
     uint64_t lost_done;     /* block header losses of the blocks done     */
+    struct { uint64_t addr; uint32_t id; } fn_cache[FOLLOW_FN_CACHE];
+                            /* id + 1; 0 = empty                          */
     struct ct_file_header trailer; /* a stream's final header, once seen  */
     bool have_trailer;
 };
@@ -432,9 +435,17 @@ static void scan_blocks(struct ct_follow *f, const struct ct_input *in,
     }
 }
 
+/* Loops call the same few functions: a direct-mapped cache in front of
+ * the function table's hash, as the whole-file reader keeps. */
 static uint32_t intern(struct ct_follow *f, uint64_t fn)
 {
-    return ct_functab_intern_addr(f->info->funcs, fn);
+    uint32_t slot = (uint32_t)(fn >> 4 ^ fn >> 14) & (FOLLOW_FN_CACHE - 1);
+    if (f->fn_cache[slot].id != 0 && f->fn_cache[slot].addr == fn)
+        return f->fn_cache[slot].id - 1;
+    uint32_t id = ct_functab_intern_addr(f->info->funcs, fn);
+    f->fn_cache[slot].addr = fn;
+    f->fn_cache[slot].id = id + 1;
+    return id;
 }
 
 /* The STACK record that opens a decoding: the frames open then. */
