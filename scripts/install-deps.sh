@@ -21,6 +21,8 @@ need="$need chromium nodejs protobuf-compiler librsvg2-bin libxml2-utils"
 # Go's pprof, built by tests/e2e/export_pprof.sh from Debian's sources,
 # reads the pprof export; zlib1g-dev writes its gzip stream.
 need="$need golang-go golang-github-google-pprof-dev zlib1g-dev"
+# tmux drives calltrace top in a pseudo-terminal (tests/e2e/live_top.sh).
+need="$need tmux"
 command -v npm >/dev/null 2>&1 || need="$need npm"   # nodesource's nodejs has it
 [ "${1:-}" = "--bench" ] && need="$need uftrace hyperfine"
 
