@@ -119,7 +119,7 @@ void top_render(struct top *t, FILE *out, unsigned width, unsigned rows,
     line(out, width, tty,
          "window %s%s: %.0f calls/s   threads %" PRIu32 " (%" PRIu32
          " ended)   lost %" PRIu64 "   read %.1f MiB",
-         t->since_start ? "since start, " : "last ", span,
+         t->since_start || !t->prev.now ? "since start, " : "last ", span,
          span_s > 0 ? (double)sum_calls / span_s : 0.0, st->threads,
          st->threads_ended, st->lost, (double)st->bytes / 1048576.0);
     line(out, width, tty, "sorted by %s time %s%s%s",
