@@ -58,7 +58,7 @@ export TMUX_TMPDIR=$T   # a tmux server of our own
 sock=ct-live-top
 tmux -L "$sock" new-session -d -x 120 -y 30 \
     "stty -a > $T/before; $FRONT top -i 0.3 $T/bypid.raw; echo \$? > $T/rc; stty -a > $T/after; sleep 60"
-trap 'tmux -L "$sock" kill-server 2>/dev/null; kill "$pid" 2>/dev/null; rm -rf "$T"' EXIT
+trap 'tmux -L "$sock" kill-server 2>/dev/null || true; kill "$pid" 2>/dev/null || true; rm -rf "$T"' EXIT
 screen() { tmux -L "$sock" capture-pane -p -t 0 > "$T/$1"; }
 # until NAME CONDITION...: captures the screen into NAME until CONDITION
 # holds (20 s at most: a loaded machine is slow, not wrong)
