@@ -6,9 +6,7 @@
  * the trace will not grow any more (its process exited, or is gone), on q,
  * or on Ctrl-C.
  */
-#include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -97,6 +95,39 @@ static void end_note(struct top *t)
                  "calltrace top: process %u is gone and its trace was not "
                  "closed (it crashed or was killed); read up to its last "
                  "complete record", pid);
+}
+
+/* The table in the terminal, as many rows as fit. */
+static void draw(struct top *t)
+{
+    unsigned cols, lines;
+    top_tty_size(&cols, &lines);
+    top_render(t, stdout, cols,
+               lines > TOP_HEAD_LINES + 2 ? lines - TOP_HEAD_LINES - 2 : 1,
+               true);
+}
+
+/* Until the next refresh: keys in a terminal, a sleep otherwise.  False
+ * when it is time to stop (q, or a signal: *sig). */
+static bool wait_interval(struct top *t, bool tty, int *sig)
+{
+    double until = mono_s() + t->interval_s;
+    for (;;) {
+        double left = until - mono_s();
+        if (left <= 0)
+            return true;
+        int ms = (int)(left * 1000) + 1;
+        int k = tty ? top_tty_key(ms, sig) : top_wait(ms, sig);
+        if (k < 0 || k == 'q' || k == 'Q')
+            return false;
+        if (k == 't' || k == 'a') {
+            if (k == 't')
+                t->by_total = !t->by_total;
+            else
+                t->since_start = !t->since_start;
+            draw(t);
+        }
+    }
 }
 
 static int parse_count(const char *s, const char *what)
@@ -217,12 +248,7 @@ int ct_fe_top(int argc, char **argv)
         if (over)
             end_note(&t);
         if (tty && !over) {
-            unsigned cols, lines;
-            top_tty_size(&cols, &lines);
-            top_render(&t, stdout, cols,
-                       lines > TOP_HEAD_LINES + 2
-                           ? lines - TOP_HEAD_LINES - 2 : 1,
-                       true);
+            draw(&t);
         } else if (!tty) {
             top_render(&t, stdout, 0, t.rows, false);
             if (!over)
@@ -232,32 +258,10 @@ int ct_fe_top(int argc, char **argv)
         shown++;
         if (over || (iterations && shown >= iterations))
             break;
-        double until = mono_s() + t.interval_s;
-        for (;;) {
-            double left = until - mono_s();
-            if (left <= 0)
-                break;
-            int ms = (int)(left * 1000) + 1;
-            int k = tty ? top_tty_key(ms, &sig) : top_wait(ms, &sig);
-            if (k < 0 || k == 'q' || k == 'Q') {
-                quit = true;
-                break;
-            }
-            if (k == 't' || k == 'a') {
-                if (k == 't')
-                    t.by_total = !t.by_total;
-                else
-                    t.since_start = !t.since_start;
-                unsigned cols, lines;
-                top_tty_size(&cols, &lines);
-                top_render(&t, stdout, cols,
-                           lines > TOP_HEAD_LINES + 2
-                               ? lines - TOP_HEAD_LINES - 2 : 1,
-                           true);
-            }
-        }
-        if (quit)
+        if (!wait_interval(&t, tty, &sig)) {
+            quit = true;
             break;
+        }
         if (refresh(&t) != CT_EXIT_OK)
             status = CT_FE_FAILED;
     }
