@@ -31,7 +31,7 @@ tables=$(grep -c '^calltrace top ' "$T/plain.txt")
 awk '/^ SELF%/ { if ((getline row) > 0 && row ~ /%/) { n = split(row, w, " "); print w[n] } }' \
     "$T/plain.txt" | sed -n '2,$p' |
     grep -v -x hot && fail "plain: a table whose first row is not hot"
-tail -n 1 "$T/plain.txt" | grep -q "exited and closed its trace" ||
+tail -n 1 "$T/plain.txt" | has "exited and closed its trace" ||
     fail "plain: end not said: $(tail -n 1 "$T/plain.txt")"
 grep -q '\x1b' "$T/plain.txt" && fail "plain: escape sequences when piped"
 
@@ -113,13 +113,13 @@ wait "$pid" 2>/dev/null || true
 for _ in $(seq 100); do kill -0 "$top" 2>/dev/null || break; sleep 0.1; done
 kill -0 "$top" 2>/dev/null && { kill "$top"; fail "gone: top did not end"; }
 wait "$top" || fail "gone: status $?"
-tail -n 1 "$T/gone.txt" | grep -q "process $pid is gone and its trace was not closed" ||
+tail -n 1 "$T/gone.txt" | has "process $pid is gone and its trace was not closed" ||
     fail "gone: $(tail -n 1 "$T/gone.txt")"
 
 # -- PROGRAM: started traced and watched to its end.
 (cd "$T" && "$FRONT" top -i 0.5 -- "$T/spin" spin 1.5) > "$T/run.txt" 2>&1 ||
     fail "-- PROGRAM: status $?: $(tail -n 3 "$T/run.txt")"
 expect_eq "-- PROGRAM: hottest" hot "$(first_row "$T/run.txt")"
-tail -n 1 "$T/run.txt" | grep -q "exited and closed its trace" ||
+tail -n 1 "$T/run.txt" | has "exited and closed its trace" ||
     fail "-- PROGRAM: $(tail -n 1 "$T/run.txt")"
 echo ok
