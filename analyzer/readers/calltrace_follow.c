@@ -30,19 +30,6 @@
 #include "calltrace_reader.h"
 #include "util.h"
 
-/* A trace that came over a connection (docs/trace-format.md "Streams"):
- * its pid names a process of another machine, open blocks arrive as
- * PARTIAL snapshots of their whole records, and a TRAILER block at the
- * end holds the final header. */
-#ifndef CT_FILE_STREAM
-#define CT_FILE_STREAM 0x80u
-#endif
-#ifndef CT_BLOCK_STREAM
-#define CT_BLOCK_STREAM 4u
-#define CT_STREAM_PARTIAL 1u
-#define CT_STREAM_TRAILER 2u
-#endif
-
 /* Polls a zero page may stay where a block header should be before it is
  * skipped as a block that was reserved and never started. */
 #define STALL_POLLS 3
