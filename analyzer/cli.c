@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "options.h"
 #include "reader.h"
@@ -65,6 +66,9 @@ static void usage(FILE *f)
 "  -o, --output=FILE      write to FILE instead of standard output\n"
 "      --no-progress      no progress bar (shown on a terminal for traces\n"
 "                         that take over a second to read)\n"
+"  -j, --jobs=N           decode a calltrace trace on N threads for the\n"
+"                         report (default: the CPUs online, at most 8; the\n"
+"                         report is the same for every N)\n"
 "  -h, --help             show this help and exit\n"
 "  -V, --version          show the version and exit\n"
 "\n"
@@ -212,6 +216,13 @@ enum {
     OPT_FOLDED_VALUE, OPT_ICICLE,
 };
 
+/* The CPUs online, at most 8: more threads than that only wait on memory. */
+static unsigned default_jobs(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 8 ? 8 : (unsigned)n;
+}
+
 static double parse_percent(const char *opt, const char *arg)
 {
     char *end;
@@ -250,6 +261,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"folded-value", required_argument, NULL, OPT_FOLDED_VALUE},
         {"icicle", no_argument, NULL, OPT_ICICLE},
         {"output", required_argument, NULL, 'o'},
+        {"jobs", required_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -257,10 +269,11 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
     memset(o, 0, sizeof *o);
     o->range_to_ns = INT64_MAX;
     o->node_threshold = o->edge_threshold = -1;
+    o->jobs = default_jobs();
     struct seen seen = {0};
     int c;
     char *end;
-    while ((c = getopt_long(argc, argv, "bpq::o:hV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "bpq::o:j:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'b': o->brief = true; break;
         case 'p': o->flat_only = true; break;
@@ -331,6 +344,14 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
             break;
         case OPT_ICICLE: o->icicle = true; break;
         case 'o': o->output = optarg; break;
+        case 'j': {
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (end == optarg || *end || v < 1 || v > 256)
+                bad_usage("--jobs wants a number from 1 to 256, got '%s'",
+                          optarg);
+            o->jobs = (unsigned)v;
+            break;
+        }
         case 'h': usage(stdout); exit(CT_EXIT_OK);
         case 'V':
             printf("calltrace-report %s\n", CALLTRACE_VERSION);

@@ -32,6 +32,7 @@ struct ct_options {
     bool oncpu;                 /* --cpu: flat profile of on-CPU time        */
     bool no_events;             /* --no-events: omit the user-event section  */
     bool no_progress;           /* --no-progress: no bar on a terminal       */
+    unsigned jobs;              /* --jobs: decoding threads for the report   */
     bool short_names;           /* --short-names: elide C++ template
                                    arguments and parameters (flat profile,
                                    call graph)                               */

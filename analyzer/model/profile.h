@@ -111,4 +111,29 @@ struct ct_sink *ct_profile_sink(struct ct_profile *p);
 void ct_profile_finish(struct ct_profile *p);
 void ct_profile_free(struct ct_profile *p);
 
+/*
+ * Parts of one profile made on several threads (profile_merge.c).  A part
+ * takes whole threads, or pieces of one thread that begin at a STACK
+ * event; ct_profile_part_resume says, before its first event, that a
+ * piece begins at time t inside the thread; the frames open at a piece's
+ * end must be those the next piece's STACK event opens (the caller checks,
+ * with ct_profile_part_open).  ct_profile_part_end closes
+ * a part; threads_end false when its frames go on in a later piece.
+ * ct_profile_merge adds a part into whole, a thread's pieces in time
+ * order, with func_map taking the part's function ids to whole's and
+ * less the events the part was given only to open a piece; then
+ * ct_profile_finish(whole) as usual.
+ */
+struct ct_profile *ct_profile_part_new(const struct ct_profile *whole,
+                                       struct ct_trace_info *part_info);
+void ct_profile_part_resume(struct ct_profile *part, uint32_t thread,
+                            uint64_t t);
+/* The functions of the frames open on a thread of a part (at most cap of
+ * them, outermost first); returns how many are open. */
+size_t ct_profile_part_open(const struct ct_profile *part, uint32_t thread,
+                            uint32_t *funcs, size_t cap);
+void ct_profile_part_end(struct ct_profile *part, bool threads_end);
+void ct_profile_merge(struct ct_profile *whole, struct ct_profile *part,
+                      const uint32_t *func_map, uint64_t inherited_events);
+
 #endif /* CT_PROFILE_H */

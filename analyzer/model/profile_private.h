@@ -71,6 +71,10 @@ struct ct_pthread {
     uint32_t in_overhead;         /* S nesting                            */
     uint64_t pending_unmetered;   /* unmetered ticks since the first event
                                      or the last return with no call      */
+    /* profile_merge.c: a piece of a thread decoded apart */
+    bool resumed;                 /* it began inside the thread           */
+    uint32_t pending_flushes;     /* returns with no call it saw          */
+    uint64_t end_pending;         /* pending_unmetered at its end         */
 };
 
 struct ct_profile_state {

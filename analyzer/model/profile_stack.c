@@ -150,6 +150,7 @@ static void pending_to_unknown(struct ct_profile *p, struct ct_pthread *th)
     p->totals.unmetered -= th->pending_unmetered;
     p->totals.unknown += th->pending_unmetered;
     th->pending_unmetered = 0;
+    th->pending_flushes++;
 }
 
 /* ---- the stack ---- */

@@ -65,6 +65,22 @@ static __attribute__((noinline)) uint32_t intern_fn_at(struct rd *r,
     return ct_functab_intern_addr_gen(r->info->funcs, fn, gen);
 }
 
+/* A worker's new function id: when it was first seen orders the ids of
+ * the whole trace as the serial path would number them. */
+static __attribute__((noinline)) void note_first_seen(struct rd *r,
+                                                      uint32_t id, uint64_t t)
+{
+    size_t old = r->first_seen_cap;
+    if (id >= old) {
+        ct_grow(&r->first_seen, &r->first_seen_cap, id,
+                sizeof *r->first_seen);
+        for (size_t i = old; i < r->first_seen_cap; i++)
+            r->first_seen[i] = UINT64_MAX;
+    }
+    if (t < r->first_seen[id])
+        r->first_seen[id] = t;
+}
+
 static inline uint32_t intern_fn(struct rd *r, uint64_t fn, uint64_t t)
 {
     if (__builtin_expect(r->generations, 0))
@@ -73,6 +89,8 @@ static inline uint32_t intern_fn(struct rd *r, uint64_t fn, uint64_t t)
     if (r->fn_cache[slot].addr == fn && r->fn_cache[slot].id != CT_FUNC_NONE)
         return r->fn_cache[slot].id;
     uint32_t id = ct_functab_intern_addr(r->info->funcs, fn);
+    if (__builtin_expect(r->worker, 0))
+        note_first_seen(r, id, t);
     r->fn_cache[slot].addr = fn;
     r->fn_cache[slot].id = id;
     return id;
@@ -124,11 +142,15 @@ static void grow_stacks(struct rd *r, size_t depth)
 static void damage(struct rd *r, struct cursor *c, const uint8_t *at,
                    const char *what)
 {
+    c->state = C_DONE;
+    if (r->worker) {
+        r->damaged = true; /* the serial path reads it again and says so */
+        return;
+    }
     size_t byte = (size_t)(at - r->in->data);
     ctr_set_stopped(r->info, r->in->path, byte,
                 "%s at byte %zu (block at byte %zu, thread %" PRIu64 ")",
                 what, byte, c->cur->off, r->info->threads[c->thread].tid);
-    c->state = C_DONE;
 }
 
 /* Decodes varints without bounds checks; callers keep 32 bytes of room. */
@@ -274,6 +296,8 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
         if (!c->need_stack)
             return true; /* the frames are known from the previous block */
         c->need_stack = false;
+        if (c->continued)
+            r->inherited++; /* not an event the serial path sees */
         /* The tracer opens every block with STACK and then OVERHEAD_END:
          * from the block's start to that end it was at work (setting up
          * the thread, or switching blocks after an OVERHEAD_START at the
@@ -282,6 +306,8 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
         if (overhead_end_follows(end, c->end)) {
             ev->kind = CT_EV_OVERHEAD_START;
             push(r, ev);
+            if (c->continued)
+                r->inherited++;
         }
         if (ct_get_varint(&p, end, &a) != 0 || a > len)
             return false;
@@ -290,7 +316,10 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
             if (ct_get_varint(&p, end, &b) != 0)
                 return false;
             r->ids[i] = intern_fn(r, b, ev->time);
+            r->pcs[i] = b;
         }
+        if (c->continued)
+            r->nopened = (uint32_t)a; /* checked against the last piece */
         ev->kind = CT_EV_STACK;
         ev->stack = r->ids;
         ev->depth = (uint32_t)a;
@@ -300,6 +329,11 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
         return true;
     case CT_EXT_SAMPLE: {
         uint64_t weight;
+        if (r->worker) {
+            r->damaged = true; /* the symbolizer is not shared */
+            r->stop = true;
+            return true;
+        }
         if (ct_get_varint(&p, end, &weight) != 0 ||
             ct_get_varint(&p, end, &a) != 0 || a > len)
             return false;
@@ -486,7 +520,7 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
             break;
         }
     bad:
-        ct_calltrace_stats.records += nrec;
+        r->stats->records += nrec;
         r->nbuf = nbuf;
         damage(r, c, rec, "bad record");
         return -1;
@@ -495,7 +529,7 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
         status = -1;
         break;
     }
-    ct_calltrace_stats.records += nrec;
+    r->stats->records += nrec;
     r->nbuf = nbuf;
     c->need_stack = need_stack;
     c->p = p;
@@ -531,7 +565,7 @@ static void open_next(struct rd *r, struct cursor *c)
     /* This block's off-CPU intervals, and those the next one tells late. */
     ctr_offcpu_collect(r, c, c->next - 1);
     ctr_offcpu_collect(r, c, c->next);
-    ct_calltrace_stats.blocks_decoded++;
+    r->stats->blocks_decoded++;
 }
 
 /*
@@ -541,7 +575,8 @@ static void open_next(struct rd *r, struct cursor *c)
  */
 static void finish_block(struct cursor *c)
 {
-    ct_progress_advance(c->cur->avail);
+    if (!c->quiet)
+        ct_progress_advance(c->cur->avail);
     if (c->cur->lost > c->lost_told) {
         /* At the last record: last_ticks could break the thread's time
          * order if the header was damaged. */

@@ -82,7 +82,7 @@ static bool read_switch(struct rd *r, struct cursor *c, const struct block *b,
 
 void ctr_offcpu_collect(struct rd *r, struct cursor *c, uint32_t i)
 {
-    if (i >= c->nblocks || i < c->switches_read)
+    if (i >= c->nblocks + c->npeek || i < c->switches_read)
         return;
     c->switches_read = i + 1;
     const struct block *b = c->blocks[i];
@@ -96,6 +96,9 @@ void ctr_offcpu_collect(struct rd *r, struct cursor *c, uint32_t i)
         c->niv -= c->iv_next;
         c->iv_next = 0;
     }
+    /* A block looked at only for its late intervals is another piece's:
+     * that piece counts its lost switches. */
+    uint64_t lost_before = r->info->switches_lost;
     uint32_t link = b->last_switch, guard = 0;
     while (link && guard++ < (1u << 20)) {
         uint32_t prev = 0;
@@ -103,6 +106,8 @@ void ctr_offcpu_collect(struct rd *r, struct cursor *c, uint32_t i)
             break; /* damaged: the intervals read so far stand */
         link = prev;
     }
+    if (i >= c->nblocks)
+        r->info->switches_lost = lost_before;
     /* The interval being handed on stays first. */
     size_t keep = c->in_off ? 1 : 0;
     if (c->niv > keep)

@@ -35,6 +35,11 @@ struct cursor {
     uint32_t thread;
     struct block **blocks;  /* the blocks to decode, seq order            */
     uint32_t nblocks, next;
+    uint32_t npeek;         /* blocks after the last one whose SWITCH
+                               records count (a piece of a thread, decoded
+                               apart: intervals are told a block late)    */
+    bool continued;         /* such a piece, not the thread's first one   */
+    bool quiet;             /* no progress bar (a worker's cursor)        */
     struct block *cur;
     const uint8_t *p, *end; /* undecoded records of cur                   */
     bool partial_ok;        /* cur may end inside a record (unclosed,
@@ -99,6 +104,17 @@ struct rd {
     size_t ids_cap;
     uint64_t *pcs;
     size_t pcs_cap;
+    struct ct_calltrace_stats *stats; /* &ct_calltrace_stats, or a worker's */
+    /* Set when a worker of the parallel decoder (calltrace_parallel.c)
+     * decodes: it reports no damage and no progress itself, and gives up
+     * (damaged) on anything the serial path must handle. */
+    bool worker, damaged;
+    uint64_t *first_seen;   /* worker: time each function id first came */
+    size_t first_seen_cap;
+    uint64_t inherited;     /* worker: STACK and OVERHEAD_START events made
+                               for a piece that starts inside a thread   */
+    uint32_t nopened;       /* worker: the frames that piece's STACK record
+                               named, their addresses in pcs              */
 };
 
 int ctr_probe(const struct ct_input *in);
@@ -149,5 +165,11 @@ void ctr_run(struct rd *r, struct cursor *c, uint64_t limit);
 uint64_t ctr_next_time(struct rd *r, struct cursor *c);
 
 void ctr_merge(struct rd *r, struct cursor *cs, size_t n);
+
+/* Decodes the cursors' threads on several threads into parts of
+ * opts->profile and merges them (calltrace_parallel.c).  Returns false,
+ * having changed nothing, when the trace needs the serial path. */
+bool ctr_parallel(struct rd *r, struct cursor *cs, size_t n,
+                  const struct ct_read_opts *opts, uint32_t file_flags);
 
 #endif /* CT_CALLTRACE_READER_H */

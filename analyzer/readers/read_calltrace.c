@@ -101,6 +101,7 @@ static int read_calltrace(const struct ct_input *in,
     r->in = in;
     r->info = info;
     r->sink = sink;
+    r->stats = &ct_calltrace_stats;
     r->batch = ct_sink_batch(sink);
     r->buf_cap = r->batch ? BATCH : 1;
     r->buf = ct_xcalloc(r->buf_cap, sizeof *r->buf);
@@ -179,8 +180,10 @@ static int read_calltrace(const struct ct_input *in,
         }
     }
 
-    ctr_merge(r, cs, ncs);
-    ctr_flush(r);
+    if (!ctr_parallel(r, cs, ncs, opts, h.flags)) {
+        ctr_merge(r, cs, ncs);
+        ctr_flush(r);
+    }
 
     for (size_t i = 0; i < ncs; i++)
         free(cs[i].iv);

@@ -17,11 +17,17 @@ struct ct_input {
     size_t size;
 };
 
+struct ct_profile;
+
 struct ct_read_opts {
     bool lenient;          /* skip malformed lines, count them          */
     bool have_range;       /* only events in [from, to] are needed      */
     int64_t range_from_ns; /* relative to the trace's first event       */
     int64_t range_to_ns;
+    /* The sink is this profile and nothing else: a reader may decode on
+     * `jobs` threads into parts of it (profile.h) and merge them. */
+    struct ct_profile *profile;
+    unsigned jobs;
 };
 
 struct ct_reader {
