@@ -129,9 +129,10 @@ struct ct_profile *ct_profile_part_new(const struct ct_profile *whole,
 void ct_profile_part_resume(struct ct_profile *part, uint32_t thread,
                             uint64_t t);
 /* The functions of the frames open on a thread of a part (at most cap of
- * them, outermost first); returns how many are open. */
+ * them, outermost first), and whether it is inside the tracer's overhead;
+ * returns how many are open. */
 size_t ct_profile_part_open(const struct ct_profile *part, uint32_t thread,
-                            uint32_t *funcs, size_t cap);
+                            uint32_t *funcs, size_t cap, bool *in_overhead);
 void ct_profile_part_end(struct ct_profile *part, bool threads_end);
 void ct_profile_merge(struct ct_profile *whole, struct ct_profile *part,
                       const uint32_t *func_map, uint64_t inherited_events);

@@ -39,12 +39,14 @@ void ct_profile_part_resume(struct ct_profile *part, uint32_t thread,
 }
 
 size_t ct_profile_part_open(const struct ct_profile *part, uint32_t thread,
-                            uint32_t *funcs, size_t cap)
+                            uint32_t *funcs, size_t cap, bool *in_overhead)
 {
     const struct ct_profile_state *s = part->state;
+    *in_overhead = false;
     if (thread >= s->nthreads)
         return 0;
     const struct ct_pthread *th = &s->threads[thread];
+    *in_overhead = th->in_overhead != 0;
     for (size_t i = 0; i < th->depth && i < cap; i++)
         funcs[i] = th->stack[i].func;
     return th->depth;

@@ -13,8 +13,10 @@
  * with no losses, at the next seq, with every open frame named.
  */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "calltrace_reader.h"
 #include "profile.h"
@@ -36,6 +38,7 @@ struct piece {
      * the next, so they must agree (a STACK record may be cut short). */
     uint64_t *opened, *left_open;
     uint32_t nopened, nleft_open;
+    bool opened_in_overhead, left_in_overhead; /* likewise */
 };
 
 struct worker {
@@ -48,6 +51,7 @@ struct worker {
     size_t npieces;
     uint64_t load;
     uint32_t *map;          /* local function id -> the trace's           */
+    double cpu;             /* CPU seconds its thread spent decoding      */
 };
 
 struct par {
@@ -71,6 +75,7 @@ static bool may_cut(struct block **bl, uint32_t i)
     const struct block *a = bl[i - 1], *b = bl[i];
     return a && b && (a->flags & CT_BLOCK_CLOSED) && a->avail == a->size &&
            !a->lost && b->seq == a->seq + 1 && b->open_depth <= 4096 &&
+           b->first == a->last && /* no time between the two pieces */
            !(a->flags & CT_BLOCK_LAST);
 }
 
@@ -91,11 +96,12 @@ static void cut(struct par *pp, size_t ncs, unsigned jobs)
         for (uint32_t k = 0; k < pp->cs[i].nblocks; k++)
             total += block_bytes(pp->cs[i].blocks[k]);
     uint64_t target = total / jobs + 1;
+    if (target < MIN_PIECE_BYTES)
+        target = MIN_PIECE_BYTES;
     /* Tests cut small traces into many pieces with CT_PIECE_BYTES. */
     const char *env = getenv("CT_PIECE_BYTES");
-    uint64_t least = env && *env ? strtoull(env, NULL, 10) : MIN_PIECE_BYTES;
-    if (target < least)
-        target = least;
+    if (env && *env)
+        target = strtoull(env, NULL, 10);
     size_t cap = 0;
     for (size_t i = 0; i < ncs; i++) {
         struct cursor *c = &pp->cs[i];
@@ -204,13 +210,18 @@ static void run_piece(struct par *pp, struct worker *w, struct piece *pc)
     if (pc->whole)
         return;
     pc->nopened = r->nopened;
+    /* The STACK event, and OVERHEAD_START when the block opens with the
+     * tracer's work, as the previous block's last record says it does. */
+    pc->opened_in_overhead = r->inherited == 2;
     pc->opened = ct_xmalloc((r->nopened + 1) * sizeof *pc->opened);
     memcpy(pc->opened, r->pcs, r->nopened * sizeof *pc->opened);
     bool last = pc->first + pc->n == tc->nblocks;
     if (!last) {
-        size_t depth = ct_profile_part_open(part, c.thread, NULL, 0);
+        size_t depth = ct_profile_part_open(part, c.thread, NULL, 0,
+                                            &pc->left_in_overhead);
         uint32_t *ids = ct_xmalloc((depth + 1) * sizeof *ids);
-        ct_profile_part_open(part, c.thread, ids, depth);
+        ct_profile_part_open(part, c.thread, ids, depth,
+                             &pc->left_in_overhead);
         pc->left_open = ct_xmalloc((depth + 1) * sizeof *pc->left_open);
         for (size_t i = 0; i < depth; i++)
             pc->left_open[i] = ct_functab_get(w->info.funcs, ids[i])->addr;
@@ -220,14 +231,23 @@ static void run_piece(struct par *pp, struct worker *w, struct piece *pc)
     ct_profile_part_end(part, last);
 }
 
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static void *work(void *arg)
 {
     void **a = arg;
     struct par *pp = a[0];
     struct worker *w = a[1];
+    double t0 = thread_cpu();
     for (size_t i = 0; i < w->npieces && !w->r.damaged; i++)
         run_piece(pp, w, w->pieces[i]);
     ct_profile_part_end(w->whole_part, true);
+    w->cpu += thread_cpu() - t0;
     return NULL;
 }
 
@@ -335,9 +355,13 @@ static bool pieces_agree(struct par *pp)
                 pp->pieces[k].first == a->first + a->n)
                 b = &pp->pieces[k];
         if (!b || a->nleft_open != b->nopened ||
+            a->left_in_overhead != b->opened_in_overhead ||
             memcmp(a->left_open, b->opened,
-                   a->nleft_open * sizeof *a->left_open))
+                   a->nleft_open * sizeof *a->left_open)) {
+            if (getenv("CT_PIECE_DEBUG"))
+                fprintf(stderr, "piece %u+%u: left %u (%d) opened %u (%d)\n", a->first, a->n, a->nleft_open, a->left_in_overhead, b ? b->nopened : 0, b ? b->opened_in_overhead : 0);
             return false;
+        }
     }
     return true;
 }
@@ -405,8 +429,19 @@ bool ctr_parallel(struct rd *r, struct cursor *cs, size_t ncs,
     }
     free(args);
     bool ok = !damaged && pieces_agree(&pp);
-    if (ok)
+    if (ok) {
         merge(&pp);
+        r->stats->pieces = pp.npieces;
+        /* Tests: the parallel path ran; benchmarks: each worker's CPU
+         * time, whose largest bounds the wall time on idle cores. */
+        if (getenv("CT_PIECE_BYTES") || getenv("CT_JOBS_TIMES")) {
+            fprintf(stderr, "calltrace-report: %zu pieces on %u threads",
+                    pp.npieces, pp.nw);
+            for (unsigned k = 0; k < pp.nw; k++)
+                fprintf(stderr, " %.3f", pp.w[k].cpu);
+            fputs(" s\n", stderr);
+        }
+    }
     free_par(&pp);
     return ok;
 }
