@@ -169,18 +169,18 @@ int main(int argc, char **argv)
         sink = ct_profile_sink(profile);
     }
 
-    /* Only the profile alone can be made in parts and merged. */
-    if (profile && sink == ct_profile_sink(profile) && !opts.per_thread &&
-        !opts.subtract_bias) {
-        ropts.profile = profile;
-        ropts.jobs = opts.jobs;
-    }
-
     /* Hidden functions are taken out before any view sees the events,
      * so that every view leaves out the same calls. */
     if (opts.nhide) {
         ct_hide_filter_init(&hide, sink, &info, opts.hide, opts.nhide);
         sink = &hide.sink;
+    }
+
+    /* Only the profile alone can be made in parts and merged. */
+    if (profile && sink == ct_profile_sink(profile) && !opts.per_thread &&
+        !opts.subtract_bias) {
+        ropts.profile = profile;
+        ropts.jobs = opts.jobs;
     }
 
     ct_progress_start(in.path, in.size, !opts.no_progress);

@@ -214,7 +214,8 @@ static void run_piece(struct par *pp, struct worker *w, struct piece *pc)
      * tracer's work, as the previous block's last record says it does. */
     pc->opened_in_overhead = r->inherited == 2;
     pc->opened = ct_xmalloc((r->nopened + 1) * sizeof *pc->opened);
-    memcpy(pc->opened, r->pcs, r->nopened * sizeof *pc->opened);
+    if (r->nopened)
+        memcpy(pc->opened, r->pcs, r->nopened * sizeof *pc->opened);
     bool last = pc->first + pc->n == tc->nblocks;
     if (!last) {
         size_t depth = ct_profile_part_open(part, c.thread, NULL, 0,
@@ -356,8 +357,8 @@ static bool pieces_agree(struct par *pp)
                 b = &pp->pieces[k];
         if (!b || a->nleft_open != b->nopened ||
             a->left_in_overhead != b->opened_in_overhead ||
-            memcmp(a->left_open, b->opened,
-                   a->nleft_open * sizeof *a->left_open)) {
+            (a->nleft_open && memcmp(a->left_open, b->opened,
+                   a->nleft_open * sizeof *a->left_open))) {
             if (getenv("CT_PIECE_DEBUG"))
                 fprintf(stderr, "piece %u+%u: left %u (%d) opened %u (%d)\n", a->first, a->n, a->nleft_open, a->left_in_overhead, b ? b->nopened : 0, b ? b->opened_in_overhead : 0);
             return false;
