@@ -549,9 +549,10 @@ int ct_prof_event(struct ct_profile *p, const struct ct_event *ev)
 }
 
 /*
- * The common case, a run of one thread's CALL and RETURN events with no
- * range, no overhead interval open, time going forward, returns matching
- * the top frame, room on the stack and functions already known, applied
+ * The common case, a run of one thread's CALL and RETURN events inside
+ * the --time-range window if any, no overhead interval open, time going
+ * forward, returns matching the top frame, room on the stack and
+ * functions already known, applied
  * with the thread's state in locals and the counts added once.  Returns
  * how many events it took; the event that stopped it goes the general way
  * (ct_prof_event), which handles every case.
@@ -561,10 +562,14 @@ static size_t fast_run(struct ct_profile *p, const struct ct_event *ev,
 {
     struct ct_profile_state *s = p->state;
     uint32_t thread = ev->thread;
-    if (p->opts.have_range || thread >= s->nthreads)
+    if (thread >= s->nthreads)
         return 0;
+    /* With a --time-range, inside the window (clipping needs the slow
+     * path only at its edges). */
+    uint64_t lo = p->opts.have_range ? s->rfrom : 0;
+    uint64_t hi = p->opts.have_range ? s->rto : UINT64_MAX;
     struct ct_pthread *th = &s->threads[thread];
-    if (!th->seen || th->in_overhead || th->off)
+    if (!th->seen || th->in_overhead || th->off || th->cur < lo)
         return 0;
     struct run x = open_run(p, th);
     size_t cap = th->cap;
@@ -574,7 +579,7 @@ static size_t fast_run(struct ct_profile *p, const struct ct_event *ev,
     for (i = 0; i < n; i++) {
         const struct ct_event *e = &ev[i];
         uint64_t t = e->time;
-        if (e->thread != thread || t < cur)
+        if (e->thread != thread || t < cur || t > hi)
             break;
         uint64_t d = t - cur;
         if (e->kind == CT_EV_RETURN) {
