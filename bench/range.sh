@@ -40,7 +40,7 @@ stats() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{printf "%.3f/%.3f/%
 median() { printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
 run() { # CMD...: "wall cpu blocks-decoded/blocks"
     CT_READ_STATS=1 /usr/bin/time -f "%e %U %S" -o "$W/time" "$@" > "$W/out" 2> "$W/err" || true
-    awk '{printf "%.3f %.3f ", $1, $2 + $3}' "$W/time"
+    tail -n 1 "$W/time" | awk '{printf "%.3f %.3f ", $1, $2 + $3}'
     sed -n 's/^calltrace-report: \([0-9]*\) blocks, \([0-9]*\) decoded.*/\2\/\1/p' "$W/err"
 }
 cold() { dd if="$W/big.raw" iflag=nocache count=0 status=none; }
@@ -59,8 +59,12 @@ measure() {
 
 echo "what|wall s warm (min/med/max)|CPU s warm|blocks decoded|wall s cold|events in the report"
 measure "full report, --jobs 1" --jobs 1
+# The trace's span, from the summary's "Wall span: 2.34s" (or ms, us).
+span_ms=$(sed -n 's/^Wall span: \([0-9.]*\)\([a-z]*\).*/\1 \2/p' "$W/out" |
+    awk '{f = $2 == "s" ? 1000 : $2 == "ms" ? 1 : $2 == "min" ? 60000 : 0.001; printf "%d", $1 * f}')
 measure "full report, --jobs 2" --jobs 2
 mid=$((span_ms / 2))
+echo "window start: ${mid} ms, half the trace's span of ${span_ms} ms"
 for win in 1 10 100 1000 10000; do
     [ "$win" -lt "$span_ms" ] || continue
     measure "--time-range=${mid}ms..$((mid + win))ms ($win ms)" "--time-range=${mid}ms..$((mid + win))ms"
