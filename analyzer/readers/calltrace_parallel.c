@@ -350,19 +350,14 @@ static bool pieces_agree(struct par *pp)
         const struct piece *a = &pp->pieces[i];
         if (a->whole || a->first + a->n == pp->cs[a->cursor].nblocks)
             continue;
-        const struct piece *b = NULL;
-        for (size_t k = 0; k < pp->npieces && !b; k++)
-            if (pp->pieces[k].cursor == a->cursor &&
-                pp->pieces[k].first == a->first + a->n)
-                b = &pp->pieces[k];
-        if (!b || a->nleft_open != b->nopened ||
+        /* cut() adds a thread's pieces one after another */
+        const struct piece *b = &pp->pieces[i + 1];
+        if (b->cursor != a->cursor || b->first != a->first + a->n ||
+            a->nleft_open != b->nopened ||
             a->left_in_overhead != b->opened_in_overhead ||
             (a->nleft_open && memcmp(a->left_open, b->opened,
-                   a->nleft_open * sizeof *a->left_open))) {
-            if (getenv("CT_PIECE_DEBUG"))
-                fprintf(stderr, "piece %u+%u: left %u (%d) opened %u (%d)\n", a->first, a->n, a->nleft_open, a->left_in_overhead, b ? b->nopened : 0, b ? b->opened_in_overhead : 0);
+                                     a->nleft_open * sizeof *a->left_open)))
             return false;
-        }
     }
     return true;
 }
