@@ -198,9 +198,16 @@ struct ct_block_header {
  *   u64 start, u64 end  executable range [start, end) at run time
  *   u8  build_id_len, build_id bytes
  *   u16 path_len, path bytes (absolute path, no NUL)
- * Later MAPS blocks supersede earlier ones where ranges overlap.
+ * or (kind 2 = name) a name the tracer gives to an address of its own:
+ *   u8  kind (2)
+ *   u64 addr            the address (a library-call stub, 16 bytes)
+ *   u64 target          the function it calls (its object is the name's)
+ *   u16 name_len, name bytes (`getpid@dlsym`, mangled, no NUL)
+ * Later MAPS blocks supersede earlier ones where ranges overlap; names
+ * hold for the whole process (the tracer never reuses a named address).
  */
 #define CT_MAP_OBJECT 1u
+#define CT_MAP_NAME   2u
 
 /* --- varint helpers, shared so both sides agree on every byte ---------- */
 

@@ -14,6 +14,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "plt.h"
 #include "tracer.h"
 
 struct collect {
@@ -150,6 +151,7 @@ size_t ct_maps_collect(uint8_t *buf, size_t cap)
         n = 0;
     c->exe[n] = '\0';
     dl_iterate_phdr(add_object, c);
+    c->p = ct_dlsym_names_put(c->p, c->end);
     return (size_t)(c->p - buf);
 }
 

@@ -373,6 +373,24 @@ uintptr_t ct_plt_exit(uintptr_t sp)
     return ret;
 }
 
+int ct_plt_quiet_begin(void)
+{
+    struct plt_thread *pt = plt_thread_get();
+    if (!pt || pt->in_tracer)
+        return 0;
+    pt->in_tracer = 1;
+    ct_signal_fence();
+    return 1;
+}
+
+void ct_plt_quiet_end(int began)
+{
+    if (began) {
+        ct_signal_fence();
+        plt_self->in_tracer = 0;
+    }
+}
+
 void ct_plt_disarm(void)
 {
     struct plt_thread *pt = plt_self;
@@ -412,7 +430,7 @@ void ct_plt_rearm(uintptr_t sp)
  * context would hold the trampoline), look at their own return address
  * (RTLD_NEXT, the caller's namespace), or are the tracer's own entry
  * points. */
-static int never_patched(const char *name)
+int ct_plt_never_patched(const char *name)
 {
     static const char *const names[] = {
         "setjmp", "_setjmp", "__sigsetjmp", "sigsetjmp", "savectx",
@@ -500,6 +518,7 @@ static int imports(const struct dyn_info *d, const char *want)
 struct got_ref {
     uintptr_t got;
     uintptr_t plt;
+    uintptr_t hook;       /* dlsym, dlvsym: where the slot goes instead */
 };
 
 static int cmp_got(const void *a, const void *b)
@@ -510,7 +529,7 @@ static int cmp_got(const void *a, const void *b)
 
 static struct got_ref *find_got(struct got_ref *refs, size_t n, uintptr_t got)
 {
-    struct got_ref key = {got, 0};
+    struct got_ref key = {got, 0, 0};
     return bsearch(&key, refs, n, sizeof *refs, cmp_got);
 }
 
@@ -622,10 +641,30 @@ static uint32_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy)
     return 1;
 }
 
+/* Load biases (l_addr) of the objects there at start, for RTLD_DEFAULT. */
+#define MAX_START_OBJECTS 256
+static uintptr_t start_bases[MAX_START_OBJECTS];
+static uint32_t nstart_bases;
+
+int ct_plt_loaded_at_start(uintptr_t base)
+{
+    for (uint32_t i = 0; i < nstart_bases; i++)
+        if (start_bases[i] == base)
+            return 1;
+    return 0;
+}
+
+static void note_start_object(const struct dl_phdr_info *info)
+{
+    if (nstart_bases < MAX_START_OBJECTS)
+        start_bases[nstart_bases++] = info->dlpi_addr;
+}
+
 static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
-    (void)arg;
+    if (arg)
+        note_start_object(info);
     if (is_own_object(info) || is_loader(info->dlpi_name))
         return 0;
     struct dyn_info d;
@@ -641,10 +680,12 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
     for (size_t i = 0; i < d.njmprel; i++) {
         const ElfW(Rela) *r = &d.jmprel[i];
         const char *name = rel_name(&d, r);
-        if (ELF64_R_TYPE(r->r_info) != R_X86_64_JUMP_SLOT || !name ||
-            never_patched(name))
+        if (ELF64_R_TYPE(r->r_info) != R_X86_64_JUMP_SLOT || !name)
             continue;
-        refs[n++] = (struct got_ref){d.base + r->r_offset, 0};
+        uintptr_t hook = ct_plt_hook_for(name);
+        if (!hook && ct_plt_never_patched(name))
+            continue;
+        refs[n++] = (struct got_ref){d.base + r->r_offset, 0, hook};
     }
     qsort(refs, n, sizeof *refs, cmp_got);
     find_plt_entries(info, refs, n);
@@ -652,13 +693,21 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
     relro_range(info, &rlo, &rhi);
     int opened = 0;
     for (size_t i = 0; i < n; i++) {
-        if (!refs[i].plt || is_stub(*(uintptr_t *)refs[i].got))
+        uintptr_t now = *(uintptr_t *)refs[i].got;
+        if ((!refs[i].plt && !refs[i].hook) || is_stub(now) ||
+            (refs[i].hook && now == refs[i].hook))
             continue;
         int in_relro = refs[i].got >= rlo && refs[i].got < rhi;
         if (in_relro && !opened) {
             if (mprotect((void *)rlo, rhi - rlo, PROT_READ | PROT_WRITE) != 0)
                 continue;
             opened = 1;
+        }
+        if (refs[i].hook) {
+            /* Lazy or not, dlsym is reached through the hook from now on. */
+            __atomic_store_n((uintptr_t *)refs[i].got, refs[i].hook,
+                             __ATOMIC_RELEASE);
+            continue;
         }
         uintptr_t cur = *(uintptr_t *)refs[i].got;
         /* Unresolved, a lazy slot points back into its object's PLT;
@@ -672,13 +721,13 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
-void ct_plt_after_load(void)
+static void patch_all(int at_start)
 {
     if (plt_mode == CT_LIBCALLS_NONE)
         return;
     int saved = errno;
     pthread_mutex_lock(&patch_lock);
-    dl_iterate_phdr(patch_object, NULL);
+    dl_iterate_phdr(patch_object, at_start ? &at_start : NULL);
     pthread_mutex_unlock(&patch_lock);
     errno = saved;
 }
@@ -689,5 +738,33 @@ void ct_plt_start(int mode)
     if (mode == CT_LIBCALLS_NONE)
         return;
     plt_key_ok = pthread_key_create(&plt_key, plt_thread_free) == 0;
-    ct_plt_after_load();
+    patch_all(1);
+}
+
+void ct_plt_after_load(void)
+{
+    patch_all(0);
+}
+
+uintptr_t ct_plt_hook_for(const char *name)
+{
+    if (strcmp(name, "dlsym") == 0)
+        return (uintptr_t)ct_dlsym_hook;
+    if (strcmp(name, "dlvsym") == 0)
+        return (uintptr_t)ct_dlvsym_hook;
+    return 0;
+}
+
+uintptr_t ct_plt_pointer_slot(uintptr_t target)
+{
+    pthread_mutex_lock(&patch_lock);
+    uintptr_t stub = 0;
+    if (nslots < CT_PLT_MAX_SLOTS) {
+        uint32_t i = nslots;
+        stub = stub_addr(i);
+        slots[i] = (struct plt_slot){target, NULL, stub, LAZY_NO};
+        __atomic_store_n(&nslots, i + 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&patch_lock);
+    return stub;
 }

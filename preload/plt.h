@@ -40,7 +40,33 @@ void ct_plt_disarm(void);
  * trampoline back. */
 void ct_plt_rearm(uintptr_t sp);
 
+/* Around the tracer's own calls into libraries (nested mode would record
+ * them): returns whether it began a quiet stretch, for ct_plt_quiet_end. */
+int ct_plt_quiet_begin(void);
+void ct_plt_quiet_end(int began);
+
+/* Pointers dlsym returned (plt_dlsym.c).  A stub of the table for a
+ * function called through a pointer, or 0 when the table is full. */
+uintptr_t ct_plt_pointer_slot(uintptr_t target);
+/* Calls to these are never recorded (they return twice, or look at their
+ * caller). */
+int ct_plt_never_patched(const char *name);
+/* Was the object with this load bias (l_addr) there when tracing
+ * started? */
+int ct_plt_loaded_at_start(uintptr_t base);
+/* What a dlsym/dlvsym GOT slot of a recorded object points at (0 for
+ * other names). */
+uintptr_t ct_plt_hook_for(const char *name);
+/* The hooks' C side: may the tracer call dlsym for this caller? */
+int ct_dlsym_takes(void *handle, uintptr_t caller);
+void *ct_dlsym_stubbed(void *handle, const char *name);
+void *ct_dlvsym_stubbed(void *handle, const char *name, const char *version);
+/* Appends a CT_MAP_NAME entry per dlsym stub to a MAPS payload. */
+uint8_t *ct_dlsym_names_put(uint8_t *p, const uint8_t *end);
+
 extern char ct_plt_stubs[];
+extern char ct_dlsym_hook[];
+extern char ct_dlvsym_hook[];
 extern char ct_plt_return[];
 
 #pragma GCC visibility pop

@@ -124,3 +124,44 @@ ct_plt_return:
         popq    %rax
         jmp     *%r11
         .size   ct_plt_return, . - ct_plt_return
+
+/*
+ * What the dlsym and dlvsym GOT slots of recorded objects point at
+ * (plt_dlsym.c).  ct_dlsym_takes says whether the tracer may look the name
+ * up itself (an explicit handle, or RTLD_DEFAULT from an object loaded at
+ * start); if so, ct_dlsym_stubbed does, with the caller's return address
+ * still on the stack.  If not (RTLD_NEXT: found relative to the caller),
+ * dlsym itself is reached by a jump, so it sees the caller as its own.
+ */
+        .macro  dlsym_hook name, stubbed, real
+        .p2align 4
+        .globl  \name
+        .hidden \name
+        .type   \name, @function
+\name:
+        .cfi_startproc
+        endbr64
+        pushq   %rdi
+        .cfi_adjust_cfa_offset 8
+        pushq   %rsi
+        .cfi_adjust_cfa_offset 8
+        pushq   %rdx
+        .cfi_adjust_cfa_offset 8
+        movq    24(%rsp), %rsi          /* the caller's return address */
+        call    ct_dlsym_takes
+        popq    %rdx
+        .cfi_adjust_cfa_offset -8
+        popq    %rsi
+        .cfi_adjust_cfa_offset -8
+        popq    %rdi
+        .cfi_adjust_cfa_offset -8
+        testl   %eax, %eax
+        jz      1f
+        jmp     \stubbed
+1:      jmp     \real@PLT
+        .cfi_endproc
+        .size   \name, . - \name
+        .endm
+
+        dlsym_hook ct_dlsym_hook, ct_dlsym_stubbed, dlsym
+        dlsym_hook ct_dlvsym_hook, ct_dlvsym_stubbed, dlvsym

@@ -102,7 +102,17 @@ struct span {
     bool live, seen;
 };
 
+/* Bytes of one library-call stub a name entry names. */
+#define NAMED_SIZE 16
+
+struct named {
+    uint64_t addr, target;
+    char *name;
+};
+
 struct ct_symbolizer {
+    struct named *named;    /* sorted by addr                             */
+    size_t nnamed, named_cap;
     struct map *maps;       /* sorted by start, not overlapping           */
     size_t nmaps, maps_cap;
     struct map *places;     /* every (object, base, range) ever loaded    */
@@ -141,6 +151,9 @@ void ct_symbolizer_free(struct ct_symbolizer *s)
         free(o->path);
         free(o);
     }
+    for (size_t i = 0; i < s->nnamed; i++)
+        free(s->named[i].name);
+    free(s->named);
     free(s->objs);
     free(s->maps);
     free(s->places);
@@ -298,6 +311,38 @@ void ct_symbolizer_add_map(struct ct_symbolizer *s, uint64_t base,
             (s->nmaps - at) * sizeof *s->maps);
     s->maps[at] = (struct map){base, start, end, obj};
     s->nmaps++;
+}
+
+void ct_symbolizer_add_name(struct ct_symbolizer *s, uint64_t addr,
+                            uint64_t target, const char *name,
+                            size_t name_len)
+{
+    size_t at = 0;
+    while (at < s->nnamed && s->named[at].addr < addr)
+        at++;
+    if (name_len == 0 || (at < s->nnamed && s->named[at].addr == addr))
+        return;  /* every MAPS block repeats the names */
+    ct_grow(&s->named, &s->named_cap, s->nnamed, sizeof *s->named);
+    memmove(&s->named[at + 1], &s->named[at],
+            (s->nnamed - at) * sizeof *s->named);
+    s->named[at] = (struct named){addr, target, ct_xstrndup(name, name_len)};
+    s->nnamed++;
+}
+
+static const struct named *find_named(const struct ct_symbolizer *s,
+                                      uint64_t addr)
+{
+    size_t lo = 0, hi = s->nnamed;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->named[mid].addr <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == 0 || addr - s->named[lo - 1].addr >= NAMED_SIZE)
+        return NULL;
+    return &s->named[lo - 1];
 }
 
 static struct map *find_map(struct ct_symbolizer *s, uint64_t addr)
@@ -669,6 +714,11 @@ bool ct_symbolizer_func_start(struct ct_symbolizer *s, uint64_t addr,
 bool ct_symbolizer_func_start_gen(struct ct_symbolizer *s, uint64_t addr,
                                   uint32_t gen, uint64_t *start)
 {
+    const struct named *nd = find_named(s, addr);
+    if (nd) {
+        *start = nd->addr;
+        return true;
+    }
     struct map *m = map_of(s, addr, gen);
     if (!m)
         return false;
@@ -679,19 +729,31 @@ bool ct_symbolizer_func_start_gen(struct ct_symbolizer *s, uint64_t addr,
     return true;
 }
 
-/* A C++ name demangled; a PLT entry's keeps its @plt: `operator
+/* The library-call mark a name may end in. */
+static size_t libcall_suffix(const char *name, size_t len)
+{
+    static const char *const marks[] = {"@plt", "@dlsym"};
+    for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
+        size_t n = strlen(marks[i]);
+        if (len > n && strcmp(name + len - n, marks[i]) == 0)
+            return n;
+    }
+    return 0;
+}
+
+/* A C++ name demangled; a library call's keeps its mark: `operator
  * new(unsigned long)@plt`. */
 static char *demangle(bfd *abfd, const char *name)
 {
     size_t len = strlen(name);
-    bool plt = len > 4 && strcmp(name + len - 4, "@plt") == 0;
-    char *base = plt ? ct_xstrndup(name, len - 4) : NULL;
-    char *dem = bfd_demangle(abfd, plt ? base : name, DMGL_PARAMS | DMGL_ANSI);
+    size_t mark = libcall_suffix(name, len);
+    char *base = mark ? ct_xstrndup(name, len - mark) : NULL;
+    char *dem = bfd_demangle(abfd, mark ? base : name, DMGL_PARAMS | DMGL_ANSI);
     char *out;
-    if (dem && plt) {
-        out = ct_xmalloc(strlen(dem) + 5);
+    if (dem && mark) {
+        out = ct_xmalloc(strlen(dem) + mark + 1);
         strcpy(out, dem);
-        strcat(out, "@plt");
+        strcat(out, name + len - mark);
         free(dem);
     } else {
         out = dem ? dem : ct_xstrdup(name);
@@ -709,6 +771,17 @@ static const char *base_name(const char *path)
 void ct_symbolizer_resolve(void *ctx, struct ct_func *f)
 {
     struct ct_symbolizer *s = ctx;
+    const struct named *nd = find_named(s, f->addr);
+    if (nd) {
+        struct map *tm = find_map(s, nd->target);
+        if (!tm)
+            tm = find_map(s, f->addr);
+        if (tm && !tm->obj->opened)
+            load_object(tm->obj);
+        f->name = demangle(tm ? tm->obj->abfd : NULL, nd->name);
+        f->object = tm ? ct_xstrdup(tm->obj->path) : NULL;
+        return;
+    }
     struct map *m = map_of(s, f->addr, f->gen);
     if (!m)
         return;

@@ -31,6 +31,15 @@ void ct_symbolizer_add_map(struct ct_symbolizer *s, uint64_t base,
                            const char *path, size_t path_len);
 
 /*
+ * A name the tracer gave to an address of its own (a MAPS name entry: a
+ * library-call stub, CT_MAP_NAME), for the 16 bytes there; target is the
+ * function it stands for, whose object is the name's.
+ */
+void ct_symbolizer_add_name(struct ct_symbolizer *s, uint64_t addr,
+                            uint64_t target, const char *name,
+                            size_t name_len);
+
+/*
  * What was loaded when.  Each MAPS block is a snapshot of the objects
  * loaded at one time: bracket its ct_symbolizer_add_map calls with these,
  * oldest snapshot first.  An object missing from a snapshot was unloaded

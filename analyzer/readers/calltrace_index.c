@@ -126,10 +126,32 @@ void ctr_read_maps(struct ct_symbolizer *sym, const struct ct_input *in,
     ct_symbolizer_snapshot_end(sym);
 }
 
+/* A name entry (CT_MAP_NAME); returns the next entry, or NULL if cut. */
+static const uint8_t *read_name(struct ct_symbolizer *sym, const uint8_t *p,
+                                const uint8_t *end)
+{
+    uint64_t addr, target;
+    uint16_t len;
+    if (end - p < 1 + 16 + 2)
+        return NULL;
+    memcpy(&addr, p + 1, 8);
+    memcpy(&target, p + 9, 8);
+    memcpy(&len, p + 17, 2);
+    p += 19;
+    if ((size_t)(end - p) < len)
+        return NULL;
+    ct_symbolizer_add_name(sym, addr, target, (const char *)p, len);
+    return p + len;
+}
+
 static void read_entries(struct ct_symbolizer *sym, const uint8_t *p,
                          const uint8_t *end)
 {
-    while (p < end && *p == CT_MAP_OBJECT) {
+    while (p && p < end && (*p == CT_MAP_OBJECT || *p == CT_MAP_NAME)) {
+        if (*p == CT_MAP_NAME) {
+            p = read_name(sym, p, end);
+            continue;
+        }
         uint64_t base, start, stop;
         if (end - p < 1 + 24 + 1)
             return;

@@ -217,6 +217,42 @@ static void test_generations(void **state)
     ct_symbolizer_free(s);
 }
 
+/* Names the tracer gives its stubs (MAPS name entries): the 16 bytes at
+ * the stub, demangled with their mark kept, the object of the target;
+ * repeated entries change nothing. */
+static void test_named_stubs(void **state)
+{
+    (void)state;
+    struct ct_symbolizer *s = ct_symbolizer_new();
+    ct_symbolizer_add_map(s, 0x7f0000000000, 0x7f0000001000, 0x7f0000002000,
+                          NULL, 0, "/nonexistent/libc.so", 20);
+    ct_symbolizer_add_map(s, 0x7f2000000000, 0x7f2000001000, 0x7f2000009000,
+                          NULL, 0, "/nonexistent/libcalltrace.so", 28);
+    const char *pid = "getpid@dlsym", *cxx = "_Znwm@dlsym";
+    ct_symbolizer_add_name(s, 0x7f2000004010, 0x7f0000001100, cxx,
+                           strlen(cxx));
+    ct_symbolizer_add_name(s, 0x7f2000004000, 0x7f0000001200, pid,
+                           strlen(pid));
+    ct_symbolizer_add_name(s, 0x7f2000004000, 0x7f0000001300, "x", 1);
+    uint64_t start = 0;
+    assert_true(ct_symbolizer_func_start(s, 0x7f200000400f, &start));
+    assert_int_equal(start, 0x7f2000004000);
+    struct ct_functab *tab = ct_functab_new();
+    ct_functab_set_resolver(tab, ct_symbolizer_resolve, s);
+    const struct ct_func *f =
+        ct_functab_get(tab, ct_functab_intern_addr(tab, 0x7f2000004000));
+    assert_string_equal(f->name, "getpid@dlsym");
+    assert_string_equal(f->object, "/nonexistent/libc.so");
+    f = ct_functab_get(tab, ct_functab_intern_addr(tab, 0x7f2000004010));
+    assert_string_equal(f->name, "operator new(unsigned long)@dlsym");
+    /* Past the last stub: the object's own naming. */
+    assert_string_equal(
+        ct_functab_name(tab, ct_functab_intern_addr(tab, 0x7f2000004020)),
+        "libcalltrace.so+0x4020");
+    ct_functab_free(tab);
+    ct_symbolizer_free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -225,6 +261,7 @@ int main(void)
         cmocka_unit_test(test_build_id_mismatch_still_resolves),
         cmocka_unit_test(test_unknown_addresses),
         cmocka_unit_test(test_generations),
+        cmocka_unit_test(test_named_stubs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
