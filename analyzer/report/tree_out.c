@@ -54,6 +54,14 @@ static const char *mark_text(uint8_t mark)
     }
 }
 
+/* A call is shown as `f()`; a demangled C++ name has its parentheses
+ * already: `shapes::area(int, int)`, not `shapes::area(int, int)()`. */
+static const char *call_parens(const char *name)
+{
+    size_t n = strlen(name);
+    return n > 0 && name[n - 1] == ')' ? "" : "()";
+}
+
 static void print_item(struct tqueue *q, const struct titem *it)
 {
     const struct ct_trace_info *info = q->info;
@@ -83,13 +91,14 @@ static void print_item(struct tqueue *q, const struct titem *it)
             name = "?";
     }
     const char *mark = mark_text(it->mark);
+    const char *parens = call_parens(name);
     switch (it->kind) {
     case TI_OPEN:
-        fprintf(out, "%s() {%s\n", name,
+        fprintf(out, "%s%s {%s\n", name, parens,
                 it->inherited ? " /* already open */" : "");
         return;
     case TI_LEAF:
-        fprintf(out, "%s();", name);
+        fprintf(out, "%s%s;", name, parens);
         if (mark)
             fprintf(out, " /* %s */", mark);
         break;

@@ -27,13 +27,14 @@
 [ -f "$LIB" ] || fail "no $LIB"
 
 # tree RAW DIR: one file per thread in DIR (named by thread id), each line
-# a function with its nesting, "()" dropped so C++ names compare plainly.
+# a function with its nesting, as --tree prints it: `f()` for a C name, a
+# demangled C++ name as it is (`catcher()`, not `catcher()()`).
 tree() {
     mkdir -p "$2"
     "$REPORT_SAN" --tree "$1" > "$2.txt" || fail "--tree $1"
     awk -v dir="$2" 'match($0, /\[ *[0-9]+\] \| /) {
         tid = substr($0, RSTART, RLENGTH); gsub(/[^0-9]/, "", tid)
-        line = substr($0, RSTART + RLENGTH); gsub(/\(\)/, "", line)
+        line = substr($0, RSTART + RLENGTH)
         print line > (dir "/" tid) }' "$2.txt"
 }
 # thread_of DIR FIRST: the file of the thread whose tree starts with FIRST.
@@ -50,65 +51,65 @@ expect_tree() {  # WHAT FILE (expected tree on stdin)
 $(cat "$T/diff")"
 }
 
-MAIN_TREE='main {
-  from_depth {
-    d1 {
-      d2 {
-        d3 {
-          d4;
+MAIN_TREE='main() {
+  from_depth() {
+    d1() {
+      d2() {
+        d3() {
+          d4();
         } /* d3 */
       } /* d2 */
     } /* d1 */
-    landed;
-    landed_again;
+    landed();
+    landed_again();
   } /* from_depth */
-  sibling {
-    small;
-    big;
+  sibling() {
+    small();
+    big();
   } /* sibling */
-  nested {
-    nest_mid {
-      jump_inner;
-      after_inner {
-        jump_outer;
+  nested() {
+    nest_mid() {
+      jump_inner();
+      after_inner() {
+        jump_outer();
       } /* after_inner */
     } /* nest_mid */
-    after_outer;
+    after_outer();
   } /* nested */
-  from_handler {
-    raiser {
-      on_signal {
-        handler_inner;
+  from_handler() {
+    raiser() {
+      on_signal() {
+        handler_inner();
       } /* on_signal */
     } /* raiser */
-    after_signal;
+    after_signal();
   } /* from_handler */
-  from_handler {
-    raiser {
-      on_signal {
-        handler_inner;
+  from_handler() {
+    raiser() {
+      on_signal() {
+        handler_inner();
       } /* on_signal */
     } /* raiser */
-    after_signal;
+    after_signal();
   } /* from_handler */
-  run_high_alt_thread;
+  run_high_alt_thread();
 } /* main */'
-THREAD_TREE='high_alt_thread {
-  returning {
-    raiser {
-      on_signal_return {
-        handler_work;
+THREAD_TREE='high_alt_thread() {
+  returning() {
+    raiser() {
+      on_signal_return() {
+        handler_work();
       } /* on_signal_return */
     } /* raiser */
-    after_return;
+    after_return();
   } /* returning */
-  from_handler {
-    raiser {
-      on_signal {
-        handler_inner;
+  from_handler() {
+    raiser() {
+      on_signal() {
+        handler_inner();
       } /* on_signal */
     } /* raiser */
-    after_signal;
+    after_signal();
   } /* from_handler */
 } /* high_alt_thread */'
 
@@ -121,9 +122,9 @@ for v in plain fortified; do
         fail "the fortified build does not call __longjmp_chk"; }
     expect_eq "output ($v)" "sink=10" "$(run_traced "$T/jc-$v.raw" "$T/jc-$v")"
     tree "$T/jc-$v.raw" "$T/tree-$v"
-    expect_tree "main thread ($v)" "$(thread_of "$T/tree-$v" 'main {')" <<<"$MAIN_TREE"
+    expect_tree "main thread ($v)" "$(thread_of "$T/tree-$v" 'main() {')" <<<"$MAIN_TREE"
     expect_tree "thread with its signal stack above ($v)" \
-        "$(thread_of "$T/tree-$v" 'high_alt_thread {')" <<<"$THREAD_TREE"
+        "$(thread_of "$T/tree-$v" 'high_alt_thread() {')" <<<"$THREAD_TREE"
     "$REPORT_SAN" -b -q "$T/jc-$v.raw" > "$T/rep-$v"
     grep -q "0 returns with no call, 0 calls with no return, 0 frames open at the end" \
         "$T/rep-$v" || fail "unmatched records ($v): $(grep Unmatched "$T/rep-$v")"
@@ -147,28 +148,28 @@ g++ -O1 -g -finstrument-functions -o "$T/throw" "$PROGRAMS/jump_throw.cpp" \
     "$T/c_mid.o" "$T/relay.o"
 expect_eq "C++ output" "sink=7" "$(run_traced "$T/throw.raw" "$T/throw")"
 tree "$T/throw.raw" "$T/tree-cxx"
-expect_tree "C++ exception" "$(thread_of "$T/tree-cxx" 'main {')" <<'TREE'
-main {
-  catcher {
-    c_mid {
-      c_leaf {
-        thrower;
+expect_tree "C++ exception" "$(thread_of "$T/tree-cxx" 'main() {')" <<'TREE'
+main() {
+  catcher() {
+    c_mid() {
+      c_leaf() {
+        thrower();
       } /* c_leaf */
     } /* c_mid */
-    after_catch;
-    after_catch_again;
-  } /* catcher */
-  catcher_of_cleanup {
-    cleanup_frame {
-      c_mid {
-        c_leaf {
-          thrower;
+    after_catch();
+    after_catch_again();
+  } /* catcher() */
+  catcher_of_cleanup() {
+    cleanup_frame() {
+      c_mid() {
+        c_leaf() {
+          thrower();
         } /* c_leaf */
       } /* c_mid */
-      cleanup_frame::guard::~guard;
-    } /* cleanup_frame */
-    after_catch;
-  } /* catcher_of_cleanup */
+      cleanup_frame()::guard::~guard();
+    } /* cleanup_frame() */
+    after_catch();
+  } /* catcher_of_cleanup() */
 } /* main */
 TREE
 echo ok

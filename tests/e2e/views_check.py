@@ -57,20 +57,31 @@ def tree_lines(path):
             for mk in ('never returned', 'no return', 'window ends'):
                 if inner.endswith(': ' + mk):
                     inner, mark = inner[:-len(mk) - 2], mk
-            out.append((tid, depth, 'close', inner, ns, mark))
-        elif body.endswith('() { /* already open */'):
-            out.append((tid, depth, 'open', body[:-len('() { /* already open */')],
+            out.append((tid, depth, 'close', shown(inner), ns, mark))
+        elif body.endswith(') { /* already open */'):
+            out.append((tid, depth, 'open', body[:-len(' { /* already open */')],
                         ns, None))
-        elif body.endswith('() {'):
-            out.append((tid, depth, 'call', body[:-4], ns, None))
+        elif body.endswith(') {'):
+            out.append((tid, depth, 'call', body[:-2], ns, None))
         elif body.startswith('/* '):
             out.append((tid, depth, 'text', body[3:-3], ns, None))
         else:
-            mm = re.match(r'^(.*)\(\);( /\* (.*) \*/)?$', body)
+            mm = re.match(r'^(.*\));( /\* (.*) \*/)?$', body)
             if not mm:
                 sys.exit('cannot read tree line: ' + line)
             out.append((tid, depth, 'leaf', mm.group(1), ns, mm.group(3)))
     return out
+
+
+def shown(name):
+    """A function as --tree shows it: f(), and a C++ name as it is.  Both
+    views' names are compared in this form."""
+    return name if name.endswith(')') else name + '()'
+
+
+def bare(name):
+    """The name printed in results: f, ns::g(int); g() is printed g."""
+    return name[:-2] if name.endswith('()') else name
 
 
 def keep_only(calls, keep):
@@ -94,7 +105,7 @@ def label(calls):
     names, out = {}, []
     for th, depth, name, kind in calls:
         names.setdefault(th, 'T%d' % (len(names) + 1))
-        out.append('%s %d %s %s' % (names[th], depth, name, kind))
+        out.append('%s %d %s %s' % (names[th], depth, bare(name), kind))
     return out
 
 
@@ -110,7 +121,12 @@ def dump_lines(path):
     for line in open(path, encoding='utf-8', errors='replace'):
         m = re.match(r'^(\S+) ([CRSEV])(\d*) (.*)$', line.rstrip('\n'))
         if m:
-            yield float(m.group(1)) * 1e6, int(m.group(3) or 1), m.group(2), m.group(4)
+            name = m.group(4)
+            if m.group(2) in 'CR':
+                name = shown(name)
+            elif name.startswith('already open: '):
+                name = 'already open: ' + shown(name[len('already open: '):])
+            yield float(m.group(1)) * 1e6, int(m.group(3) or 1), m.group(2), name
 
 
 def dump_calls(path, keep):
@@ -154,7 +170,7 @@ def dump_durations(path, name):
 def main():
     cmd, path = sys.argv[1], sys.argv[2]
     arg = sys.argv[3] if len(sys.argv) > 3 else ''
-    keep = set(arg.split(',')) if arg else None
+    keep = set(shown(n) for n in arg.split(',')) if arg else None
     if cmd == 'tree-calls':
         rows = tree_calls(path, keep)
     elif cmd == 'dump-calls':
@@ -162,13 +178,14 @@ def main():
     elif cmd == 'thread-trees':
         per = {}
         for row in tree_calls(path, keep):
-            th, depth, name, kind = row.split(' ')
+            th, depth, rest = row.split(' ', 2)
+            name, kind = rest.rsplit(' ', 1)
             per.setdefault(th, []).append('%s %s %s;' % (depth, name, kind))
         rows = sorted(''.join(v) for v in per.values())
     elif cmd == 'tree-durations':
-        rows = tree_durations(path, arg)
+        rows = tree_durations(path, shown(arg))
     elif cmd == 'dump-durations':
-        rows = dump_durations(path, arg)
+        rows = dump_durations(path, shown(arg))
     else:
         sys.exit('unknown command ' + cmd)
     for r in rows:
