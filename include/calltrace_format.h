@@ -202,7 +202,7 @@ struct ct_block_header {
  *   u8  kind (2)
  *   u64 addr            the address (a library-call stub, 16 bytes)
  *   u64 target          the function it calls (its object is the name's)
- *   u16 name_len, name bytes (`getpid@dlsym`, mangled, no NUL)
+ *   u16 name_len, name bytes (`getpid@dlsym`, `free@got`, mangled, no NUL)
  * Later MAPS blocks supersede earlier ones where ranges overlap; names
  * hold for the whole process (the tracer never reuses a named address).
  */

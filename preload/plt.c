@@ -38,6 +38,7 @@
 #include <unistd.h>
 
 #include "plt.h"
+#include "plt_got.h"
 #include "tracer.h"
 
 #define STUB_SIZE 16u
@@ -621,7 +622,9 @@ static int is_loader(const char *name)
                     strstr(name, "linux-vdso"));
 }
 
-static uint32_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy)
+/* Points a GOT slot at a new stub; plt is the function in the records, 0
+ * for the stub itself (named in MAPS blocks).  Returns the stub, or 0. */
+static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy)
 {
     uintptr_t cur = *got;
     if (is_stub(cur))
@@ -635,10 +638,10 @@ static uint32_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy)
     uint32_t i = nslots++;
     slots[i].target = cur;
     slots[i].got = got;
-    slots[i].fn = plt;
+    slots[i].fn = plt ? plt : stub_addr(i);
     slots[i].lazy = maybe_lazy ? LAZY_MAYBE : LAZY_NO;
     __atomic_store_n(got, stub_addr(i), __ATOMIC_RELEASE);
-    return 1;
+    return stub_addr(i);
 }
 
 /* Load biases (l_addr) of the objects there at start, for RTLD_DEFAULT. */
@@ -660,6 +663,61 @@ static void note_start_object(const struct dl_phdr_info *info)
         start_bases[nstart_bases++] = info->dlpi_addr;
 }
 
+/* Opens the RELRO window once, if a slot in it is to be written. */
+static int writable(uintptr_t got, uintptr_t rlo, uintptr_t rhi, int *opened)
+{
+    if (got < rlo || got >= rhi || *opened)
+        return 1;
+    if (mprotect((void *)rlo, rhi - rlo, PROT_READ | PROT_WRITE) != 0)
+        return 0;
+    *opened = 1;
+    return 1;
+}
+
+/* -fno-plt calls: GLOB_DAT slots of functions of other objects that only
+ * calls go through (plt_got.c). */
+static void patch_got_calls(struct dl_phdr_info *info,
+                            const struct dyn_info *d, uintptr_t rlo,
+                            uintptr_t rhi, int *opened)
+{
+    struct got_use *u = d->nrela ? malloc(d->nrela * sizeof *u) : NULL;
+    if (!u)
+        return;
+    size_t n = 0;
+    for (size_t i = 0; i < d->nrela; i++) {
+        const ElfW(Rela) *r = &d->rela[i];
+        uint32_t sym = ELF64_R_SYM(r->r_info);
+        if (ELF64_R_TYPE(r->r_info) != R_X86_64_GLOB_DAT || sym == 0)
+            continue;
+        const ElfW(Sym) *st = &d->symtab[sym];
+        int type = ELF64_ST_TYPE(st->st_info);
+        const char *name = d->strtab + st->st_name;
+        uintptr_t got = d->base + r->r_offset, cur = *(uintptr_t *)got;
+        uintptr_t hook = ct_plt_hook_for(name);
+        if ((type != STT_FUNC && type != STT_GNU_IFUNC) ||
+            st->st_shndx != SHN_UNDEF || cur == 0 || is_stub(cur) ||
+            cur == hook || in_exec_segment(info, cur) ||
+            (!hook && ct_got_never_patched(name)))
+            continue;
+        u[n++] = (struct got_use){.got = got, .name = name};
+    }
+    ct_got_classify(info, u, n);
+    for (size_t i = 0; i < n; i++) {
+        if (!u[i].called || u[i].other ||
+            !writable(u[i].got, rlo, rhi, opened))
+            continue;
+        uintptr_t *got = (uintptr_t *)u[i].got, hook = ct_plt_hook_for(u[i].name);
+        if (hook) {
+            __atomic_store_n(got, hook, __ATOMIC_RELEASE);
+            continue;
+        }
+        uintptr_t target = *got, stub = patch_slot(got, 0, 0);
+        if (stub)
+            ct_plt_name_stub(stub, target, u[i].name, "@got");
+    }
+    free(u);
+}
+
 static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
@@ -668,12 +726,12 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
     if (is_own_object(info) || is_loader(info->dlpi_name))
         return 0;
     struct dyn_info d;
-    if (read_dynamic(info, &d) < 0 || d.njmprel == 0)
+    if (read_dynamic(info, &d) < 0 || (d.njmprel == 0 && d.nrela == 0))
         return 0;
     if (plt_mode != CT_LIBCALLS_NESTED &&
         !imports(&d, "__cyg_profile_func_enter"))
         return 0;
-    struct got_ref *refs = malloc(d.njmprel * sizeof *refs);
+    struct got_ref *refs = malloc((d.njmprel + 1) * sizeof *refs);
     if (!refs)
         return 0;
     size_t n = 0;
@@ -698,11 +756,8 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
             (refs[i].hook && now == refs[i].hook))
             continue;
         int in_relro = refs[i].got >= rlo && refs[i].got < rhi;
-        if (in_relro && !opened) {
-            if (mprotect((void *)rlo, rhi - rlo, PROT_READ | PROT_WRITE) != 0)
-                continue;
-            opened = 1;
-        }
+        if (!writable(refs[i].got, rlo, rhi, &opened))
+            continue;
         if (refs[i].hook) {
             /* Lazy or not, dlsym is reached through the hook from now on. */
             __atomic_store_n((uintptr_t *)refs[i].got, refs[i].hook,
@@ -715,6 +770,7 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
         patch_slot((uintptr_t *)refs[i].got, refs[i].plt,
                    !in_relro && in_exec_segment(info, cur));
     }
+    patch_got_calls(info, &d, rlo, rhi, &opened);
     if (opened)
         mprotect((void *)rlo, rhi - rlo, PROT_READ);
     free(refs);
@@ -726,9 +782,14 @@ static void patch_all(int at_start)
     if (plt_mode == CT_LIBCALLS_NONE)
         return;
     int saved = errno;
+    uint32_t named = ct_plt_named_count();
     pthread_mutex_lock(&patch_lock);
     dl_iterate_phdr(patch_object, at_start ? &at_start : NULL);
     pthread_mutex_unlock(&patch_lock);
+    /* The new stubs' names (-fno-plt calls) go in a MAPS block of their
+     * own: the one written at start or after the dlopen came first. */
+    if (ct_plt_named_count() != named)
+        ct_maps_write();
     errno = saved;
 }
 

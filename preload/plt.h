@@ -61,7 +61,11 @@ uintptr_t ct_plt_hook_for(const char *name);
 int ct_dlsym_takes(void *handle, uintptr_t caller);
 void *ct_dlsym_stubbed(void *handle, const char *name);
 void *ct_dlvsym_stubbed(void *handle, const char *name, const char *version);
-/* Appends a CT_MAP_NAME entry per dlsym stub to a MAPS payload. */
+/* Names a stub in the MAPS blocks: name and mark (`@got`). */
+void ct_plt_name_stub(uintptr_t stub, uintptr_t target, const char *name,
+                      const char *mark);
+uint32_t ct_plt_named_count(void);
+/* Appends a CT_MAP_NAME entry per named stub to a MAPS payload. */
 uint8_t *ct_dlsym_names_put(uint8_t *p, const uint8_t *end);
 
 extern char ct_plt_stubs[];

@@ -33,8 +33,11 @@
 
 struct named_stub {
     uintptr_t stub, target;
+    const char *mark;     /* "@dlsym", "@got" */
     char name[NAME_MAX_LEN + 1];
 };
+
+static const char dlsym_mark[] = "@dlsym";
 
 static struct named_stub named[MAX_NAMED];
 static uint32_t nnamed;
@@ -65,25 +68,41 @@ static int is_foreign_function(void *p, void *caller)
     return !dladdr(caller, &dc) || dc.dli_fbase != di.dli_fbase;
 }
 
+/* Under named_lock. */
+static int add_name(uintptr_t stub, uintptr_t target, const char *name,
+                    const char *mark)
+{
+    if (nnamed >= MAX_NAMED)
+        return 0;
+    struct named_stub *n = &named[nnamed];
+    n->stub = stub;
+    n->target = target;
+    n->mark = mark;
+    strncpy(n->name, name, NAME_MAX_LEN);
+    n->name[NAME_MAX_LEN] = '\0';
+    __atomic_store_n(&nnamed, nnamed + 1, __ATOMIC_RELEASE);
+    return 1;
+}
+
+void ct_plt_name_stub(uintptr_t stub, uintptr_t target, const char *name,
+                      const char *mark)
+{
+    pthread_mutex_lock(&named_lock);
+    add_name(stub, target, name, mark);
+    pthread_mutex_unlock(&named_lock);
+}
+
 static uintptr_t stub_for(uintptr_t target, const char *name)
 {
     uintptr_t stub = 0;
     int added = 0;
     pthread_mutex_lock(&named_lock);
     for (uint32_t i = 0; i < nnamed && !stub; i++)
-        if (named[i].target == target)
+        if (named[i].target == target && named[i].mark == dlsym_mark)
             stub = named[i].stub;
     if (!stub && nnamed < MAX_NAMED) {
         stub = ct_plt_pointer_slot(target);
-        if (stub) {
-            struct named_stub *n = &named[nnamed];
-            n->stub = stub;
-            n->target = target;
-            strncpy(n->name, name, NAME_MAX_LEN);
-            n->name[NAME_MAX_LEN] = '\0';
-            __atomic_store_n(&nnamed, nnamed + 1, __ATOMIC_RELEASE);
-            added = 1;
-        }
+        added = stub && add_name(stub, target, name, dlsym_mark);
     }
     pthread_mutex_unlock(&named_lock);
     /* The analyzer learns the new name from the next MAPS block. */
@@ -125,13 +144,17 @@ void *ct_dlvsym_stubbed(void *handle, const char *name, const char *version)
     return wrap_result(handle, name, 1, version, __builtin_return_address(0));
 }
 
+uint32_t ct_plt_named_count(void)
+{
+    return __atomic_load_n(&nnamed, __ATOMIC_ACQUIRE);
+}
+
 uint8_t *ct_dlsym_names_put(uint8_t *p, const uint8_t *end)
 {
     uint32_t n = __atomic_load_n(&nnamed, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n; i++) {
         const struct named_stub *s = &named[i];
-        static const char suffix[] = "@dlsym";
-        size_t len = strlen(s->name) + sizeof suffix - 1;
+        size_t base = strlen(s->name), len = base + strlen(s->mark);
         if ((size_t)(end - p) < 1 + 16 + 2 + len)
             break;
         *p++ = CT_MAP_NAME;
@@ -142,8 +165,8 @@ uint8_t *ct_dlsym_names_put(uint8_t *p, const uint8_t *end)
         uint16_t l = (uint16_t)len;
         memcpy(p, &l, 2);
         p += 2;
-        memcpy(p, s->name, len - (sizeof suffix - 1));
-        memcpy(p + len - (sizeof suffix - 1), suffix, sizeof suffix - 1);
+        memcpy(p, s->name, base);
+        memcpy(p + base, s->mark, len - base);
         p += len;
     }
     return p;

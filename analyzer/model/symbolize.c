@@ -732,7 +732,7 @@ bool ct_symbolizer_func_start_gen(struct ct_symbolizer *s, uint64_t addr,
 /* The library-call mark a name may end in. */
 static size_t libcall_suffix(const char *name, size_t len)
 {
-    static const char *const marks[] = {"@plt", "@dlsym"};
+    static const char *const marks[] = {"@plt", "@dlsym", "@got"};
     for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
         size_t n = strlen(marks[i]);
         if (len > n && strcmp(name + len - n, marks[i]) == 0)

@@ -1,0 +1,85 @@
+#!/usr/bin/env bash
+# Library calls compiled with -fno-plt go through GOT slots (GLOB_DAT) with
+# no PLT entry: they are recorded as `name@got`, with the same exact counts
+# and call trees as through the PLT (tests/programs/libcalls_main.c,
+# libcalls_counts.sh), as long as the slot serves calls only.  A function
+# whose address the program takes (tests/programs/libcalls_noplt.c) keeps
+# its slot, and its calls are not recorded.  Outputs are the same with and
+# without the tracer.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/libcalls-lib.bash"
+[ -f "$LIB" ] || skip "no $LIB"
+unset CALLTRACE_LIBCALLS   # the default
+
+build_traced "$T/main" "$PROGRAMS/libcalls_main.c" -fno-plt
+build_traced "$T/taken" "$PROGRAMS/libcalls_noplt.c" -fno-plt
+objdump -d "$T/main" | grep -q 'call.*<malloc@plt>' && fail "-fno-plt not in effect"
+readelf -rW "$T/main" | grep -q 'GLOB_DAT.*malloc' || fail "no GLOB_DAT slot for malloc"
+
+# libcalls_counts.sh's trees, every library call through its GOT slot.
+main_tree() {
+    echo main
+    echo "  counted"
+    for i in 1 2 3 4 5 6 7; do echo "    malloc@got"; done
+    for i in 1 2 3; do echo "    getpid@got"; done
+    for i in 1 2 3 4 5 6 7; do echo "    free@got"; done
+    printf '%s\n' "  escape_sort" "    qsort@got" "      cmp" \
+        "        longjmp@got" "    getpid@got" "  after_jump" "    getppid@got"
+    for i in 1 2 3; do echo "  pthread_create@got"; done
+    for i in 1 2 3; do echo "  pthread_join@got"; done
+    printf '%s\n' "  through_dlsym" "    getpid@dlsym" "    getpid@dlsym" \
+        "  printf@got"
+}
+worker_tree() {
+    echo worker
+    for i in $(seq 10); do echo "  getpid@got"; done
+}
+
+expected=$("$T/main")
+out=$(CALLTRACE_OUTPUT="$T/main.raw" LD_PRELOAD="$LIB" "$T/main" 2>"$T/err")
+expect_eq "output" "$expected" "$out"
+expect_eq "stderr" "" "$(cat "$T/err")"
+thread_trees "$T/main.raw" > "$T/main.trees"
+expect_eq "main thread's tree" "$(main_tree)" "$(tree_of "$T/main.trees" 1)"
+for th in 2 3 4; do
+    expect_eq "thread $th's tree" "$(worker_tree)" "$(tree_of "$T/main.trees" $th)"
+done
+expect_eq "getpid@got" 34 "$(report_calls "$T/main.raw" getpid@got)"
+expect_eq "malloc@got" 7 "$(report_calls "$T/main.raw" malloc@got)"
+"$REPORT_SAN" --tree "$T/main.raw" > "$T/tree.txt"
+expect_eq "--tree free@got lines" 7 "$(grep -c ' free@got();$' "$T/tree.txt")"
+"$REPORT_SAN" -b "$T/main.raw" > "$T/rep"
+grep -q "0 returns with no call, 0 calls with no return, 0 frames open at the end" \
+    "$T/rep" || fail "$(grep Unmatched "$T/rep")"
+
+# The address of getppid is taken: its slot, and so its calls, stay as
+# they were; getpid's slot serves calls only.
+expected=$("$T/taken")
+expect_eq "taken: the program itself" "called=4 taken=4" "$expected"
+out=$(CALLTRACE_OUTPUT="$T/taken.raw" LD_PRELOAD="$LIB" "$T/taken")
+expect_eq "taken: output" "$expected" "$out"
+expect_eq "taken: tree" "$(printf '%s\n' main "  called" \
+    "    getpid@got" "    getpid@got" "    getpid@got" "    getpid@got" \
+    "  taken" "  printf@got")" "$(thread_trees "$T/taken.raw" | tree_of /dev/stdin 1)"
+
+# uftrace patches GOT slots of -fno-plt code too.  Differences, all
+# expected: uftrace names the calls plainly (getpid), records _setjmp and
+# dlsym (never recorded here, docs/tracer.md) and not the calls through
+# dlsym's pointer (getpid@dlsym here); it also records the calls of a
+# function whose address is taken, which calltrace leaves alone (a stub
+# there would change the address the program sees).
+if command -v uftrace >/dev/null 2>&1; then
+    if timeout 120 uftrace record -d "$T/uftrace.data" "$T/main" > "$T/uftrace.out" 2>&1; then
+        uftrace report -d "$T/uftrace.data" > "$T/uftrace.rep" 2>/dev/null
+        for f in malloc free getpid getppid printf pthread_create pthread_join; do
+            ours=$(report_calls "$T/main.raw" "$f@got")
+            theirs=$(awk -v f="$f" '$NF == f { print $(NF-1) }' "$T/uftrace.rep")
+            expect_eq "calls of $f: calltrace vs uftrace" "${theirs:-0}" "$ours"
+        done
+    else
+        echo "note: uftrace could not record here ($(tail -1 "$T/uftrace.out")); comparison skipped"
+    fi
+else
+    echo "note: uftrace not installed; comparison with it skipped"
+fi
+echo ok
