@@ -28,7 +28,7 @@
 #include "sample.h"
 #include "tracer.h"
 
-#define MAX_NAMED 1024
+#define MAX_NAMED CT_PLT_MAX_SLOTS  /* bss: only the pages used count */
 #define NAME_MAX_LEN 255
 
 struct named_stub {
