@@ -718,6 +718,33 @@ static void patch_got_calls(struct dl_phdr_info *info,
     free(u);
 }
 
+/*
+ * The unwinder of libgcc_s looks up each frame's unwind information
+ * through _dl_find_object (dl_iterate_phdr before glibc 2.35), starting
+ * with its own frames, before it reaches any of ours.  Calls that do not
+ * come through the wrappers of plt_unwind.c (glibc's thread cancellation
+ * and pthread_exit, its backtrace(), which call libgcc_s by pointers) are
+ * caught there: the real return addresses are put back first.
+ */
+static void hook_unwinder(const struct dl_phdr_info *info,
+                          const struct dyn_info *d)
+{
+    uintptr_t rlo, rhi;
+    int opened = 0;
+    relro_range(info, &rlo, &rhi);
+    for (size_t i = 0; i < d->njmprel; i++) {
+        const char *name = rel_name(d, &d->jmprel[i]);
+        uintptr_t hook = ct_plt_unwinder_hook_for(name);
+        uintptr_t *got = (uintptr_t *)(d->base + d->jmprel[i].r_offset);
+        if (!hook || *got == hook || !writable((uintptr_t)got, rlo, rhi, &opened))
+            continue;
+        ct_plt_unwinder_next(name, *got);
+        __atomic_store_n(got, hook, __ATOMIC_RELEASE);
+    }
+    if (opened)
+        mprotect((void *)rlo, rhi - rlo, PROT_READ);
+}
+
 static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
@@ -728,6 +755,8 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
     struct dyn_info d;
     if (read_dynamic(info, &d) < 0 || (d.njmprel == 0 && d.nrela == 0))
         return 0;
+    if (info->dlpi_name && strstr(info->dlpi_name, "/libgcc_s.so"))
+        hook_unwinder(info, &d);
     if (plt_mode != CT_LIBCALLS_NESTED &&
         !imports(&d, "__cyg_profile_func_enter"))
         return 0;

@@ -45,6 +45,11 @@ void ct_plt_rearm(uintptr_t sp);
 int ct_plt_quiet_begin(void);
 void ct_plt_quiet_end(int began);
 
+/* libgcc_s's lookups of unwind information (plt_unwind.c): the hook for
+ * a name it imports, or 0; and where the real function was. */
+uintptr_t ct_plt_unwinder_hook_for(const char *name);
+void ct_plt_unwinder_next(const char *name, uintptr_t real);
+
 /* Pointers dlsym returned (plt_dlsym.c).  A stub of the table for a
  * function called through a pointer, or 0 when the table is full. */
 uintptr_t ct_plt_pointer_slot(uintptr_t target);

@@ -11,6 +11,8 @@
  * exceptions work as they did without the tracer.
  */
 #include <dlfcn.h>
+#include <link.h>
+#include <string.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <unwind.h>
@@ -99,4 +101,55 @@ CT_API void pthread_exit(void *ret)
     ct_plt_disarm();
     next(ret);
     __builtin_unreachable();
+}
+
+/*
+ * libgcc_s's own lookups of unwind information (plt.c points its GOT slots
+ * here): the first one of every walk comes before the walk reaches any
+ * frame of the program's, so the trampoline is never met, whoever called
+ * the unwinder (glibc cancels a thread and runs pthread_exit through a
+ * libgcc_s it calls by pointers, which the wrappers above never see).
+ * Library calls disarmed by a walk that is not an exception caught later
+ * get their exits when a later event finds them gone.
+ */
+struct dl_find_object;
+typedef int (*find_object_fn)(void *, struct dl_find_object *);
+typedef int (*iterate_phdr_fn)(int (*)(struct dl_phdr_info *, size_t, void *),
+                               void *);
+static find_object_fn real_find_object;
+static iterate_phdr_fn real_iterate_phdr;
+
+static int unwinder_find_object(void *pc, struct dl_find_object *out)
+{
+    ct_plt_disarm();
+    return real_find_object(pc, out);
+}
+
+static int unwinder_iterate_phdr(int (*cb)(struct dl_phdr_info *, size_t,
+                                           void *),
+                                 void *arg)
+{
+    ct_plt_disarm();
+    return real_iterate_phdr(cb, arg);
+}
+
+uintptr_t ct_plt_unwinder_hook_for(const char *name)
+{
+    if (!name)
+        return 0;
+    if (strcmp(name, "_dl_find_object") == 0)
+        return (uintptr_t)unwinder_find_object;
+    if (strcmp(name, "dl_iterate_phdr") == 0)
+        return (uintptr_t)unwinder_iterate_phdr;
+    return 0;
+}
+
+void ct_plt_unwinder_next(const char *name, uintptr_t real)
+{
+    /* Bound at load in libgcc_s (RELRO); a lazy slot would point at its
+     * PLT, which resolves and calls the same function. */
+    if (strcmp(name, "_dl_find_object") == 0)
+        real_find_object = (find_object_fn)real;
+    else
+        real_iterate_phdr = (iterate_phdr_fn)real;
 }

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# Threads cancelled (deferred cancellation) while blocked in library calls
+# (tests/programs/libcalls_cancel.c: read, nanosleep, pthread_cond_wait
+# under pthread_cleanup_push; libcalls_cancel_cxx.cpp: read under two C++
+# objects).  The unwinding glibc starts must not meet the return
+# trampoline: the programs stay alive, their cleanup handlers and
+# destructors all run (the same output as without the tracer), and every
+# thread's tree is the one below.
+#
+# What the trees show (docs/tracer.md, "Calls into shared libraries"):
+# glibc ends the library call by a jump of its own to the cleanup handler,
+# which runs at the level of the library call, so a cleanup handler or
+# destructor shows inside the call the cancellation interrupted, and that
+# call ends at the next event that finds it gone (the next library call,
+# or the exit of the function that made it), as for a C++ exception
+# through a library call.  The frames the cancellation leaves never
+# return: they end with the thread.
+#
+# uftrace 0.13 on the same binaries: both programs die of SIGSEGV in the
+# cancelled thread (its return trampoline is met by the unwinder), so
+# nothing is compared with it; the test only notes what it did.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/libcalls-lib.bash"
+[ -f "$LIB" ] || skip "no $LIB"
+unset CALLTRACE_LIBCALLS   # the default
+
+build_traced "$T/cancel" "$PROGRAMS/libcalls_cancel.c"
+g++ -O1 -g -finstrument-functions -o "$T/cxx" "$PROGRAMS/libcalls_cancel_cxx.cpp" -lpthread
+expect_eq "C: the program itself" "canceled=3 cleaned=3 after=1" "$("$T/cancel")"
+expect_eq "C++: the program itself" "canceled=1 dtors=2" "$("$T/cxx")"
+
+out=$(CALLTRACE_OUTPUT="$T/c.raw" LD_PRELOAD="$LIB" "$T/cancel" 2>"$T/err")
+expect_eq "C: output" "canceled=3 cleaned=3 after=1" "$out"
+expect_eq "C: stderr" "" "$(cat "$T/err")"
+thread_trees "$T/c.raw" > "$T/c.trees"
+main_tree() {
+    echo main
+    echo "  pipe@plt"
+    for _ in 1 2 3; do printf '%s\n' "  pthread_create@plt" "  usleep@plt" \
+        "  pthread_cancel@plt" "  pthread_join@plt"; done
+    printf '%s\n' "  after_cancel" "    getpid@plt" "  printf@plt"
+}
+expect_eq "C: main thread's tree" "$(main_tree)" "$(tree_of "$T/c.trees" 1)"
+expect_eq "C: the thread in read" "$(printf '%s\n' in_read \
+    "  __pthread_register_cancel@plt" "  read@plt" "    cleanup" \
+    "  __pthread_unwind_next@plt")" "$(tree_of "$T/c.trees" 2)"
+expect_eq "C: the thread in nanosleep" "$(printf '%s\n' in_sleep \
+    "  __pthread_register_cancel@plt" "  nanosleep@plt" "    cleanup" \
+    "  __pthread_unwind_next@plt")" "$(tree_of "$T/c.trees" 3)"
+expect_eq "C: the thread in pthread_cond_wait" "$(printf '%s\n' in_wait \
+    "  pthread_mutex_lock@plt" "  __pthread_register_cancel@plt" \
+    "  pthread_cond_wait@plt" "    unlock" "      pthread_mutex_unlock@plt" \
+    "      cleanup" "  __pthread_unwind_next@plt")" "$(tree_of "$T/c.trees" 4)"
+"$REPORT_SAN" -b "$T/c.raw" > "$T/c.rep"
+grep -q "Lost events: 0" "$T/c.rep" || fail "C: lost events"
+# Each cancelled thread leaves its function and __pthread_unwind_next open.
+grep -q "0 returns with no call, 0 calls with no return, 6 frames open at the end" "$T/c.rep" ||
+    fail "C: $(grep Unmatched "$T/c.rep")"
+
+out=$(CALLTRACE_OUTPUT="$T/x.raw" LD_PRELOAD="$LIB" "$T/cxx" 2>"$T/err")
+expect_eq "C++: output (both destructors ran)" "canceled=1 dtors=2" "$out"
+expect_eq "C++: stderr" "" "$(cat "$T/err")"
+thread_trees "$T/x.raw" > "$T/x.trees"
+expect_eq "C++: the cancelled thread" "$(printf '%s\n' "worker(void*)" \
+    "  blocked()" "    read@plt" "      guard::~guard()" \
+    "  _Unwind_Resume@plt" "  guard::~guard()")" "$(tree_of "$T/x.trees" 2)"
+
+if command -v uftrace >/dev/null 2>&1; then
+    for p in cancel cxx; do
+        set +e
+        timeout 120 uftrace record -d "$T/u-$p" "$T/$p" > "$T/u-$p.out" 2>&1
+        rc=$?
+        set -e
+        echo "note: uftrace record $p: exit status $rc"
+    done
+fi
+echo ok
