@@ -374,6 +374,18 @@ uintptr_t ct_plt_exit(uintptr_t sp)
     return ret;
 }
 
+uintptr_t ct_plt_real_return(uintptr_t sp)
+{
+    const struct plt_thread *pt = plt_self;
+    if (!pt)
+        return 0;
+    const uintptr_t *retp = (const uintptr_t *)(sp - sizeof(uintptr_t));
+    for (uint32_t i = pt->n; i > 0; i--)
+        if (pt->f[i - 1].retp == retp && pt->f[i - 1].ret)
+            return pt->f[i - 1].ret;
+    return 0;
+}
+
 int ct_plt_quiet_begin(void)
 {
     struct plt_thread *pt = plt_thread_get();

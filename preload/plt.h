@@ -40,6 +40,11 @@ void ct_plt_disarm(void);
  * trampoline back. */
 void ct_plt_rearm(uintptr_t sp);
 
+/* For a stack walk that met the trampoline as a return address, with sp
+ * the stack pointer after that return: the real return address, or 0.
+ * Reads this thread's frames only (safe in a signal handler). */
+uintptr_t ct_plt_real_return(uintptr_t sp);
+
 /* Around the tracer's own calls into libraries (nested mode would record
  * them): returns whether it began a quiet stretch, for ct_plt_quiet_end. */
 int ct_plt_quiet_begin(void);

@@ -21,6 +21,7 @@
 #include <signal.h>
 #include <ucontext.h>
 
+#include "plt.h"
 #include "sample.h"
 
 uintptr_t ct_sample_leaf_pc(const void *ucontext)
@@ -36,6 +37,25 @@ uintptr_t ct_sample_leaf_pc(const void *ucontext)
 #endif
 }
 
+/*
+ * A recorded library call returns through the trampoline, which has no
+ * unwind information: the frame that returns there is its caller's, whose
+ * real return address the library-call frames keep (plt.c).  Setting it as
+ * the frame's pc lets libunwind carry on from the caller's own unwind
+ * information; the stack pointer it computed for the frame is already
+ * right (the one after the return).
+ */
+static unw_word_t real_return(unw_cursor_t *cursor)
+{
+    unw_word_t sp;
+    uintptr_t ret;
+    if (unw_get_reg(cursor, UNW_REG_SP, &sp) < 0 ||
+        !(ret = ct_plt_real_return((uintptr_t)sp)) ||
+        unw_set_reg(cursor, UNW_REG_IP, (unw_word_t)ret) < 0)
+        return (unw_word_t)(uintptr_t)ct_plt_return;
+    return (unw_word_t)ret;
+}
+
 unsigned ct_sample_unwind(void *ucontext, uintptr_t *pcs, unsigned max)
 {
     unw_cursor_t cursor;
@@ -48,6 +68,8 @@ unsigned ct_sample_unwind(void *ucontext, uintptr_t *pcs, unsigned max)
         unw_word_t ip;
         if (unw_get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
             break;
+        if (ip == (unw_word_t)(uintptr_t)ct_plt_return)
+            ip = real_return(&cursor);
         pcs[n++] = (uintptr_t)ip;
     } while (n < max && unw_step(&cursor) > 0);
     return n;
