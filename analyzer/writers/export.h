@@ -41,4 +41,19 @@ struct ct_exporter *ct_exporter_new(const char *format, FILE *out,
 /* --dump: the OpenLaszlo raw form, as documented in docs/dump-format.md. */
 struct ct_exporter *ct_dump_new(FILE *out, struct ct_trace_info *info);
 
+/*
+ * A writer that reads the finished profile alone (callgrind, dot,
+ * samplingprof): the events pass it by.  ct_profile_writer_new allocates
+ * size bytes (a struct that starts with a ct_profile_writer), zeroed; its
+ * free releases them.
+ */
+struct ct_profile_writer {
+    struct ct_exporter ex;
+    FILE *out;
+    struct ct_trace_info *info;
+};
+void *ct_profile_writer_new(size_t size, FILE *out, struct ct_trace_info *info,
+                            int (*finish)(struct ct_exporter *,
+                                          struct ct_profile *));
+
 #endif /* CT_EXPORT_H */

@@ -25,19 +25,6 @@
 #define CALLTRACE_VERSION "0.1.0"
 #endif
 
-struct cg_export {
-    struct ct_exporter ex;
-    FILE *out;
-    struct ct_trace_info *info;
-};
-
-static int ignore_event(struct ct_sink *self, const struct ct_event *ev)
-{
-    (void)self;
-    (void)ev;
-    return 0;
-}
-
 /* Names and paths on one line: the format has no quoting. */
 static void put_str(FILE *out, const char *key, const char *s)
 {
@@ -147,7 +134,7 @@ static void write_header(FILE *out, const struct ct_trace_info *info,
 
 static int cg_finish(struct ct_exporter *ex, struct ct_profile *p)
 {
-    struct cg_export *x = (struct cg_export *)ex;
+    struct ct_profile_writer *x = (struct ct_profile_writer *)ex;
     struct ct_trace_info *info = x->info;
     FILE *out = x->out;
     if (!p) {
@@ -195,20 +182,11 @@ static int cg_finish(struct ct_exporter *ex, struct ct_profile *p)
     return 0;
 }
 
-static void cg_free(struct ct_exporter *ex)
-{
-    free(ex);
-}
-
 struct ct_exporter *ct_export_callgrind_new(FILE *out, struct ct_trace_info *info,
                                             const struct ct_options *opts)
 {
     (void)opts;
-    struct cg_export *x = ct_xcalloc(1, sizeof *x);
-    x->ex.sink.event = ignore_event;
-    x->ex.finish = cg_finish;
-    x->ex.free = cg_free;
-    x->out = out;
-    x->info = info;
+    struct ct_profile_writer *x =
+        ct_profile_writer_new(sizeof *x, out, info, cg_finish);
     return &x->ex;
 }

@@ -24,18 +24,9 @@
 #define DEFAULT_EDGE_THRESHOLD 0.1
 
 struct dot_export {
-    struct ct_exporter ex;
-    FILE *out;
-    struct ct_trace_info *info;
+    struct ct_profile_writer w;
     double node_pct, edge_pct;
 };
-
-static int ignore_event(struct ct_sink *self, const struct ct_event *ev)
-{
-    (void)self;
-    (void)ev;
-    return 0;
-}
 
 /* A DOT string's contents: quotes and backslashes escaped, no newlines. */
 static void put_escaped(FILE *out, const char *s)
@@ -92,8 +83,8 @@ static void put_colour(FILE *out, double share)
 static int dot_finish(struct ct_exporter *ex, struct ct_profile *p)
 {
     struct dot_export *x = (struct dot_export *)ex;
-    struct ct_trace_info *info = x->info;
-    FILE *out = x->out;
+    struct ct_trace_info *info = x->w.info;
+    FILE *out = x->w.out;
     if (!p) {
         ct_error("--export dot needs the profile");
         return 1;
@@ -177,23 +168,14 @@ static int dot_finish(struct ct_exporter *ex, struct ct_profile *p)
     return 0;
 }
 
-static void dot_free(struct ct_exporter *ex)
-{
-    free(ex);
-}
-
 struct ct_exporter *ct_export_dot_new(FILE *out, struct ct_trace_info *info,
                                       const struct ct_options *opts)
 {
-    struct dot_export *x = ct_xcalloc(1, sizeof *x);
-    x->ex.sink.event = ignore_event;
-    x->ex.finish = dot_finish;
-    x->ex.free = dot_free;
-    x->out = out;
-    x->info = info;
+    struct dot_export *x = ct_profile_writer_new(sizeof *x, out, info,
+                                                 dot_finish);
     x->node_pct = opts && opts->node_threshold >= 0 ? opts->node_threshold
                                                     : DEFAULT_NODE_THRESHOLD;
     x->edge_pct = opts && opts->edge_threshold >= 0 ? opts->edge_threshold
                                                     : DEFAULT_EDGE_THRESHOLD;
-    return &x->ex;
+    return &x->w.ex;
 }

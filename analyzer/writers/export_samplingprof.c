@@ -23,19 +23,6 @@
 #include "profile_lines.h"
 #include "util.h"
 
-struct sp_export {
-    struct ct_exporter ex;
-    FILE *out;
-    struct ct_trace_info *info;
-};
-
-static int ignore_event(struct ct_sink *self, const struct ct_event *ev)
-{
-    (void)self;
-    (void)ev;
-    return 0;
-}
-
 static uint64_t ticks_ms(const struct ct_trace_info *info, uint64_t ticks)
 {
     return (uint64_t)llround(ct_ticks_to_ns(info, ticks) / 1e6);
@@ -94,7 +81,7 @@ static void write_lines(FILE *out, struct ct_functab *tab,
 
 static int sp_finish(struct ct_exporter *ex, struct ct_profile *p)
 {
-    struct sp_export *x = (struct sp_export *)ex;
+    struct ct_profile_writer *x = (struct ct_profile_writer *)ex;
     struct ct_trace_info *info = x->info;
     if (!p) {
         ct_error("--export samplingprof needs the profile");
@@ -142,20 +129,11 @@ static int sp_finish(struct ct_exporter *ex, struct ct_profile *p)
     return 0;
 }
 
-static void sp_free(struct ct_exporter *ex)
-{
-    free(ex);
-}
-
 struct ct_exporter *ct_export_samplingprof_new(FILE *out, struct ct_trace_info *info,
                                                const struct ct_options *opts)
 {
     (void)opts;
-    struct sp_export *x = ct_xcalloc(1, sizeof *x);
-    x->ex.sink.event = ignore_event;
-    x->ex.finish = sp_finish;
-    x->ex.free = sp_free;
-    x->out = out;
-    x->info = info;
+    struct ct_profile_writer *x =
+        ct_profile_writer_new(sizeof *x, out, info, sp_finish);
     return &x->ex;
 }

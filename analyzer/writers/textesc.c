@@ -37,49 +37,38 @@ size_t ct_utf8_len(const unsigned char *s, size_t n)
     return len;
 }
 
-void ct_json_string(FILE *out, const char *str, size_t n)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    putc('"', out);
-    for (size_t i = 0; i < n;) {
-        unsigned c = s[i];
-        if (c >= 0x80) {
-            size_t len = ct_utf8_len(s + i, n - i);
-            if (len)
-                fwrite(s + i, 1, len, out);
-            else
-                fputs(REPLACEMENT, out);
-            i += len ? len : 1;
-            continue;
-        }
-        i++;
-        switch (c) {
-        case '"': fputs("\\\"", out); break;
-        case '\\': fputs("\\\\", out); break;
-        case '\n': fputs("\\n", out); break;
-        case '\r': fputs("\\r", out); break;
-        case '\t': fputs("\\t", out); break;
-        case '\b': fputs("\\b", out); break;
-        case '\f': fputs("\\f", out); break;
-        default:
-            if (c < 0x20)
-                fprintf(out, "\\u%04x", c);
-            else
-                putc((int)c, out);
-        }
-    }
-    putc('"', out);
-}
+/* How one output format writes text. */
+struct escapes {
+    const char *ascii[0x80]; /* an ASCII byte's replacement; NULL: itself */
+    int json_controls;       /* the other bytes under 0x20 as \u00XX;
+                                0: as U+FFFD                              */
+    int no_fffe;             /* U+FFFE and U+FFFF are not characters      */
+};
 
-void ct_xml_text(FILE *out, const char *str, size_t n)
+static const struct escapes json = {
+    .ascii = {['"'] = "\\\"", ['\\'] = "\\\\", ['\n'] = "\\n",
+              ['\r'] = "\\r", ['\t'] = "\\t", ['\b'] = "\\b",
+              ['\f'] = "\\f"},
+    .json_controls = 1,
+};
+
+static const struct escapes xml = {
+    .ascii = {['&'] = "&amp;", ['<'] = "&lt;", ['>'] = "&gt;",
+              ['"'] = "&quot;", ['\''] = "&#39;", ['\n'] = "\n",
+              ['\t'] = "\t", ['\r'] = "\r"},
+    .no_fffe = 1,
+};
+
+static void put_text(FILE *out, const char *str, size_t n,
+                     const struct escapes *e)
 {
     const unsigned char *s = (const unsigned char *)str;
     for (size_t i = 0; i < n;) {
         unsigned c = s[i];
         if (c >= 0x80) {
             size_t len = ct_utf8_len(s + i, n - i);
-            /* U+FFFE and U+FFFF are not XML characters either */
-            if (len == 3 && c == 0xef && s[i + 1] == 0xbf && s[i + 2] >= 0xbe)
+            if (e->no_fffe && len == 3 && c == 0xef && s[i + 1] == 0xbf &&
+                s[i + 2] >= 0xbe)
                 len = 0, i += 2;
             if (len)
                 fwrite(s + i, 1, len, out);
@@ -89,19 +78,27 @@ void ct_xml_text(FILE *out, const char *str, size_t n)
             continue;
         }
         i++;
-        switch (c) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        case '\'': fputs("&#39;", out); break;
-        default:
-            if (c < 0x20 && c != '\n' && c != '\t' && c != '\r')
-                fputs(REPLACEMENT, out);
-            else
-                putc((int)c, out);
-        }
+        if (e->ascii[c])
+            fputs(e->ascii[c], out);
+        else if (c >= 0x20)
+            putc((int)c, out);
+        else if (e->json_controls)
+            fprintf(out, "\\u%04x", c);
+        else
+            fputs(REPLACEMENT, out);
     }
+}
+
+void ct_json_string(FILE *out, const char *str, size_t n)
+{
+    putc('"', out);
+    put_text(out, str, n, &json);
+    putc('"', out);
+}
+
+void ct_xml_text(FILE *out, const char *str, size_t n)
+{
+    put_text(out, str, n, &xml);
 }
 
 char *ct_utf8_clean(const char *str, size_t n, size_t *len)
