@@ -13,8 +13,8 @@ unset CALLTRACE_LIBCALLS   # the default
 
 build_traced "$T/main" "$PROGRAMS/libcalls_main.c" -fno-plt
 build_traced "$T/taken" "$PROGRAMS/libcalls_noplt.c" -fno-plt
-objdump -d "$T/main" | grep -q 'call.*<malloc@plt>' && fail "-fno-plt not in effect"
-readelf -rW "$T/main" | grep -q 'GLOB_DAT.*malloc' || fail "no GLOB_DAT slot for malloc"
+objdump -d "$T/main" | has 'call.*<malloc@plt>' && fail "-fno-plt not in effect"
+readelf -rW "$T/main" | has 'GLOB_DAT.*malloc' || fail "no GLOB_DAT slot for malloc"
 
 # libcalls_counts.sh's trees, every library call through its GOT slot.
 main_tree() {
