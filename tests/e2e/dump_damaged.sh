@@ -16,7 +16,13 @@ check() { # FILE WHAT
     "$REPORT_SAN" --dump "$1" > "$T/d.txt" 2> "$T/e.txt" || rc=$?
     [ $rc -eq 0 ] || [ $rc -eq 2 ] || fail "$2: exit $rc: $(head -c 600 "$T/e.txt")"
     ! grep -q -e Sanitizer -e 'runtime error' "$T/e.txt" || fail "$2: $(head -c 600 "$T/e.txt")"
-    [ "$(wc -l < "$T/d.txt")" -le "$full" ] || fail "$2: more lines than the whole trace"
+    # A changed byte can read as other records (the format has no checksum:
+    # one seed in 40 turned an exit into a call, which then closed as never
+    # returned, one line more), so a cut trace may not grow at all, and a
+    # changed one only by a few lines a byte, never by a copy of the trace.
+    local most=$full
+    case $2 in corruption*) most=$((full + 3 * 8)) ;; esac
+    [ "$(wc -l < "$T/d.txt")" -le "$most" ] || fail "$2: more lines than the whole trace"
     rc=0
     "$REPORT_SAN" "$1" > /dev/null 2> "$T/e.txt" || rc=$?
     [ $rc -eq 0 ] || [ $rc -eq 2 ] || fail "$2 (report): exit $rc: $(head -c 600 "$T/e.txt")"
