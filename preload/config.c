@@ -347,4 +347,13 @@ void ct_config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
     load_flight(c, get, warn);
     load_bool(get, warn, "CALLTRACE_CONTROL", &c->control);
     load_stream(c, get, warn);
+    /* A stream has no file to keep a ring in (stream.c's test, inlined:
+     * the front end links this file alone). */
+    if (c->flight && (strncmp(c->output, "tcp:", 4) == 0 ||
+                      strncmp(c->output, "unix:", 5) == 0)) {
+        warnf(warn, "calltrace: CALLTRACE_FLIGHT='%s' is ignored: the trace "
+              "is streamed to %s, which keeps it all", get("CALLTRACE_FLIGHT"),
+              c->output);
+        c->flight = 0;
+    }
 }

@@ -236,6 +236,18 @@ static void test_flight_and_control(void **state)
     assert_string_equal(warnings[1], want);
     assert_string_equal(warnings[2], "calltrace: CALLTRACE_CONTROL='maybe': "
                         "expected 1/yes/true/on or 0/no/false/off; using 0");
+    /* a streamed trace keeps everything: the ring is refused, once */
+    env_values[0] = "64M";
+    env_values[1] = "USR1";
+    env_values[2] = "0";
+    set("CALLTRACE_OUTPUT", "tcp:127.0.0.1:4444");
+    warn_n = 0;
+    load(&c);
+    assert_int_equal(c.flight, 0);
+    assert_int_equal(warn_n, 1);
+    assert_string_equal(warnings[0], "calltrace: CALLTRACE_FLIGHT='64M' is "
+                        "ignored: the trace is streamed to tcp:127.0.0.1:4444, "
+                        "which keeps it all");
 }
 
 static void test_parse_size(void **state)
