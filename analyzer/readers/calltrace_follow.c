@@ -125,8 +125,8 @@ void ct_writer_describe(enum ct_writer w, uint32_t pid, char *buf, size_t cap)
         break;
     case CT_WRITER_UNKNOWN:
         snprintf(buf, cap,
-                 "live or cut short: not closed, and its process (pid "
-                 "%" PRIu32 ") is not one of this machine's; read up to the "
+                 "not closed cleanly: live or cut short (its process, pid "
+                 "%" PRIu32 ", is not one of this machine's); read up to the "
                  "last complete record", pid);
         break;
     }
