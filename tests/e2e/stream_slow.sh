@@ -71,14 +71,18 @@ wait_ended "$lpid"
 expect_eq "stall: status" 5 "$rc"
 cmp -s "$T/plain.out" "$T/stall.out" || fail "stall: output differs"
 [ "$elapsed" -lt 30 ] || fail "stall: the program took ${elapsed}s"
-expect_eq "stall: one line" 1 "$(wc -l < "$T/stall.err")"
+# The sender's line reaches stderr at the program's next block switch or
+# exit; on a loaded machine the sender may reach its backlog only after
+# the program ended, and then the trailer alone counts the drops.
+[ "$(wc -l < "$T/stall.err")" -le 1 ] || fail "stall: more than one line: $(cat "$T/stall.err")"
+[ ! -s "$T/stall.err" ] ||
 grep -q "^calltrace: the listener at tcp:127.0.0.1:[0-9]* is slower than the program: whole blocks are dropped and counted as lost events (CALLTRACE_STREAM_BACKLOG)$" "$T/stall.err" ||
     fail "stall: message: $(cat "$T/stall.err")"
 read -r -d '' net_events net_lost < <(events "$T/stall.raw"; printf '\0') || true
 [ "$net_lost" -gt 0 ] || fail "stall: nothing was counted as lost"
 echo "stall: $net_events kept, $net_lost lost" >&2
 expect_eq "stall: events kept + lost" "$local_events" "$((net_events + net_lost))"
-! grep -q "not closed cleanly" "$T/stall.raw.rep" || fail "stall: no trailer"
+! has "not closed cleanly" "$T/stall.raw.rep" || fail "stall: no trailer"
 
 # A listener that takes nothing for CALLTRACE_STREAM_TIMEOUT: the sender
 # gives up on it, the program says so once at its next block switch and

@@ -92,8 +92,8 @@ for h in "${harnesses[@]}"; do
     wait "$pid"; rc=$?
     if [ "$rc" -eq 0 ] || { [ "$rc" -eq 72 ] && grep -q 'run interrupted' "$out/fuzz_$h.log"; }; then
         pass=$((pass + 1))
-        runs=$(grep -o 'number_of_executed_units: [0-9]*' "$out/fuzz_$h.log" | tail -1 | grep -o '[0-9]*$')
-        cov=$(grep -o 'cov: [0-9]*' "$out/fuzz_$h.log" | tail -1)
+        runs=$(grep -ao 'number_of_executed_units: [0-9]*' "$out/fuzz_$h.log" | tail -1 | grep -o '[0-9]*$')
+        cov=$(grep -ao 'cov: [0-9]*' "$out/fuzz_$h.log" | tail -1)
         echo "fuzz_$h: ok (${runs:-?} runs, $cov, corpus $(ls "$corpus" | wc -l) inputs)"
     else
         fail=$((fail + 1))
