@@ -43,21 +43,7 @@ size_t ctr_index_ring(const struct ct_input *in,
                 h.size % CT_BLOCK_ALIGN == 0 && h.size <= slot &&
                 (h.kind == CT_BLOCK_EVENTS || h.kind == CT_BLOCK_MAPS)) {
                 ct_grow(blocks, cap, *n, sizeof **blocks);
-                (*blocks)[(*n)++] = (struct block){
-                    .off = off,
-                    .avail = left < h.size ? left : h.size,
-                    .first = h.first_ticks,
-                    .last = h.last_ticks,
-                    .lost = h.lost,
-                    .kind = h.kind,
-                    .tid = h.tid,
-                    .seq = h.seq,
-                    .flags = h.flags,
-                    .used = h.used,
-                    .size = h.size,
-                    .open_depth = h.open_depth,
-                    .last_switch = h.last_switch,
-                };
+                (*blocks)[(*n)++] = ctr_block_at(&h, off, left);
             }
         }
         off += slot;

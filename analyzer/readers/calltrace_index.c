@@ -34,6 +34,26 @@ static bool all_zero(const uint8_t *p, size_t n)
 
 /* Blocks in file order; a damaged header ends the index.  A flight
  * recorder's ring is read slot by slot (calltrace_flight.c). */
+struct block ctr_block_at(const struct ct_block_header *h, uint64_t off,
+                          uint64_t left)
+{
+    return (struct block){
+        .off = off,
+        .avail = left < h->size ? left : h->size,
+        .first = h->first_ticks,
+        .last = h->last_ticks,
+        .lost = h->lost,
+        .kind = h->kind,
+        .tid = h->tid,
+        .seq = h->seq,
+        .flags = h->flags,
+        .used = h->used,
+        .size = h->size,
+        .open_depth = h->open_depth,
+        .last_switch = h->last_switch,
+    };
+}
+
 struct block *ctr_index_blocks(const struct ct_input *in,
                                struct ct_trace_info *info,
                                const struct ct_file_header *fh,
@@ -71,21 +91,7 @@ struct block *ctr_index_blocks(const struct ct_input *in,
         }
         ct_grow(&blocks, &cap, n, sizeof *blocks);
         struct block *b = &blocks[n++];
-        *b = (struct block){
-            .off = off,
-            .avail = left < h.size ? left : h.size,
-            .first = h.first_ticks,
-            .last = h.last_ticks,
-            .lost = h.lost,
-            .kind = h.kind,
-            .tid = h.tid,
-            .seq = h.seq,
-            .flags = h.flags,
-            .used = h.used,
-            .size = h.size,
-            .open_depth = h.open_depth,
-            .last_switch = h.last_switch,
-        };
+        *b = ctr_block_at(&h, off, left);
         if (left < h.size) {
             ctr_set_stopped(info, in->path, in->size,
                         "truncated at byte %zu (block %zu)", in->size, n - 1);

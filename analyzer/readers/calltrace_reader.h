@@ -126,6 +126,10 @@ int ctr_read_header(const struct ct_input *in, struct ct_trace_info *info,
 void ctr_set_stopped(struct ct_trace_info *info, const char *path,
                      size_t byte, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
+/* The index entry of the block whose header h is at off, with left bytes
+ * of the file from there. */
+struct block ctr_block_at(const struct ct_block_header *h, uint64_t off,
+                          uint64_t left);
 struct block *ctr_index_blocks(const struct ct_input *in,
                                struct ct_trace_info *info,
                                const struct ct_file_header *fh,
