@@ -27,22 +27,7 @@ gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
 gcc -std=gnu11 -O2 -shared -fPIC -o "$W/noop.so" bench/overhead_noop.c
 CALLS=1028458  # fib(28)'s calls + main
 
-median() { sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
-# CPU ns (user + system) of one run of "$@".
-cpu_ns() {
-    python3 - "$@" <<'PY'
-import os, sys
-pid = os.fork()
-if pid == 0:
-    fd = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(fd, 1)
-    os.execvp(sys.argv[1], sys.argv[1:])
-_, status, ru = os.wait4(pid, 0)
-if status != 0:
-    sys.exit("benchmark run failed: %r" % sys.argv[1:])
-print(int((ru.ru_utime + ru.ru_stime) * 1e9))
-PY
-}
+. bench/lib.sh
 # Bytes of records written (sum of the EVENTS blocks' `used`).
 trace_bytes() {
     python3 - "$1" <<'PY'

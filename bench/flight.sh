@@ -19,25 +19,10 @@ W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
 trap 'rm -rf "$W"' EXIT
 gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
 gcc -std=gnu11 -O2 -shared -fPIC -o "$W/noop.so" bench/overhead_noop.c
+. bench/lib.sh
 N=${FIB_N:-32}
 fibn() { local a=0 b=1 i; for ((i = 0; i < $1; i++)); do local t=$((a + b)); a=$b; b=$t; done; echo $a; }
 C=$(( 2 * $(fibn $((N + 1))) ))   # fib calls + main
-# CPU time (user + system) of one run, ns: a busy machine disturbs it less
-# than the elapsed time.
-cpu_ns() {
-    python3 - "$@" <<'PY'
-import os, sys
-pid = os.fork()
-if pid == 0:
-    fd = os.open(os.devnull, os.O_WRONLY)
-    os.dup2(fd, 1)
-    os.execvp(sys.argv[1], sys.argv[1:])
-_, status, ru = os.wait4(pid, 0)
-if status != 0:
-    sys.exit("benchmark run failed: %r" % sys.argv[1:])
-print(int((ru.ru_utime + ru.ru_stime) * 1e9))
-PY
-}
 declare -A cpu
 run() {  # name, command... (its last argument is N, replaced by 1 once)
     local name=$1; shift

@@ -4,6 +4,22 @@
 
 median() { sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
 
+# CPU ns (user + system) of one run of CMD... (its stdout to /dev/null).
+cpu_ns() {
+    python3 - "$@" <<'PY'
+import os, sys
+pid = os.fork()
+if pid == 0:
+    fd = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(fd, 1)
+    os.execvp(sys.argv[1], sys.argv[1:])
+_, status, ru = os.wait4(pid, 0)
+if status != 0:
+    sys.exit("benchmark run failed: %r" % sys.argv[1:])
+print(int((ru.ru_utime + ru.ru_stime) * 1e9))
+PY
+}
+
 # "wall_ns cpu_ns" of one run of CMD... (its stdout to /dev/null): elapsed
 # time, and the child's user + system time from wait4.
 wall_cpu_ns() {
