@@ -36,6 +36,11 @@ uint32_t ct_trace_thread(struct ct_trace_info *info, uint64_t tid)
     for (uint32_t i = 0; i < info->nthreads; i++)
         if (info->threads[i].tid == tid)
             return i;
+    return ct_trace_thread_new(info, tid);
+}
+
+uint32_t ct_trace_thread_new(struct ct_trace_info *info, uint64_t tid)
+{
     size_t cap = info->threads_cap;
     ct_grow(&info->threads, &cap, info->nthreads, sizeof *info->threads);
     info->threads_cap = (uint32_t)cap;

@@ -176,6 +176,9 @@ void ct_trace_info_free(struct ct_trace_info *info);
 
 /* Index of the thread with this source id, added if new. */
 uint32_t ct_trace_thread(struct ct_trace_info *info, uint64_t tid);
+/* A thread of its own even if an earlier one had the same tid (the kernel
+ * reuses the tid of a thread that ended). */
+uint32_t ct_trace_thread_new(struct ct_trace_info *info, uint64_t tid);
 void ct_trace_add_meta(struct ct_trace_info *info, const char *key,
                        const char *value);
 void ct_trace_add_sample_count(struct ct_trace_info *info, uint32_t func,

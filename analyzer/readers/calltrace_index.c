@@ -204,11 +204,28 @@ int ctr_cmp_thread_seq(const void *a, const void *b)
 struct thread_first {
     uint32_t tid;
     uint64_t first;
+    bool ended;             /* a block of it had CT_BLOCK_LAST            */
+    bool reused;            /* its tid was an earlier thread's            */
+    uint32_t thread;        /* its ct_trace_info index                    */
 };
+
+static const struct block *sort_blocks;
+
+static int cmp_block_time(const void *a, const void *b)
+{
+    const struct block *x = &sort_blocks[*(const size_t *)a];
+    const struct block *y = &sort_blocks[*(const size_t *)b];
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
+    return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static const struct thread_first *sort_tf;
 
 static int cmp_thread_first(const void *a, const void *b)
 {
-    const struct thread_first *x = a, *y = b;
+    const struct thread_first *x = &sort_tf[*(const size_t *)a];
+    const struct thread_first *y = &sort_tf[*(const size_t *)b];
     if (x->first != y->first)
         return x->first < y->first ? -1 : 1;
     return x->tid < y->tid ? -1 : x->tid > y->tid;
@@ -216,37 +233,61 @@ static int cmp_thread_first(const void *a, const void *b)
 
 /*
  * Thread indices: the process's main thread first, then the others in the
- * order they started, so that the index is stable across runs.
+ * order they started, so that the index is stable across runs.  The kernel
+ * reuses the tid of a thread that ended: a block of a tid after that
+ * tid's last block (CT_BLOCK_LAST), in time order, is another thread's.
  */
 void ctr_register_threads(struct ct_trace_info *info, struct block *blocks,
                           size_t n)
 {
-    struct thread_first *tf = NULL;
-    size_t ntf = 0, cap = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (blocks[i].kind != CT_BLOCK_EVENTS)
-            continue;
-        size_t j = 0;
-        while (j < ntf && tf[j].tid != blocks[i].tid)
-            j++;
-        if (j == ntf) {
-            ct_grow(&tf, &cap, ntf, sizeof *tf);
-            tf[ntf++] = (struct thread_first){blocks[i].tid, blocks[i].first};
-        } else if (blocks[i].first < tf[j].first) {
-            tf[j].first = blocks[i].first;
-        }
-    }
-    if (ntf)
-        qsort(tf, ntf, sizeof *tf, cmp_thread_first);
-    for (size_t j = 0; j < ntf; j++)
-        if (tf[j].tid == info->pid)
-            ct_trace_thread(info, tf[j].tid);
-    for (size_t j = 0; j < ntf; j++)
-        ct_trace_thread(info, tf[j].tid);
+    size_t *by_time = ct_xcalloc(n ? n : 1, sizeof *by_time);
+    size_t nev = 0;
     for (size_t i = 0; i < n; i++)
         if (blocks[i].kind == CT_BLOCK_EVENTS)
-            blocks[i].thread = ct_trace_thread(info, blocks[i].tid);
+            by_time[nev++] = i;
+    sort_blocks = blocks;
+    qsort(by_time, nev, sizeof *by_time, cmp_block_time);
+    struct thread_first *tf = NULL;
+    size_t ntf = 0, cap = 0;
+    for (size_t k = 0; k < nev; k++) {
+        struct block *b = &blocks[by_time[k]];
+        size_t j = ntf;
+        while (j > 0 && tf[j - 1].tid != b->tid)
+            j--;
+        if (j == 0 || tf[j - 1].ended) {
+            ct_grow(&tf, &cap, ntf, sizeof *tf);
+            tf[ntf++] = (struct thread_first){.tid = b->tid, .first = b->first,
+                                              .reused = j > 0};
+            j = ntf;
+        }
+        if (b->flags & CT_BLOCK_LAST)
+            tf[j - 1].ended = true;
+        b->thread = (uint32_t)(j - 1);  /* for now: its entry in tf */
+    }
+    size_t *order = ct_xcalloc(ntf ? ntf : 1, sizeof *order);
+    for (size_t j = 0; j < ntf; j++)
+        order[j] = j;
+    sort_tf = tf;
+    qsort(order, ntf, sizeof *order, cmp_thread_first);
+    size_t main_thread = ntf;
+    for (size_t k = 0; k < ntf && main_thread == ntf; k++)
+        if (tf[order[k]].tid == info->pid)
+            main_thread = order[k];
+    if (main_thread < ntf)
+        tf[main_thread].thread = ct_trace_thread(info, info->pid);
+    for (size_t k = 0; k < ntf; k++) {
+        struct thread_first *t = &tf[order[k]];
+        if (order[k] != main_thread)
+            t->thread = t->reused ? ct_trace_thread_new(info, t->tid)
+                                  : ct_trace_thread(info, t->tid);
+    }
+    for (size_t k = 0; k < nev; k++) {
+        struct block *b = &blocks[by_time[k]];
+        b->thread = tf[b->thread].thread;
+    }
+    free(order);
     free(tf);
+    free(by_time);
 }
 
 /* Time of the first record of a block (its base if it has none). */

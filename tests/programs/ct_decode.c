@@ -203,6 +203,12 @@ static void decode_events(const struct ct_block_header *b)
     if (b->flags & CT_BLOCK_CLOSED)
         end = p + b->used;
     struct thread *t = thread_of(b->tid);
+    /* The kernel reuses the tid of a thread that ended: block 0 again is
+     * a new thread, with nothing open. */
+    if (b->seq == 0 && t->next_seq != 0) {
+        t->next_seq = 0;
+        t->depth = 0;
+    }
     printf("B %u seq=%u depth=%u flags=%u lost=%llu\n", b->tid, b->seq,
            b->open_depth, b->flags, (unsigned long long)b->lost);
     if (b->seq != t->next_seq)

@@ -729,6 +729,55 @@ static void test_flight_ring(void **state)
     tg_free(&t);
 }
 
+/* The kernel reuses the tid of a thread that ended: the blocks of the
+ * second thread start again at seq 0, and are another thread's. */
+static void test_reused_tid(void **state)
+{
+    (void)state;
+    struct tg_trace t;
+    tg_init(&t, 1000000000ull, 4096);
+    t.hdr.pid = 100;
+    struct tg_thread *m = tg_thread(&t, 100), *a = tg_thread(&t, 101);
+    uint64_t now = 1000;
+    tg_entry(&t, m, now++, FA, 0);
+    for (int i = 0; i < 2000; i++) {   /* several blocks */
+        tg_entry(&t, a, now++, FB, 0);
+        tg_exit(&t, a, now++);
+    }
+    tg_thread_end(&t, a, now++);
+    struct tg_thread *b = tg_thread_new(&t, 101);
+    for (int i = 0; i < 1500; i++) {
+        tg_entry(&t, b, now++, FC, 0);
+        tg_exit(&t, b, now++);
+    }
+    tg_thread_end(&t, b, now++);
+    tg_exit(&t, m, now++);
+    tg_finish(&t);
+
+    struct ct_trace_info info;
+    struct recorder rec;
+    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    assert_string_equal(info.stopped, "");
+    assert_int_equal(info.nthreads, 3);
+    assert_int_equal(info.threads[0].tid, 100);
+    assert_int_equal(info.threads[1].tid, 101);
+    assert_int_equal(info.threads[2].tid, 101);
+    size_t calls[3][3] = {{0}};   /* thread x (FA, FB, FC) */
+    for (size_t i = 0; i < rec.n; i++) {
+        if (rec.ev[i].kind != CT_EV_CALL)
+            continue;
+        assert_true(rec.ev[i].thread < 3);
+        int f = rec.ev[i].addr == FA ? 0 : rec.ev[i].addr == FB ? 1 : 2;
+        calls[rec.ev[i].thread][f]++;
+    }
+    assert_int_equal(calls[0][0], 1);
+    assert_int_equal(calls[1][1], 2000);
+    assert_int_equal(calls[2][2], 1500);
+    assert_int_equal(calls[1][2] + calls[2][1] + calls[0][1] + calls[0][2], 0);
+    done(&info, &rec);
+    tg_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -747,6 +796,7 @@ int main(void)
         cmocka_unit_test(test_truncated_at_every_byte),
         cmocka_unit_test(test_random_corruption),
         cmocka_unit_test(test_damaged_block_header_stops),
+        cmocka_unit_test(test_reused_tid),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

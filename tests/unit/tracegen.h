@@ -95,12 +95,23 @@ static inline void tg_init(struct tg_trace *t, uint64_t tick_hz,
     t->size = CT_FILE_HEADER_SIZE;
 }
 
+static inline struct tg_thread *tg_thread_new(struct tg_trace *t,
+                                             uint32_t tid);
+
 /* The writer of thread tid, created on first use. */
 static inline struct tg_thread *tg_thread(struct tg_trace *t, uint32_t tid)
 {
-    for (unsigned i = 0; i < t->nthreads; i++)
+    for (unsigned i = t->nthreads; i-- > 0;)
         if (t->threads[i]->tid == tid)
             return t->threads[i];
+    return tg_thread_new(t, tid);
+}
+
+/* A new thread with tid, as when the kernel reuses the tid of a thread
+ * that ended; tg_thread(tid) returns it from then on. */
+static inline struct tg_thread *tg_thread_new(struct tg_trace *t,
+                                             uint32_t tid)
+{
     if (t->nthreads == TG_MAX_THREADS)
         abort();
     struct tg_thread *th = calloc(1, sizeof *th);
