@@ -94,7 +94,10 @@ diff "$T/before" "$T/after" > /dev/null ||
 
 # Ctrl-C in the terminal: 128+2, and the terminal put back all the same.
 rm -f "$T/rc" "$T/before" "$T/after"
+# A server of its own: a new session on the socket of a server that is
+# still shutting down fails with "server exited unexpectedly".
 tmux -L "$sock" kill-server 2>/dev/null || true
+sock=ct-live-top-2
 tmux -L "$sock" new-session -d -x 120 -y 30 \
     "stty -a > $T/before; $FRONT top -i 0.3 $T/bypid.raw; echo \$? > $T/rc; stty -a > $T/after; sleep 60"
 until_screen s5 grep -q "keys: q quit" "$T/s5" || fail "tty: no second screen"
