@@ -351,11 +351,19 @@ static struct ct_thread *thread_create(void)
     return t;
 }
 
+/* Set while the calling thread's state is being made: an instrumented
+ * signal handler that interrupts the making (perf_event_open, mmap and the
+ * registry take a while) finds ct_self still NULL, and must not make a
+ * second state for the same thread, which would never be ended. */
+static __thread int making __attribute__((tls_model("initial-exec")));
+
 struct ct_thread *ct_thread_get(void)
 {
     struct ct_thread *t = ct_self;
     if (t)
         return t->flags & CT_T_DEAD ? NULL : t;
+    if (making)
+        return NULL;
     if (ct_proc.started != 2) {
         if (!&ct_autostart || ct_proc.started != 0)
             return NULL;
@@ -365,7 +373,12 @@ struct ct_thread *ct_thread_get(void)
         if (ct_self)
             return ct_self;
     }
-    return thread_create();
+    making = 1;
+    ct_signal_fence();
+    t = thread_create();
+    ct_signal_fence();
+    making = 0;
+    return t;
 }
 
 /* Catches up with ct_global_word: TOGGLE record, hot-path expectation. */
@@ -407,8 +420,11 @@ static struct ct_thread *slow_begin(void)
     }
     if (!t) {
         t = ct_thread_get();
-        if (!t)
+        if (!t) {
+            if (making)  /* a handler that interrupted the making */
+                ct_count_lost_global(1);
             return NULL;
+        }
     }
     t->busy = 1;
     ct_signal_fence();
