@@ -223,6 +223,7 @@ struct fthread {
     uint64_t time, prev_fn, prev_site, lost_told, cur_lost;
     uint32_t expect_seq;
     bool started, need_stack, ended;
+    size_t tail;            /* offset of its latest block queued, 0 none  */
 };
 
 struct ct_follow {
@@ -310,16 +311,48 @@ static void emit(struct ct_follow *f, const struct ct_event *ev)
         flush(f);
 }
 
-static struct fthread *thread_of(struct ct_follow *f, uint32_t tid)
+/*
+ * Whether the block h follows t's latest one in the same thread.  The
+ * kernel gives the tid of a thread that ended to a later thread: as the
+ * whole-file reader (ctr_register_threads) does, a block after the one
+ * that ended the thread (CT_BLOCK_LAST, read again now: it is set at the
+ * close), or one whose seq does not go on from the latest (its blocks
+ * start again at 0), is another thread's.  A stream's snapshot is
+ * followed by copies of the same block: same seq, same first_ticks.
+ */
+static bool same_thread(const struct ct_input *in, const struct fthread *t,
+                        const struct ct_block_header *h)
 {
-    for (size_t i = 0; i < f->nth; i++)
-        if (f->th[i].tid == tid)
+    if (!t->tail || in->size - t->tail < sizeof(struct ct_block_header))
+        return true;
+    struct ct_block_header p;
+    memcpy(&p, in->data + t->tail, sizeof p);
+    if (p.flags & CT_BLOCK_LAST)
+        return false;
+    if (h->seq == p.seq)
+        return p.kind == CT_BLOCK_STREAM && h->first_ticks == p.first_ticks;
+    return h->seq > p.seq;
+}
+
+/* The thread whose block h (at off) is, created on first use. */
+static struct fthread *thread_of(struct ct_follow *f, const struct ct_input *in,
+                                 const struct ct_block_header *h)
+{
+    bool reused = false;
+    for (size_t i = f->nth; i-- > 0;) {
+        if (f->th[i].tid != h->tid)
+            continue;
+        if (same_thread(in, &f->th[i], h))
             return &f->th[i];
+        reused = true;
+        break;
+    }
     ct_grow(&f->th, &f->thcap, f->nth, sizeof *f->th);
     struct fthread *t = &f->th[f->nth++];
     memset(t, 0, sizeof *t);
-    t->tid = tid;
-    t->thread = ct_trace_thread(f->info, tid);
+    t->tid = h->tid;
+    t->thread = reused ? ct_trace_thread_new(f->info, h->tid)
+                       : ct_trace_thread(f->info, h->tid);
     return t;
 }
 
@@ -413,9 +446,10 @@ static void scan_blocks(struct ct_follow *f, const struct ct_input *in,
             ct_functab_set_resolver(f->info->funcs, ct_symbolizer_resolve,
                                     f->sym);
         } else {
-            struct fthread *t = thread_of(f, h.tid);
+            struct fthread *t = thread_of(f, in, &h);
             ct_grow(&t->queue, &t->qcap, t->nq, sizeof *t->queue);
             t->queue[t->nq++] = f->scan;
+            t->tail = f->scan;
         }
         f->st.blocks++;
         f->scan += h.size;

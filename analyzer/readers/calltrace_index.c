@@ -204,6 +204,7 @@ int ctr_cmp_thread_seq(const void *a, const void *b)
 struct thread_first {
     uint32_t tid;
     uint64_t first;
+    uint32_t seq;           /* of its latest block so far                 */
     bool ended;             /* a block of it had CT_BLOCK_LAST            */
     bool reused;            /* its tid was an earlier thread's            */
     uint32_t thread;        /* its ct_trace_info index                    */
@@ -235,7 +236,11 @@ static int cmp_thread_first(const void *a, const void *b)
  * Thread indices: the process's main thread first, then the others in the
  * order they started, so that the index is stable across runs.  The kernel
  * reuses the tid of a thread that ended: a block of a tid after that
- * tid's last block (CT_BLOCK_LAST), in time order, is another thread's.
+ * tid's last block (CT_BLOCK_LAST), in time order, is another thread's,
+ * and so is one whose seq does not go on from the tid's latest (the last
+ * block was overwritten in a flight ring, or dropped from a stream: the
+ * new thread's blocks start again at 0).  calltrace_follow.c splits the
+ * threads the same way.
  */
 void ctr_register_threads(struct ct_trace_info *info, struct block *blocks,
                           size_t n)
@@ -254,12 +259,13 @@ void ctr_register_threads(struct ct_trace_info *info, struct block *blocks,
         size_t j = ntf;
         while (j > 0 && tf[j - 1].tid != b->tid)
             j--;
-        if (j == 0 || tf[j - 1].ended) {
+        if (j == 0 || tf[j - 1].ended || b->seq <= tf[j - 1].seq) {
             ct_grow(&tf, &cap, ntf, sizeof *tf);
             tf[ntf++] = (struct thread_first){.tid = b->tid, .first = b->first,
                                               .reused = j > 0};
             j = ntf;
         }
+        tf[j - 1].seq = b->seq;
         if (b->flags & CT_BLOCK_LAST)
             tf[j - 1].ended = true;
         b->thread = (uint32_t)(j - 1);  /* for now: its entry in tf */

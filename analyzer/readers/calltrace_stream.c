@@ -36,7 +36,7 @@ void ctr_stream_final_header(const struct ct_input *in,
     }
 }
 
-static int cmp_tid_seq_off(const void *a, const void *b)
+static int cmp_tid_seq_first_off(const void *a, const void *b)
 {
     const struct block *x = *(struct block *const *)a;
     const struct block *y = *(struct block *const *)b;
@@ -44,6 +44,8 @@ static int cmp_tid_seq_off(const void *a, const void *b)
         return x->tid < y->tid ? -1 : 1;
     if (x->seq != y->seq)
         return x->seq < y->seq ? -1 : 1;
+    if (x->first != y->first)
+        return x->first < y->first ? -1 : 1;
     return x->off < y->off ? -1 : x->off > y->off;
 }
 
@@ -57,7 +59,9 @@ static uint32_t stream_kind(const struct ct_input *in, const struct block *b)
 /*
  * A PARTIAL snapshot stands for its EVENTS block only when no later block
  * of the same thread and number follows (the stream was cut, or the
- * program is still running); then it reads as an unclosed block.
+ * program is still running); then it reads as an unclosed block.  The
+ * same block has the same first_ticks: a later thread that reuses the
+ * tid starts again at seq 0 with later ones, and supersedes nothing.
  */
 void ctr_stream_resolve(const struct ct_input *in, struct block *blocks,
                         size_t n)
@@ -76,11 +80,11 @@ void ctr_stream_resolve(const struct ct_input *in, struct block *blocks,
             (blocks[i].kind == CT_BLOCK_STREAM &&
              stream_kind(in, &blocks[i]) == CT_STREAM_PARTIAL))
             v[m++] = &blocks[i];
-    qsort(v, m, sizeof *v, cmp_tid_seq_off);
+    qsort(v, m, sizeof *v, cmp_tid_seq_first_off);
     for (size_t i = 0; i < m; i++) {
         struct block *b = v[i];
         bool last = i + 1 == m || v[i + 1]->tid != b->tid ||
-                    v[i + 1]->seq != b->seq;
+                    v[i + 1]->seq != b->seq || v[i + 1]->first != b->first;
         if (b->kind == CT_BLOCK_STREAM && last) {
             b->kind = CT_BLOCK_EVENTS;
             b->flags &= ~CT_BLOCK_CLOSED;

@@ -411,6 +411,233 @@ static void test_damage_stops(void **state)
     tg_free(&t);
 }
 
+/* --- a tid the kernel gave to a later thread ------------------------------ */
+
+#define MAX_TH 8
+
+/* Calls per thread of the trace info, and the threads that ended. */
+struct per_thread {
+    struct ct_sink sink;
+    uint64_t calls[MAX_TH], ends[MAX_TH];
+};
+
+static int count_event(struct ct_sink *self, const struct ct_event *ev)
+{
+    struct per_thread *pt = (struct per_thread *)self;
+    assert_true(ev->thread < MAX_TH);
+    if (ev->kind == CT_EV_CALL)
+        pt->calls[ev->thread]++;
+    else if (ev->kind == CT_EV_THREAD_END)
+        pt->ends[ev->thread]++;
+    return 0;
+}
+
+/* "tid:calls:ends" of each thread, in index order, into buf. */
+static void describe(const struct ct_trace_info *info,
+                     const struct per_thread *pt, char *buf, size_t cap)
+{
+    size_t n = 0;
+    buf[0] = '\0';
+    for (uint32_t i = 0; i < info->nthreads && i < MAX_TH; i++)
+        n += (size_t)snprintf(buf + n, cap - n, "%llu:%llu:%llu ",
+                              (unsigned long long)info->threads[i].tid,
+                              (unsigned long long)pt->calls[i],
+                              (unsigned long long)pt->ends[i]);
+}
+
+/* Main thread 100; thread 101 over several blocks, ended; a later thread
+ * given tid 101 again, ended; a third 101 still running at the end. */
+static void build_reused(struct tg_trace *t)
+{
+    tg_init(t, 1000000000ull, 4096);
+    t->hdr.pid = 100;
+    struct tg_thread *m = tg_thread(t, 100);
+    uint64_t now = 1000;
+    tg_entry(t, m, now++, fns[0], 0);
+    static const int calls[3] = {2000, 1500, 700};
+    for (int k = 0; k < 3; k++) {
+        struct tg_thread *a = tg_thread_new(t, 101);
+        for (int i = 0; i < calls[k]; i++) {
+            tg_entry(t, a, now++, fns[1 + k], 0);
+            tg_exit(t, a, now++);
+            if (i % 100 == 0) {
+                tg_entry(t, m, now++, fns[4], 0); /* interleaved blocks */
+                tg_exit(t, m, now++);
+            }
+        }
+        if (k < 2)
+            tg_thread_end(t, a, now++);
+    }
+    tg_exit(t, m, now++);
+    tg_finish(t);
+}
+
+static void whole_threads(const uint8_t *data, size_t size, char *buf,
+                          size_t cap)
+{
+    struct ct_input in = {"whole.raw", data, size};
+    struct ct_trace_info info;
+    ct_trace_info_init(&info, in.path, "calltrace");
+    struct per_thread pt = {.sink = {count_event}};
+    struct ct_read_opts ro = {0};
+    assert_int_equal(ct_reader_calltrace.read(&in, &info, &pt.sink, &ro),
+                     CT_EXIT_OK);
+    describe(&info, &pt, buf, cap);
+    ct_trace_info_free(&info);
+}
+
+struct tfollower {
+    struct ct_trace_info info;
+    struct per_thread pt;
+    struct ct_follow *f;
+};
+
+static void tfollower_init(struct tfollower *fl)
+{
+    ct_trace_info_init(&fl->info, "piece.raw", "calltrace");
+    memset(&fl->pt, 0, sizeof fl->pt);
+    fl->pt.sink.event = count_event;
+    fl->f = ct_follow_new(&fl->info, &fl->pt.sink);
+}
+
+static void tfeed(struct tfollower *fl, const uint8_t *data, size_t size,
+                  enum ct_writer w)
+{
+    uint8_t *copy = malloc(size ? size : 1);
+    assert_non_null(copy);
+    memcpy(copy, data, size);
+    struct ct_input in = {"piece.raw", copy, size};
+    assert_int_equal(ct_follow_feed(fl->f, &in, w), CT_EXIT_OK);
+    free(copy);
+}
+
+static void tfollower_done(struct tfollower *fl, char *buf, size_t cap,
+                           uint32_t threads, uint32_t ended)
+{
+    const struct ct_follow_status *st = ct_follow_status(fl->f);
+    assert_true(st->caught_up);
+    assert_int_equal(st->threads, threads);
+    assert_int_equal(st->threads_ended, ended);
+    describe(&fl->info, &fl->pt, buf, cap);
+    ct_follow_free(fl->f);
+    ct_trace_info_free(&fl->info);
+}
+
+/* The follower splits a reused tid as the whole-file reader does: read at
+ * once, filled in place (the ended thread's last block was read before its
+ * close marked it the last), and received as a stream. */
+static void test_reused_tid(void **state)
+{
+    (void)state;
+    struct tg_trace t;
+    build_reused(&t);
+    char whole[256], got[256];
+    whole_threads(t.data, t.size, whole, sizeof whole);
+    assert_string_equal(whole, "100:43:0 101:2000:1 101:1500:1 101:700:0 ");
+
+    struct tfollower fl;
+    tfollower_init(&fl);
+    tfeed(&fl, t.data, t.size, CT_WRITER_DONE);
+    tfollower_done(&fl, got, sizeof got, 4, 2);
+    assert_string_equal(got, whole);
+
+    uint8_t *img = malloc(t.size);
+    assert_non_null(img);
+    tfollower_init(&fl);
+    /* at most two polls see a block's header still zero: fewer than the
+     * follower waits before it skips a page as never started */
+    for (size_t upto = CT_FILE_HEADER_SIZE; upto < t.size;
+         upto += 2100 + upto / 7) {
+        image_at(&t, upto, img);
+        tfeed(&fl, img, t.size, CT_WRITER_RUNNING);
+    }
+    tfeed(&fl, t.data, t.size, CT_WRITER_DONE);
+    tfollower_done(&fl, got, sizeof got, 4, 2);
+    assert_string_equal(got, whole);
+    free(img);
+
+    size_t size;
+    uint8_t *s = as_stream(&t, &size);
+    tfollower_init(&fl);
+    for (size_t cut = 0; cut < size; cut += 1000 + cut / 4)
+        tfeed(&fl, s, cut, CT_WRITER_UNKNOWN);
+    tfeed(&fl, s, size, CT_WRITER_UNKNOWN);
+    tfollower_done(&fl, got, sizeof got, 4, 2);
+    assert_string_equal(got, whole);
+    whole_threads(s, size, got, sizeof got);
+    assert_string_equal(got, whole);
+    free(s);
+    tg_free(&t);
+}
+
+/* With the block that ended a thread gone (overwritten in a flight ring,
+ * dropped from a stream), the later thread's blocks still start again at
+ * seq 0: both readers split there too. */
+static void test_reused_tid_without_last(void **state)
+{
+    (void)state;
+    struct tg_trace t;
+    build_reused(&t);
+    for (size_t off = CT_FILE_HEADER_SIZE; off < t.size;
+         off += t.block_size)
+        ((struct ct_block_header *)(t.data + off))->flags &= ~CT_BLOCK_LAST;
+    char whole[256], got[256];
+    whole_threads(t.data, t.size, whole, sizeof whole);
+    assert_string_equal(whole, "100:43:0 101:2000:1 101:1500:1 101:700:0 ");
+    struct tfollower fl;
+    tfollower_init(&fl);
+    tfeed(&fl, t.data, t.size, CT_WRITER_DONE);
+    tfollower_done(&fl, got, sizeof got, 4, 0);
+    assert_string_equal(got, whole);
+    tg_free(&t);
+}
+
+/* A stream whose first thread's block 0 was dropped after a snapshot of
+ * it was sent: the snapshot stands for it, and the later thread's block 0
+ * (same tid and seq, later in time) does not supersede it. */
+static void test_reused_tid_snapshot_kept(void **state)
+{
+    (void)state;
+    struct tg_trace t;
+    build_reused(&t);
+    size_t size;
+    uint8_t *s = as_stream(&t, &size);
+    /* the snapshot of the first 101's block 0, and the block after it */
+    size_t off = CT_FILE_HEADER_SIZE;
+    const struct ct_block_header *p;
+    for (;; off += p->size) {
+        assert_true(off < size);
+        p = (const struct ct_block_header *)(s + off);
+        if (p->kind == CT_BLOCK_STREAM && p->tid == 101 && p->seq == 0)
+            break;
+    }
+    size_t drop = off + p->size;
+    const struct ct_block_header *b = (const struct ct_block_header *)(s + drop);
+    assert_int_equal(b->kind, CT_BLOCK_EVENTS);
+    assert_int_equal(b->tid, 101);
+    assert_int_equal(b->seq, 0);
+    memmove(s + drop, s + drop + t.block_size, size - drop - t.block_size);
+    size -= t.block_size;
+
+    char whole[256], got[256];
+    whole_threads(s, size, whole, sizeof whole);
+    /* the snapshot holds half of block 0's records: some calls of the
+     * first 101, none of its block given to the later ones */
+    unsigned long long c1, c2, c3;
+    assert_int_equal(sscanf(whole, "100:43:0 101:%llu:1 101:%llu:1 101:%llu:0",
+                            &c1, &c2, &c3), 3);
+    assert_true(c1 < 2000 && c1 > 0);
+    assert_int_equal(c2, 1500);
+    assert_int_equal(c3, 700);
+    struct tfollower fl;
+    tfollower_init(&fl);
+    tfeed(&fl, s, size, CT_WRITER_UNKNOWN);
+    tfollower_done(&fl, got, sizeof got, 4, 2);
+    assert_string_equal(got, whole);
+    free(s);
+    tg_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -418,6 +645,9 @@ int main(void)
         cmocka_unit_test(test_filled_in_place),
         cmocka_unit_test(test_last_record_waits),
         cmocka_unit_test(test_stream_snapshots),
+        cmocka_unit_test(test_reused_tid),
+        cmocka_unit_test(test_reused_tid_without_last),
+        cmocka_unit_test(test_reused_tid_snapshot_kept),
         cmocka_unit_test(test_damage_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
