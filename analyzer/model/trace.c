@@ -1,6 +1,8 @@
 #include "filtered.h"
 #include "trace.h"
 
+#include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -47,6 +49,31 @@ uint32_t ct_trace_thread_new(struct ct_trace_info *info, uint64_t tid)
     memset(&info->threads[info->nthreads], 0, sizeof *info->threads);
     info->threads[info->nthreads].tid = tid;
     return info->nthreads++;
+}
+
+uint32_t ct_trace_thread_rank(const struct ct_trace_info *info,
+                              uint32_t thread)
+{
+    uint32_t rank = 0;
+    for (uint32_t i = 0; i < thread && thread < info->nthreads; i++)
+        rank += info->threads[i].tid == info->threads[thread].tid;
+    return rank;
+}
+
+void ct_trace_thread_label(const struct ct_trace_info *info, uint32_t thread,
+                           char *buf, size_t cap)
+{
+    const struct ct_thread_info *ti =
+        thread < info->nthreads ? &info->threads[thread] : NULL;
+    int n;
+    if (ti && ti->name[0])
+        n = snprintf(buf, cap, "%s", ti->name);
+    else
+        n = snprintf(buf, cap, "thread %" PRIu64,
+                     ti && ti->tid ? ti->tid : (uint64_t)thread);
+    uint32_t rank = ct_trace_thread_rank(info, thread);
+    if (rank && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, " #%" PRIu32, rank + 1);
 }
 
 void ct_trace_add_meta(struct ct_trace_info *info, const char *key,

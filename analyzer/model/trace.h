@@ -179,6 +179,14 @@ uint32_t ct_trace_thread(struct ct_trace_info *info, uint64_t tid);
 /* A thread of its own even if an earlier one had the same tid (the kernel
  * reuses the tid of a thread that ended). */
 uint32_t ct_trace_thread_new(struct ct_trace_info *info, uint64_t tid);
+/* How many threads before this one had its tid: 0 unless the tid was
+ * reused.  Views that key threads by tid tell such threads apart by it. */
+uint32_t ct_trace_thread_rank(const struct ct_trace_info *info,
+                              uint32_t thread);
+/* The thread's name, else "thread TID"; a reused tid's later threads get
+ * " #N" (N = rank + 1). */
+void ct_trace_thread_label(const struct ct_trace_info *info, uint32_t thread,
+                           char *buf, size_t cap);
 void ct_trace_add_meta(struct ct_trace_info *info, const char *key,
                        const char *value);
 void ct_trace_add_sample_count(struct ct_trace_info *info, uint32_t func,

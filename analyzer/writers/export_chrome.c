@@ -44,13 +44,29 @@ struct chrome_export {
     uint64_t origin;
     uint64_t pid;
     uint64_t written;
+    uint64_t *keys;         /* by thread: its "tid" in the JSON           */
+    size_t nkeys;
 };
 
-static uint64_t tid_of(const struct chrome_export *x, uint32_t thread)
+/* The tid, or the thread's index where there is none.  A tid the kernel
+ * gave to a later thread would make one track of two threads: the later
+ * ones are told apart above 32 bits (rank << 32 | tid). */
+static uint64_t tid_of(struct chrome_export *x, uint32_t thread)
 {
-    return thread < x->info->nthreads && x->info->threads[thread].tid
-               ? x->info->threads[thread].tid
-               : thread;
+    if (thread >= x->info->nthreads)
+        return thread;
+    if (thread >= x->nkeys) {
+        size_t old = x->nkeys;
+        ct_grow_zeroed(&x->keys, &x->nkeys, x->info->nthreads - 1,
+                       sizeof *x->keys);
+        for (size_t i = old; i < x->nkeys; i++) {
+            uint64_t tid = x->info->threads[i].tid;
+            x->keys[i] = tid ? (uint64_t)ct_trace_thread_rank(
+                                   x->info, (uint32_t)i) << 32 | tid
+                             : i;
+        }
+    }
+    return x->keys[thread];
 }
 
 /* Decimal digits of v at p; returns the end.  printf's parsing of its
@@ -211,12 +227,8 @@ static int chrome_finish(struct ct_exporter *ex, struct ct_profile *profile)
                                            : x->info->path;
     metadata(x, "process_name", 0, prog);
     for (uint32_t i = 0; i < x->info->nthreads && i < x->tl.nthreads; i++) {
-        const struct ct_thread_info *ti = &x->info->threads[i];
         char name[64];
-        if (ti->name[0])
-            snprintf(name, sizeof name, "%s", ti->name);
-        else
-            snprintf(name, sizeof name, "thread %" PRIu64, ti->tid);
+        ct_trace_thread_label(x->info, i, name, sizeof name);
         metadata(x, "thread_name", tid_of(x, i), name);
     }
     fputs("\n]}\n", x->out);
@@ -239,6 +251,7 @@ static void chrome_free(struct ct_exporter *ex)
     for (size_t i = 0; i < x->nnames; i++)
         free(x->names[i]);
     free(x->names);
+    free(x->keys);
     free(x);
 }
 static int chrome_start(struct ct_sink *self, const struct ct_event *ev)

@@ -120,10 +120,7 @@ static void describe_thread(struct perfetto_export *x, uint32_t thread,
     pb_uint(b, THD_TID, tid);
     if (with_name) {
         char name[64];
-        if (ti && ti->name[0])
-            snprintf(name, sizeof name, "%s", ti->name);
-        else
-            snprintf(name, sizeof name, "thread %" PRIu64, tid);
+        ct_trace_thread_label(x->info, thread, name, sizeof name);
         clean_string(b, THD_NAME, name, strlen(name));
     }
     pb_end(b, th);

@@ -342,12 +342,17 @@ const char *ct_stacktree_name(const struct ct_stacktree *t, uint32_t n,
     const struct ct_thread_info *th = node->thread < t->info->nthreads
                                           ? &t->info->threads[node->thread]
                                           : NULL;
+    int w;
     if (th && th->name[0])
-        snprintf(buf, len, "thread %llu (%s)", (unsigned long long)th->tid,
-                 th->name);
+        w = snprintf(buf, len, "thread %llu (%s)",
+                     (unsigned long long)th->tid, th->name);
     else
-        snprintf(buf, len, "thread %llu",
-                 (unsigned long long)(th ? th->tid : node->thread));
+        w = snprintf(buf, len, "thread %llu",
+                     (unsigned long long)(th ? th->tid : node->thread));
+    /* a tid reused by a later thread: a root frame of its own */
+    uint32_t rank = ct_trace_thread_rank(t->info, node->thread);
+    if (rank && w >= 0 && (size_t)w < len)
+        snprintf(buf + w, len - (size_t)w, " #%u", (unsigned)rank + 1);
     return buf;
 }
 

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Threads one after another that the kernel gives the same tid (a pid
-# namespace of the test's own makes it ask for it): the report, --dump and
-# calltrace top's piped table tell the same threads and calls.
+# namespace of the test's own makes it ask for it): the report, --dump,
+# calltrace top's piped table and the chrome export tell the same threads
+# and calls.
 . "$(dirname "$0")/lib.sh"
 [ -f "$FRONT" ] || fail "no $FRONT"
 unshare -Urpf --mount-proc true 2>/dev/null ||
@@ -33,4 +34,21 @@ expect_eq "top: work calls" 600 "$(top_calls work)"
 expect_eq "top: body calls" 3 "$(top_calls body)"
 has -E "^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +600 .* work \[" "$T/report" ||
     fail "report: work not 600 calls"
+expect_eq "folded --threads" "thread $t1;body;work 100|thread $t1 #2;body;work 200|thread $t1 #3;body;work 300" \
+    "$("$REPORT_SAN" --export folded --threads --folded-value=calls "$T/out.raw" |
+       grep ';work ' | paste -sd'|')"
+# chrome: a track per thread, not one for the three that shared the tid
+"$REPORT_SAN" --export chrome -o "$T/c.json" "$T/out.raw" || fail "chrome: status $?"
+python3 - "$T/c.json" "$t1" <<'PY' || fail "chrome: threads told apart wrongly"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+names = {e["tid"]: e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
+t = sys.argv[2]
+assert sorted(names.values()) == sorted(["thread 1", "thread " + t, "thread %s #2" % t, "thread %s #3" % t]), names
+work = {}
+for e in ev:
+    if e.get("name") == "work" and e.get("ph") in ("B", "X"):
+        work[names[e["tid"]]] = work.get(names[e["tid"]], 0) + 1
+assert work == {"thread " + t: 100, "thread %s #2" % t: 200, "thread %s #3" % t: 300}, work
+PY
 echo ok
