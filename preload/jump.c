@@ -133,6 +133,13 @@ static void jumping(struct __jmp_buf_tag *env)
                 (uintptr_t)__builtin_dwarf_cfa(), 0);
 }
 
+void ct_jump_landing(const void *jmpbuf)
+{
+    if (demangle_ok)
+        land_at(demangle((uintptr_t)((const long *)jmpbuf)[JB_RSP]),
+                (uintptr_t)__builtin_dwarf_cfa(), 0);
+}
+
 static jump_fn resolve(jump_fn *next, const char *name)
 {
     if (!*next)

@@ -848,6 +848,11 @@ void ct_plt_after_load(void)
     patch_all(0);
 }
 
+int ct_plt_recording(void)
+{
+    return plt_mode != CT_LIBCALLS_NONE;
+}
+
 uintptr_t ct_plt_hook_for(const char *name)
 {
     if (strcmp(name, "dlsym") == 0)

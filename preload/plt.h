@@ -55,6 +55,14 @@ void ct_plt_quiet_end(int began);
 uintptr_t ct_plt_unwinder_hook_for(const char *name);
 void ct_plt_unwinder_next(const char *name, uintptr_t real);
 
+/* Whether library calls are recorded (CALLTRACE_LIBCALLS is not none). */
+int ct_plt_recording(void);
+/* A jump glibc makes itself, which no longjmp wrapper sees (a thread's
+ * cancellation or pthread_exit landing at a pthread_cleanup_push buffer):
+ * ends, now, the frames below the stack pointer jmpbuf (a __jmp_buf)
+ * holds (jump.c). */
+void ct_jump_landing(const void *jmpbuf);
+
 /* Pointers dlsym returned (plt_dlsym.c).  A stub of the table for a
  * function called through a pointer, or 0 when the table is full. */
 uintptr_t ct_plt_pointer_slot(uintptr_t target);

@@ -8,13 +8,14 @@
 # thread's tree is the one below.
 #
 # What the trees show (docs/tracer.md, "Calls into shared libraries"):
-# glibc ends the library call by a jump of its own to the cleanup handler,
-# which runs at the level of the library call, so a cleanup handler or
-# destructor shows inside the call the cancellation interrupted, and that
-# call ends at the next event that finds it gone (the next library call,
-# or the exit of the function that made it), as for a C++ exception
-# through a library call.  The frames the cancellation leaves never
-# return: they end with the thread.
+# in C, glibc leaves the library call by a jump of its own to the buffer
+# pthread_cleanup_push registered, and runs the handler there: the call
+# ends when the unwinding begins, and the handler shows in the function
+# that pushed it, after the call.  In C++ the destructor runs in a landing
+# pad the unwinder jumps to, and shows inside the call the cancellation
+# interrupted, which ends at the next event that finds it gone, as for a
+# C++ exception through a library call.  The frames the cancellation
+# leaves never return: they end with the thread.
 #
 # uftrace 0.13 on the same binaries: both programs die of SIGSEGV in the
 # cancelled thread (its return trampoline is met by the unwinder), so
@@ -42,15 +43,22 @@ main_tree() {
 }
 expect_eq "C: main thread's tree" "$(main_tree)" "$(tree_of "$T/c.trees" 1)"
 expect_eq "C: the thread in read" "$(printf '%s\n' in_read \
-    "  __pthread_register_cancel@plt" "  read@plt" "    cleanup" \
+    "  __pthread_register_cancel@plt" "  read@plt" "  cleanup" \
     "  __pthread_unwind_next@plt")" "$(tree_of "$T/c.trees" 2)"
 expect_eq "C: the thread in nanosleep" "$(printf '%s\n' in_sleep \
-    "  __pthread_register_cancel@plt" "  nanosleep@plt" "    cleanup" \
+    "  __pthread_register_cancel@plt" "  nanosleep@plt" "  cleanup" \
     "  __pthread_unwind_next@plt")" "$(tree_of "$T/c.trees" 3)"
 expect_eq "C: the thread in pthread_cond_wait" "$(printf '%s\n' in_wait \
     "  pthread_mutex_lock@plt" "  __pthread_register_cancel@plt" \
-    "  pthread_cond_wait@plt" "    unlock" "      pthread_mutex_unlock@plt" \
-    "      cleanup" "  __pthread_unwind_next@plt")" "$(tree_of "$T/c.trees" 4)"
+    "  pthread_cond_wait@plt" "  unlock" "    pthread_mutex_unlock@plt" \
+    "    cleanup" "  __pthread_unwind_next@plt")" "$(tree_of "$T/c.trees" 4)"
+# The library call ends before its handler begins (--dump, in time order).
+for th in 2 3 4; do
+    "$REPORT_SAN" --dump "$T/c.raw" | awk -v th="$th" '
+        $2 == "R" th && $3 ~ /^(read|nanosleep|pthread_cond_wait)@plt$/ { ended = 1 }
+        $2 == "C" th && ($3 == "cleanup" || $3 == "unlock") && !seen++ { ok = ended }
+        END { exit !ok }' || fail "C: thread $th: its handler began before the library call ended"
+done
 "$REPORT_SAN" -b "$T/c.raw" > "$T/c.rep"
 grep -q "Lost events: 0" "$T/c.rep" || fail "C: lost events"
 # Each cancelled thread leaves its function and __pthread_unwind_next open.
