@@ -65,6 +65,17 @@ grep -q "Lost events: 0" "$T/c.rep" || fail "C: lost events"
 grep -q "0 returns with no call, 0 calls with no return, 6 frames open at the end" "$T/c.rep" ||
     fail "C: $(grep Unmatched "$T/c.rep")"
 
+# pthread_exit under a cleanup handler lands at the handler's buffer too:
+# leave() and pthread_exit@plt end before the handler runs in in_exit.
+build_traced "$T/exit" "$PROGRAMS/libcalls_exit_cleanup.c"
+out=$(CALLTRACE_OUTPUT="$T/e.raw" LD_PRELOAD="$LIB" "$T/exit" 2>"$T/err")
+expect_eq "exit: output" "exited=1 cleaned=1" "$out"
+thread_trees "$T/e.raw" > "$T/e.trees"
+expect_eq "exit: the thread" "$(printf '%s\n' in_exit \
+    "  __pthread_register_cancel@plt" "  getpid@plt" "  leave" \
+    "    pthread_exit@plt" "  cleanup" "  __pthread_unwind_next@plt")" \
+    "$(tree_of "$T/e.trees" 2)"
+
 out=$(CALLTRACE_OUTPUT="$T/x.raw" LD_PRELOAD="$LIB" "$T/cxx" 2>"$T/err")
 expect_eq "C++: output (both destructors ran)" "canceled=1 dtors=2" "$out"
 expect_eq "C++: stderr" "" "$(cat "$T/err")"
