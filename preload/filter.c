@@ -30,6 +30,7 @@
 #include <sys/mman.h>
 
 #include "filter.h"
+#include "plt.h"
 #include "tracer.h"
 
 uint32_t ct_filter_stop;
@@ -54,6 +55,8 @@ struct fset {
     struct fhash *hash;
     uint64_t scanned[MAX_OBJECTS];  /* objects looked at: base ^ name hash */
     uint32_t nscanned;
+    uint32_t slots_named;  /* library-call stubs named so far (plt.c)   */
+    void *demangle;        /* __cxa_demangle, once libstdc++ is there   */
     struct fset *older;  /* kept: a thread may still read it            */
 };
 
@@ -165,21 +168,45 @@ struct scan {
     size_t cap;
 };
 
+/* The demangled form of a C++ name, or NULL. */
+static const char *demangled(struct scan *sc, const char *name)
+{
+    if (!sc->demangle || name[0] != '_' || name[1] != 'Z')
+        return NULL;
+    int status = -1;
+    char *out = sc->demangle(name, sc->buf, &sc->cap, &status);
+    if (!out || status != 0)
+        return NULL;
+    sc->buf = out;
+    return out;
+}
+
 static void scan_symbol(void *arg, const char *name, uintptr_t addr)
 {
     struct scan *sc = arg;
-    const char *dem = NULL;
-    if (sc->demangle && name[0] == '_' && name[1] == 'Z') {
-        int status = -1;
-        char *out = sc->demangle(name, sc->buf, &sc->cap, &status);
-        if (out && status == 0) {
-            sc->buf = out;
-            dem = out;
-        }
-    }
-    uint32_t v = ct_fspec_match(&sc->set->spec, name, dem);
+    uint32_t v = ct_fspec_match(&sc->set->spec, name, demangled(sc, name));
     if (v)
         insert(sc->set, addr, v);
+}
+
+/* A library-call stub (plt.c): its calls are recorded as calls of fn, the
+ * caller's PLT entry or the stub itself, which the report names
+ * `name@plt`, `name@dlsym` or `name@got`.  Every slot stays patched
+ * whatever the rules say, so a later rule can still name it. */
+static void scan_slot(void *arg, const char *name, const char *mark,
+                      uintptr_t fn)
+{
+    struct scan *sc = arg;
+    uint32_t v = ct_fspec_match_marked(&sc->set->spec, name,
+                                       demangled(sc, name), mark);
+    if (v)
+        insert(sc->set, fn, v);
+}
+
+/* Called with install_lock held. */
+static void scan_slots(struct fset *s, struct scan *sc)
+{
+    s->slots_named = ct_plt_slot_names(s->slots_named, scan_slot, sc);
 }
 
 static uint64_t object_key(const struct dl_phdr_info *info)
@@ -217,10 +244,11 @@ static void scan_all(struct fset *s)
         return;
     /* The C++ runtime's demangler, when the program has one loaded: a C
      * program has no C++ names to show either. */
-    struct scan sc = {s, (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle"),
-                      NULL, 0};
+    s->demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    struct scan sc = {s, (demangle_fn)s->demangle, NULL, 0};
     int saved = errno;
     dl_iterate_phdr(scan_object, &sc);
+    scan_slots(s, &sc);
     free(sc.buf);
     errno = saved;
 }
@@ -295,6 +323,21 @@ void ct_filter_after_dlopen(void)
         return;
     pthread_mutex_lock(&install_lock);
     scan_all(current);
+    pthread_mutex_unlock(&install_lock);
+}
+
+void ct_filter_after_new_stub(void)
+{
+    struct fset *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+    if (!s || !s->spec.nrules)
+        return;
+    pthread_mutex_lock(&install_lock);
+    s = current;
+    struct scan sc = {s, (demangle_fn)s->demangle, NULL, 0};
+    int saved = errno;
+    scan_slots(s, &sc);
+    free(sc.buf);
+    errno = saved;
     pthread_mutex_unlock(&install_lock);
 }
 

@@ -74,6 +74,11 @@ int ct_fspec_duration(const char *s, uint64_t *ns);
  * a template function's return type), or by its mangled one. */
 uint32_t ct_fspec_match(const struct ct_fspec *s, const char *name,
                         const char *demangled);
+/* The same for a library call's stub: each form of the name followed by
+ * mark ("@plt", "@dlsym", "@got"), as the report names it: `malloc@plt`,
+ * `operator new(unsigned long)@plt`, `operator new@plt`. */
+uint32_t ct_fspec_match_marked(const struct ct_fspec *s, const char *name,
+                               const char *demangled, const char *mark);
 #define CT_FMATCH_INCLUDE(v) ((v) & 0xffu)
 #define CT_FMATCH_EXCLUDE(v) ((v) >> 8 & 0xffu)
 #define CT_FMATCH_TRIGGER(v) ((v) >> 16 & 0xffu)
@@ -98,6 +103,9 @@ struct ct_thread;
 /* Settings read at start (lifecycle.c), and after each dlopen (wrap.c). */
 void ct_filter_start(void);
 void ct_filter_after_dlopen(void);
+/* After a library-call stub was added outside a dlopen (a pointer dlsym
+ * returned, plt_dlsym.c): its name goes into the rules' table. */
+void ct_filter_after_new_stub(void);
 /*
  * Replaces the rules in force, for every thread, from any thread (the
  * control channel).  An empty spec removes them.  A bad spec changes

@@ -225,17 +225,29 @@ static const char *without_return_type(const char *bare)
     return after && *after ? after : NULL;
 }
 
-static int match_rule(const struct ct_frule *r, const char *name,
-                      const char *demangled, const char *bare,
-                      const char *bare_name)
+/* Matches name + mark: a library call's names end in their mark. */
+static int match_marked(const struct ct_frule *r, const char *name,
+                        const char *mark)
 {
-    return match_one(r, name) || (demangled && match_one(r, demangled)) ||
-           (bare && match_one(r, bare)) ||
-           (bare_name && match_one(r, bare_name));
+    if (!*mark)
+        return match_one(r, name);
+    char full[600];
+    int n = snprintf(full, sizeof full, "%s%s", name, mark);
+    return n > 0 && (size_t)n < sizeof full && match_one(r, full);
 }
 
-uint32_t ct_fspec_match(const struct ct_fspec *s, const char *name,
-                        const char *demangled)
+static int match_rule(const struct ct_frule *r, const char *name,
+                      const char *demangled, const char *bare,
+                      const char *bare_name, const char *mark)
+{
+    return match_marked(r, name, mark) ||
+           (demangled && match_marked(r, demangled, mark)) ||
+           (bare && match_marked(r, bare, mark)) ||
+           (bare_name && match_marked(r, bare_name, mark));
+}
+
+uint32_t ct_fspec_match_marked(const struct ct_fspec *s, const char *name,
+                               const char *demangled, const char *mark)
 {
     /* "ns::f(int)" is also matched as "ns::f", and "void f<int>(int)" as
      * "f<int>". */
@@ -254,7 +266,7 @@ uint32_t ct_fspec_match(const struct ct_fspec *s, const char *name,
     uint32_t inc = 0, exc = 0, trig = 0;
     for (uint32_t i = 0; i < s->nrules; i++) {
         const struct ct_frule *r = &s->rules[i];
-        if (!match_rule(r, name, demangled, b, bn))
+        if (!match_rule(r, name, demangled, b, bn, mark ? mark : ""))
             continue;
         if (r->kind == CT_FRULE_ON || r->kind == CT_FRULE_OFF)
             trig = i + 1;
@@ -264,6 +276,12 @@ uint32_t ct_fspec_match(const struct ct_fspec *s, const char *name,
             inc = i + 1;
     }
     return inc | exc << 8 | trig << 16;
+}
+
+uint32_t ct_fspec_match(const struct ct_fspec *s, const char *name,
+                        const char *demangled)
+{
+    return ct_fspec_match_marked(s, name, demangled, "");
 }
 
 /* Appends item (already checked) to dst with a separating comma. */

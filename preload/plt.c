@@ -79,6 +79,11 @@ struct plt_thread {
 
 static struct plt_slot slots[CT_PLT_MAX_SLOTS];
 static uint32_t nslots;
+/* Each slot's name and mark ("@plt", "@dlsym", "@got"), set before the
+ * slot is counted in nslots: the filter names the stubs' functions from
+ * them (ct_plt_slot_names).  Kept apart from the slots the stubs read. */
+static const char *slot_name[CT_PLT_MAX_SLOTS];
+static const char *slot_mark[CT_PLT_MAX_SLOTS];
 static int plt_mode;
 static int slots_full_reported;
 static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -532,6 +537,7 @@ struct got_ref {
     uintptr_t got;
     uintptr_t plt;
     uintptr_t hook;       /* dlsym, dlvsym: where the slot goes instead */
+    const char *name;
 };
 
 static int cmp_got(const void *a, const void *b)
@@ -542,7 +548,7 @@ static int cmp_got(const void *a, const void *b)
 
 static struct got_ref *find_got(struct got_ref *refs, size_t n, uintptr_t got)
 {
-    struct got_ref key = {got, 0, 0};
+    struct got_ref key = {got, 0, 0, NULL};
     return bsearch(&key, refs, n, sizeof *refs, cmp_got);
 }
 
@@ -634,9 +640,19 @@ static int is_loader(const char *name)
                     strstr(name, "linux-vdso"));
 }
 
+/* A copy of a slot's name, which outlives a dlclose of its object. */
+static const char *keep_name(const char *name)
+{
+    int saved = errno;
+    char *copy = name ? strdup(name) : NULL;
+    errno = saved;
+    return copy;
+}
+
 /* Points a GOT slot at a new stub; plt is the function in the records, 0
  * for the stub itself (named in MAPS blocks).  Returns the stub, or 0. */
-static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy)
+static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy,
+                            const char *name, const char *mark)
 {
     uintptr_t cur = *got;
     if (is_stub(cur))
@@ -647,11 +663,14 @@ static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy)
                        "to the others are not recorded", CT_PLT_MAX_SLOTS);
         return 0;
     }
-    uint32_t i = nslots++;
+    uint32_t i = nslots;
     slots[i].target = cur;
     slots[i].got = got;
     slots[i].fn = plt ? plt : stub_addr(i);
     slots[i].lazy = maybe_lazy ? LAZY_MAYBE : LAZY_NO;
+    slot_name[i] = keep_name(name);
+    slot_mark[i] = mark;
+    __atomic_store_n(&nslots, i + 1, __ATOMIC_RELEASE);
     __atomic_store_n(got, stub_addr(i), __ATOMIC_RELEASE);
     return stub_addr(i);
 }
@@ -723,7 +742,8 @@ static void patch_got_calls(struct dl_phdr_info *info,
             __atomic_store_n(got, hook, __ATOMIC_RELEASE);
             continue;
         }
-        uintptr_t target = *got, stub = patch_slot(got, 0, 0);
+        uintptr_t target = *got,
+                  stub = patch_slot(got, 0, 0, u[i].name, "@got");
         if (stub)
             ct_plt_name_stub(stub, target, u[i].name, "@got");
     }
@@ -784,7 +804,7 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
         uintptr_t hook = ct_plt_hook_for(name);
         if (!hook && ct_plt_never_patched(name))
             continue;
-        refs[n++] = (struct got_ref){d.base + r->r_offset, 0, hook};
+        refs[n++] = (struct got_ref){d.base + r->r_offset, 0, hook, name};
     }
     qsort(refs, n, sizeof *refs, cmp_got);
     find_plt_entries(info, refs, n);
@@ -809,7 +829,8 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
         /* Unresolved, a lazy slot points back into its object's PLT;
          * RELRO slots were bound at load. */
         patch_slot((uintptr_t *)refs[i].got, refs[i].plt,
-                   !in_relro && in_exec_segment(info, cur));
+                   !in_relro && in_exec_segment(info, cur), refs[i].name,
+                   "@plt");
     }
     patch_got_calls(info, &d, rlo, rhi, &opened);
     if (opened)
@@ -862,7 +883,7 @@ uintptr_t ct_plt_hook_for(const char *name)
     return 0;
 }
 
-uintptr_t ct_plt_pointer_slot(uintptr_t target)
+uintptr_t ct_plt_pointer_slot(uintptr_t target, const char *name)
 {
     pthread_mutex_lock(&patch_lock);
     uintptr_t stub = 0;
@@ -870,8 +891,19 @@ uintptr_t ct_plt_pointer_slot(uintptr_t target)
         uint32_t i = nslots;
         stub = stub_addr(i);
         slots[i] = (struct plt_slot){target, NULL, stub, LAZY_NO};
+        slot_name[i] = keep_name(name);
+        slot_mark[i] = "@dlsym";
         __atomic_store_n(&nslots, i + 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&patch_lock);
     return stub;
+}
+
+uint32_t ct_plt_slot_names(uint32_t from, ct_slot_name_fn fn, void *arg)
+{
+    uint32_t n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
+    for (uint32_t i = from; i < n; i++)
+        if (slot_name[i])
+            fn(arg, slot_name[i], slot_mark[i], slots[i].fn);
+    return n;
 }

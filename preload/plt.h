@@ -65,7 +65,13 @@ void ct_jump_landing(const void *jmpbuf);
 
 /* Pointers dlsym returned (plt_dlsym.c).  A stub of the table for a
  * function called through a pointer, or 0 when the table is full. */
-uintptr_t ct_plt_pointer_slot(uintptr_t target);
+uintptr_t ct_plt_pointer_slot(uintptr_t target, const char *name);
+/* The slots from number `from` on, each with its symbol's name, its mark
+ * ("@plt", "@dlsym", "@got") and the function its calls are recorded as;
+ * returns the number of slots, where the next call may start. */
+typedef void (*ct_slot_name_fn)(void *arg, const char *name,
+                                const char *mark, uintptr_t fn);
+uint32_t ct_plt_slot_names(uint32_t from, ct_slot_name_fn fn, void *arg);
 /* Calls to these are never recorded (they return twice, or look at their
  * caller). */
 int ct_plt_never_patched(const char *name);

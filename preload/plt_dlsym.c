@@ -24,6 +24,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "filter.h"
 #include "plt.h"
 #include "sample.h"
 #include "tracer.h"
@@ -101,7 +102,7 @@ static uintptr_t stub_for(uintptr_t target, const char *name)
         if (named[i].target == target && named[i].mark == dlsym_mark)
             stub = named[i].stub;
     if (!stub && nnamed < MAX_NAMED) {
-        stub = ct_plt_pointer_slot(target);
+        stub = ct_plt_pointer_slot(target, name);
         added = stub && add_name(stub, target, name, dlsym_mark);
     }
     pthread_mutex_unlock(&named_lock);
@@ -121,6 +122,7 @@ static void *wrap_result(void *handle, const char *name, int versioned,
      * be recorded, as neither dlsym nor the lookups here are. */
     int quiet = ct_plt_quiet_begin();
     void *p = versioned ? dlvsym(handle, name, version) : dlsym(handle, name);
+    void *unstubbed = p;
     int saved = errno;
     if (p && name && !ct_plt_never_patched(name) &&
         is_foreign_function(p, caller))
@@ -128,6 +130,8 @@ static void *wrap_result(void *handle, const char *name, int versioned,
     ct_plt_quiet_end(quiet);
     if (guarded)
         ct_loader_leave();
+    if (p != unstubbed)
+        ct_filter_after_new_stub();  /* the rules may name it */
     errno = saved;
     return p;
 }

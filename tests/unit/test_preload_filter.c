@@ -118,6 +118,40 @@ static void test_match_cxx(void **state)
     assert_string_equal(match(mangled, "ns::Parser::read(int)"), "1 0 0");
 }
 
+/* A library call's stub: every form of its name with the mark after it. */
+static const char *match_marked(const char *name, const char *demangled,
+                                const char *mark)
+{
+    static char buf[32];
+    uint32_t v = ct_fspec_match_marked(spec, name, demangled, mark);
+    snprintf(buf, sizeof buf, "%u %u %u", CT_FMATCH_INCLUDE(v),
+             CT_FMATCH_EXCLUDE(v), CT_FMATCH_TRIGGER(v));
+    return buf;
+}
+
+static void test_match_libcalls(void **state)
+{
+    (void)state;
+    parse_ok("read@plt@2,-*@plt,re:^get.*@dlsym$,write@got:on,malloc");
+    assert_int_equal(spec->rules[0].levels, 2);
+    assert_string_equal(spec->rules[0].pattern, "read@plt");
+    assert_string_equal(match_marked("read", NULL, "@plt"), "1 2 0");
+    assert_string_equal(match_marked("malloc", NULL, "@plt"), "0 2 0");
+    assert_string_equal(match_marked("getpid", NULL, "@dlsym"), "3 0 0");
+    assert_string_equal(match_marked("write", NULL, "@got"), "0 0 4");
+    /* A pattern without the mark names the program's own function. */
+    assert_string_equal(match("malloc", NULL), "5 0 0");
+    assert_string_equal(match_marked("getpid", NULL, "@plt"), "0 2 0");
+    parse_ok("-operator new@plt,operator delete(void*\\, unsigned long)@plt");
+    assert_string_equal(match_marked("_Znwm", "operator new(unsigned long)",
+                                     "@plt"), "0 1 0");
+    assert_string_equal(match_marked("_ZdlPvm",
+                                     "operator delete(void*, unsigned long)",
+                                     "@plt"), "2 0 0");
+    assert_string_equal(match_marked("_Znwm", "operator new(unsigned long)",
+                                     "@got"), "0 0 0");
+}
+
 static void test_escaped_comma(void **state)
 {
     (void)state;
@@ -225,6 +259,8 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_match_glob_and_order, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_match_cxx, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_match_libcalls, setup,
+                                        teardown),
         cmocka_unit_test_setup_teardown(test_escaped_comma, setup, teardown),
         cmocka_unit_test_setup_teardown(test_bad, setup, teardown),
         cmocka_unit_test(test_durations),
