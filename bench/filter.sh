@@ -14,8 +14,10 @@
 # "-fib" leaves every fib call out (the cost of a call filtered out) and
 # "-no_such_function" matches nothing (the cost of a kept call once a
 # filter forces the slow path).  "paused" is CALLTRACE_START_PAUSED=1,
-# against uftrace's --disable (recording off from the start, and never
-# switched on: neither is told to).  Runs of the variants alternate, so a
+# against uftrace's nearest: -T main@trace_off, recording switched off as
+# main is entered and never on again.  (uftrace 0.13's --disable, "start
+# with tracing disabled", records every call of a -finstrument-functions
+# program all the same: as many bytes as with no option.)  Runs of the variants alternate, so a
 # busy machine slows them alike; each figure is the median of RUNS, with
 # the calltrace column's min and max.  uftrace's bytes are its *.dat
 # files (its symbol and map files left out, as calltrace's MAPS blocks
@@ -112,7 +114,7 @@ FIB_VARIANTS=(
     "every fib call filtered out (-fib)|CALLTRACE_FILTER=-fib|-N fib"
     "depth 5|CALLTRACE_DEPTH=5|-D 5"
     "min duration 10us|CALLTRACE_MIN_DURATION=10us|-t 10us"
-    "paused (uftrace --disable)|CALLTRACE_START_PAUSED=1|--disable"
+    "paused (uftrace -T main@trace_off)|CALLTRACE_START_PAUSED=1|-T main@trace_off"
 )
 LUA_VARIANTS=(
     "everything||"
@@ -120,7 +122,7 @@ LUA_VARIANTS=(
     "filter keeping ~11 % (str_format,luaB_setmetatable)|CALLTRACE_FILTER=str_format,luaB_setmetatable|-F ^str_format$ -F ^luaB_setmetatable$"
     "depth 5|CALLTRACE_DEPTH=5|-D 5"
     "min duration 10us|CALLTRACE_MIN_DURATION=10us|-t 10us"
-    "paused (uftrace --disable)|CALLTRACE_START_PAUSED=1|--disable"
+    "paused (uftrace -T main@trace_off)|CALLTRACE_START_PAUSED=1|-T main@trace_off"
 )
 
 echo "command: nice -n 19 env PROGS=\"${PROGS:-fib lua}\" LUA_SCALE=${LUA_SCALE:-22} bench/filter.sh $RUNS"
