@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Record-time filters on library calls (name@plt, name@dlsym): exclude,
+# Record-time filters on library calls (name@plt, @dlsym, @got): exclude,
 # include, globs, regular expressions, PATTERN@N and triggers name them, in
 # the executable and in a library dlopened after start, and so do rules a
 # running process gets from `calltrace control PID filter`.  Counts known
@@ -87,6 +87,19 @@ check trig "getpid@dlsym=4 getpid@plt=2 getppid@plt=3 plugin_pids=1 plugin_pids@
 run trig2 CALLTRACE_TRIGGER='strlen@plt:on,getppid@plt:off'
 check trig2 "parent=1 strlen@plt=5 " \
     "23 calls (23 while a trigger had recording off)"
+
+# -fno-plt calls (tests/programs/libcalls_noplt.c): getpid@got 4 times.
+build_traced "$T/noplt" "$PROGRAMS/libcalls_noplt.c" -fno-plt
+for spec in -getpid@got getpid@got; do
+    rm -f "$T/noplt.raw"
+    CALLTRACE_FILTER=$spec run_traced "$T/noplt.raw" "$T/noplt" > /dev/null ||
+        fail "$spec: status"
+    got=$(counts "$T/noplt.raw")
+    case $spec in
+    -*) expect_eq "$spec" "called=1 main=1 printf@got=1 taken=1 " "$got" ;;
+    *) expect_eq "$spec" "getpid@got=4 " "$got" ;;
+    esac
+done
 
 # C++: a library call matches by its demangled name with and without its
 # parameters, or its mangled one, each followed by its mark.
