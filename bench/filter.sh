@@ -8,9 +8,10 @@
 # it.
 #
 # fib(N) has one function, so "a filter keeping about 10 % of the calls"
-# is fib@(N-11): the top N-11 levels, 12.6 % of fib(28)'s calls, 10.3 %
-# of fib(32)'s.  The workloads are sized so that the tracer's cost is
-# well above the noise of a process's CPU time here (several ms).
+# is fib@L, its top L levels: fib@17 keeps 12.6 % of fib(28)'s calls,
+# fib@21 26.7 % of fib(32)'s, fib@19 fewer (FIB_LEVELS, default N-13).
+# The workloads are sized so that the tracer's cost is well above the
+# noise of a process's CPU time here (several ms).
 # On Lua it is str_format and luaB_setmetatable with what they call
 # (string.format and setmetatable of the workload: about 11 %).
 # "-fib" leaves every fib call out (the cost of a call filtered out) and
@@ -109,11 +110,12 @@ bench_workload() {
 }
 
 FIB_N=${FIB_N:-32}
+FIB_LEVELS=${FIB_LEVELS:-$((FIB_N - 13))}
 # name | calltrace settings | uftrace options
 FIB_VARIANTS=(
     "everything||"
     "filter matching nothing (-no_such_function)|CALLTRACE_FILTER=-no_such_function|-N no_such_function"
-    "filter keeping the top $((FIB_N - 11)) levels (fib@$((FIB_N - 11)))|CALLTRACE_FILTER=fib@$((FIB_N - 11))|-F fib -D $((FIB_N - 11))"
+    "filter keeping the top $FIB_LEVELS levels (fib@$FIB_LEVELS)|CALLTRACE_FILTER=fib@$FIB_LEVELS|-F fib -D $FIB_LEVELS"
     "every fib call filtered out (-fib)|CALLTRACE_FILTER=-fib|-N fib"
     "depth 5|CALLTRACE_DEPTH=5|-D 5"
     "min duration 10us|CALLTRACE_MIN_DURATION=10us|-t 10us"
@@ -128,7 +130,7 @@ LUA_VARIANTS=(
     "paused (uftrace -T main@trace_off)|CALLTRACE_START_PAUSED=1|-T main@trace_off"
 )
 
-echo "command: nice -n 19 env PROGS=\"${PROGS:-fib lua}\" FIB_N=$FIB_N LUA_SCALE=${LUA_SCALE:-23} bench/filter.sh $RUNS"
+echo "command: nice -n 19 env PROGS=\"${PROGS:-fib lua}\" FIB_N=$FIB_N FIB_LEVELS=$FIB_LEVELS LUA_SCALE=${LUA_SCALE:-23} bench/filter.sh $RUNS"
 grep -m1 'model name' /proc/cpuinfo | sed 's/^.*: /CPU: /'
 echo
 for p in ${PROGS:-fib lua}; do
