@@ -230,6 +230,20 @@ static void unlock_pending(void)
 
 static void repatch(uint32_t slot);
 
+/* Each slot's target where a call may skip the recording altogether
+ * (plt_tramp.S, while tracing is off), 0 where it may not: a slot the
+ * lazy resolver may still write must go through ct_plt_enter, which
+ * notices the write and puts the stub back. */
+uintptr_t ct_plt_direct[CT_PLT_MAX_SLOTS];
+
+static void publish(uint32_t slot)
+{
+    const struct plt_slot *s = &slots[slot];
+    uintptr_t direct = s->lazy == LAZY_NO ? __atomic_load_n(&s->target, __ATOMIC_RELAXED) : 0;
+    __atomic_store_n(&ct_plt_direct[slot], direct, __ATOMIC_RELEASE);
+}
+
+
 /* A call through a slot the lazy resolver may rewrite. */
 static void add_pending(uint32_t slot)
 {
@@ -253,6 +267,7 @@ static void sweep_pending(uint32_t finished)
         if (now != stub_addr(slot) || slot == finished) {
             repatch(slot);
             slots[slot].lazy = LAZY_NO;
+            publish(slot);
             pending[i] = pending[--npending];
         } else {
             i++;
@@ -372,6 +387,7 @@ uintptr_t ct_plt_exit(uintptr_t sp)
         /* The pending list was full when this call began. */
         repatch(slot);
         slots[slot].lazy = LAZY_NO;
+        publish(slot);
     }
     pop_shadow_to(depth, slots[slot].fn);
     ct_signal_fence();
@@ -670,6 +686,7 @@ static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy,
     slots[i].lazy = maybe_lazy ? LAZY_MAYBE : LAZY_NO;
     slot_name[i] = keep_name(name);
     slot_mark[i] = mark;
+    publish(i);
     __atomic_store_n(&nslots, i + 1, __ATOMIC_RELEASE);
     __atomic_store_n(got, stub_addr(i), __ATOMIC_RELEASE);
     return stub_addr(i);
@@ -893,6 +910,7 @@ uintptr_t ct_plt_pointer_slot(uintptr_t target, const char *name)
         slots[i] = (struct plt_slot){target, NULL, stub, LAZY_NO};
         slot_name[i] = keep_name(name);
         slot_mark[i] = "@dlsym";
+        publish(i);
         __atomic_store_n(&nslots, i + 1, __ATOMIC_RELEASE);
     }
     pthread_mutex_unlock(&patch_lock);

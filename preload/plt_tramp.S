@@ -41,7 +41,12 @@ ct_plt_stubs:
         .type   plt_entry, @function
 plt_entry:
         .cfi_startproc
-        pushq   %rax                    /* vector-register count (varargs) */
+        /* Tracing off (paused, not started, stopped): straight to the
+         * target when the slot allows it, so a paused program's library
+         * calls cost a few instructions (ct_plt_direct in plt.c). */
+        testb   $1, ct_global_word(%rip)
+        jnz     2f
+1:      pushq   %rax                    /* vector-register count (varargs) */
         .cfi_adjust_cfa_offset 8
         pushq   %rdi
         .cfi_adjust_cfa_offset 8
@@ -94,6 +99,20 @@ plt_entry:
         popq    %rax
         .cfi_adjust_cfa_offset -8
         jmp     *%r11
+2:      pushq   %rax
+        .cfi_adjust_cfa_offset 8
+        leaq    ct_plt_direct(%rip), %rax
+        movq    (%rax,%r11,8), %rax
+        testq   %rax, %rax
+        jz      3f
+        movq    %rax, %r11
+        popq    %rax
+        .cfi_adjust_cfa_offset -8
+        jmp     *%r11
+3:      .cfi_adjust_cfa_offset 8
+        popq    %rax
+        .cfi_adjust_cfa_offset -8
+        jmp     1b
         .cfi_endproc
         .size   plt_entry, . - plt_entry
 
