@@ -29,6 +29,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "rawsys.h"
 #include "stream.h"
 #include "tracer.h"
 
@@ -125,19 +126,7 @@ uint64_t ct_stream_count_events(const uint8_t *p, size_t len,
 
 /* ------------------------------------------------- raw calls (the sender) */
 
-static long rsys(long n, long a, long b, long c, long d, long e, long f)
-{
-    long ret;
-    register long r10 __asm__("r10") = d;
-    register long r8 __asm__("r8") = e;
-    register long r9 __asm__("r9") = f;
-    __asm__ volatile("syscall"
-                     : "=a"(ret)
-                     : "a"(n), "D"(a), "S"(b), "d"(c), "r"(r10), "r"(r8),
-                       "r"(r9)
-                     : "rcx", "r11", "memory");
-    return ret;
-}
+#define rsys ct_rsys
 
 static uint64_t now_ns(void)
 {
