@@ -30,10 +30,6 @@
 #include "calltrace_reader.h"
 #include "util.h"
 
-/* Polls a zero page may stay where a block header should be before it is
- * skipped as a block that was reserved and never started. */
-#define STALL_POLLS 3
-
 #define EV_BATCH 256u
 #define FOLLOW_FN_CACHE 1024u
 
@@ -234,8 +230,11 @@ struct ct_follow {
     struct ct_file_header hdr;
     struct ct_follow_status st;
     size_t scan;            /* next offset where a block header may be    */
-    size_t stall_off;
-    unsigned stall_polls;
+    /* Zero pages passed where a block header may still come: a block the
+     * tracer reserved ahead of need (its supplier) starts only when its
+     * thread fills the one before.  Looked at again at each poll. */
+    size_t *holes;
+    size_t nholes, holes_cap;
     struct fthread *th;
     size_t nth, thcap;
     struct ct_event buf[EV_BATCH];
@@ -272,6 +271,7 @@ void ct_follow_free(struct ct_follow *f)
         free(f->th[i].queue);
     free(f->th);
     free(f->ids);
+    free(f->holes);
     free(f);
 }
 
@@ -331,7 +331,10 @@ static bool same_thread(const struct ct_input *in, const struct fthread *t,
         return false;
     if (h->seq == p.seq)
         return p.kind == CT_BLOCK_STREAM && h->first_ticks == p.first_ticks;
-    return h->seq > p.seq;
+    /* A later thread starts again at 0; a block below the latest that is
+     * not a first one started in a hole (reserved ahead, its header
+     * stored after its thread's next block was seen). */
+    return h->seq > p.seq || h->seq != 0;
 }
 
 /* The thread whose block h (at off) is, created on first use. */
@@ -396,6 +399,91 @@ static bool read_maps(struct ct_follow *f, const struct ct_input *in,
     return true;
 }
 
+/* Queues a thread's block in seq order: a block that started in a hole
+ * may be found after a later one of its thread. */
+static void queue_block(struct ct_follow *f, const struct ct_input *in,
+                        size_t off, const struct ct_block_header *h)
+{
+    struct fthread *t = thread_of(f, in, h);
+    if (!t->tail || block_header(in, t->tail).seq < h->seq)
+        t->tail = off;
+    ct_grow(&t->queue, &t->qcap, t->nq, sizeof *t->queue);
+    size_t i = t->nq++;
+    while (i > t->qhead && block_header(in, t->queue[i - 1]).seq > h->seq) {
+        t->queue[i] = t->queue[i - 1];
+        i--;
+    }
+    t->queue[i] = off;
+}
+
+/* The block whose header is at off: 1 when taken (it is h->size bytes
+ * long), 0 to try again at the next poll, -1 on damage. */
+static int take_block(struct ct_follow *f, const struct ct_input *in,
+                      size_t off, bool live, struct ct_block_header *h)
+{
+    *h = block_header(in, off);
+    if (h->magic != CT_BLOCK_MAGIC ||
+        h->header_size != CT_BLOCK_HEADER_SIZE || h->size == 0 ||
+        h->size % CT_BLOCK_ALIGN ||
+        (h->kind != CT_BLOCK_EVENTS && h->kind != CT_BLOCK_MAPS &&
+         h->kind != CT_BLOCK_STREAM)) {
+        damage(f, in, off, "damaged block header");
+        return -1;
+    }
+    if (h->kind == CT_BLOCK_STREAM && h->reserved == CT_STREAM_TRAILER) {
+        if (in->size - off < h->size)
+            return 0; /* not all received yet */
+        struct ct_file_header t;
+        if (h->used >= sizeof t &&
+            h->size >= CT_BLOCK_HEADER_SIZE + sizeof t) {
+            memcpy(&t, in->data + off + CT_BLOCK_HEADER_SIZE, sizeof t);
+            if (memcmp(t.magic, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN) == 0) {
+                f->trailer = t;
+                f->have_trailer = true;
+            }
+        }
+    } else if (h->kind == CT_BLOCK_STREAM &&
+               h->reserved != CT_STREAM_PARTIAL) {
+        /* a kind of stream block of a later version: skipped */
+    } else if (h->kind == CT_BLOCK_MAPS) {
+        if (!read_maps(f, in, off, h, live))
+            return 0;
+        ct_functab_set_resolver(f->info->funcs, ct_symbolizer_resolve,
+                                f->sym);
+    } else {
+        queue_block(f, in, off, h);
+    }
+    f->st.blocks++;
+    return 1;
+}
+
+/* Holes whose block has started since; all of them once the writer is
+ * gone (what is zero then stays zero).  After the forward scan: a thread
+ * stores a block's header before any later block's, so a later block
+ * seen there has its hole's header seen here. */
+static void fill_holes(struct ct_follow *f, const struct ct_input *in,
+                       bool live)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < f->nholes && !f->stopped; i++) {
+        size_t off = f->holes[i];
+        struct ct_block_header h;
+        if (!live || off + CT_BLOCK_HEADER_SIZE > in->size)
+            continue;
+        if (all_zero(in->data + off, CT_BLOCK_HEADER_SIZE) ||
+            take_block(f, in, off, live, &h) == 0) {
+            f->holes[kept++] = off;
+            continue;
+        }
+        /* its other pages are the block's, and so may the scan's place be */
+        while (i + 1 < f->nholes && f->holes[i + 1] < off + h.size)
+            i++;
+        if (f->scan > off && f->scan < off + h.size)
+            f->scan = off + h.size;
+    }
+    f->nholes = kept;
+}
+
 /* New block headers, in file order. */
 static void scan_blocks(struct ct_follow *f, const struct ct_input *in,
                         bool live)
@@ -405,53 +493,19 @@ static void scan_blocks(struct ct_follow *f, const struct ct_input *in,
         if (all_zero(p, CT_BLOCK_HEADER_SIZE)) {
             /* Reserved, and its header not stored yet, or never to be. */
             if (live) {
-                if (f->stall_off != f->scan) {
-                    f->stall_off = f->scan;
-                    f->stall_polls = 0;
-                }
-                if (++f->stall_polls < STALL_POLLS)
-                    return;
+                ct_grow(&f->holes, &f->holes_cap, f->nholes,
+                        sizeof *f->holes);
+                f->holes[f->nholes++] = f->scan;
             }
             f->scan += CT_BLOCK_ALIGN;
             continue;
         }
         struct ct_block_header h = block_header(in, f->scan);
-        if (h.magic != CT_BLOCK_MAGIC ||
-            h.header_size != CT_BLOCK_HEADER_SIZE || h.size == 0 ||
-            h.size % CT_BLOCK_ALIGN ||
-            (h.kind != CT_BLOCK_EVENTS && h.kind != CT_BLOCK_MAPS &&
-             h.kind != CT_BLOCK_STREAM)) {
-            damage(f, in, f->scan, "damaged block header");
+        if (live && h.magic != CT_BLOCK_MAGIC && f->nholes &&
+            f->holes[f->nholes - 1] + CT_BLOCK_ALIGN == f->scan)
+            return; /* records of a block begun in the hole just passed */
+        if (take_block(f, in, f->scan, live, &h) <= 0)
             return;
-        }
-        if (h.kind == CT_BLOCK_STREAM && h.reserved == CT_STREAM_TRAILER) {
-            if (in->size - f->scan < h.size)
-                return; /* not all received yet */
-            struct ct_file_header t;
-            if (h.used >= sizeof t &&
-                h.size >= CT_BLOCK_HEADER_SIZE + sizeof t) {
-                memcpy(&t, in->data + f->scan + CT_BLOCK_HEADER_SIZE,
-                       sizeof t);
-                if (memcmp(t.magic, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN) == 0) {
-                    f->trailer = t;
-                    f->have_trailer = true;
-                }
-            }
-        } else if (h.kind == CT_BLOCK_STREAM &&
-                   h.reserved != CT_STREAM_PARTIAL) {
-            /* a kind of stream block of a later version: skipped */
-        } else if (h.kind == CT_BLOCK_MAPS) {
-            if (!read_maps(f, in, f->scan, &h, live))
-                return;
-            ct_functab_set_resolver(f->info->funcs, ct_symbolizer_resolve,
-                                    f->sym);
-        } else {
-            struct fthread *t = thread_of(f, in, &h);
-            ct_grow(&t->queue, &t->qcap, t->nq, sizeof *t->queue);
-            t->queue[t->nq++] = f->scan;
-            t->tail = f->scan;
-        }
-        f->st.blocks++;
         f->scan += h.size;
     }
 }
@@ -713,6 +767,7 @@ int ct_follow_feed(struct ct_follow *f, const struct ct_input *in,
     memcpy(&f->hdr, in->data, sizeof f->hdr);
     bool live = writer == CT_WRITER_RUNNING || writer == CT_WRITER_UNKNOWN;
     scan_blocks(f, in, live);
+    fill_holes(f, in, live);
     if (f->have_trailer) {
         /* The stream is over: its sender closed the trace or is gone. */
         f->hdr = f->trailer;
