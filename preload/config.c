@@ -24,6 +24,7 @@ void ct_config_defaults(struct ct_config *c)
     c->libcalls = CT_LIBCALLS_PLT;
     c->stream_backlog = 64u << 20;
     c->stream_timeout_ms = 10000;
+    c->supplier = 1;
 }
 
 int ct_parse_size(const char *s, uint64_t *out)
@@ -347,6 +348,7 @@ void ct_config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
     load_flight(c, get, warn);
     load_bool(get, warn, "CALLTRACE_CONTROL", &c->control);
     load_stream(c, get, warn);
+    load_bool(get, warn, "CALLTRACE_SUPPLIER", &c->supplier);
     /* A stream has no file to keep a ring in (stream.c's test, inlined:
      * the front end links this file alone). */
     if (c->flight && (strncmp(c->output, "tcp:", 4) == 0 ||

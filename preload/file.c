@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "stream.h"
+#include "supply.h"
 #include "tracer.h"
 
 struct ct_proc ct_proc;
@@ -125,8 +126,9 @@ int ct_file_reopen(void)
     return fd;
 }
 
-/* Reserves [off, off + size) unless that passes the size limit. */
-static int reserve(uint32_t size, uint64_t *off)
+/* Reserves [off, off + size) unless that passes the size limit.  Atomic
+ * only: the block supplier calls it too (supply.c). */
+int ct_file_reserve(uint32_t size, uint64_t *off)
 {
     uint64_t cur = __atomic_load_n(&ct_proc.next_off, __ATOMIC_RELAXED);
     do {
@@ -139,21 +141,8 @@ static int reserve(uint32_t size, uint64_t *off)
     return 0;
 }
 
-static void *new_block(uint32_t size, int *limit_hit, int in_ring)
+void *ct_file_map_at(uint64_t off, uint32_t size)
 {
-    *limit_hit = 0;
-    if (!ct_proc.have_file || ct_proc.failed)
-        return NULL;
-    uint64_t off;
-    if (in_ring && ct_flight_slots) {
-        if (ct_flight_reserve(size, &off) < 0)
-            return NULL;
-    } else if (reserve(size, &off) < 0) {
-        *limit_hit = 1;
-        return NULL;
-    }
-    if (ct_proc.streaming)
-        return ct_stream_block(off, size);
     int saved = errno;
     int fd = ct_file_reopen();
     void *p = NULL;
@@ -173,6 +162,24 @@ static void *new_block(uint32_t size, int *limit_hit, int in_ring)
     }
     errno = saved;
     return p;
+}
+
+static void *new_block(uint32_t size, int *limit_hit, int in_ring)
+{
+    *limit_hit = 0;
+    if (!ct_proc.have_file || ct_proc.failed)
+        return NULL;
+    uint64_t off;
+    if (in_ring && ct_flight_slots) {
+        if (ct_flight_reserve(size, &off) < 0)
+            return NULL;
+    } else if (ct_file_reserve(size, &off) < 0) {
+        *limit_hit = 1;
+        return NULL;
+    }
+    if (ct_proc.streaming)
+        return ct_stream_block(off, size);
+    return ct_file_map_at(off, size);
 }
 
 void *ct_file_new_block(uint32_t size, int *limit_hit)
@@ -380,6 +387,7 @@ void ct_file_finish(int clean)
         ct_clock_checkpoint();  /* a crash keeps the rate over its run */
         return;
     }
+    ct_supply_stop();
     uint64_t end_ticks = ct_now();
     uint64_t end_mono = ct_mono_ns();
     ct_clock_refine(end_ticks, end_mono);

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "filter.h"
+#include "supply.h"
 #include "tracer.h"
 
 uint64_t ct_global_word = 1;  /* off until the tracer has started */
@@ -105,7 +106,8 @@ static void count_lost(struct ct_thread *t, uint64_t n)
 }
 
 /* Closes the current block (which has CT_BLOCK_RESERVE bytes left for
- * these last records) and unmaps it. */
+ * these last records) and unmaps it, or at a block switch hands it to the
+ * supplier to unmap (overhead_start). */
 static void close_block(struct ct_thread *t, uint64_t now, uint32_t flags,
                         int overhead_start)
 {
@@ -123,7 +125,8 @@ static void close_block(struct ct_thread *t, uint64_t now, uint32_t flags,
     b->last_ticks = t->prev_ticks;
     __atomic_store_n(&b->flags, b->flags | CT_BLOCK_CLOSED | flags,
                      __ATOMIC_RELEASE);
-    munmap(b, (size_t)(t->limit - (uint8_t *)b));
+    if (!overhead_start || ct_supply_retire(t, b) < 0)
+        munmap(b, (size_t)(t->limit - (uint8_t *)b));
     t->blk = NULL;
     t->pos = t->end = t->limit = NULL;
 }
@@ -222,8 +225,10 @@ static int switch_block(struct ct_thread *t, size_t need)
     if (t->flags & CT_T_NOBLOCK)
         return -1;
     uint32_t size = block_size(t, need);
-    int limit_hit;
-    uint8_t *nb = ct_file_new_block(size, &limit_hit);
+    int limit_hit = 0, populated;
+    uint8_t *nb = ct_supply_take(t, size, &populated);
+    if (!nb && (nb = ct_file_new_block(size, &limit_hit)))
+        ct_supply_own_block(t);
     if (!nb) {
         if (limit_hit)
             t->flags |= CT_T_NOBLOCK;
@@ -231,7 +236,8 @@ static int switch_block(struct ct_thread *t, size_t need)
         return -1;
     }
     close_block(t, now, 0, 1);
-    prefault(nb, size);
+    if (!populated)
+        prefault(nb, size);
     ct_clock_checkpoint();
     struct ct_block_header *b = (struct ct_block_header *)nb;
     b->magic = CT_BLOCK_MAGIC;
@@ -260,6 +266,7 @@ static int switch_block(struct ct_thread *t, size_t need)
      * on it), and the drain reads memory only. */
     ct_cpu_record(t, t->end, 1);
     t->end = check_end(t);
+    ct_supply_kick();
     return 0;
 }
 
@@ -665,6 +672,7 @@ void ct_thread_key_dtor(void *arg)
     if (t->blk && t->cpu.mode && ensure_room(t, 128) == 0)
         ct_cpu_record(t, block_end(t), 1);
     close_block(t, ct_now(), CT_BLOCK_LAST, 0);
+    ct_supply_thread_end(t);
     ct_cpu_thread_release(t, 0);
     ct_filter_thread_release(t);
     ct_self = &dead_thread;
@@ -756,6 +764,7 @@ void ct_thread_after_fork_child(void)
             munmap(t, sizeof *t);
     }
     registry = NULL;
+    ct_supply_after_fork_child();
     ct_filter_after_fork(self && !(self->flags & CT_T_DEAD) ? self : NULL);
     if (!self || (self->flags & CT_T_DEAD))
         return;
@@ -763,6 +772,7 @@ void ct_thread_after_fork_child(void)
     self->pos = self->end = self->limit = NULL;
     self->seq = 0;
     self->flags = 0;
+    self->supply_slot = 0;
     self->tid = (uint32_t)syscall(SYS_gettid);
     self->lost_pending = self->lost_unrecorded = 0;
     ct_cpu_thread_release(self, 1);

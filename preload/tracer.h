@@ -69,6 +69,7 @@ struct ct_config {
     int control;          /* CALLTRACE_CONTROL: control socket (control.c)  */
     uint64_t stream_backlog;     /* CALLTRACE_STREAM_BACKLOG, bytes        */
     uint32_t stream_timeout_ms;  /* CALLTRACE_STREAM_TIMEOUT               */
+    int supplier;         /* CALLTRACE_SUPPLIER: blocks mapped ahead (supply.c) */
 };
 
 /* ct_config.cputime: how on-CPU time is told from off-CPU time */
@@ -225,6 +226,7 @@ struct ct_thread {
     struct ct_thread *next, *prev; /* registry of live threads              */
     struct ct_cpu cpu;            /* on-CPU records (cputime.c)             */
     void *filter;                 /* record-time filter state (filter.c)    */
+    int32_t supply_slot;          /* supply.c: slot + 1, 0 none yet, -1 never */
 
     uintptr_t stack[CT_MAX_DEPTH];         /* shadow stack of entered fns   */
     /* ~(caller stack pointer) at each frame's enter hook, one slot up:
@@ -429,6 +431,11 @@ void *ct_file_new_maps_block(uint32_t size, int *limit_hit);
 /* A descriptor of the trace file for one use (close it), or -1 after
  * stopping the trace. */
 int ct_file_reopen(void);
+/* Reserves [*off, *off + size) of the file unless that passes the size
+ * limit (-1); atomic only.  ct_file_map_at grows the file over a reserved
+ * range and maps it, or stops the trace and returns NULL. */
+int ct_file_reserve(uint32_t size, uint64_t *off);
+void *ct_file_map_at(uint64_t off, uint32_t size);
 
 /* ---------------------------------------------------------------- flight */
 
