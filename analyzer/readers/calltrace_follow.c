@@ -457,8 +457,8 @@ static int take_block(struct ct_follow *f, const struct ct_input *in,
     return 1;
 }
 
-/* Holes whose block has started since; all of them once the writer is
- * gone (what is zero then stays zero).  After the forward scan: a thread
+/* Holes whose block has started since; once the writer is gone, what is
+ * still zero stays zero and is dropped.  After the forward scan: a thread
  * stores a block's header before any later block's, so a later block
  * seen there has its hole's header seen here. */
 static void fill_holes(struct ct_follow *f, const struct ct_input *in,
@@ -468,10 +468,13 @@ static void fill_holes(struct ct_follow *f, const struct ct_input *in,
     for (size_t i = 0; i < f->nholes && !f->stopped; i++) {
         size_t off = f->holes[i];
         struct ct_block_header h;
-        if (!live || off + CT_BLOCK_HEADER_SIZE > in->size)
+        if (off + CT_BLOCK_HEADER_SIZE > in->size ||
+            all_zero(in->data + off, CT_BLOCK_HEADER_SIZE)) {
+            if (live)
+                f->holes[kept++] = off;
             continue;
-        if (all_zero(in->data + off, CT_BLOCK_HEADER_SIZE) ||
-            take_block(f, in, off, live, &h) == 0) {
+        }
+        if (take_block(f, in, off, live, &h) == 0) {
             f->holes[kept++] = off;
             continue;
         }
