@@ -388,6 +388,54 @@ static void test_stream_snapshots(void **state)
     tg_free(&t);
 }
 
+/*
+ * A block reserved ahead of need (the tracer's block supplier) stays zero
+ * while its thread fills the one before, for many polls, with later
+ * blocks of other threads after it: the follower reads those, and the
+ * block and its thread's later ones once they start.
+ */
+static void test_block_reserved_ahead(void **state)
+{
+    (void)state;
+    struct tg_trace t;
+    build(&t, false);
+    struct figures whole, pieces;
+    whole_read(&t, &whole);
+    /* The third EVENTS block, and every later block of its thread, not
+     * started yet. */
+    uint8_t *img = malloc(t.size);
+    assert_non_null(img);
+    memcpy(img, t.data, t.size);
+    ((struct ct_file_header *)img)->flags &= ~CT_FILE_FINISHED;
+    uint32_t tid = 0;
+    int events = 0, zeroed = 0;
+    for (size_t off = CT_FILE_HEADER_SIZE; off < t.size;) {
+        struct ct_block_header h;
+        memcpy(&h, t.data + off, sizeof h);
+        assert_int_equal(h.magic, CT_BLOCK_MAGIC);
+        if (h.kind == CT_BLOCK_EVENTS && ++events == 3)
+            tid = h.tid;
+        if (tid && h.kind == CT_BLOCK_EVENTS && h.tid == tid) {
+            memset(img + off, 0, h.size);
+            zeroed++;
+        }
+        off += h.size;
+    }
+    assert_true(zeroed >= 2);
+    struct follower fl;
+    follower_init(&fl);
+    for (int poll = 0; poll < 6; poll++)
+        feed(&fl, img, t.size, CT_WRITER_RUNNING);
+    assert_false(ct_follow_status(fl.f)->caught_up);
+    feed(&fl, t.data, t.size, CT_WRITER_DONE);
+    assert_true(ct_follow_status(fl.f)->caught_up);
+    assert_false(ct_follow_status(fl.f)->damaged);
+    follower_done(&fl, &pieces);
+    assert_same(&whole, &pieces);
+    free(img);
+    tg_free(&t);
+}
+
 /* Damage is told once, with its place, and the follower stops there. */
 static void test_damage_stops(void **state)
 {
@@ -648,6 +696,7 @@ int main(void)
         cmocka_unit_test(test_reused_tid),
         cmocka_unit_test(test_reused_tid_without_last),
         cmocka_unit_test(test_reused_tid_snapshot_kept),
+        cmocka_unit_test(test_block_reserved_ahead),
         cmocka_unit_test(test_damage_stops),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
