@@ -1,0 +1,106 @@
+/* Work for the block supplier's test (tests/e2e/trace_supplier.sh):
+ * THREADS threads make CALLS calls of leaf() each; then the program says
+ * how many block suppliers it has as children, checks that wait() sees
+ * none of them, and either returns, forks a child that does the same
+ * work alone, or hangs to be killed. */
+#include <dirent.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static long calls;
+static volatile long sink;
+
+__attribute__((noinline)) static void leaf(long i) { sink += i; }
+
+static void *work(void *arg)
+{
+    (void)arg;
+    for (long i = 0; i < calls; i++)
+        leaf(i);
+    return NULL;
+}
+
+/* Children of this process named calltrace-supply, and whether any
+ * holds a descriptor. */
+static int suppliers(int *fds)
+{
+    char path[64], line[4096];
+    int n = 0;
+    *fds = 0;
+    snprintf(path, sizeof path, "/proc/%d/task", (int)getpid());
+    DIR *tasks = opendir(path);
+    for (struct dirent *t; tasks && (t = readdir(tasks));) {
+        snprintf(path, sizeof path, "/proc/%d/task/%s/children",
+                 (int)getpid(), t->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        for (int pid; fscanf(f, "%d", &pid) == 1;) {
+            snprintf(path, sizeof path, "/proc/%d/comm", pid);
+            FILE *c = fopen(path, "r");
+            if (c && fgets(line, sizeof line, c) &&
+                strncmp(line, "calltrace-supp", 14) == 0) {
+                n++;
+                snprintf(path, sizeof path, "/proc/%d/fd", pid);
+                DIR *d = opendir(path);
+                for (struct dirent *e; d && (e = readdir(d));)
+                    *fds += e->d_name[0] != '.';
+                if (d)
+                    closedir(d);
+            }
+            if (c)
+                fclose(c);
+        }
+        fclose(f);
+    }
+    if (tasks)
+        closedir(tasks);
+    return n;
+}
+
+static int run(int threads, const char *who)
+{
+    pthread_t th[64];
+    for (int i = 0; i < threads; i++)
+        pthread_create(&th[i], NULL, work, NULL);
+    for (int i = 0; i < threads; i++)
+        pthread_join(th[i], NULL);
+    int fds;
+    int n = suppliers(&fds);
+    printf("%s: suppliers %d fds %d\n", who, n, fds);
+    if (waitpid(-1, NULL, WNOHANG) != -1 || errno != ECHILD) {
+        printf("%s: wait() saw a child\n", who);
+        return 1;
+    }
+    fflush(stdout);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 4)
+        return 2;
+    int threads = atoi(argv[1]);
+    calls = atol(argv[2]);
+    if (threads < 1 || threads > 64)
+        return 2;
+    int rc = run(threads, "parent");
+    if (strcmp(argv[3], "fork") == 0) {
+        pid_t pid = fork();
+        if (pid == 0)
+            return run(1, "child");
+        int st;
+        if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st))
+            return 1;
+        rc |= WEXITSTATUS(st);
+    } else if (strcmp(argv[3], "hang") == 0) {
+        for (;;)
+            pause();
+    }
+    return rc;
+}
