@@ -24,7 +24,6 @@ void ct_config_defaults(struct ct_config *c)
     c->libcalls = CT_LIBCALLS_PLT;
     c->stream_backlog = 64u << 20;
     c->stream_timeout_ms = 10000;
-    c->supplier = 1;
 }
 
 int ct_parse_size(const char *s, uint64_t *out)

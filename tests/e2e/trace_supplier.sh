@@ -8,7 +8,7 @@
 [ -f "$LIB" ] || fail "no $LIB"
 build_traced "$T/work" "$PROGRAMS/supply_work.c"
 # 4 KiB blocks: a block switch every few hundred calls.
-export CALLTRACE_BUFSIZE=4K
+export CALLTRACE_BUFSIZE=4K CALLTRACE_SUPPLIER=1
 # name and calls of every function of the flat profile
 flat_calls() { "$REPORT" -b -p "$1" | awk '$NF ~ /^\[[0-9]+\]$/ {print $(NF-1), $4}' | sort; }
 leaf_calls() { flat_calls "$1" | awk '$1=="leaf" {print $2}'; }
@@ -46,7 +46,7 @@ setsid bash -c 'CALLTRACE_OUTPUT='"$T"'/k.raw LD_PRELOAD='"$LIB"' exec '"$T"'/wo
 read -r _ < "$T/said"
 pgid=$(ps -o pgid= -p $! | tr -d ' ')
 kill -KILL -- "-$pgid"
-wait $! 2>/dev/null || true
+{ wait $! || true; } 2>/dev/null
 "$REPORT" -b "$T/k.raw" > "$T/rk" 2> "$T/rk.err" || fail "report after SIGKILL: $(cat "$T/rk.err")"
 expect_eq "leaf calls after SIGKILL" 40000 "$(leaf_calls "$T/k.raw")"
 

@@ -202,6 +202,24 @@ static void test_libcalls(void **state)
                         "expected none, plt or nested; using plt");
 }
 
+static void test_supplier(void **state)
+{
+    (void)state;
+    struct ct_config c;
+    load(&c);
+    assert_int_equal(c.supplier, 0);  /* off: it does not pay (BENCHMARKS.md) */
+    set("CALLTRACE_SUPPLIER", "on");
+    load(&c);
+    assert_int_equal(c.supplier, 1);
+    assert_int_equal(warn_n, 0);
+    env_values[env_n - 1] = "sometimes";
+    load(&c);
+    assert_int_equal(c.supplier, 0);
+    assert_int_equal(warn_n, 1);
+    assert_string_equal(warnings[0], "calltrace: CALLTRACE_SUPPLIER='sometimes': "
+                        "expected 1/yes/true/on or 0/no/false/off; using 0");
+}
+
 static void test_flight_and_control(void **state)
 {
     (void)state;
@@ -382,6 +400,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup(test_defaults, reset),
+        cmocka_unit_test_setup(test_supplier, reset),
         cmocka_unit_test_setup(test_good_values, reset),
         cmocka_unit_test_setup(test_bufsize_rounding_and_bounds, reset),
         cmocka_unit_test_setup(test_bad_values, reset),
