@@ -20,13 +20,13 @@ print(int((ru.ru_utime + ru.ru_stime) * 1e9))
 PY
 }
 
-# "wall_ns cpu_ns" of one run of CMD... (its stdout to /dev/null): elapsed
-# time until CMD exits, and the user + system time of CMD and of every
-# process it left behind.  The runner is a child subreaper and reaps every
-# descendant with __WALL, so processes no wait() of the program sees (the
-# tracer's stream sender and block supplier, cloned with no exit signal)
-# are counted too.
-wall_cpu_ns() {
+# "wall_ns cpu_ns program_cpu_ns" of one run of CMD... (its stdout to
+# /dev/null): elapsed time until CMD exits, the user + system time of CMD
+# and of every process it left behind, and of CMD alone.  The runner is a
+# child subreaper and reaps every descendant with __WALL, so processes no
+# wait() of the program sees (the tracer's stream sender and block
+# supplier, cloned with no exit signal) are counted too.
+wall_cpu_split_ns() {
     python3 - "$@" <<'PY'
 import ctypes, os, sys, time
 ctypes.CDLL(None, use_errno=True).prctl(36, 1, 0, 0, 0)  # PR_SET_CHILD_SUBREAPER
@@ -37,7 +37,7 @@ if pid == 0:
     fd = os.open(os.devnull, os.O_WRONLY)
     os.dup2(fd, 1)
     os.execvp(sys.argv[1], sys.argv[1:])
-cpu, wall, status = 0.0, None, 0
+cpu, own, wall, status = 0.0, 0.0, None, 0
 while True:
     try:
         p, st, ru = os.wait4(-1, WALL)
@@ -45,11 +45,19 @@ while True:
         break
     cpu += ru.ru_utime + ru.ru_stime
     if p == pid:
-        wall, status = time.monotonic_ns() - t, st
+        wall, status, own = time.monotonic_ns() - t, st, ru.ru_utime + ru.ru_stime
 if status != 0:
     sys.exit("benchmark run failed: %r" % sys.argv[1:])
-print(wall, int(cpu * 1e9))
+print(wall, int(cpu * 1e9), int(own * 1e9))
 PY
+}
+
+# "wall_ns cpu_ns" of one run of CMD...: as wall_cpu_split_ns, every
+# process's CPU time summed.
+wall_cpu_ns() {
+    local w c o
+    read -r w c o < <(wall_cpu_split_ns "$@")
+    echo "$w $c"
 }
 
 # OUT CMD...: "cpu_seconds peak_rss_kib" of CMD, the median CPU time of
