@@ -336,26 +336,13 @@ static void make_key(void)
     thread_key_ok = pthread_key_create(&thread_key, ct_thread_key_dtor) == 0;
 }
 
-/* Set while this thread creates its state: a signal handler's event
- * then must not create a second state for the same thread (both would
- * write blocks of the same tid and seq). */
-static __thread int creating __attribute__((tls_model("initial-exec")));
-
 static struct ct_thread *thread_create(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
-    if (creating) {
-        ct_count_lost_global(1);  /* an event of a handler that came in */
-        return NULL;
-    }
-    creating = 1;
-    ct_signal_fence();
     void *m = mmap(NULL, sizeof(struct ct_thread), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-        creating = 0;
+    if (m == MAP_FAILED)
         return NULL;
-    }
     struct ct_thread *t = m;
     t->tid = (uint32_t)syscall(SYS_gettid);
     t->expect = ~0ull;
@@ -368,8 +355,6 @@ static struct ct_thread *thread_create(void)
     register_thread(t);
     __atomic_fetch_add(&ct_proc.threads, 1, __ATOMIC_RELAXED);
     ct_self = t;
-    ct_signal_fence();
-    creating = 0;
     return t;
 }
 
