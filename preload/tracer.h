@@ -7,6 +7,7 @@
  *   hot.c        the two -finstrument-functions hooks, fast path only
  *   thread.c     per-thread state, slow path, block switch, EXT records
  *   file.c       output file, header, block reservation, failure
+ *   supply.c     the block supplier: next blocks mapped ahead (supply.h)
  *   clock.c      TSC / CLOCK_MONOTONIC, calibration
  *   config.c     environment parsing (pure functions)
  *   env.c        the environment at start, however early (preinit)
