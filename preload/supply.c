@@ -44,9 +44,10 @@
 #include "tracer.h"
 
 #define SLOTS 256u
-/* Full-size block switches of the process before the supplier starts:
- * by then it has written a few MiB of trace (at the default block size)
- * and runs long enough that a process start is lost in it. */
+/* Switches to a full-size block, past threads' first blocks, before the
+ * supplier starts: by then the process has written over 1 MiB of trace
+ * (at the default block size) and runs long enough that a process start
+ * is lost in it. */
 #define START_AFTER 2u
 #define STACK_SIZE (64u << 10)
 #define NAP_NS 100000000l   /* at most this long between looks at the program */
@@ -313,7 +314,10 @@ void *ct_supply_take(struct ct_thread *t, uint32_t size, int *populated)
         return NULL;
     int st = __atomic_load_n(&S.state, __ATOMIC_ACQUIRE);
     if (st == 0) {
-        if (__atomic_add_fetch(&S.switches, 1, __ATOMIC_RELAXED) >= START_AFTER)
+        /* A thread's first block does not count: a process of many
+         * short threads is not one that writes much. */
+        if (t->seq > 0 &&
+            __atomic_add_fetch(&S.switches, 1, __ATOMIC_RELAXED) >= START_AFTER)
             start();
         return NULL;
     }
