@@ -25,41 +25,42 @@ static void *work(void *arg)
     return NULL;
 }
 
-/* Children of this process named calltrace-supply, and whether any
- * holds a descriptor. */
+/* Processes whose parent is this process (any of its threads: the
+ * thread that started a supplier may have ended since) named
+ * calltrace-supply, and how many descriptors they hold. */
 static int suppliers(int *fds)
 {
-    char path[64], line[4096];
+    char path[300], line[256];
     int n = 0;
     *fds = 0;
-    snprintf(path, sizeof path, "/proc/%d/task", (int)getpid());
-    DIR *tasks = opendir(path);
-    for (struct dirent *t; tasks && (t = readdir(tasks));) {
-        snprintf(path, sizeof path, "/proc/%d/task/%s/children",
-                 (int)getpid(), t->d_name);
+    DIR *procs = opendir("/proc");
+    for (struct dirent *p; procs && (p = readdir(procs));) {
+        if (p->d_name[0] < '0' || p->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/status", p->d_name);
         FILE *f = fopen(path, "r");
         if (!f)
             continue;
-        for (int pid; fscanf(f, "%d", &pid) == 1;) {
-            snprintf(path, sizeof path, "/proc/%d/comm", pid);
-            FILE *c = fopen(path, "r");
-            if (c && fgets(line, sizeof line, c) &&
-                strncmp(line, "calltrace-supp", 14) == 0) {
-                n++;
-                snprintf(path, sizeof path, "/proc/%d/fd", pid);
-                DIR *d = opendir(path);
-                for (struct dirent *e; d && (e = readdir(d));)
-                    *fds += e->d_name[0] != '.';
-                if (d)
-                    closedir(d);
-            }
-            if (c)
-                fclose(c);
+        int named = 0, ours = 0;
+        while (fgets(line, sizeof line, f)) {
+            if (strncmp(line, "Name:\tcalltrace-supp", 20) == 0)
+                named = 1;
+            if (strncmp(line, "PPid:\t", 6) == 0)
+                ours = atoi(line + 6) == (int)getpid();
         }
         fclose(f);
+        if (!named || !ours)
+            continue;
+        n++;
+        snprintf(path, sizeof path, "/proc/%s/fd", p->d_name);
+        DIR *d = opendir(path);
+        for (struct dirent *e; d && (e = readdir(d));)
+            *fds += e->d_name[0] != '.';
+        if (d)
+            closedir(d);
     }
-    if (tasks)
-        closedir(tasks);
+    if (procs)
+        closedir(procs);
     return n;
 }
 
