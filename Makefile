@@ -21,7 +21,7 @@ SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer \
 # The tracer is never instrumented itself, keeps errno and takes no locks
 # on its hot path; see preload/README.md.
 PRELOAD_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-instrument-functions
-PRELOAD_LIBS   := -ldl -lpthread -lunwind
+PRELOAD_LIBS   := -ldl -lpthread
 ANALYZER_LIBS  := -lbfd -lm -lz
 
 PRELOAD_SRCS  := $(sort $(wildcard preload/*.c))

@@ -553,7 +553,13 @@ void ct_sample_init(void)
         return;
     }
 
-    ct_sample_unwind_prepare();
+    if (ct_sample_unwind_prepare() < 0) {
+        const char *why = dlerror();
+        char line[320];
+        snprintf(line, sizeof line, "cannot load libunwind (%s): samples "
+                 "keep the interrupted pc only", why ? why : "no such library");
+        say_and_record(line);
+    }
     struct sigaction act;
     memset(&act, 0, sizeof act);
     act.sa_sigaction = on_sigprof;

@@ -65,9 +65,10 @@ void ct_sample_guard_leave(void);
 unsigned ct_sample_unwind(void *ucontext, uintptr_t *pcs, unsigned max);
 /* The interrupted pc alone. */
 uintptr_t ct_sample_leaf_pc(const void *ucontext);
-/* Done once outside any signal handler, so that libunwind's own first-use
- * set-up never runs inside one. */
-void ct_sample_unwind_prepare(void);
+/* Loads libunwind (dlopen: only a sampling process maps it) and runs its
+ * first-use set-up, once, outside any signal handler.  -1 when libunwind
+ * cannot be loaded: ct_sample_unwind then returns 0 (the leaf only). */
+int ct_sample_unwind_prepare(void);
 
 /* The loader guard: dlopen, dlclose and dl_iterate_phdr wrappers count
  * themselves in, per thread and process-wide.  Non-zero means a stack walk
