@@ -318,13 +318,15 @@ size_t ct_fspec_from_env(char *dst, size_t cap, ct_fenv_fn get,
     };
     size_t n = 0;
     dst[0] = '\0';
-    struct ct_fspec *tmp = calloc(1, sizeof *tmp);
-    if (!tmp)
-        return 0;
+    /* Taken at the first variable set: a process with none, the common
+     * case, starts without faulting in the pages of a fresh calloc. */
+    struct ct_fspec *tmp = NULL;
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         const char *v = get(vars[i].var);
         if (!v || !*v)
             continue;
+        if (!tmp && !(tmp = calloc(1, sizeof *tmp)))
+            return 0;
         char item[CT_FILTER_TEXT_MAX], err[256];
         if (strlen(v) + 8 >= sizeof item) {
             warn_var(warn, vars[i].var, v, "too long");
