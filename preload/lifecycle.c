@@ -13,7 +13,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include "plt.h"
@@ -295,20 +294,29 @@ void ct_exec_failed(void)
  * a scratch buffer with this thread's state swapped for a scratch one.
  * The fastest of several rounds, as scheduling noise only adds.
  */
+/* 5 x 50 pairs: a round of 1-2 us is still long beside the clock's jitter
+ * (tens of ns), and the fastest round is the undisturbed one.  Over 40 runs
+ * of an empty program each, 5 x 50 gave a median of 20.8 ns per call
+ * (20.6-23.2), 5 x 200 20.5 (20.4-25.1): the same figure within 2 %, for a
+ * quarter of the start-up time. */
+enum { BIAS_ROUNDS = 5, BIAS_PAIRS = 50, BIAS_BUF = BIAS_PAIRS * 48 + 4096 };
+/* In .bss rather than a mapping of its own: the hooks touch four of its
+ * pages, and a fresh mapping's pages cost each process a system call, a
+ * fault per page and an munmap (about 0.2 ms in all in a VM whose page
+ * faults are dear; bench/RESULTS-tracer.md, "Start-up").  Zero, as the
+ * hooks need it, because it is used once. */
+static struct {
+    struct ct_thread thread;
+    uint8_t buf[BIAS_BUF];
+} bias_scratch;
+
 uint64_t ct_measure_bias(void)
 {
-    /* 5 x 50 pairs: a round of 1-2 us is still long beside the clock's
-     * jitter (tens of ns), and the fastest round is the undisturbed one.
-     * Over 40 runs of an empty program each, 5 x 50 gave a median of
-     * 20.8 ns per call (20.6-23.2), 5 x 200 20.5 (20.4-25.1): the same
-     * figure within 2 %, for a quarter of the start-up time. */
-    enum { ROUNDS = 5, PAIRS = 50, BUF = PAIRS * 48 + 4096 };
-    struct ct_thread *scratch = mmap(NULL, sizeof *scratch + BUF,
-                                     PROT_READ | PROT_WRITE,
-                                     MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (scratch == MAP_FAILED)
-        return 0;
-    uint8_t *buf = (uint8_t *)(scratch + 1);
+    static uint64_t measured;
+    if (measured)
+        return measured;
+    struct ct_thread *scratch = &bias_scratch.thread;
+    uint8_t *buf = bias_scratch.buf;
     struct ct_thread *saved_self = ct_self;
     uint64_t saved_word = ct_global_word;
     ct_global_word = 0;
@@ -317,12 +325,12 @@ uint64_t ct_measure_bias(void)
     void (*enter)(void *, void *) = __cyg_profile_func_enter;
     void (*exit_)(void *, void *) = __cyg_profile_func_exit;
     uint64_t best = UINT64_MAX;
-    for (int r = 0; r < ROUNDS; r++) {
+    for (int r = 0; r < BIAS_ROUNDS; r++) {
         scratch->pos = buf;
-        scratch->end = buf + BUF;
+        scratch->end = buf + BIAS_BUF;
         scratch->prev_ticks = ct_now();
         uint64_t t0 = ct_mono_ns();
-        for (int i = 0; i < PAIRS; i++) {
+        for (int i = 0; i < BIAS_PAIRS; i++) {
             enter((void *)ct_measure_bias, (void *)(uintptr_t)(0x1000 + i));
             exit_((void *)ct_measure_bias, (void *)(uintptr_t)(0x1000 + i));
         }
@@ -332,6 +340,6 @@ uint64_t ct_measure_bias(void)
     }
     ct_self = saved_self;
     ct_global_word = saved_word;
-    munmap(scratch, sizeof *scratch + BUF);
-    return best * 1000 / PAIRS;
+    measured = best * 1000 / BIAS_PAIRS;
+    return measured;
 }

@@ -8,6 +8,7 @@
 #include <elf.h>
 #include <link.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -155,6 +156,15 @@ size_t ct_maps_collect(uint8_t *buf, size_t cap)
     return (size_t)(c->p - buf);
 }
 
+/* Where a MAPS block is put together before it goes into the file.  In
+ * .bss: a mapping of its own cost every process a system call, two faults
+ * and an munmap at start (about 0.2 ms in a VM whose page faults are dear;
+ * bench/RESULTS-tracer.md, "Start-up"), and only its first and last pages
+ * are touched.  A second thread writing a MAPS block at the same moment,
+ * or a forked child whose parent held the lock, takes a mapping instead. */
+static uint8_t collect_buf[256 * 1024];
+static pthread_mutex_t collect_lock = PTHREAD_MUTEX_INITIALIZER;
+
 static void maps_write(int only_if_changed)
 {
     if (!ct_proc.have_file || ct_proc.failed)
@@ -162,9 +172,11 @@ static void maps_write(int only_if_changed)
     unsigned long long counts[2];
     if (!maps_changed(counts) && only_if_changed)
         return;
-    size_t cap = 256 * 1024;
-    uint8_t *buf = mmap(NULL, cap, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    size_t cap = sizeof collect_buf;
+    int own = pthread_mutex_trylock(&collect_lock) == 0;
+    uint8_t *buf = own ? collect_buf
+                       : mmap(NULL, cap, PROT_READ | PROT_WRITE,
+                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (buf == MAP_FAILED)
         return;
     size_t used = ct_maps_collect(buf, cap);
@@ -189,7 +201,10 @@ static void maps_write(int only_if_changed)
         last.subs = counts[1];
         last.written = 1;
     }
-    munmap(buf, cap);
+    if (own)
+        pthread_mutex_unlock(&collect_lock);
+    else
+        munmap(buf, cap);
 }
 
 void ct_maps_write(void)
