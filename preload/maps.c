@@ -64,8 +64,10 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
     char abs[PATH_MAX];
     if (!path || !*path)
         path = c->exe;          /* the main program */
+    else if (!strchr(path, '/'))
+        return 0;               /* the vDSO: no file, nothing to look up */
     else if (path[0] != '/') {
-        /* A relative LD_PRELOAD or dlopen name; the vDSO has no file. */
+        /* A relative LD_PRELOAD or dlopen name. */
         if (!realpath(path, abs))
             return 0;
         path = abs;
