@@ -3,7 +3,8 @@
  * only an invariant TSC (constant_tsc and nonstop_tsc) ticks at a fixed
  * rate across frequency changes and idle states; otherwise, or on request,
  * CLOCK_MONOTONIC in nanoseconds.  The TSC rate is calibrated against
- * CLOCK_MONOTONIC over a short window at start (every process pays it),
+ * CLOCK_MONOTONIC over a short window at start (every process pays it, so
+ * the window is spent on the tracer's other start steps, not in a wait),
  * and refined over the run so far at each new block, at a crash and at a
  * clean close, once the run is ten windows long: the longer the run, the
  * finer the rate, and a killed process keeps its last refinement.
@@ -92,8 +93,9 @@ static void paired_read(uint64_t *tsc, uint64_t *mono)
     }
 }
 
-void ct_clock_init(int force_monotonic, unsigned calib_us)
+void ct_clock_begin(int force_monotonic)
 {
+    calib_window_ns = 0;
     if (force_monotonic || !ct_tsc_invariant()) {
         ct_clock.kind = CT_CLOCK_MONOTONIC;
         ct_clock.tick_hz = 1000000000u;
@@ -102,17 +104,29 @@ void ct_clock_init(int force_monotonic, unsigned calib_us)
         ct_clock.start_ticks = ct_clock.start_mono_ns;
         return;
     }
-    uint64_t t0 = 0, m0 = 0, t1 = 0, m1 = 0;
-    paired_read(&t0, &m0);
+    paired_read(&ct_clock.start_ticks, &ct_clock.start_mono_ns);
+    ct_clock.kind = CT_CLOCK_TSC;
+    ct_clock_is_tsc = 1;
+}
+
+void ct_clock_calibrate(unsigned calib_us)
+{
+    if (ct_clock.kind != CT_CLOCK_TSC)
+        return;
+    uint64_t t0 = ct_clock.start_ticks, m0 = ct_clock.start_mono_ns;
+    uint64_t want = calib_us ? (uint64_t)calib_us * 1000u : 1;
+    uint64_t t1 = 0, m1 = 0;
     do
         paired_read(&t1, &m1);
-    while (m1 - m0 < (uint64_t)calib_us * 1000u);
-    ct_clock.kind = CT_CLOCK_TSC;
+    while (m1 <= m0 || m1 - m0 < want || t1 <= t0);
     ct_clock.tick_hz = (uint64_t)((double)(t1 - t0) * 1e9 / (double)(m1 - m0));
     calib_window_ns = (uint64_t)calib_us * 1000u;
-    ct_clock.start_ticks = t0;
-    ct_clock.start_mono_ns = m0;
-    ct_clock_is_tsc = 1;
+}
+
+void ct_clock_init(int force_monotonic, unsigned calib_us)
+{
+    ct_clock_begin(force_monotonic);
+    ct_clock_calibrate(calib_us);
 }
 
 void ct_clock_refine(uint64_t end_ticks, uint64_t end_mono_ns)

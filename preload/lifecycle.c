@@ -164,16 +164,18 @@ void ct_process_start(void)
     loading = &ct_proc.cfg;
     ct_config_load(&ct_proc.cfg, env, config_warn);
     loading = NULL;
-    /* 100 us pins the TSC rate to a few 1e-4 (clock_gettime's jitter is
-     * tens of ns): under a ns of error over a run of a ms, and every
-     * process pays it.  Longer runs are recalibrated over the run so far
-     * at each new block, at a crash and at exit. */
-    ct_clock_init(ct_proc.cfg.clock_monotonic, 100);
+    /* The TSC's start window opens here and closes once the steps below
+     * are done: every process pays the 100 us the window needs, so they
+     * are spent on work, not in a wait. */
+    ct_clock_begin(ct_proc.cfg.clock_monotonic);
     ct_enabled = !ct_proc.cfg.start_paused;
     ct_proc.pid = (uint32_t)getpid();
     ct_proc.calls_off = ct_sample_parse_mode(env("CALLTRACE_MODE")) ==
                         CT_MODE_SAMPLE;
     ct_proc.bias_ps = ct_measure_bias();
+    /* A first rate for the header, over the bias measurement's tens of us,
+     * in case the process is killed before the window closes. */
+    ct_clock_calibrate(0);
     if (ct_file_open(0, (uint32_t)getppid()) == 0) {
         ct_maps_write();
         install_handlers();
@@ -188,6 +190,14 @@ void ct_process_start(void)
     }
     if (ct_proc.hdr && !ct_proc.calls_off)
         ct_filter_start();
+    /* 100 us pins the TSC rate to a few 1e-4 (clock_gettime's jitter is
+     * tens of ns): under a ns of error over a run of a ms.  Longer runs
+     * are recalibrated over the run so far at each new block, at a crash
+     * and at exit. */
+    ct_clock_calibrate(100);
+    if (ct_proc.hdr)
+        __atomic_store_n(&ct_proc.hdr->tick_hz, ct_clock.tick_hz,
+                         __ATOMIC_RELAXED);
     ct_proc.started = 2;
     ct_global_update();
     if (ct_proc.hdr)

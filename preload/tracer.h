@@ -137,8 +137,14 @@ uint64_t ct_realtime_ns(void);
 /* 1 when the TSC is invariant: CPUID says so, or /proc/cpuinfo reports
  * constant_tsc and nonstop_tsc. */
 int ct_tsc_invariant(void);
-/* Picks the clock (TSC unless forced or not invariant) and calibrates it
- * for calib_us microseconds. */
+/* Picks the clock (TSC unless forced or not invariant) and takes the
+ * first (TSC, CLOCK_MONOTONIC) pair of the start window. */
+void ct_clock_begin(int force_monotonic);
+/* Sets the TSC rate over the window since ct_clock_begin, waiting until
+ * it is at least calib_us microseconds long (0: as long as it is).  Later
+ * refinements must span ten such windows. */
+void ct_clock_calibrate(unsigned calib_us);
+/* Both at once: a window of calib_us microseconds. */
 void ct_clock_init(int force_monotonic, unsigned calib_us);
 /* Recomputes tick_hz from start to (end_ticks, end_mono_ns) when the
  * interval is long enough (ten start windows) to improve on the start

@@ -41,6 +41,37 @@ static void test_tsc_calibration(void **state)
     assert_true(ratio > 0.98 && ratio < 1.02);
 }
 
+/* The start window opened by ct_clock_begin closes at ct_clock_calibrate,
+ * however long the work between took: it waits only for the rest of the
+ * minimum, and a longer window gives the rate over all of it. */
+static void test_window_spans_the_work_between(void **state)
+{
+    (void)state;
+    if (!ct_tsc_invariant())
+        skip();
+    ct_clock_begin(0);
+    assert_int_equal(ct_clock.kind, CT_CLOCK_TSC);
+    ct_clock_calibrate(0);
+    assert_true(ct_clock.tick_hz > 100000000u);
+    assert_true(ct_clock.tick_hz < 10000000000u);
+    struct timespec d = {0, 20000000};
+    nanosleep(&d, NULL);
+    uint64_t before = ct_mono_ns();
+    ct_clock_calibrate(100);  /* 20 ms are past: no wait */
+    assert_true(ct_mono_ns() - before < 10000000u);
+    uint64_t t0 = __rdtsc(), m0 = ct_mono_ns();
+    nanosleep(&d, NULL);
+    uint64_t t1 = __rdtsc(), m1 = ct_mono_ns();
+    double ratio = (double)(t1 - t0) * 1e9 / (double)(m1 - m0) /
+                   (double)ct_clock.tick_hz;
+    assert_true(ratio > 0.98 && ratio < 1.02);
+    /* A window of 1 ms from a begin just now is waited for. */
+    ct_clock_begin(0);
+    uint64_t start = ct_clock.start_mono_ns;
+    ct_clock_calibrate(1000);
+    assert_true(ct_mono_ns() - start >= 1000000u);
+}
+
 static void test_refine_needs_a_long_run(void **state)
 {
     (void)state;
@@ -69,6 +100,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_monotonic_forced),
         cmocka_unit_test(test_tsc_calibration),
+        cmocka_unit_test(test_window_spans_the_work_between),
         cmocka_unit_test(test_refine_needs_a_long_run),
         cmocka_unit_test(test_flag_parsing),
     };
