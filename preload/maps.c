@@ -181,23 +181,26 @@ static void maps_write(int only_if_changed)
                               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (buf == MAP_FAILED)
         return;
-    size_t used = ct_maps_collect(buf, cap);
+    /* The block is put together whole in buf: header, objects, zeros to
+     * the next CT_BLOCK_ALIGN (buf may hold an earlier block's bytes). */
+    uint8_t *payload = buf + CT_BLOCK_HEADER_SIZE;
+    size_t used = ct_maps_collect(payload, cap - CT_BLOCK_HEADER_SIZE);
     uint32_t size = (uint32_t)((CT_BLOCK_HEADER_SIZE + used + CT_BLOCK_ALIGN - 1) &
                                ~(size_t)(CT_BLOCK_ALIGN - 1));
+    memset(payload + used, 0, size - CT_BLOCK_HEADER_SIZE - used);
+    struct ct_block_header *b = (struct ct_block_header *)buf;
+    memset(b, 0, CT_BLOCK_HEADER_SIZE);
+    b->magic = CT_BLOCK_MAGIC;
+    b->kind = CT_BLOCK_MAPS;
+    b->header_size = CT_BLOCK_HEADER_SIZE;
+    b->size = size;
+    b->used = (uint32_t)used;
+    b->tid = (uint32_t)syscall(SYS_gettid);
+    b->first_ticks = ct_now();
+    b->last_ticks = b->first_ticks;
+    b->flags = CT_BLOCK_CLOSED;
     int limit_hit;
-    struct ct_block_header *b = ct_file_new_maps_block(size, &limit_hit);
-    if (b) {
-        memcpy((uint8_t *)b + CT_BLOCK_HEADER_SIZE, buf, used);
-        b->magic = CT_BLOCK_MAGIC;
-        b->kind = CT_BLOCK_MAPS;
-        b->header_size = CT_BLOCK_HEADER_SIZE;
-        b->size = size;
-        b->used = (uint32_t)used;
-        b->tid = (uint32_t)syscall(SYS_gettid);
-        b->first_ticks = ct_now();
-        b->last_ticks = b->first_ticks;
-        b->flags = CT_BLOCK_CLOSED;
-        munmap(b, size);
+    if (ct_file_write_maps_block(buf, size, &limit_hit) == 0) {
         /* Counted before collecting: a load in between is seen next time. */
         last.adds = counts[0];
         last.subs = counts[1];

@@ -433,8 +433,10 @@ void ct_file_finish(int clean);
 void ct_file_drop(void);
 void ct_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ct_count_lost_global(uint64_t n);
-/* A MAPS block: never in the flight ring, so names always resolve. */
-void *ct_file_new_maps_block(uint32_t size, int *limit_hit);
+/* Writes a MAPS block (size bytes, header included) at the file's end:
+ * never in the flight ring, so names always resolve.  0, or -1 with
+ * *limit_hit set when the size limit refused it. */
+int ct_file_write_maps_block(const void *block, uint32_t size, int *limit_hit);
 /* A descriptor of the trace file for one use (close it), or -1 after
  * stopping the trace. */
 int ct_file_reopen(void);
