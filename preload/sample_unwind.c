@@ -28,12 +28,10 @@
 #include <dlfcn.h>
 #include <libunwind.h>
 #include <signal.h>
-#include <string.h>
 #include <ucontext.h>
 
 #include "plt.h"
 #include "sample.h"
-#include "tracer.h"
 
 /* The library's soname: libunwind8 in Debian, since libunwind 1.0. */
 #ifndef CT_LIBUNWIND_SONAME
