@@ -296,7 +296,11 @@ static inline __attribute__((always_inline)) void leave(struct run *x)
             fr->off_self = fr->self;
     }
     f->self_ticks += fr->self;
-    f->off_self_ticks += fr->off_self;
+    /* Off-CPU time inside the frame is rare (a context switch): without
+     * it every off-CPU part below is zero, so skip their arithmetic. */
+    bool was_off = x->offclock != fr->entry_off;
+    if (was_off)
+        f->off_self_ticks += fr->off_self;
     if (fr->shared) {
         act_leave(x->th, fr->func);
     } else {
@@ -311,15 +315,19 @@ static inline __attribute__((always_inline)) void leave(struct run *x)
         arc->self_ticks += self;
         arc->child_ticks += span - self;
         f->child_ticks += span - self;
-        uint64_t off_span = x->offclock - fr->entry_off;
-        uint64_t off_self = fr->off_self + fr->inner_off_self;
-        uint64_t off_child = off_span > off_self ? off_span - off_self : 0;
-        arc->off_self_ticks += off_self;
-        arc->off_child_ticks += off_child;
-        f->off_child_ticks += off_child;
+        if (was_off) {
+            uint64_t off_span = x->offclock - fr->entry_off;
+            uint64_t off_self = fr->off_self + fr->inner_off_self;
+            uint64_t off_child =
+                off_span > off_self ? off_span - off_self : 0;
+            arc->off_self_ticks += off_self;
+            arc->off_child_ticks += off_child;
+            f->off_child_ticks += off_child;
+        }
     } else {
         x->stack[fr->outer_pos].inner_self += fr->self;
-        x->stack[fr->outer_pos].inner_off_self += fr->off_self;
+        if (was_off)
+            x->stack[fr->outer_pos].inner_off_self += fr->off_self;
     }
 }
 
