@@ -188,6 +188,7 @@ void ct_profile_free(struct ct_profile *p)
     free(s->sarc_count);
     free(s->mark);
     free(s->owner);
+    free(s->callees);
     ct_prof_lines_free(s->lines);
     free(s);
     for (size_t i = 0; i < p->nevents; i++)

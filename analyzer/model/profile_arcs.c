@@ -16,9 +16,11 @@ void ct_prof_need_func(struct ct_profile *p, uint32_t func)
         size_t n = s->funcs_cap, add = n - old;
         s->mark = ct_xrealloc(s->mark, n * sizeof *s->mark);
         s->owner = ct_xrealloc(s->owner, n * sizeof *s->owner);
+        s->callees = ct_xrealloc(s->callees, n * sizeof *s->callees);
         memset(p->funcs + old, 0, add * sizeof *p->funcs);
         memset(s->mark + old, 0, add * sizeof *s->mark);
         memset(s->owner + old, 0, add * sizeof *s->owner);
+        memset(s->callees + old, 0xff, add * sizeof *s->callees);
     }
     p->nfuncs = func + 1;
 }
@@ -43,6 +45,9 @@ static void rehash(struct ct_profile *p)
     free(s->arc_slots);
     s->arc_slots = slots;
     s->arc_slot_cap = cap;
+    /* Arcs may have moved (ct_prof_drop_empty_arcs): forget where. */
+    if (s->callees)
+        memset(s->callees, 0xff, s->funcs_cap * sizeof *s->callees);
 }
 
 uint32_t ct_prof_arc(struct ct_profile *p, uint32_t caller, uint32_t callee)

@@ -16,8 +16,6 @@
 struct ct_frame {
     uint32_t func;
     uint32_t arc;           /* arc that entered this frame                 */
-    uint32_t cache_callee;  /* last callee seen from here, and its arc:    */
-    uint32_t cache_arc;     /*   loops call the same function again        */
     uint64_t entry_clock;   /* thread's cpu clock when entered             */
     uint64_t entry_off;     /* thread's off-CPU clock when entered         */
     uint64_t self;          /* own self ticks                              */
@@ -45,6 +43,16 @@ struct ct_owner {
     uint32_t thread;
     uint32_t count;
     uint32_t outer;
+};
+
+/* Per caller function: the arcs to its latest callees, direct-mapped by
+ * the callee's low bits.  A caller calls few functions often, and most
+ * frames are short (one or two calls), so a cache per function hits where
+ * one per frame would miss at every frame's first call. */
+#define CT_CALLEE_WAYS 4u
+struct ct_callees {
+    uint32_t callee[CT_CALLEE_WAYS]; /* CT_FUNC_NONE = empty            */
+    uint32_t arc[CT_CALLEE_WAYS];
 };
 
 /* The arc table keeps the keys in its slots, so that a lookup touches one
@@ -95,6 +103,7 @@ struct ct_profile_state {
     uint64_t *sarc_count;         /* samples whose stack has the arc      */
     uint64_t *mark;               /* per func: sample generation seen     */
     struct ct_owner *owner;       /* per func                             */
+    struct ct_callees *callees;   /* per func: its arcs' cache            */
     uint64_t mark_gen;
     uint64_t samples_total_weight;
     uint64_t ticks_per_sample;    /* set when samples are folded in       */

@@ -192,6 +192,7 @@ struct run {
     struct ct_frame *stack;
     struct ct_fstats *funcs;
     struct ct_owner *owner;
+    struct ct_callees *callees;
     uint32_t me;                  /* thread index + 1, as owner holds it */
     size_t depth;
     uint64_t clock;               /* the thread's cpu clock              */
@@ -205,7 +206,7 @@ open_run(struct ct_profile *p, struct ct_pthread *th)
     struct ct_profile_state *s = p->state;
     return (struct run){
         .p = p, .s = s, .th = th, .stack = th->stack, .funcs = p->funcs,
-        .owner = s->owner, .me = (uint32_t)(th - s->threads) + 1,
+        .owner = s->owner, .callees = s->callees, .me = (uint32_t)(th - s->threads) + 1,
         .depth = th->depth, .clock = th->clock, .offclock = th->offclock,
     };
 }
@@ -225,13 +226,14 @@ arc_to(struct run *x, uint32_t func)
 {
     if (!x->depth)
         return ct_prof_arc_inline(x->s, x->p, CT_FUNC_NONE, func);
-    struct ct_frame *caller = &x->stack[x->depth - 1];
-    if (caller->cache_callee != func) {
-        caller->cache_callee = func;
-        caller->cache_arc =
-            ct_prof_arc_inline(x->s, x->p, caller->func, func);
+    uint32_t caller = x->stack[x->depth - 1].func;
+    struct ct_callees *c = &x->callees[caller];
+    uint32_t way = func & (CT_CALLEE_WAYS - 1);
+    if (c->callee[way] != func) {
+        c->callee[way] = func;
+        c->arc[way] = ct_prof_arc_inline(x->s, x->p, caller, func);
     }
-    return caller->cache_arc;
+    return c->arc[way];
 }
 
 /*
@@ -261,7 +263,6 @@ enter(struct run *x, uint32_t func, bool called)
     struct ct_frame *fr = &x->stack[x->depth++];
     fr->func = func;
     fr->arc = arc;
-    fr->cache_callee = CT_FUNC_NONE;
     fr->entry_clock = x->clock;
     fr->entry_off = x->offclock;
     fr->self = 0;
