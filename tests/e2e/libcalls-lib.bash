@@ -37,3 +37,32 @@ report_calls() {
         }
         END { if (!found) print 0 }'
 }
+
+# libcalls_main_tree SUFFIX: the main thread's tree of
+# tests/programs/libcalls_main.c, by construction (see its header
+# comment), each library call named NAME@SUFFIX (plt, or got under
+# -fno-plt).  qsort's comparator longjmps out: qsort, cmp and longjmp end
+# there, and the getpid that follows sits in escape_sort, where it ran.
+# setjmp and dlsym are never recorded (docs/tracer.md); getpid called
+# through the pointer dlsym returned is, as getpid@dlsym
+# (libcalls_dlsym.sh).
+libcalls_main_tree() {
+    local s=$1
+    echo main
+    echo "  counted"
+    for i in 1 2 3 4 5 6 7; do echo "    malloc@$s"; done
+    for i in 1 2 3; do echo "    getpid@$s"; done
+    for i in 1 2 3 4 5 6 7; do echo "    free@$s"; done
+    printf '%s\n' "  escape_sort" "    qsort@$s" "      cmp" \
+        "        longjmp@$s" "    getpid@$s" "  after_jump" "    getppid@$s"
+    for i in 1 2 3; do echo "  pthread_create@$s"; done
+    for i in 1 2 3; do echo "  pthread_join@$s"; done
+    printf '%s\n' "  through_dlsym" "    getpid@dlsym" "    getpid@dlsym" \
+        "  printf@$s"
+}
+
+# libcalls_worker_tree SUFFIX: the tree of each of its worker threads.
+libcalls_worker_tree() {
+    echo worker
+    for i in $(seq 10); do echo "  getpid@$1"; done
+}

@@ -17,35 +17,12 @@ build_traced "$T/now" "$PROGRAMS/libcalls_main.c" -Wl,-z,now,-z,relro
 readelf -d "$T/now" | has 'BIND_NOW\|FLAGS.*NOW' || fail "-z now not in effect"
 expected_out=$("$T/lazy")
 
-# What the program does, by construction (see its header comment).  qsort's
-# comparator longjmps out: qsort@plt, cmp and longjmp@plt end there, and
-# the getpid that follows sits in escape_sort, where it ran.  setjmp and
-# dlsym are never recorded (docs/tracer.md); getpid called through the
-# pointer dlsym returned is, as getpid@dlsym (libcalls_dlsym.sh).
-main_tree() {
-    echo main
-    echo "  counted"
-    for i in 1 2 3 4 5 6 7; do echo "    malloc@plt"; done
-    for i in 1 2 3; do echo "    getpid@plt"; done
-    for i in 1 2 3 4 5 6 7; do echo "    free@plt"; done
-    printf '%s\n' "  escape_sort" "    qsort@plt" "      cmp" \
-        "        longjmp@plt" "    getpid@plt" "  after_jump" "    getppid@plt"
-    for i in 1 2 3; do echo "  pthread_create@plt"; done
-    for i in 1 2 3; do echo "  pthread_join@plt"; done
-    printf '%s\n' "  through_dlsym" "    getpid@dlsym" "    getpid@dlsym" \
-        "  printf@plt"
-}
-worker_tree() {
-    echo worker
-    for i in $(seq 10); do echo "  getpid@plt"; done
-}
-
 check_run() {  # NAME RAW: the trees and counts of one traced run
     local name=$1 raw=$2
     thread_trees "$raw" > "$T/$name.trees"
-    expect_eq "$name: main thread's tree" "$(main_tree)" "$(tree_of "$T/$name.trees" 1)"
+    expect_eq "$name: main thread's tree" "$(libcalls_main_tree plt)" "$(tree_of "$T/$name.trees" 1)"
     for th in 2 3 4; do
-        expect_eq "$name: thread $th's tree" "$(worker_tree)" "$(tree_of "$T/$name.trees" $th)"
+        expect_eq "$name: thread $th's tree" "$(libcalls_worker_tree plt)" "$(tree_of "$T/$name.trees" $th)"
     done
     expect_eq "$name: malloc" 7 "$(report_calls "$raw" malloc@plt)"
     expect_eq "$name: free" 7 "$(report_calls "$raw" free@plt)"

@@ -16,33 +16,14 @@ build_traced "$T/taken" "$PROGRAMS/libcalls_noplt.c" -fno-plt
 objdump -d "$T/main" | has 'call.*<malloc@plt>' && fail "-fno-plt not in effect"
 readelf -rW "$T/main" | has 'GLOB_DAT.*malloc' || fail "no GLOB_DAT slot for malloc"
 
-# libcalls_counts.sh's trees, every library call through its GOT slot.
-main_tree() {
-    echo main
-    echo "  counted"
-    for i in 1 2 3 4 5 6 7; do echo "    malloc@got"; done
-    for i in 1 2 3; do echo "    getpid@got"; done
-    for i in 1 2 3 4 5 6 7; do echo "    free@got"; done
-    printf '%s\n' "  escape_sort" "    qsort@got" "      cmp" \
-        "        longjmp@got" "    getpid@got" "  after_jump" "    getppid@got"
-    for i in 1 2 3; do echo "  pthread_create@got"; done
-    for i in 1 2 3; do echo "  pthread_join@got"; done
-    printf '%s\n' "  through_dlsym" "    getpid@dlsym" "    getpid@dlsym" \
-        "  printf@got"
-}
-worker_tree() {
-    echo worker
-    for i in $(seq 10); do echo "  getpid@got"; done
-}
-
 expected=$("$T/main")
 out=$(CALLTRACE_OUTPUT="$T/main.raw" LD_PRELOAD="$LIB" "$T/main" 2>"$T/err")
 expect_eq "output" "$expected" "$out"
 expect_eq "stderr" "" "$(cat "$T/err")"
 thread_trees "$T/main.raw" > "$T/main.trees"
-expect_eq "main thread's tree" "$(main_tree)" "$(tree_of "$T/main.trees" 1)"
+expect_eq "main thread's tree" "$(libcalls_main_tree got)" "$(tree_of "$T/main.trees" 1)"
 for th in 2 3 4; do
-    expect_eq "thread $th's tree" "$(worker_tree)" "$(tree_of "$T/main.trees" $th)"
+    expect_eq "thread $th's tree" "$(libcalls_worker_tree got)" "$(tree_of "$T/main.trees" $th)"
 done
 expect_eq "getpid@got" 34 "$(report_calls "$T/main.raw" getpid@got)"
 expect_eq "malloc@got" 7 "$(report_calls "$T/main.raw" malloc@got)"
