@@ -6,7 +6,7 @@
 // origin, so no server or network is involved.
 const fs = require('fs');
 const path = require('path');
-const { chromium } = require('playwright-core');
+const { withPage } = require('./chromium');
 
 const [releaseDir, profile, png] = process.argv.slice(2);
 const origin = 'http://speedscope.invalid';
@@ -15,66 +15,44 @@ const types = { '.html': 'text/html', '.js': 'text/javascript',
 const errorTexts = ['Something went wrong', 'Unrecognized format',
                     'Failed to load', 'Could not find'];
 
-(async () => {
-  const userDir = fs.mkdtempSync(path.join(require('os').tmpdir(), 'ct-chr-'));
-  const browser = await chromium.launchPersistentContext(userDir, {
-    executablePath: process.env.CHROMIUM || '/usr/bin/chromium',
-    headless: true,
-    viewport: { width: 1200, height: 700 },
-    args: ['--no-sandbox', '--disable-gpu', '--disable-quic',
-           '--no-first-run', '--disable-background-networking',
-           '--disable-component-update', '--disable-sync',
-           '--enable-unsafe-swiftshader', '--use-angle=swiftshader'],
+withPage({ viewport: { width: 1200, height: 700 },
+           args: ['--enable-unsafe-swiftshader', '--use-angle=swiftshader'] },
+         async (page, failed) => {
+  page.on('dialog', d => {
+    failed.push('dialog: ' + d.message());
+    page.evaluate(() => { window.__ctDialog = true; }).catch(() => {});
+    d.dismiss().catch(() => {});
   });
-  let failed = [];
-  try {
-    const page = browser.pages()[0] || await browser.newPage();
-    page.on('dialog', d => {
-      failed.push('dialog: ' + d.message());
-      page.evaluate(() => { window.__ctDialog = true; }).catch(() => {});
-      d.dismiss().catch(() => {});
+  page.on('console', m => {
+    const t = m.text();
+    if (m.type() === 'error' || errorTexts.some(s => t.includes(s)))
+      failed.push('console ' + m.type() + ': ' + t);
+  });
+  await page.route(origin + '/**', route => {
+    const u = new URL(route.request().url());
+    const file = u.pathname === '/profile' ? profile
+               : path.join(releaseDir, decodeURIComponent(u.pathname));
+    if (!fs.existsSync(file))
+      return route.fulfill({ status: 404, body: 'not found' });
+    route.fulfill({ status: 200, body: fs.readFileSync(file),
+                    contentType: types[path.extname(file)] ||
+                                 'application/octet-stream' });
+  });
+  await page.goto(origin + '/index.html#profileURL=' +
+                  encodeURIComponent(origin + '/profile'));
+  // speedscope shows its view switcher ("Time Order") once a profile is in
+  await page.waitForFunction(
+    t => document.body.innerText.includes('Time Order') ||
+         t.some(s => document.body.innerText.includes(s)) ||
+         window.__ctDialog,
+    errorTexts, { timeout: 30000 }).catch(e => {
+      if (!failed.length) throw e;
     });
-    page.on('pageerror', e => failed.push('page error: ' + e.message));
-    page.on('console', m => {
-      const t = m.text();
-      if (m.type() === 'error' || errorTexts.some(s => t.includes(s)))
-        failed.push('console ' + m.type() + ': ' + t);
-    });
-    await page.route(origin + '/**', route => {
-      const u = new URL(route.request().url());
-      const file = u.pathname === '/profile' ? profile
-                 : path.join(releaseDir, decodeURIComponent(u.pathname));
-      if (!fs.existsSync(file))
-        return route.fulfill({ status: 404, body: 'not found' });
-      route.fulfill({ status: 200, body: fs.readFileSync(file),
-                      contentType: types[path.extname(file)] ||
-                                   'application/octet-stream' });
-    });
-    await page.goto(origin + '/index.html#profileURL=' +
-                    encodeURIComponent(origin + '/profile'));
-    // speedscope shows its view switcher ("Time Order") once a profile is in
-    await page.waitForFunction(
-      t => document.body.innerText.includes('Time Order') ||
-           t.some(s => document.body.innerText.includes(s)) ||
-           window.__ctDialog,
-      errorTexts, { timeout: 30000 }).catch(e => {
-        if (!failed.length) throw e;
-      });
-    await page.waitForTimeout(1500);
-    const text = await page.evaluate(() => document.body.innerText);
-    for (const s of errorTexts)
-      if (text.includes(s))
-        failed.push('page says: ' + s);
-    await page.screenshot({ path: png });
-    console.log(text.split('\n').slice(0, 8).join(' | '));
-  } catch (e) {
-    failed.push(String(e));
-  } finally {
-    await browser.close();
-    fs.rmSync(userDir, { recursive: true, force: true });
-  }
-  if (failed.length) {
-    console.error(failed.join('\n'));
-    process.exit(1);
-  }
-})();
+  await page.waitForTimeout(1500);
+  const text = await page.evaluate(() => document.body.innerText);
+  for (const s of errorTexts)
+    if (text.includes(s))
+      failed.push('page says: ' + s);
+  await page.screenshot({ path: png });
+  console.log(text.split('\n').slice(0, 8).join(' | '));
+});
