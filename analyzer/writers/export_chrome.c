@@ -219,9 +219,7 @@ static int chrome_finish(struct ct_exporter *ex, struct ct_profile *profile)
 {
     (void)profile;
     struct chrome_export *x = (struct chrome_export *)ex;
-    bool window = ex->opts && ex->opts->have_range;
-    ct_timeline_finish(&x->tl,
-                       window ? "open_at_window_end" : "never_returned");
+    ct_timeline_finish(&x->tl, ex->opts);
     bool empty = x->written == 0;
     const char *prog = x->info->program[0] ? x->info->program
                                            : x->info->path;
@@ -232,16 +230,7 @@ static int chrome_finish(struct ct_exporter *ex, struct ct_profile *profile)
         metadata(x, "thread_name", tid_of(x, i), name);
     }
     fputs("\n]}\n", x->out);
-    if (empty && x->info->nsample_counts) {
-        ct_error("%s: %s input has per-function sample counts but no "
-                 "times: no chrome timeline can be drawn from it",
-                 x->info->path, x->info->format);
-        return 1;
-    }
-    if (x->tl.samples_left_out)
-        ct_warn("chrome: %" PRIu64 " sample(s) on threads that record calls "
-                "left out", x->tl.samples_left_out);
-    return 0;
+    return ct_timeline_verdict(&x->tl, x->info, "chrome", empty);
 }
 
 static void chrome_free(struct ct_exporter *ex)

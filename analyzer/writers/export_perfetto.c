@@ -280,9 +280,7 @@ static int perfetto_finish(struct ct_exporter *ex, struct ct_profile *profile)
 {
     (void)profile;
     struct perfetto_export *x = (struct perfetto_export *)ex;
-    bool window = ex->opts && ex->opts->have_range;
-    ct_timeline_finish(&x->tl,
-                       window ? "open_at_window_end" : "never_returned");
+    ct_timeline_finish(&x->tl, ex->opts);
     if (!x->started)
         start(x);
     /* names are known by now: the last name given to a track wins */
@@ -290,16 +288,7 @@ static int perfetto_finish(struct ct_exporter *ex, struct ct_profile *profile)
         if (x->described[i])
             describe_thread(x, i, true);
     flush(x, true);
-    if (!x->events && x->info->nsample_counts) {
-        ct_error("%s: %s input has per-function sample counts but no "
-                 "times: no perfetto timeline can be drawn from it",
-                 x->info->path, x->info->format);
-        return 1;
-    }
-    if (x->tl.samples_left_out)
-        ct_warn("perfetto: %" PRIu64 " sample(s) on threads that record "
-                "calls left out", x->tl.samples_left_out);
-    return 0;
+    return ct_timeline_verdict(&x->tl, x->info, "perfetto", !x->events);
 }
 
 static void perfetto_free(struct ct_exporter *ex)

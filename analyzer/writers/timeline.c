@@ -1,6 +1,8 @@
 /* Per-thread slices from the event stream (timeline.h). */
+#include <inttypes.h>
 #include <stdlib.h>
 
+#include "options.h"
 #include "timeline.h"
 #include "util.h"
 
@@ -146,12 +148,30 @@ void ct_timeline_event(struct ct_timeline *tl, const struct ct_event *ev)
     }
 }
 
-void ct_timeline_finish(struct ct_timeline *tl, const char *end_mark)
+void ct_timeline_finish(struct ct_timeline *tl, const struct ct_options *opts)
 {
+    bool window = opts && opts->have_range;
+    const char *end_mark = window ? "open_at_window_end" : "never_returned";
     for (size_t i = 0; i < tl->nthreads; i++) {
         struct ct_tl_thread *th = &tl->threads[i];
         pop_to(tl, th, (uint32_t)i, 0, th->last, end_mark);
     }
+}
+
+int ct_timeline_verdict(const struct ct_timeline *tl,
+                        const struct ct_trace_info *info, const char *writer,
+                        bool drew_nothing)
+{
+    if (drew_nothing && info->nsample_counts) {
+        ct_error("%s: %s input has per-function sample counts but no "
+                 "times: no %s timeline can be drawn from it",
+                 info->path, info->format, writer);
+        return 1;
+    }
+    if (tl->samples_left_out)
+        ct_warn("%s: %" PRIu64 " sample(s) on threads that record calls "
+                "left out", writer, tl->samples_left_out);
+    return 0;
 }
 
 void ct_timeline_free(struct ct_timeline *tl)

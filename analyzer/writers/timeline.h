@@ -54,9 +54,18 @@ struct ct_timeline {
 void ct_timeline_init(struct ct_timeline *tl,
                       const struct ct_timeline_ops *ops, void *ctx);
 void ct_timeline_event(struct ct_timeline *tl, const struct ct_event *ev);
-/* Closes every open frame at its thread's last event; end_mark names why
- * ("never_returned", or "open_at_window_end" under --time-range). */
-void ct_timeline_finish(struct ct_timeline *tl, const char *end_mark);
+struct ct_options;
+
+/* Closes every open frame at its thread's last event, marked
+ * "open_at_window_end" under --time-range, else "never_returned". */
+void ct_timeline_finish(struct ct_timeline *tl, const struct ct_options *opts);
+/* A timeline export's last word, after its output: 1, with an error, when
+ * it drew nothing (drew_nothing) from an input that has per-function
+ * sample counts but no times; else 0, with a warning for the samples
+ * left out.  writer names the export in the messages. */
+int ct_timeline_verdict(const struct ct_timeline *tl,
+                        const struct ct_trace_info *info, const char *writer,
+                        bool drew_nothing);
 void ct_timeline_free(struct ct_timeline *tl);
 
 #endif /* CT_TIMELINE_H */
