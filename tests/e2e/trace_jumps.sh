@@ -51,6 +51,16 @@ expect_tree() {  # WHAT FILE (expected tree on stdin)
 $(cat "$T/diff")"
 }
 
+# from_handler's tree is the same wherever its handler runs: on the
+# thread's stack, on an alternate signal stack below it or above it.
+FROM_HANDLER='  from_handler() {
+    raiser() {
+      on_signal() {
+        handler_inner();
+      } /* on_signal */
+    } /* raiser */
+    after_signal();
+  } /* from_handler */'
 MAIN_TREE='main() {
   from_depth() {
     d1() {
@@ -76,22 +86,8 @@ MAIN_TREE='main() {
     } /* nest_mid */
     after_outer();
   } /* nested */
-  from_handler() {
-    raiser() {
-      on_signal() {
-        handler_inner();
-      } /* on_signal */
-    } /* raiser */
-    after_signal();
-  } /* from_handler */
-  from_handler() {
-    raiser() {
-      on_signal() {
-        handler_inner();
-      } /* on_signal */
-    } /* raiser */
-    after_signal();
-  } /* from_handler */
+'"$FROM_HANDLER"'
+'"$FROM_HANDLER"'
   run_high_alt_thread();
 } /* main */'
 THREAD_TREE='high_alt_thread() {
@@ -103,14 +99,7 @@ THREAD_TREE='high_alt_thread() {
     } /* raiser */
     after_return();
   } /* returning */
-  from_handler() {
-    raiser() {
-      on_signal() {
-        handler_inner();
-      } /* on_signal */
-    } /* raiser */
-    after_signal();
-  } /* from_handler */
+'"$FROM_HANDLER"'
 } /* high_alt_thread */'
 
 # Plain: longjmp, _longjmp, siglongjmp; fortified: __longjmp_chk.
