@@ -49,6 +49,21 @@ static void load(struct ct_config *c)
     ct_config_load(c, fake_getenv, fake_warn);
 }
 
+/* Loads with NAME=VALUE the only variable set. */
+static void load_alone(struct ct_config *c, const char *name,
+                       const char *value)
+{
+    reset(NULL);
+    set(name, value);
+    load(c);
+}
+
+static void expect_one_warning(const char *line)
+{
+    assert_int_equal(warn_n, 1);
+    assert_string_equal(warnings[0], line);
+}
+
 static void test_defaults(void **state)
 {
     (void)state;
@@ -73,13 +88,10 @@ static void test_follow(void **state)
     load(&c);
     assert_int_equal(c.follow, 0);
     assert_int_equal(warn_n, 0);
-    reset(NULL);
-    set("CALLTRACE_FOLLOW", "sometimes");
-    load(&c);
+    load_alone(&c, "CALLTRACE_FOLLOW", "sometimes");
     assert_int_equal(c.follow, 1);
-    assert_int_equal(warn_n, 1);
-    assert_string_equal(warnings[0], "calltrace: CALLTRACE_FOLLOW='sometimes': "
-                        "expected 1/yes/true/on or 0/no/false/off; using 1");
+    expect_one_warning("calltrace: CALLTRACE_FOLLOW='sometimes': "
+                       "expected 1/yes/true/on or 0/no/false/off; using 1");
 }
 
 static void test_good_values(void **state)
@@ -112,13 +124,10 @@ static void test_bufsize_rounding_and_bounds(void **state)
     load(&c);
     assert_int_equal(c.bufsize, 8192);   /* whole pages */
     assert_int_equal(warn_n, 0);
-    reset(NULL);
-    set("CALLTRACE_BUFSIZE", "1K");
-    load(&c);
+    load_alone(&c, "CALLTRACE_BUFSIZE", "1K");
     assert_int_equal(c.bufsize, 1u << 20);
-    assert_int_equal(warn_n, 1);
-    assert_string_equal(warnings[0], "calltrace: CALLTRACE_BUFSIZE='1K': "
-                        "expected a size between 4K and 1G; using 1M");
+    expect_one_warning("calltrace: CALLTRACE_BUFSIZE='1K': "
+                       "expected a size between 4K and 1G; using 1M");
 }
 
 static void test_cputime(void **state)
@@ -130,18 +139,13 @@ static void test_cputime(void **state)
     set("CALLTRACE_CPUTIME", "clock");
     load(&c);
     assert_int_equal(c.cputime, CT_CPUTIME_CLOCK);
-    reset(NULL);
-    set("CALLTRACE_CPUTIME", "OFF");
-    load(&c);
+    load_alone(&c, "CALLTRACE_CPUTIME", "OFF");
     assert_int_equal(c.cputime, CT_CPUTIME_OFF);
     assert_int_equal(warn_n, 0);
-    reset(NULL);
-    set("CALLTRACE_CPUTIME", "perf");
-    load(&c);
+    load_alone(&c, "CALLTRACE_CPUTIME", "perf");
     assert_int_equal(c.cputime, CT_CPUTIME_SWITCH);
-    assert_int_equal(warn_n, 1);
-    assert_string_equal(warnings[0], "calltrace: CALLTRACE_CPUTIME='perf': "
-                        "expected switch, clock or off; using switch");
+    expect_one_warning("calltrace: CALLTRACE_CPUTIME='perf': "
+                       "expected switch, clock or off; using switch");
 }
 
 static void test_bad_values(void **state)
@@ -197,9 +201,8 @@ static void test_libcalls(void **state)
     env_values[env_n - 1] = "all";
     load(&c);
     assert_int_equal(c.libcalls, CT_LIBCALLS_PLT);
-    assert_int_equal(warn_n, 1);
-    assert_string_equal(warnings[0], "calltrace: CALLTRACE_LIBCALLS='all': "
-                        "expected none, plt or nested; using plt");
+    expect_one_warning("calltrace: CALLTRACE_LIBCALLS='all': "
+                       "expected none, plt or nested; using plt");
 }
 
 static void test_supplier(void **state)
@@ -262,10 +265,9 @@ static void test_flight_and_control(void **state)
     warn_n = 0;
     load(&c);
     assert_int_equal(c.flight, 0);
-    assert_int_equal(warn_n, 1);
-    assert_string_equal(warnings[0], "calltrace: CALLTRACE_FLIGHT='64M' is "
-                        "ignored: the trace is streamed to tcp:127.0.0.1:4444, "
-                        "which keeps it all");
+    expect_one_warning("calltrace: CALLTRACE_FLIGHT='64M' is "
+                       "ignored: the trace is streamed to tcp:127.0.0.1:4444, "
+                       "which keeps it all");
 }
 
 static void test_parse_size(void **state)
@@ -336,14 +338,10 @@ static void test_signal_refused(void **state)
     assert_string_equal(warnings[0], want);
     char rt[16];
     snprintf(rt, sizeof rt, "%d", SIGRTMIN + 1);
-    reset(NULL);
-    set("CALLTRACE_SIGNAL", rt);
-    load(&c);
+    load_alone(&c, "CALLTRACE_SIGNAL", rt);
     assert_int_equal(warn_n, 0);
     assert_int_equal(c.toggle_signal, SIGRTMIN + 1);
-    reset(NULL);
-    set("CALLTRACE_SIGNAL", "usr1");
-    load(&c);
+    load_alone(&c, "CALLTRACE_SIGNAL", "usr1");
     assert_int_equal(c.toggle_signal, SIGUSR1);
 }
 
@@ -356,9 +354,8 @@ static void test_limit_zero_and_bools(void **state)
     set("CALLTRACE_LIMIT", "0");
     load(&c);
     assert_int_equal(c.limit, 0);
-    assert_int_equal(warn_n, 1);
-    assert_string_equal(warnings[0], "calltrace: CALLTRACE_LIMIT='0': expected a "
-                        "size such as 100M or 2G (unset it for no limit); using no limit");
+    expect_one_warning("calltrace: CALLTRACE_LIMIT='0': expected a "
+                       "size such as 100M or 2G (unset it for no limit); using no limit");
     static const char *const yes[] = {"1", "yes", "YES", "true", "On"};
     static const char *const no[] = {"0", "no", "False", "off", ""};
     for (size_t i = 0; i < 5; i++) {
