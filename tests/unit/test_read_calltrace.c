@@ -110,6 +110,21 @@ static void done(struct ct_trace_info *info, struct recorder *rec)
     ct_trace_info_free(info);
 }
 
+/* Reads all of T, which must read without error. */
+static void read_ok(const struct tg_trace *t, struct ct_trace_info *info,
+                    struct recorder *rec)
+{
+    assert_int_equal(read_mem(t->data, t->size, NULL, info, rec),
+                     CT_EXIT_OK);
+}
+
+/* A trace at 1 GHz (a tick is a ns) with one thread, tid 100. */
+static struct tg_thread *one_thread(struct tg_trace *t)
+{
+    tg_init(t, 1000000000ull, 4096);
+    return tg_thread(t, 100);
+}
+
 #define FA 0x401000u
 #define FB 0x401100u
 #define FC 0x7f0000002000ull
@@ -139,7 +154,7 @@ static void test_decodes_every_record(void **state)
     build_small(&t);
     struct ct_trace_info info;
     struct recorder rec;
-    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    read_ok(&t, &info, &rec);
     assert_string_equal(info.stopped, "");
     assert_int_equal(info.nthreads, 2);
     assert_int_equal(info.threads[0].tid, 100);
@@ -206,7 +221,7 @@ static void test_header_fields(void **state)
 
     struct ct_trace_info info;
     struct recorder rec;
-    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    read_ok(&t, &info, &rec);
     assert_string_equal(info.program, "/opt/app/bin/app");
     assert_string_equal(info.command, "app --fast input.txt");
     assert_int_equal(info.pid, 4242);
@@ -233,8 +248,7 @@ static void test_lost_not_counted_twice(void **state)
 {
     (void)state;
     struct tg_trace t;
-    tg_init(&t, 1000000000ull, 4096);
-    struct tg_thread *m = tg_thread(&t, 100);
+    struct tg_thread *m = one_thread(&t);
     tg_entry(&t, m, 10, FA, 0);
     tg_lost_in_header(m, 4);
     tg_lost_record(&t, m, 20, 4);
@@ -243,7 +257,7 @@ static void test_lost_not_counted_twice(void **state)
     tg_finish(&t);
     struct ct_trace_info info;
     struct recorder rec;
-    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    read_ok(&t, &info, &rec);
     assert_int_equal(rec.n, 4);
     assert_int_equal(rec.ev[1].kind, CT_EV_LOST);
     assert_int_equal(rec.ev[1].count, 4);
@@ -317,7 +331,7 @@ static void test_blocks_continue_without_stack_events(void **state)
     assert_true(t.size > 8 * 4096);
     struct ct_trace_info info;
     struct recorder rec;
-    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    read_ok(&t, &info, &rec);
     assert_int_equal(rec.n, 2000 * 11);
     uint64_t last = 0;
     for (size_t i = 0; i < rec.n; i++) {
@@ -341,7 +355,7 @@ static void test_time_range_skips_blocks(void **state)
     build_deep(&t, 8000); /* 11 records, 26 ticks a round */
     struct ct_trace_info info;
     struct recorder rec;
-    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    read_ok(&t, &info, &rec);
     uint64_t all_blocks = ct_calltrace_stats.blocks_decoded;
     size_t all = rec.n;
     done(&info, &rec);
@@ -380,8 +394,7 @@ static void test_unclosed_block(void **state)
 {
     (void)state;
     struct tg_trace t;
-    tg_init(&t, 1000000000ull, 4096);
-    struct tg_thread *m = tg_thread(&t, 100);
+    struct tg_thread *m = one_thread(&t);
     tg_entry(&t, m, 10, FA, 0);
     tg_entry(&t, m, 20, FB, 0);
     tg_exit(&t, m, 30);
@@ -389,7 +402,7 @@ static void test_unclosed_block(void **state)
     tg_finish_crashed(&t);
     struct ct_trace_info info;
     struct recorder rec;
-    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    read_ok(&t, &info, &rec);
     assert_int_equal(rec.n, 3);
     done(&info, &rec);
 
@@ -401,7 +414,7 @@ static void test_unclosed_block(void **state)
     t.data[block_end - 2] = (uint8_t)(CT_REC_ENTRY | 1 << CT_REC_TYPE_BITS);
     t.data[block_end - 1] = 0x80;
     size_t exits = block_end - 2 - cut;
-    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    read_ok(&t, &info, &rec);
     assert_int_equal(rec.n, 3 + exits);
     assert_int_equal(rec.ev[rec.n - 1].time, 30 + exits);
     assert_string_equal(info.stopped, "");
@@ -426,8 +439,7 @@ static void test_unknown_ext_is_skipped(void **state)
 {
     (void)state;
     struct tg_trace t;
-    tg_init(&t, 1000000000ull, 4096);
-    struct tg_thread *m = tg_thread(&t, 100);
+    struct tg_thread *m = one_thread(&t);
     tg_entry(&t, m, 10, FA, 0);
     static const uint8_t future[40] = {CT_REC_ENTRY, 1, 2, 3, 0};
     tg_ext(&t, m, 15, 200, future, sizeof future);
@@ -437,7 +449,7 @@ static void test_unknown_ext_is_skipped(void **state)
     tg_finish(&t);
     struct ct_trace_info info;
     struct recorder rec;
-    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    read_ok(&t, &info, &rec);
     assert_int_equal(rec.n, 2);
     assert_int_equal(rec.ev[0].kind, CT_EV_CALL);
     assert_int_equal(rec.ev[1].kind, CT_EV_RETURN);
@@ -451,14 +463,13 @@ static void test_samples_without_symbols(void **state)
 {
     (void)state;
     struct tg_trace t;
-    tg_init(&t, 1000000000ull, 4096);
-    struct tg_thread *m = tg_thread(&t, 100);
+    struct tg_thread *m = one_thread(&t);
     static const uint64_t pcs[3] = {0x401234, 0x401567, 0x4019ab};
     tg_sample(&t, m, 50, 2, pcs, 3);
     tg_finish(&t);
     struct ct_trace_info info;
     struct recorder rec;
-    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    read_ok(&t, &info, &rec);
     assert_int_equal(rec.n, 1);
     assert_int_equal(rec.ev[0].kind, CT_EV_SAMPLE);
     assert_int_equal(rec.ev[0].count, 2);
@@ -527,7 +538,7 @@ static void test_truncated_at_every_byte(void **state)
     build_mixed(&t);
     struct ct_trace_info info;
     struct recorder rec;
-    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    read_ok(&t, &info, &rec);
     size_t full = rec.n;
     done(&info, &rec);
     assert_true(full > 400);
@@ -594,7 +605,7 @@ static void test_damaged_block_header_stops(void **state)
     build_deep(&t, 2000);
     struct ct_trace_info info;
     struct recorder rec;
-    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    read_ok(&t, &info, &rec);
     size_t full = rec.n;
     done(&info, &rec);
     /* Damage the fourth block's magic. */
@@ -618,8 +629,7 @@ static void test_window_block_start_is_overhead(void **state)
 {
     (void)state;
     struct tg_trace t;
-    tg_init(&t, 1000000000ull, 4096);
-    struct tg_thread *m = tg_thread(&t, 100);
+    struct tg_thread *m = one_thread(&t);
     tg_entry(&t, m, 10, FA, 0);
     tg_entry(&t, m, 20, FB, 0);
     tg_ext(&t, m, 30, CT_EXT_OVERHEAD_START, "", 0);
@@ -632,7 +642,7 @@ static void test_window_block_start_is_overhead(void **state)
     struct recorder rec;
 
     /* Whole trace: the block switch's S and E only, no S added. */
-    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    read_ok(&t, &info, &rec);
     size_t starts = 0;
     for (size_t i = 0; i < rec.n; i++)
         starts += rec.ev[i].kind == CT_EV_OVERHEAD_START;
@@ -756,7 +766,7 @@ static void test_reused_tid(void **state)
 
     struct ct_trace_info info;
     struct recorder rec;
-    assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec), CT_EXIT_OK);
+    read_ok(&t, &info, &rec);
     assert_string_equal(info.stopped, "");
     assert_int_equal(info.nthreads, 3);
     assert_int_equal(info.threads[0].tid, 100);
