@@ -66,3 +66,26 @@ libcalls_worker_tree() {
     echo worker
     for i in $(seq 10); do echo "  getpid@$1"; done
 }
+
+# traced_like_untraced NAME RAW EXPECTED_OUT [VAR=VALUE...] PROGRAM [ARG...]:
+# runs PROGRAM traced into RAW, with the variables given; it must exit 0,
+# print EXPECTED_OUT (what it prints untraced) and nothing on stderr.
+traced_like_untraced() {
+    local name=$1 raw=$2 want=$3 out rc
+    shift 3
+    set +e
+    out=$(env CALLTRACE_OUTPUT="$raw" LD_PRELOAD="$LIB" "$@" 2>"$T/err")
+    rc=$?
+    set -e
+    expect_eq "$name: exit status" 0 "$rc"
+    expect_eq "$name: output" "$want" "$out"
+    expect_eq "$name: stderr" "" "$(cat "$T/err")"
+}
+
+# expect_all_matched NAME RAW: the report finds a return for every call
+# and no frame open at the end (its text is left in $T/NAME.rep).
+expect_all_matched() {
+    "$REPORT_SAN" -b "$2" > "$T/$1.rep"
+    grep -q "0 returns with no call, 0 calls with no return, 0 frames open at the end" \
+        "$T/$1.rep" || fail "$1: $(grep Unmatched "$T/$1.rep")"
+}

@@ -31,13 +31,8 @@ main_tree() {
 }
 
 for variant in lazy now; do
-    set +e
-    out=$(CALLTRACE_OUTPUT="$T/$variant.raw" LD_PRELOAD="$LIB" "$T/$variant" 2>"$T/err")
-    rc=$?
-    set -e
-    expect_eq "$variant: exit status" 0 "$rc"
-    expect_eq "$variant: output" "$expected_out" "$out"
-    expect_eq "$variant: stderr" "" "$(cat "$T/err")"
+    traced_like_untraced "$variant" "$T/$variant.raw" "$expected_out" \
+        "$T/$variant"
     thread_trees "$T/$variant.raw" > "$T/$variant.trees"
     expect_eq "$variant: main thread's tree" "$(main_tree)" "$(tree_of "$T/$variant.trees" 1)"
     expect_eq "$variant: getpid@dlsym calls" 10 "$(report_calls "$T/$variant.raw" getpid@dlsym)"

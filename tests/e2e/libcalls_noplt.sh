@@ -17,9 +17,7 @@ objdump -d "$T/main" | has 'call.*<malloc@plt>' && fail "-fno-plt not in effect"
 readelf -rW "$T/main" | has 'GLOB_DAT.*malloc' || fail "no GLOB_DAT slot for malloc"
 
 expected=$("$T/main")
-out=$(CALLTRACE_OUTPUT="$T/main.raw" LD_PRELOAD="$LIB" "$T/main" 2>"$T/err")
-expect_eq "output" "$expected" "$out"
-expect_eq "stderr" "" "$(cat "$T/err")"
+traced_like_untraced "main" "$T/main.raw" "$expected" "$T/main"
 thread_trees "$T/main.raw" > "$T/main.trees"
 expect_eq "main thread's tree" "$(libcalls_main_tree got)" "$(tree_of "$T/main.trees" 1)"
 for th in 2 3 4; do
@@ -29,9 +27,7 @@ expect_eq "getpid@got" 34 "$(report_calls "$T/main.raw" getpid@got)"
 expect_eq "malloc@got" 7 "$(report_calls "$T/main.raw" malloc@got)"
 "$REPORT_SAN" --tree "$T/main.raw" > "$T/tree.txt"
 expect_eq "--tree free@got lines" 7 "$(grep -c ' free@got();$' "$T/tree.txt")"
-"$REPORT_SAN" -b "$T/main.raw" > "$T/rep"
-grep -q "0 returns with no call, 0 calls with no return, 0 frames open at the end" \
-    "$T/rep" || fail "$(grep Unmatched "$T/rep")"
+expect_all_matched "main" "$T/main.raw"
 
 # The address of getppid is taken: its slot, and so its calls, stay as
 # they were; getpid's slot serves calls only.
