@@ -89,3 +89,24 @@ expect_all_matched() {
     grep -q "0 returns with no call, 0 calls with no return, 0 frames open at the end" \
         "$T/$1.rep" || fail "$1: $(grep Unmatched "$T/$1.rep")"
 }
+
+# compare_with_uftrace PROGRAM RAW SUFFIX: where uftrace is installed and
+# can record PROGRAM, the calls of the library functions libcalls_main.c
+# makes, NAME@SUFFIX in RAW, are as many as uftrace counts of NAME.
+compare_with_uftrace() {
+    local bin=$1 raw=$2 suffix=$3 f ours theirs
+    if ! command -v uftrace >/dev/null 2>&1; then
+        echo "note: uftrace not installed; comparison with it skipped"
+        return
+    fi
+    if ! timeout 120 uftrace record -d "$T/uftrace.data" "$bin" > "$T/uftrace.out" 2>&1; then
+        echo "note: uftrace could not record here ($(tail -1 "$T/uftrace.out")); comparison skipped"
+        return
+    fi
+    uftrace report -d "$T/uftrace.data" > "$T/uftrace.rep" 2>/dev/null
+    for f in malloc free getpid getppid printf pthread_create pthread_join; do
+        ours=$(report_calls "$raw" "$f@$suffix")
+        theirs=$(awk -v f="$f" '$NF == f { print $(NF-1) }' "$T/uftrace.rep")
+        expect_eq "calls of $f: calltrace vs uftrace" "${theirs:-0}" "$ours"
+    done
+}

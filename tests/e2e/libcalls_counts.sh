@@ -74,18 +74,5 @@ expect_eq "none: a worker" worker "$(tree_of "$T/none.trees" 2)"
 #  - uftrace drops the calls a longjmp leaves (qsort, cmp, longjmp here);
 #    calltrace keeps them and ends them at the jump.
 # So only the functions both record the same way are compared.
-if command -v uftrace >/dev/null 2>&1; then
-    if timeout 120 uftrace record -d "$T/uftrace.data" "$T/lazy" > "$T/uftrace.out" 2>&1; then
-        uftrace report -d "$T/uftrace.data" > "$T/uftrace.rep" 2>/dev/null
-        for f in malloc free getpid getppid printf pthread_create pthread_join; do
-            ours=$(report_calls "$T/lazy.raw" "$f@plt")
-            theirs=$(awk -v f="$f" '$NF == f { print $(NF-1) }' "$T/uftrace.rep")
-            expect_eq "calls of $f: calltrace vs uftrace" "${theirs:-0}" "$ours"
-        done
-    else
-        echo "note: uftrace could not record here ($(tail -1 "$T/uftrace.out")); comparison skipped"
-    fi
-else
-    echo "note: uftrace not installed; comparison with it skipped"
-fi
+compare_with_uftrace "$T/lazy" "$T/lazy.raw" plt
 echo ok

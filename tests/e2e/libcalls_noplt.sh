@@ -45,18 +45,5 @@ expect_eq "taken: tree" "$(printf '%s\n' main "  called" \
 # dlsym's pointer (getpid@dlsym here); it also records the calls of a
 # function whose address is taken, which calltrace leaves alone (a stub
 # there would change the address the program sees).
-if command -v uftrace >/dev/null 2>&1; then
-    if timeout 120 uftrace record -d "$T/uftrace.data" "$T/main" > "$T/uftrace.out" 2>&1; then
-        uftrace report -d "$T/uftrace.data" > "$T/uftrace.rep" 2>/dev/null
-        for f in malloc free getpid getppid printf pthread_create pthread_join; do
-            ours=$(report_calls "$T/main.raw" "$f@got")
-            theirs=$(awk -v f="$f" '$NF == f { print $(NF-1) }' "$T/uftrace.rep")
-            expect_eq "calls of $f: calltrace vs uftrace" "${theirs:-0}" "$ours"
-        done
-    else
-        echo "note: uftrace could not record here ($(tail -1 "$T/uftrace.out")); comparison skipped"
-    fi
-else
-    echo "note: uftrace not installed; comparison with it skipped"
-fi
+compare_with_uftrace "$T/main" "$T/main.raw" got
 echo ok
