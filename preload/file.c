@@ -206,7 +206,7 @@ int ct_file_write_maps_block(const void *block, uint32_t size, int *limit_hit)
         return 0;
     }
     uint64_t off;
-    if (reserve(size, &off) < 0) {
+    if (ct_file_reserve(size, &off) < 0) {
         *limit_hit = 1;
         return -1;
     }
