@@ -19,6 +19,7 @@
 #ifndef CALLTRACE_FORMAT_H
 #define CALLTRACE_FORMAT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -43,6 +44,8 @@
 #define CT_FILE_STREAM   0x80u /* sent over a connection: STREAM blocks may
                                   follow, the last TRAILER holds the final
                                   header (docs/trace-format.md "Streams")  */
+#define CT_FILE_HEAD_PREFIX 0x800u /* record heads tell their type by a
+                                      prefix code (ct_head), not 3 bits   */
 
 /* ct_file_header.oncpu: what tells on-CPU from off-CPU time (0 in traces
  * of tracers before it, and with CALLTRACE_CPUTIME=off) */
@@ -149,6 +152,35 @@ struct ct_block_header {
 #define CT_REC_EXIT  1u
 #define CT_REC_ENTRY 2u
 #define CT_REC_EXT   3u
+
+/*
+ * With CT_FILE_HEAD_PREFIX the type is a prefix code in the head's low
+ * bits, so the commonest records keep more bits of their delta in the
+ * first byte (one-byte heads for deltas below 64 ticks on EXIT, 32 on
+ * ENTRY, where 3 type bits gave 16; measured in bench/RESULTS-tracer.md):
+ *     EXIT   head = delta << 1 | 1       (low bits ...1)
+ *     ENTRY  head = delta << 2 | 2       (low bits ..10)
+ *     EXT    head = delta << 3 | 4       (low bits .100)
+ * Low bits 000 never occur, so a zero byte still ends the data.
+ */
+static inline uint64_t ct_head(uint64_t delta, unsigned type)
+{
+    return delta << type | (1u << (type - 1));
+}
+
+/* Splits a head into its type (CT_REC_*, 0 for none) and delta, by the
+ * file's encoding (prefix: CT_FILE_HEAD_PREFIX is set). */
+static inline unsigned ct_head_split(uint64_t head, bool prefix,
+                                     uint64_t *delta)
+{
+    if (!prefix) {
+        *delta = head >> CT_REC_TYPE_BITS;
+        return (unsigned)(head & CT_REC_TYPE_MASK);
+    }
+    unsigned tz = (unsigned)__builtin_ctzll(head | 8);
+    *delta = head >> (tz + 1);
+    return (tz + 1) & 3;
+}
 
 /* CT_REC_EXT subtypes and their payloads */
 #define CT_EXT_OVERHEAD_START 1u /* empty: the tracer's own work begins      */

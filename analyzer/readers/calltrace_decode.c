@@ -213,7 +213,7 @@ struct dec {
  */
 static inline __attribute__((always_inline)) bool
 decode_hot(struct rd *r, struct dec *d, const uint8_t *fast_end,
-           uint64_t limit, uint32_t thread)
+           uint64_t limit, uint32_t thread, bool prefix)
 {
     struct ct_event *buf = r->buf;
     size_t buf_cap = r->buf_cap;
@@ -222,11 +222,12 @@ decode_hot(struct rd *r, struct dec *d, const uint8_t *fast_end,
         uint64_t head, a, b;
         if (!varint_hot(&p, &head))
             return true;
-        uint64_t t = d->time + (head >> CT_REC_TYPE_BITS);
+        uint64_t delta;
+        unsigned type = ct_head_split(head, prefix, &delta);
+        uint64_t t = d->time + delta;
         if (t < d->time || t > limit)
             return true;
         struct ct_event *e = &buf[d->nbuf];
-        unsigned type = head & CT_REC_TYPE_MASK;
         if (type == CT_REC_EXIT) {
             e->kind = CT_EV_RETURN;
             e->func = CT_FUNC_NONE;
@@ -254,12 +255,13 @@ decode_hot(struct rd *r, struct dec *d, const uint8_t *fast_end,
 }
 
 /* Whether the record at q (before lim) is an OVERHEAD_END. */
-static bool overhead_end_follows(const uint8_t *q, const uint8_t *lim)
+static bool overhead_end_follows(const uint8_t *q, const uint8_t *lim,
+                                 bool prefix)
 {
-    uint64_t head;
+    uint64_t head, delta;
     if (ct_get_varint(&q, lim, &head) != 0 || q >= lim)
         return false;
-    return (head & CT_REC_TYPE_MASK) == CT_REC_EXT &&
+    return ct_head_split(head, prefix, &delta) == CT_REC_EXT &&
            *q == CT_EXT_OVERHEAD_END;
 }
 
@@ -304,7 +306,7 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
          * the thread, or switching blocks after an OVERHEAD_START at the
          * end of a block not read here).  Say so, or the time would be
          * charged to the frames below. */
-        if (overhead_end_follows(end, c->end)) {
+        if (overhead_end_follows(end, c->end, c->cur->prefix)) {
             ev->kind = CT_EV_OVERHEAD_START;
             push(r, ev);
             if (c->continued)
@@ -420,11 +422,14 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
     size_t nbuf = r->nbuf, buf_cap = r->buf_cap;
     uint32_t thread = c->thread;
     bool need_stack = c->need_stack;
+    bool prefix = c->cur->prefix;
 
     while (p < end) {
         if (p < fast_end) {
             struct dec d = {p, time, prev_fn, prev_site, nrec, nbuf};
-            bool go = decode_hot(r, &d, fast_end, limit, thread);
+            /* Each encoding gets a loop of its own. */
+            bool go = prefix ? decode_hot(r, &d, fast_end, limit, thread, true)
+                             : decode_hot(r, &d, fast_end, limit, thread, false);
             if (d.nrec != nrec)
                 need_stack = false;
             p = d.p;
@@ -447,7 +452,9 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
         } else if (ct_get_varint(&p, end, &head) != 0) {
             goto partial;
         }
-        uint64_t t = time + (head >> CT_REC_TYPE_BITS);
+        uint64_t delta;
+        unsigned type = ct_head_split(head, prefix, &delta);
+        uint64_t t = time + delta;
         if (t < time)
             goto bad;
         if (t > limit) {
@@ -457,7 +464,7 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
         }
         time = t;
         nrec++;
-        switch (head & CT_REC_TYPE_MASK) {
+        switch (type) {
         case CT_REC_EXIT: {
             struct ct_event *e = &buf[nbuf];
             e->kind = CT_EV_RETURN;
@@ -676,13 +683,14 @@ uint64_t ctr_next_time(struct rd *r, struct cursor *c)
         switch (c->state) {
         case C_DATA: {
             const uint8_t *p = c->p;
-            uint64_t head;
+            uint64_t head, delta;
             if (p < c->end && *p) {
                 bool start;
                 uint64_t b = ctr_offcpu_next(c, &start);
                 if (ct_get_varint(&p, c->end, &head) == 0 &&
-                    c->time + (head >> CT_REC_TYPE_BITS) >= c->time) {
-                    uint64_t t = c->time + (head >> CT_REC_TYPE_BITS);
+                    (ct_head_split(head, c->cur->prefix, &delta),
+                     c->time + delta >= c->time)) {
+                    uint64_t t = c->time + delta;
                     return b < t ? b : t;
                 }
                 return c->time; /* damage: decode_block will say so */

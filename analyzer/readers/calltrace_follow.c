@@ -141,15 +141,14 @@ struct rec {
 
 /* 1: a whole record at p (*next after it); 0: the bytes end inside it;
  * -1: it is malformed. */
-static int parse(const uint8_t *p, const uint8_t *end, struct rec *r,
-                 const uint8_t **next)
+static int parse(const uint8_t *p, const uint8_t *end, bool prefix,
+                 struct rec *r, const uint8_t **next)
 {
     uint64_t head;
     const uint8_t *q = p;
     if (ct_get_varint(&q, end, &head) != 0)
         return q + 10 <= end ? -1 : 0;
-    r->type = head & CT_REC_TYPE_MASK;
-    r->delta = head >> CT_REC_TYPE_BITS;
+    r->type = ct_head_split(head, prefix, &r->delta);
     switch (r->type) {
     case CT_REC_EXIT:
         break;
@@ -179,11 +178,12 @@ static int parse(const uint8_t *p, const uint8_t *end, struct rec *r,
     return 1;
 }
 
-size_t ct_follow_complete_len(const uint8_t *p, size_t n)
+size_t ct_follow_complete_len(const uint8_t *p, size_t n, bool prefix)
 {
     const uint8_t *q = p, *end = p + n, *next;
     struct rec r;
-    while (q < end && *q && parse(q, end, &r, &next) == 1 && next < end &&
+    while (q < end && *q && parse(q, end, prefix, &r, &next) == 1 &&
+           next < end &&
            *next)
         q = next;
     return (size_t)(q - p);
@@ -203,7 +203,8 @@ void ctr_live_trim(const struct ct_input *in, const struct ct_file_header *h,
         b->avail = CT_BLOCK_HEADER_SIZE +
                    ct_follow_complete_len(in->data + b->off +
                                               CT_BLOCK_HEADER_SIZE,
-                                          b->avail - CT_BLOCK_HEADER_SIZE);
+                                          b->avail - CT_BLOCK_HEADER_SIZE,
+                                          b->prefix);
     }
 }
 
@@ -283,6 +284,12 @@ const struct ct_follow_status *ct_follow_status(const struct ct_follow *f)
 const struct ct_file_header *ct_follow_header(const struct ct_follow *f)
 {
     return &f->hdr;
+}
+
+/* How the followed file's record heads are written. */
+static bool prefix_of(const struct ct_follow *f)
+{
+    return (f->hdr.flags & CT_FILE_HEAD_PREFIX) != 0;
 }
 
 static void flush(struct ct_follow *f)
@@ -537,7 +544,8 @@ static bool stack_record(struct ct_follow *f, struct fthread *t,
      * the tracer's work. */
     struct rec n;
     const uint8_t *after;
-    if (parse(next, end, &n, &after) == 1 && n.type == CT_REC_EXT &&
+    if (parse(next, end, prefix_of(f), &n, &after) == 1 &&
+        n.type == CT_REC_EXT &&
         n.subtype == CT_EXT_OVERHEAD_END) {
         ev.kind = CT_EV_OVERHEAD_START;
         emit(f, &ev);
@@ -690,7 +698,7 @@ static void follow_thread(struct ct_follow *f, const struct ct_input *in,
                 break;
             }
             struct rec r;
-            int s = parse(p, end, &r, &next);
+            int s = parse(p, end, prefix_of(f), &r, &next);
             if (s == 0 && closed && whole)
                 s = -1; /* a closed block's records end where it says */
             if (s == 0) {

@@ -37,8 +37,9 @@ void ct_writer_describe(enum ct_writer w, uint32_t pid, char *buf,
 
 /* Bytes of an unclosed block's payload [p, p + n) that hold whole records
  * while the writer may still be storing its latest one: up to the last
- * record followed by a non-zero byte. */
-size_t ct_follow_complete_len(const uint8_t *p, size_t n);
+ * record followed by a non-zero byte.  prefix: the file's heads are
+ * written by prefix code (CT_FILE_HEAD_PREFIX). */
+size_t ct_follow_complete_len(const uint8_t *p, size_t n, bool prefix);
 
 struct ct_follow_status {
     enum ct_writer writer;  /* as of the latest poll                       */

@@ -100,6 +100,8 @@ struct block *ctr_index_blocks(const struct ct_input *in,
         off += h.size;
     }
     ctr_stream_resolve(in, blocks, n);
+    for (size_t i = 0; i < n; i++)
+        blocks[i].prefix = (fh->flags & CT_FILE_HEAD_PREFIX) != 0;
     ct_calltrace_stats.blocks = n;
     *count = n;
     return blocks;
@@ -303,9 +305,9 @@ uint64_t ctr_first_record_time(const struct ct_input *in,
     bool partial_ok;
     const uint8_t *p = in->data + b->off + CT_BLOCK_HEADER_SIZE;
     const uint8_t *end = p + ctr_payload_len(b, &partial_ok);
-    uint64_t head;
+    uint64_t head, delta;
     if (p < end && *p && ct_get_varint(&p, end, &head) == 0 &&
-        b->first + (head >> CT_REC_TYPE_BITS) >= b->first)
-        return b->first + (head >> CT_REC_TYPE_BITS);
+        (ct_head_split(head, b->prefix, &delta), b->first + delta >= b->first))
+        return b->first + delta;
     return b->first;
 }

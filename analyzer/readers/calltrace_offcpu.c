@@ -66,9 +66,9 @@ static bool read_switch(struct rd *r, struct cursor *c, const struct block *b,
     if (off >= avail)
         return false;
     const uint8_t *p = data + off, *end = data + avail;
-    uint64_t head, len;
+    uint64_t head, len, delta;
     if (ct_get_varint(&p, end, &head) != 0 ||
-        (head & CT_REC_TYPE_MASK) != CT_REC_EXT || p >= end ||
+        ct_head_split(head, b->prefix, &delta) != CT_REC_EXT || p >= end ||
         *p++ != CT_EXT_SWITCH || ct_get_varint(&p, end, &len) != 0 ||
         len > (uint64_t)(end - p))
         return false;

@@ -25,6 +25,7 @@ struct block {
     uint32_t kind, tid, seq, flags, used, size, open_depth;
     uint32_t last_switch;   /* see ct_block_header                         */
     uint32_t thread;        /* ct_trace_info thread index                 */
+    bool prefix;            /* heads by prefix code (CT_FILE_HEAD_PREFIX) */
 };
 
 enum cursor_state { C_DATA, C_LOST, C_NEXT, C_DONE };

@@ -218,8 +218,11 @@ static void decode_events(const struct ct_block_header *b)
     while (p < end && *p) {
         if (get(&p, end, &head) < 0)
             break;
-        ticks += head >> CT_REC_TYPE_BITS;
-        switch (head & CT_REC_TYPE_MASK) {
+        uint64_t delta;
+        unsigned type = ct_head_split(head, hdr->flags & CT_FILE_HEAD_PREFIX,
+                                      &delta);
+        ticks += delta;
+        switch (type) {
         case CT_REC_ENTRY: {
             uint64_t dfn, dsite;
             if (get(&p, end, &dfn) < 0 || get(&p, end, &dsite) < 0)
@@ -255,7 +258,7 @@ static void decode_events(const struct ct_block_header *b)
             break;
         }
         default:
-            printf("bad record type %llu\n", (unsigned long long)(head & 7));
+            printf("bad record type %u\n", type);
             return;
         }
         first = 0;
@@ -294,7 +297,9 @@ int main(int argc, char **argv)
         return 1;
     }
     printf("H pid=%u ppid=%u flags=%u threads=%u lost=%llu clock=%u hz=%llu "
-           "bias_ps=%llu\n", hdr->pid, hdr->ppid, hdr->flags, hdr->threads,
+           "bias_ps=%llu\n", hdr->pid, hdr->ppid,
+           /* the state of the trace; how its records are encoded is not */
+           hdr->flags & ~CT_FILE_HEAD_PREFIX, hdr->threads,
            (unsigned long long)hdr->lost, hdr->clock,
            (unsigned long long)hdr->tick_hz, (unsigned long long)hdr->bias_ps);
     for (int pass = 0; pass < 2; pass++) {

@@ -54,13 +54,14 @@ static void print_maps(const uint8_t *p, const uint8_t *end)
 
 /* Returns 0, or -1 when a record runs past the data. */
 static int print_events(uint32_t tid, const uint8_t *p, const uint8_t *end,
-                        unsigned long *calls)
+                        bool prefix, unsigned long *calls)
 {
     while (p < end && *p != 0) {
         uint64_t head, a, b;
         if (ct_get_varint(&p, end, &head))
             return -1;
-        switch (head & CT_REC_TYPE_MASK) {
+        uint64_t delta;
+        switch (ct_head_split(head, prefix, &delta)) {
         case CT_REC_EXIT:
             break;
         case CT_REC_ENTRY:
@@ -149,7 +150,7 @@ int main(int argc, char **argv)
         if (b.kind == CT_BLOCK_MAPS)
             print_maps(p, end);
         else if (b.kind == CT_BLOCK_EVENTS &&
-                 print_events(b.tid, p, end, &calls) != 0)
+                 print_events(b.tid, p, end, h.flags & CT_FILE_HEAD_PREFIX, &calls) != 0)
             return bad("bad record", off);
         off += b.size;
     }

@@ -267,7 +267,7 @@ static void test_last_record_waits(void **state)
                              CT_BLOCK_HEADER_SIZE;
     size_t used = m->pos - CT_FILE_HEADER_SIZE - CT_BLOCK_HEADER_SIZE;
     /* the exit is one byte: the complete part ends before it */
-    assert_int_equal(ct_follow_complete_len(payload, used + 100), used - 1);
+    assert_int_equal(ct_follow_complete_len(payload, used + 100, false), used - 1);
 
     struct follower fl;
     follower_init(&fl);
@@ -335,7 +335,7 @@ static uint8_t *as_stream(const struct tg_trace *t, size_t *size)
             snap.reserved = CT_STREAM_PARTIAL;
             snap.flags = 0;
             snap.used = (uint32_t)ct_follow_complete_len(payload,
-                                                         b->used / 2);
+                                                         b->used / 2, false);
             uint8_t blk[4096] = {0};
             memcpy(blk, &snap, sizeof snap);
             memcpy(blk + CT_BLOCK_HEADER_SIZE, payload, snap.used);
