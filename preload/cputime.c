@@ -178,8 +178,8 @@ static uint64_t thread_cpu_ns(void)
 static uint8_t *open_ext(struct ct_thread *t, uint64_t now, uint8_t sub,
                          uint8_t **len_at)
 {
-    uint8_t *p = ct_put_varint(t->pos, ct_tick_delta(t, now) << CT_REC_TYPE_BITS |
-                                           CT_REC_EXT);
+    uint8_t *p = ct_put_varint(t->pos,
+                               ct_head(ct_tick_delta(t, now), CT_REC_EXT));
     *p++ = sub;
     *len_at = p;
     return p + 5;

@@ -297,7 +297,7 @@ static void fill_header(struct ct_file_header *h, uint32_t ppid)
     memcpy(h->magic, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN);
     h->version = CT_FORMAT_VERSION;
     h->header_size = CT_FILE_HEADER_SIZE;
-    h->flags = ct_proc.calls_off ? 0 : CT_FILE_CALLS;
+    h->flags = (ct_proc.calls_off ? 0 : CT_FILE_CALLS) | CT_FILE_HEAD_PREFIX;
     if (ct_proc.sample_interval_ns) {
         h->flags |= CT_FILE_SAMPLED;
         h->sample_interval_ns = ct_proc.sample_interval_ns;

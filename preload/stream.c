@@ -94,7 +94,8 @@ uint64_t ct_stream_count_events(const uint8_t *p, size_t len,
         uint64_t head, a, b;
         if (ct_get_varint(&s, e, &head) != 0)
             break;
-        unsigned type = (unsigned)(head & CT_REC_TYPE_MASK);
+        uint64_t delta;
+        unsigned type = ct_head_split(head, true, &delta);
         if (type == CT_REC_EXIT) {
             n++;
         } else if (type == CT_REC_ENTRY) {

@@ -155,7 +155,7 @@ static uint32_t put_stack_record(struct ct_thread *t)
     uint8_t *p = t->pos;
     uint8_t *start;
     /* Head and subtype, then a length that needs at most 5 bytes. */
-    p = ct_put_varint(p, CT_REC_EXT);
+    p = ct_put_varint(p, ct_head(0, CT_REC_EXT));
     *p++ = CT_EXT_STACK;
     uint8_t *len_at = p;
     p += 5;

@@ -370,7 +370,7 @@ static inline __attribute__((always_inline)) uint8_t *
 ct_enc_entry(uint8_t *p, uint64_t dt, uintptr_t fn, uintptr_t prev_fn,
              uintptr_t site, uintptr_t prev_site)
 {
-    p = ct_put_varint(p, dt << CT_REC_TYPE_BITS | CT_REC_ENTRY);
+    p = ct_put_varint(p, ct_head(dt, CT_REC_ENTRY));
     p = ct_put_varint(p, ct_zigzag((int64_t)(fn - prev_fn)));
     return ct_put_varint(p, ct_zigzag((int64_t)(site - prev_site)));
 }
@@ -378,13 +378,13 @@ ct_enc_entry(uint8_t *p, uint64_t dt, uintptr_t fn, uintptr_t prev_fn,
 static inline __attribute__((always_inline)) uint8_t *
 ct_enc_exit(uint8_t *p, uint64_t dt)
 {
-    return ct_put_varint(p, dt << CT_REC_TYPE_BITS | CT_REC_EXIT);
+    return ct_put_varint(p, ct_head(dt, CT_REC_EXIT));
 }
 
 static inline uint8_t *ct_enc_ext_head(uint8_t *p, uint64_t dt, uint8_t sub,
                                        size_t len)
 {
-    p = ct_put_varint(p, dt << CT_REC_TYPE_BITS | CT_REC_EXT);
+    p = ct_put_varint(p, ct_head(dt, CT_REC_EXT));
     *p++ = sub;
     return ct_put_varint(p, len);
 }

@@ -98,7 +98,8 @@ static void scan(const uint8_t *buf, size_t size, struct found *f)
             const uint8_t *p = data + link - 1;
             uint64_t head, len, v, ago, len2;
             assert_int_equal(ct_get_varint(&p, end, &head), 0);
-            assert_int_equal(head & CT_REC_TYPE_MASK, CT_REC_EXT);
+            uint64_t delta;
+            assert_int_equal(ct_head_split(head, true, &delta), CT_REC_EXT);
             assert_int_equal(*p++, CT_EXT_SWITCH);
             assert_int_equal(ct_get_varint(&p, end, &len), 0);
             const uint8_t *pend = p + len;
@@ -119,7 +120,8 @@ static void scan(const uint8_t *buf, size_t size, struct found *f)
         for (const uint8_t *p = data; p < end && *p;) {
             uint64_t head, len, a;
             assert_int_equal(ct_get_varint(&p, end, &head), 0);
-            unsigned type = head & CT_REC_TYPE_MASK;
+            uint64_t delta;
+            unsigned type = ct_head_split(head, true, &delta);
             if (type == CT_REC_ENTRY) {
                 assert_int_equal(ct_get_varint(&p, end, &a), 0);
                 assert_int_equal(ct_get_varint(&p, end, &a), 0);

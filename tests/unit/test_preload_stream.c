@@ -98,7 +98,7 @@ static void test_count_events(void **state)
     assert_int_equal(ct_stream_count_events(buf, sizeof buf, &complete, NULL), 4);
     assert_int_equal(complete, whole);
     /* A damaged type stops the walk. */
-    buf[0] = 0x04;
+    buf[0] = 0x08;
     assert_int_equal(ct_stream_count_events(buf, whole, &complete, NULL), 0);
     assert_int_equal(complete, 0);
 }
