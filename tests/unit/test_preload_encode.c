@@ -18,6 +18,36 @@
 
 CT_API void calltrace_set_enabled_impl(int on);
 
+/* Both head encodings split back into what was put in; the prefix code
+ * gives one-byte heads up to 63 ticks (EXIT) and 31 (ENTRY), and no head
+ * starts with a zero byte. */
+static void test_head_codes(void **state)
+{
+    (void)state;
+    static const uint64_t deltas[] = {0, 1, 15, 16, 31, 32, 63, 64, 1000,
+                                      (uint64_t)1 << 40};
+    for (unsigned type = CT_REC_EXIT; type <= CT_REC_EXT; type++) {
+        for (size_t i = 0; i < sizeof deltas / sizeof deltas[0]; i++) {
+            uint64_t d, h = ct_head(deltas[i], type);
+            assert_int_equal(ct_head_split(h, true, &d), type);
+            assert_int_equal(d, deltas[i]);
+            uint8_t buf[16];
+            ct_put_varint(buf, h);
+            assert_int_not_equal(buf[0], 0);
+            h = deltas[i] << CT_REC_TYPE_BITS | type;
+            assert_int_equal(ct_head_split(h, false, &d), type);
+            assert_int_equal(d, deltas[i]);
+        }
+    }
+    uint64_t d;
+    assert_true(ct_head(63, CT_REC_EXIT) < 0x80);
+    assert_true(ct_head(64, CT_REC_EXIT) >= 0x80);
+    assert_true(ct_head(31, CT_REC_ENTRY) < 0x80);
+    assert_true(ct_head(32, CT_REC_ENTRY) >= 0x80);
+    assert_int_equal(ct_head_split(8, true, &d), 0);  /* low bits 000 */
+    assert_int_equal(ct_head_split(0, true, &d), 0);
+}
+
 static void test_entry_bytes(void **state)
 {
     (void)state;
@@ -337,6 +367,7 @@ static void test_first_block_small(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_head_codes),
         cmocka_unit_test(test_entry_bytes),
         cmocka_unit_test(test_exit_and_ext_bytes),
         cmocka_unit_test(test_roundtrip),
