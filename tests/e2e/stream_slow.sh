@@ -88,6 +88,9 @@ expect_eq "stall: events kept + lost" "$local_events" "$((net_events + net_lost)
 # gives up on it, the program says so once at its next block switch and
 # runs on untraced.  (The listener reads again only after the program
 # ended, to let the test end.)
+# Before the pause the program writes more than the loopback socket's
+# buffers hold (a few MB each side), so the sender is stuck on the
+# listener when the pause begins, not only after the program ended.
 cat > "$T/pause.c" <<'C'
 #include <stdio.h>
 #include <unistd.h>
@@ -95,10 +98,10 @@ static volatile long sink;
 __attribute__((noinline)) void f(long i) { sink += i; }
 int main(void)
 {
-    for (long i = 0; i < 1000000; i++)
+    for (long i = 0; i < 5000000; i++)
         f(i);
     sleep(2);
-    for (long i = 0; i < 1000000; i++)
+    for (long i = 0; i < 2000000; i++)
         f(i);
     puts("done");
     return 6;
