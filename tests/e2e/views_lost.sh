@@ -12,7 +12,10 @@ R=$REPORT_SAN
 "$R" -b -p "$T/out.raw" > "$T/report" || fail "report: status $?"
 lost=$(sed -n 's/^ Lost events: \([0-9]*\).*/\1/p' "$T/report")
 [ "${lost:-0}" -gt 0 ] || fail "nothing lost: $(grep Lost "$T/report")"
-grep -q " 2 frames open at the end" "$T/report" || fail "$(grep Unmatched "$T/report")"
+# main never returns; the leaf running at the cut does too when the cut
+# fell between its call and its return (which depends on where the last
+# block filled up, so on the record sizes).
+grep -q " [12] frames open at the end" "$T/report" || fail "$(grep Unmatched "$T/report")"
 grep -q " 1 user events\| 1 user event" "$T/report" || fail "$(grep Events: "$T/report")"
 
 # calls of leaf, then of main, in each view

@@ -1,6 +1,7 @@
 /* For tests/e2e/views_lost.sh: main calls leaf() 20000 times, with a user
  * event after the 10th call; under a small CALLTRACE_LIMIT the trace ends
- * early (events lost, main and a leaf never return). */
+ * early (events lost; main, and a leaf cut between its call and its
+ * return, never return). */
 #include <stdio.h>
 
 #include "calltrace.h"
