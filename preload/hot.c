@@ -40,6 +40,17 @@ hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
     struct ct_thread *t = ct_self;
     if (ct_unlikely(!t || t->busy))
         goto slow;
+    uint64_t w = ct_global_word;
+    if (ct_unlikely(w & 1)) {
+        /* Paused, nothing open: only counted, which costs next to
+         * nothing.  No busy flag: a handler that interrupts the count
+         * adds and takes back its own frames, whose net is zero. */
+        if (t->depth == 0 && !t->stop && !t->last_on) {
+            t->blind++;
+            return;
+        }
+        goto slow;
+    }
     t->busy = 1;
     ct_signal_fence();
     uint8_t *p = t->pos;
@@ -49,14 +60,9 @@ hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
      * a jump no wrapper saw), and the slow path ends it.  Stored inverted,
      * so the empty stack's slot (zero) never compares above. */
     uintptr_t top_not = t->sp_not[d < CT_MAX_DEPTH ? d : CT_MAX_DEPTH];
-    if (ct_unlikely((t->stop | (t->expect ^ ct_global_word)) != 0 ||
+    if (ct_unlikely((t->stop | (t->expect ^ w)) != 0 ||
                     p + CT_REC_MAX_HOT > t->end ||
                     top_not > ~CALLER_SP(tsc, sp))) {
-        if ((ct_global_word & 1) && d == 0 && !t->stop && !t->last_on) {
-            t->blind++;  /* paused, nothing open: costs next to nothing */
-            t->busy = 0;
-            return;
-        }
         t->busy = 0;
         goto slow;
     }
@@ -91,20 +97,23 @@ hook_exit(void *fn, void *site, int tsc)
     struct ct_thread *t = ct_self;
     if (ct_unlikely(!t || t->busy))
         goto slow;
+    uint64_t w = ct_global_word;
+    if (ct_unlikely(w & 1)) {
+        if (t->depth == 0 && t->blind && !t->stop) {
+            t->blind--;  /* the return of a frame only counted */
+            return;
+        }
+        goto slow;
+    }
     t->busy = 1;
     ct_signal_fence();
     uint8_t *p = t->pos;
     uint32_t d = t->depth;
     /* An exit that is not the top frame's (longjmp skipped frames) is
      * sorted out by the slow path. */
-    if (ct_unlikely((t->stop | (t->expect ^ ct_global_word)) != 0 ||
+    if (ct_unlikely((t->stop | (t->expect ^ w)) != 0 ||
                     p + CT_REC_MAX_HOT > t->end || d == 0 ||
                     (d <= CT_MAX_DEPTH && t->stack[d - 1] != (uintptr_t)fn))) {
-        if ((ct_global_word & 1) && d == 0 && t->blind && !t->stop) {
-            t->blind--;
-            t->busy = 0;
-            return;
-        }
         t->busy = 0;
         goto slow;
     }
