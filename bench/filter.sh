@@ -28,15 +28,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
-BUILD=${BUILD:-build}
-LIB=$(cd "$BUILD" && pwd)/libcalltrace.so
-REPORT=$(cd "$BUILD" && pwd)/calltrace-report
-[ -f "$LIB" ] || { echo "no $LIB: make BUILD=$BUILD first" >&2; exit 1; }
-command -v uftrace >/dev/null || { echo "no uftrace (scripts/install-deps.sh)" >&2; exit 1; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
-
 . bench/lib.sh
+bench_setup
+command -v uftrace >/dev/null || { echo "no uftrace (scripts/install-deps.sh)" >&2; exit 1; }
+
 gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
 gcc -std=gnu11 -O2 -shared -fPIC -o "$W/noop.so" bench/overhead_noop.c
 

@@ -12,14 +12,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-7}
-BUILD=${BUILD:-build}
-LIB=$(cd "$BUILD" && pwd)/libcalltrace.so
-[ -f "$LIB" ] || { echo "no $LIB: make BUILD=$BUILD first" >&2; exit 1; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+. bench/lib.sh
+bench_setup
 gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
 gcc -std=gnu11 -O2 -shared -fPIC -o "$W/noop.so" bench/overhead_noop.c
-. bench/lib.sh
 N=${FIB_N:-32}
 fibn() { local a=0 b=1 i; for ((i = 0; i < $1; i++)); do local t=$((a + b)); a=$b; b=$t; done; echo $a; }
 C=$(( 2 * $(fibn $((N + 1))) ))   # fib calls + main

@@ -17,12 +17,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 ROUNDS=${1:-5}
-BUILD=${BUILD:-build}
-LIB=$(cd "$BUILD" && pwd)/libcalltrace.so
-[ -f "$LIB" ] || { echo "no $LIB: make BUILD=$BUILD first" >&2; exit 1; }
-REPORT=$(cd "$BUILD" && pwd)/calltrace-report
-W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+bench_setup
 have_uftrace=0
 [ "${UFTRACE:-1}" != 0 ] && command -v uftrace >/dev/null 2>&1 && have_uftrace=1
 

@@ -21,11 +21,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
-BUILD=${BUILD:-build}
-LIB=$(cd "$BUILD" && pwd)/libcalltrace.so
-[ -f "$LIB" ] || { echo "no $LIB: make BUILD=$BUILD first" >&2; exit 1; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+. bench/lib.sh
+bench_setup
 N=${LIBCALLS_N:-2000000}
 FIB=${FIB_N:-27}
 
@@ -39,7 +36,6 @@ gcc -std=gnu11 -O2 -shared -fPIC -DRECORD -o "$W/auditrec.so" bench/audit_noop.c
 have_uftrace=0
 command -v uftrace >/dev/null 2>&1 && have_uftrace=1
 
-. bench/lib.sh
 declare -A wall cpu
 run() {  # name, command...
     local name=$1 w c

@@ -14,11 +14,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
-BUILD=${BUILD:-build}
-LIB=$(cd "$BUILD" && pwd)/libcalltrace.so
-[ -f "$LIB" ] || { echo "no $LIB: make BUILD=$BUILD first" >&2; exit 1; }
-W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+. bench/lib.sh
+bench_setup
 
 gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
 gcc -std=gnu11 -O2 -shared -fPIC -o "$W/noop.so" bench/overhead_noop.c
@@ -30,7 +27,6 @@ gcc -Iinclude -D_GNU_SOURCE -DCALLTRACE_VERSION='"bench"' -DCT_BENCH_FAKE_CLOCK 
 
 calls() { echo $(( 2 * $(fibn $(( $1 + 1 ))) - 1 + 1 )); }   # fib calls + main
 fibn() { local a=0 b=1 i; for ((i = 0; i < $1; i++)); do local t=$((a + b)); a=$b; b=$t; done; echo $a; }
-. bench/lib.sh
 N=${FIB_N:-30}
 C=$(calls "$N")
 declare -A wall cpu

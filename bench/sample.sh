@@ -9,13 +9,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-10}
-BUILD=${BUILD:-build}
-LIB=$(cd "$BUILD" && pwd)/libcalltrace.so
-[ -f "$LIB" ] || { echo "no $LIB: make BUILD=$BUILD first" >&2; exit 1; }
+. bench/lib.sh
+bench_setup
 command -v hyperfine >/dev/null || { echo "hyperfine not installed" >&2; exit 1; }
 PROFILER=/usr/lib/x86_64-linux-gnu/libprofiler.so
-W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
 
 # fib: deep recursion (~40 frames to unwind); 7030: two flat loops.
 gcc -std=gnu11 -O2 -g -o "$W/fib" bench/overhead_fib.c

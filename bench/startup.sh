@@ -11,12 +11,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-20}
-BUILD=${BUILD:-build}
-LIB=$(cd "$BUILD" && pwd)/libcalltrace.so
-[ -f "$LIB" ] || { echo "no $LIB: make BUILD=$BUILD first" >&2; exit 1; }
+. bench/lib.sh
+bench_setup
 STAGES=${STAGES:-200}
-W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
 printf 'int main(void) { return 0; }\n' > "$W/empty.c"
 gcc -O2 -finstrument-functions -o "$W/empty" "$W/empty.c"
 gcc -O2 -finstrument-functions -o "$W/pass" bench/startup_pass.c

@@ -13,12 +13,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 . bench/lib.sh
 ROUNDS=${1:-5}
-BUILD=${BUILD:-build}
-LIB=$(cd "$BUILD" && pwd)/libcalltrace.so
-[ -f "$LIB" ] || { echo "no $LIB: make BUILD=$BUILD first" >&2; exit 1; }
-REPORT=$(cd "$BUILD" && pwd)/calltrace-report
-W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
-trap 'rm -rf "$W"' EXIT
+bench_setup
 gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
 gcc -std=gnu11 -O2 -shared -fPIC -o "$W/noop.so" bench/overhead_noop.c
 gcc -std=gnu11 -O2 -shared -fPIC -o "$W/floor.so" bench/overhead_floor.c
