@@ -4,6 +4,7 @@
 # records only the phases run while switched on.  Malformed commands get
 # a clear refusal and change nothing.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/control-lib.bash"
 [ -f "$LIB" ] || fail "no $LIB"
 [ -x "$FRONT" ] || fail "no $FRONT"
 build_traced "$T/ph" "$PROGRAMS/control_phases.c"
@@ -14,17 +15,11 @@ CALLTRACE_CONTROL=1 CALLTRACE_START_PAUSED=1 CALLTRACE_OUTPUT=$T/ph.raw \
 pid=$!
 exec 3> "$T/in"
 trap 'exec 3>&-; kill -9 $pid 2>/dev/null || true; rm -rf "$T"' EXIT
-waitfor() {  # LINE: the program printed it
-    for _ in $(seq 200); do grep -qx "$1" "$T/out" && return 0; sleep 0.05; done
-    fail "program never printed '$1'"
-}
 phase() { echo "$1 $2" >&3; waitfor "done $1"; }
 ctl() { "$FRONT" control $pid "$@"; }
 
 waitfor ready
-sock=/tmp/calltrace-$(id -u)/$pid.ctl
-for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
-[ -S "$sock" ] || fail "no socket $sock"
+wait_control_socket $pid
 expect_eq "folder mode" 700 "$(stat -c %a "$(dirname "$sock")")"
 case $(ctl status) in "pid=$pid tracing=off flight=off "*) ;;
     *) fail "status: $(ctl status)";; esac

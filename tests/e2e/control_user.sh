@@ -3,6 +3,7 @@
 # the socket folder's mode (0700), and, should that be opened up, by the
 # tracer's own SO_PEERCRED check.  Needs root to act as nobody.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/control-lib.bash"
 [ -f "$LIB" ] || fail "no $LIB"
 [ -x "$FRONT" ] || fail "no $FRONT"
 if [ "$(id -u)" = 0 ] && setpriv --reuid=nobody --regid=nogroup --clear-groups true 2>/dev/null; then
@@ -22,14 +23,8 @@ CALLTRACE_CONTROL=1 CALLTRACE_OUTPUT=$T/ph.raw LD_PRELOAD=$LIB "$T/ph" < "$T/in"
 pid=$!
 exec 3> "$T/in"
 trap 'exec 3>&-; kill -9 $pid 2>/dev/null || true; rm -rf "$T" "$PUB"' EXIT
-waitfor() {
-    for _ in $(seq 200); do grep -qx "$1" "$T/out" && return 0; sleep 0.05; done
-    fail "program never printed '$1'"
-}
 waitfor ready
-sock=/tmp/calltrace-$(id -u)/$pid.ctl
-for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
-[ -S "$sock" ] || fail "no socket $sock"
+wait_control_socket $pid
 
 set +e
 as_nobody "$PUB/calltrace" control $pid off 2> "$PUB/e1"; r1=$?

@@ -8,6 +8,7 @@
 # getpid@dlsym 4; 12 instrumented calls and plugin_pids@dlsym (the pointer
 # dlsym returned for the plugin's function) besides.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/control-lib.bash"
 [ -f "$LIB" ] || skip "no $LIB: the tracer is not built"
 unset CALLTRACE_LIBCALLS   # the default: calls through the PLT
 
@@ -123,14 +124,8 @@ CALLTRACE_CONTROL=1 CALLTRACE_OUTPUT=$T/ctl.raw LD_PRELOAD=$LIB \
 pid=$!
 exec 3> "$T/in"
 trap 'exec 3>&-; kill -9 $pid 2>/dev/null || true; rm -rf "$T"' EXIT
-waitfor() {
-    for _ in $(seq 200); do grep -qx "$1" "$T/out" && return 0; sleep 0.05; done
-    fail "program never printed '$1'"
-}
 waitfor ready
-sock=/tmp/calltrace-$(id -u)/$pid.ctl
-for _ in $(seq 100); do [ -S "$sock" ] && break; sleep 0.05; done
-[ -S "$sock" ] || fail "no socket $sock"
+wait_control_socket $pid
 echo go >&3; waitfor "done 1"
 "$FRONT" control $pid filter '-getpid@plt' > /dev/null || fail "control filter"
 echo go >&3; waitfor "done 2"
