@@ -86,11 +86,4 @@ bench_prog() {  # NAME CMD...
     echo "whole run, calltrace over floor: $(printf '%s\n' "${over_floor[@]}" | mmm %.2f)"
 }
 
-for p in ${PROGS:-fib lua sqlite}; do
-    case $p in
-    fib) bench_prog fib "$W/fib" "${FIB_N:-32}" ;;
-    lua) mapfile -t cmd < <(bench/realprog.sh lua "${LUA_SCALE:-25}"); bench_prog lua "${cmd[@]}" ;;
-    sqlite) mapfile -t cmd < <(bench/realprog.sh sqlite "${SQLITE_ROWS:-100000}"); bench_prog sqlite "${cmd[@]}" ;;
-    *) echo "floor.sh: unknown program $p" >&2; exit 2 ;;
-    esac
-done
+bench_programs "$W/fib" floor.sh

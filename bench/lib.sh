@@ -13,6 +13,21 @@ bench_setup() {
     trap 'rm -rf "$W"' EXIT
 }
 
+# Runs bench_prog NAME CMD... (the script's own) for each of PROGS
+# (default "fib lua sqlite"): fib is FIB with FIB_N, Lua and SQLite come
+# from bench/realprog.sh at LUA_SCALE and SQLITE_ROWS.
+bench_programs() {  # FIB SCRIPT-NAME
+    local p cmd
+    for p in ${PROGS:-fib lua sqlite}; do
+        case $p in
+        fib) bench_prog fib "$1" "${FIB_N:-32}" ;;
+        lua) mapfile -t cmd < <(bench/realprog.sh lua "${LUA_SCALE:-25}"); bench_prog lua "${cmd[@]}" ;;
+        sqlite) mapfile -t cmd < <(bench/realprog.sh sqlite "${SQLITE_ROWS:-100000}"); bench_prog sqlite "${cmd[@]}" ;;
+        *) echo "$2: unknown program $p" >&2; exit 2 ;;
+        esac
+    done
+}
+
 median() { sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
 
 # CPU ns (user + system) of one run of CMD... (its stdout to /dev/null).

@@ -77,11 +77,4 @@ bench_prog() {  # NAME CMD...
     echo "trace: $(awk -v r="$rec" -v f="$file" -v c="$calls" 'BEGIN{printf "%.2f bytes of records, %.2f of file per call", r/c, f/c}') (supplier on)"
 }
 
-for p in ${PROGS:-fib lua sqlite}; do
-    case $p in
-    fib) bench_prog fib "$W/fib" "${FIB_N:-32}" ;;
-    lua) mapfile -t cmd < <(bench/realprog.sh lua "${LUA_SCALE:-25}"); bench_prog lua "${cmd[@]}" ;;
-    sqlite) mapfile -t cmd < <(bench/realprog.sh sqlite "${SQLITE_ROWS:-100000}"); bench_prog sqlite "${cmd[@]}" ;;
-    *) echo "supply.sh: unknown program $p" >&2; exit 2 ;;
-    esac
-done
+bench_programs "$W/fib" supply.sh
