@@ -15,7 +15,10 @@ static volatile long sink;
 __attribute__((noinline)) void f(long i) { sink += i; }
 int main(int argc, char **argv)
 {
-    long n = argc > 1 ? 3000000 : 100;
+    /* Many times what the loopback connection's buffers hold (a few MB
+     * each side, at 4-5 bytes a call), so a stalled listener must cost
+     * dropped blocks. */
+    long n = argc > 1 ? 10000000 : 100;
     for (long i = 0; i < n; i++) {
         f(i);
         if (i % 1000000 == 0)
