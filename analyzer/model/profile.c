@@ -52,6 +52,15 @@ static int profile_events(struct ct_batch_sink *sink,
     return 0;
 }
 
+struct ct_profile *ct_profile_of_sink(struct ct_sink *sink)
+{
+    struct ct_batch_sink *b = ct_sink_batch(sink);
+    if (!b || b->events != profile_events)
+        return NULL;
+    struct ct_profile *p = ((struct ct_profile_state *)b)->p;
+    return p->threads ? NULL : p;
+}
+
 struct ct_profile *ct_profile_new(struct ct_trace_info *info,
                                   const struct ct_profile_opts *opts)
 {

@@ -107,6 +107,10 @@ struct ct_profile {
 struct ct_profile *ct_profile_new(struct ct_trace_info *info,
                                   const struct ct_profile_opts *opts);
 struct ct_sink *ct_profile_sink(struct ct_profile *p);
+/* The profile whose sink this is, when it keeps no per-thread profiles
+ * (a reader may then apply calls and returns to it directly, through
+ * profile_run.h); NULL for any other sink. */
+struct ct_profile *ct_profile_of_sink(struct ct_sink *sink);
 /* Closes frames still open, folds in aggregated samples, finds cycles. */
 void ct_profile_finish(struct ct_profile *p);
 void ct_profile_free(struct ct_profile *p);

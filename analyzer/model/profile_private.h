@@ -152,6 +152,14 @@ static inline uint32_t ct_prof_arc_inline(struct ct_profile_state *s,
     return ct_prof_new_arc(p, caller, callee);
 }
 
+/* profile_active.c: th's own counts of open frames of a function, for a
+ * function open on two threads at once.  Enter returns the position of
+ * the outermost such frame on th. */
+uint32_t ct_prof_act_enter(struct ct_pthread *th, uint32_t func,
+                           size_t depth);
+void ct_prof_act_leave(struct ct_pthread *th, uint32_t func);
+bool ct_prof_act_open(struct ct_pthread *th, uint32_t func);
+
 /* profile_stack.c */
 int ct_prof_event(struct ct_profile *p, const struct ct_event *ev);
 void ct_prof_events(struct ct_profile *p, const struct ct_event *ev,

@@ -9,6 +9,7 @@
 #include <sys/mman.h>
 
 #include "filtered.h"
+#include "profile_run.h"
 #include "calltrace_reader.h"
 #include "util.h"
 #include "progress.h"
@@ -254,6 +255,78 @@ decode_hot(struct rd *r, struct dec *d, const uint8_t *fast_end,
     return true;
 }
 
+/* What decode_fused did. */
+enum fused { FUSED_STOPPED, FUSED_CANNOT };
+
+/*
+ * decode_hot's loop when the sink is a profile alone (r->direct): each
+ * call and return goes straight into the profile's run (profile_run.h)
+ * instead of through the event buffer and the profile's batch loop, which
+ * apply it by the same steps.  Stops before any record the run does not
+ * take (a new function, a full stack, an EXT record, the limit...),
+ * FUSED_STOPPED, for decode_block's general loop to read; FUSED_CANNOT
+ * when the thread's state takes no run now, or its records run past the
+ * --time-range window (the events go the buffered way).  The buffer must
+ * be empty: the profile sees the events in order.
+ */
+static inline __attribute__((always_inline)) enum fused
+decode_fused(struct rd *r, struct dec *d, const uint8_t *fast_end,
+             uint64_t limit, uint32_t thread, bool prefix)
+{
+    struct ct_prof_run x;
+    if (!ct_prof_run_begin(r->direct, thread, &x))
+        return FUSED_CANNOT;
+    /* The profile's time must be the decoder's, so that a record's delta
+     * is the ticks since the thread's previous event; records the
+     * profile never saw (a thread's name...) leave them apart, and the
+     * general loop's next record joins them again. */
+    if (x.cur != d->time)
+        return FUSED_STOPPED;
+    const uint8_t *p = d->p;
+    uint64_t time = d->time, prev_fn = d->prev_fn, prev_site = d->prev_site;
+    uint64_t nrec = 0, calls = 0;
+    uint64_t lim = limit < x.hi ? limit : x.hi, t = 0;
+    while (p < fast_end) {
+        const uint8_t *q = p;
+        uint64_t head, a, b, delta;
+        if (!varint_hot(&q, &head))
+            break;
+        unsigned type = ct_head_split(head, prefix, &delta);
+        t = time + delta;
+        if (t < time || t > lim)
+            break;
+        if (type == CT_REC_EXIT) {
+            if (!ct_prof_run_return(&x, delta))
+                break;
+        } else if (type == CT_REC_ENTRY) {
+            if (!varint_hot(&q, &a) || !varint_hot(&q, &b))
+                break;
+            uint64_t fn = prev_fn + (uint64_t)ct_unzigzag(a);
+            if (!ct_prof_run_call(&x, intern_fn(r, fn, t), delta))
+                break;
+            calls++;
+            prev_fn = fn;
+            prev_site += (uint64_t)ct_unzigzag(b);
+        } else {
+            break;
+        }
+        time = t;
+        p = q;
+        nrec++;
+    }
+    x.cur = time;
+    x.calls = calls;
+    x.returns = nrec - calls;
+    ct_prof_run_close(&x);
+    d->p = p;
+    d->time = time;
+    d->prev_fn = prev_fn;
+    d->prev_site = prev_site;
+    d->nrec += nrec;
+    /* Past the window (but not the limit): the general path clips. */
+    return t > x.hi && t <= limit ? FUSED_CANNOT : FUSED_STOPPED;
+}
+
 /* Whether the record at q (before lim) is an OVERHEAD_END. */
 static bool overhead_end_follows(const uint8_t *q, const uint8_t *lim,
                                  bool prefix)
@@ -423,13 +496,30 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
     uint32_t thread = c->thread;
     bool need_stack = c->need_stack;
     bool prefix = c->cur->prefix;
+    bool fuse = r->direct != NULL;
 
     while (p < end) {
         if (p < fast_end) {
             struct dec d = {p, time, prev_fn, prev_site, nrec, nbuf};
-            /* Each encoding gets a loop of its own. */
-            bool go = prefix ? decode_hot(r, &d, fast_end, limit, thread, true)
-                             : decode_hot(r, &d, fast_end, limit, thread, false);
+            bool go = true;
+            enum fused f = FUSED_CANNOT;
+            if (fuse) {
+                if (nbuf) {
+                    r->nbuf = nbuf;
+                    go = ctr_flush(r);
+                    d.nbuf = 0;
+                }
+                /* Each encoding gets a loop of its own. */
+                if (go)
+                    f = prefix ? decode_fused(r, &d, fast_end, limit, thread,
+                                              true)
+                               : decode_fused(r, &d, fast_end, limit, thread,
+                                              false);
+                fuse = f == FUSED_STOPPED;
+            }
+            if (go && f == FUSED_CANNOT)
+                go = prefix ? decode_hot(r, &d, fast_end, limit, thread, true)
+                            : decode_hot(r, &d, fast_end, limit, thread, false);
             if (d.nrec != nrec)
                 need_stack = false;
             p = d.p;
@@ -514,6 +604,9 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
             if (r->stop)
                 goto stop;
             p += a;
+            /* It may end what kept the thread from a run (an overhead
+             * interval, the thread's first event). */
+            fuse = r->direct != NULL;
             break;
         }
         default:

@@ -200,6 +200,7 @@ static void run_piece(struct par *pp, struct worker *w, struct piece *pc)
     }
     r->sink = ct_profile_sink(part);
     r->batch = ct_sink_batch(r->sink);
+    r->direct = ct_profile_of_sink(r->sink);
     r->stop = false;
     r->inherited = 0;
     r->nopened = 0;

@@ -96,6 +96,9 @@ struct rd {
                                a kind does not use are zero               */
     size_t nbuf, buf_cap;   /* buf_cap 1 when the sink takes events one by
                                one: it sees each as soon as it is decoded */
+    struct ct_profile *direct; /* the sink is this profile alone: calls and
+                               returns go straight into it when they can
+                               (calltrace_decode.c's fused loop)        */
     struct ct_symbolizer *sym;
     bool generations;       /* objects followed one another at some
                                address: names depend on the event's time */

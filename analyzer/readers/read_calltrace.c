@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "calltrace_reader.h"
+#include "profile.h"
 #include "util.h"
 
 struct ct_calltrace_stats ct_calltrace_stats;
@@ -105,6 +106,7 @@ static int read_calltrace(const struct ct_input *in,
     r->sink = sink;
     r->stats = &ct_calltrace_stats;
     r->batch = ct_sink_batch(sink);
+    r->direct = ct_profile_of_sink(sink);
     r->buf_cap = r->batch ? BATCH : 1;
     r->buf = ct_xcalloc(r->buf_cap, sizeof *r->buf);
     r->sym = new_symbolizer();
