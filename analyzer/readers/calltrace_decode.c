@@ -318,6 +318,7 @@ decode_fused(struct rd *r, struct dec *d, const uint8_t *fast_end,
     x.calls = calls;
     x.returns = nrec - calls;
     ct_prof_run_close(&x);
+    r->stats->fused += nrec;
     d->p = p;
     d->time = time;
     d->prev_fn = prev_fn;

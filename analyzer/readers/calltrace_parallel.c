@@ -340,6 +340,7 @@ static void merge(struct par *pp)
         }
         r->info->switches_lost += w->info.switches_lost;
         r->stats->records += w->stats.records;
+        r->stats->fused += w->stats.fused;
         r->stats->blocks_decoded += w->stats.blocks_decoded;
     }
 }

@@ -192,8 +192,9 @@ static int read_calltrace(const struct ct_input *in,
     /* Benchmarks: how much of the trace a --time-range decoded. */
     if (getenv("CT_READ_STATS"))
         fprintf(stderr, "calltrace-report: %" PRIu64 " blocks, %" PRIu64
-                " decoded, %" PRIu64 " records\n", ct_calltrace_stats.blocks,
-                ct_calltrace_stats.blocks_decoded, ct_calltrace_stats.records);
+                " decoded, %" PRIu64 " records (%" PRIu64 " fused)\n",
+                ct_calltrace_stats.blocks, ct_calltrace_stats.blocks_decoded,
+                ct_calltrace_stats.records, ct_calltrace_stats.fused);
     for (size_t i = 0; i < ncs; i++)
         free(cs[i].iv);
     free(cs);

@@ -12,6 +12,7 @@ struct ct_calltrace_stats {
     uint64_t blocks;          /* block headers indexed (first pass)       */
     uint64_t blocks_decoded;  /* EVENTS blocks whose records were decoded */
     uint64_t records;         /* records decoded                          */
+    uint64_t fused;           /* of them, applied straight to the profile */
     uint64_t pieces;          /* pieces decoded in parallel, 0 = serial   */
 };
 
