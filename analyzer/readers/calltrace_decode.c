@@ -178,8 +178,9 @@ static inline bool varint_fast(const uint8_t **pp, uint64_t *out)
     return false;
 }
 
-/* varint_fast with the one- and two-byte cases (most heads and deltas)
- * unrolled. */
+/* varint_fast with the one-, two- and three-byte cases unrolled: most
+ * heads take one or two bytes, and a function's address delta within one
+ * object takes three. */
 static inline __attribute__((always_inline)) bool
 varint_hot(const uint8_t **pp, uint64_t *out)
 {
@@ -192,6 +193,12 @@ varint_hot(const uint8_t **pp, uint64_t *out)
     if (p[1] < 0x80) {
         *out = (p[0] & 0x7fu) | (uint64_t)p[1] << 7;
         *pp = p + 2;
+        return true;
+    }
+    if (p[2] < 0x80) {
+        *out = (p[0] & 0x7fu) | (uint64_t)(p[1] & 0x7fu) << 7 |
+               (uint64_t)p[2] << 14;
+        *pp = p + 3;
         return true;
     }
     return varint_fast(pp, out);
