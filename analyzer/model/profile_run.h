@@ -154,7 +154,7 @@ ct_prof_run_leave(struct ct_prof_run *x)
     struct ct_frame *fr = &x->stack[--x->depth];
     struct ct_fstats *f = &x->funcs[fr->func];
     uint64_t bias = x->s->bias_ticks;
-    if (fr->called && bias) {
+    if (__builtin_expect(bias != 0, 0) && fr->called) {
         uint64_t b = fr->self < bias ? fr->self : bias;
         fr->self -= b;
         x->clock -= b;
@@ -224,7 +224,11 @@ ct_prof_run_return(struct ct_prof_run *x, uint64_t d)
 static inline __attribute__((always_inline)) bool
 ct_prof_run_call(struct ct_prof_run *x, uint32_t func, uint64_t d)
 {
-    if (func >= x->nfuncs || x->depth >= x->cap)
+    /* Two predicted branches: joined, the compiler computes and keeps
+     * the condition without one. */
+    if (__builtin_expect(func >= x->nfuncs, 0))
+        return false;
+    if (__builtin_expect(x->depth >= x->cap, 0))
         return false;
     uint32_t caller = CT_FUNC_NONE;
     if (x->depth) {
