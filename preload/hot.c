@@ -4,13 +4,21 @@
  * check the room left in the block, encode, store.  No lock, no system
  * call, no allocation, errno untouched.  Everything else (first event on a
  * thread, full block, tracing off, hidden frames, re-entry, an exit that
- * is not the top frame's after a longjmp) goes to the slow path in
- * thread.c.  The enter hook also keeps the caller's stack pointer of each
- * open frame, which is how jump.c knows which frames a longjmp leaves.
+ * is not the top frame's after a longjmp, frames deeper than the shadow
+ * stack) goes to the slow path in thread.c.  The enter hook also keeps
+ * the caller's stack pointer of each open frame, which is how jump.c knows
+ * which frames a longjmp leaves.
  *
- * The busy flag is set before anything is checked, so an instrumented
- * signal handler that interrupts us sees it and is dropped (and counted)
- * by the slow path instead of writing into a half-written record.
+ * One test lets an event through: the thread's `gate` (its stop bits and
+ * its busy flag, one 64-bit word) is zero and its `expect` is the global
+ * word.  Tracing off, a record-time filter, hidden frames, re-entry and
+ * the CLOCK_MONOTONIC clock all fail it.  The busy flag is set right
+ * after that test and before anything else is read, so an instrumented
+ * signal handler that interrupts the hook later sees it and is dropped
+ * (and counted) by the slow path instead of writing into a half-written
+ * record.  A handler that runs between the test and the flag finds the
+ * flag clear, records its own events whole, and the hook then reads the
+ * position, depth and previous values the handler left.
  *
  * The hooks are leaf functions: every call out of them (the slow path, the
  * CLOCK_MONOTONIC variant) is a tail call, so the fast path saves no
@@ -34,22 +42,31 @@ static inline __attribute__((always_inline)) uint64_t hook_clock(int tsc)
  * the monotonic hook has a frame of its own and is handed it. */
 #define CALLER_SP(tsc, sp) ((tsc) == 1 ? (uintptr_t)__builtin_dwarf_cfa() : (sp))
 
+/* Stop bits the hook of a clock lets through. */
+#define IGNORED_STOP(tsc) ((tsc) ? 0u : CT_STOP_MONO)
+
+static void CT_COLD enter_other(void *fn, void *site, uintptr_t sp);
+static void CT_COLD exit_other(void *fn, void *site);
+
 static inline __attribute__((always_inline)) void
 hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
 {
     struct ct_thread *t = ct_self;
-    if (ct_unlikely(!t || t->busy))
+    if (ct_unlikely(!t))
         goto slow;
     uint64_t w = ct_global_word;
-    if (ct_unlikely(w & 1)) {
+    /* Tracing off makes `expect` ~0, so this fails then too. */
+    if (ct_unlikely(((t->gate & ~(uint64_t)IGNORED_STOP(tsc)) |
+                     (t->expect ^ w)) != 0)) {
         /* Paused, nothing open: only counted, which costs next to
          * nothing.  No busy flag: a handler that interrupts the count
          * adds and takes back its own frames, whose net is zero. */
-        if (t->depth == 0 && !t->stop && !t->last_on) {
+        if ((w & 1) && t->depth == 0 && !t->last_on &&
+            (t->gate & ~(uint64_t)IGNORED_STOP(tsc)) == 0) {
             t->blind++;
             return;
         }
-        goto slow;
+        goto other;
     }
     t->busy = 1;
     ct_signal_fence();
@@ -59,10 +76,8 @@ hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
      * the top frame is gone (unwound by an exception's cleanup, or left by
      * a jump no wrapper saw), and the slow path ends it.  Stored inverted,
      * so the empty stack's slot (zero) never compares above. */
-    uintptr_t top_not = t->sp_not[d < CT_MAX_DEPTH ? d : CT_MAX_DEPTH];
-    if (ct_unlikely((t->stop | (t->expect ^ w)) != 0 ||
-                    p + CT_REC_MAX_HOT > t->end ||
-                    top_not > ~CALLER_SP(tsc, sp))) {
+    if (ct_unlikely(p + CT_REC_MAX_HOT > t->end || d >= CT_MAX_DEPTH ||
+                    t->sp_not[d] > ~CALLER_SP(tsc, sp))) {
         t->busy = 0;
         goto slow;
     }
@@ -73,12 +88,10 @@ hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
     p = ct_enc_entry(p, now - prev, (uintptr_t)fn, t->prev_fn,
                      (uintptr_t)site, t->prev_site);
     /* Read again rather than kept in a register through the encoding,
-     * which would cost the hook a saved register. */
+     * which would cost the hook two saved registers. */
     d = *(volatile uint32_t *)&t->depth;
-    if (ct_likely(d < CT_MAX_DEPTH)) {
-        t->stack[d] = (uintptr_t)fn;
-        t->sp_not[d + 1] = ~CALLER_SP(tsc, sp);
-    }
+    t->stack[d] = (uintptr_t)fn;
+    t->sp_not[d + 1] = ~CALLER_SP(tsc, sp);
     t->depth = d + 1;
     t->prev_ticks = now;
     t->prev_fn = (uintptr_t)fn;
@@ -87,6 +100,11 @@ hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
     ct_signal_fence();
     t->busy = 0;
     return;
+other:
+    if (tsc) {
+        enter_other(fn, site, CALLER_SP(tsc, sp));
+        return;
+    }
 slow:
     ct_enter_slow((uintptr_t)fn, (uintptr_t)site, CALLER_SP(tsc, sp));
 }
@@ -95,25 +113,27 @@ static inline __attribute__((always_inline)) void
 hook_exit(void *fn, void *site, int tsc)
 {
     struct ct_thread *t = ct_self;
-    if (ct_unlikely(!t || t->busy))
+    if (ct_unlikely(!t))
         goto slow;
     uint64_t w = ct_global_word;
-    if (ct_unlikely(w & 1)) {
-        if (t->depth == 0 && t->blind && !t->stop) {
+    if (ct_unlikely(((t->gate & ~(uint64_t)IGNORED_STOP(tsc)) |
+                     (t->expect ^ w)) != 0)) {
+        if ((w & 1) && t->depth == 0 && t->blind &&
+            (t->gate & ~(uint64_t)IGNORED_STOP(tsc)) == 0) {
             t->blind--;  /* the return of a frame only counted */
             return;
         }
-        goto slow;
+        goto other;
     }
     t->busy = 1;
     ct_signal_fence();
     uint8_t *p = t->pos;
-    uint32_t d = t->depth;
-    /* An exit that is not the top frame's (longjmp skipped frames) is
-     * sorted out by the slow path. */
-    if (ct_unlikely((t->stop | (t->expect ^ w)) != 0 ||
-                    p + CT_REC_MAX_HOT > t->end || d == 0 ||
-                    (d <= CT_MAX_DEPTH && t->stack[d - 1] != (uintptr_t)fn))) {
+    uint32_t d = t->depth - 1;
+    /* An exit that is not the top frame's (longjmp skipped frames), at
+     * depth 0 (d wraps) or deeper than the shadow stack is sorted out by
+     * the slow path. */
+    if (ct_unlikely(p + CT_REC_MAX_HOT > t->end || d >= CT_MAX_DEPTH ||
+                    t->stack[d] != (uintptr_t)fn)) {
         t->busy = 0;
         goto slow;
     }
@@ -122,25 +142,37 @@ hook_exit(void *fn, void *site, int tsc)
     if (ct_unlikely(now < prev))
         now = prev;
     t->pos = ct_enc_exit(p, now - prev);
-    t->depth = d - 1;
+    t->depth = d;
     t->prev_ticks = now;
     ct_signal_fence();
     t->busy = 0;
     return;
+other:
+    if (tsc) {
+        exit_other(fn, site);
+        return;
+    }
 slow:
     ct_exit_slow((uintptr_t)fn, (uintptr_t)site);
 }
 
 /* The same hooks reading CLOCK_MONOTONIC: not leaves (clock_gettime is a
- * call), kept out of the TSC hooks so those need no frame. */
-static CT_COLD void enter_monotonic(void *fn, void *site, uintptr_t sp)
+ * call), kept out of the TSC hooks so those need no frame.  The TSC hooks
+ * come here when the thread's stop word carries CT_STOP_MONO. */
+static CT_COLD void enter_other(void *fn, void *site, uintptr_t sp)
 {
-    hook_enter(fn, site, sp, 0);
+    if (!ct_clock_is_tsc)
+        hook_enter(fn, site, sp, 0);
+    else
+        ct_enter_slow((uintptr_t)fn, (uintptr_t)site, sp);
 }
 
-static CT_COLD void exit_monotonic(void *fn, void *site)
+static CT_COLD void exit_other(void *fn, void *site)
 {
-    hook_exit(fn, site, 0);
+    if (!ct_clock_is_tsc)
+        hook_exit(fn, site, 0);
+    else
+        ct_exit_slow((uintptr_t)fn, (uintptr_t)site);
 }
 
 /* The caller's stack pointer at the call goes on the shadow stack beside
@@ -148,19 +180,11 @@ static CT_COLD void exit_monotonic(void *fn, void *site)
  * it leaves (jump.c). */
 CT_API void __cyg_profile_func_enter(void *fn, void *site)
 {
-    if (ct_unlikely(!ct_clock_is_tsc)) {
-        enter_monotonic(fn, site, (uintptr_t)__builtin_dwarf_cfa());
-        return;
-    }
     hook_enter(fn, site, 0, 1);
 }
 
 CT_API void __cyg_profile_func_exit(void *fn, void *site)
 {
-    if (ct_unlikely(!ct_clock_is_tsc)) {
-        exit_monotonic(fn, site);
-        return;
-    }
     hook_exit(fn, site, 1);
 }
 
@@ -169,9 +193,5 @@ CT_API void __cyg_profile_func_exit(void *fn, void *site)
  * clock with the given stack pointer). */
 void ct_enter_at(void *fn, void *site, uintptr_t sp)
 {
-    if (ct_unlikely(!ct_clock_is_tsc)) {
-        enter_monotonic(fn, site, sp);
-        return;
-    }
     hook_enter(fn, site, sp, 2);
 }

@@ -62,7 +62,8 @@ static void update_stop(struct ct_thread *t)
 {
     t->stop = (t->region ? CT_STOP_REGION : 0) |
               (t->hidden_count ? CT_STOP_HIDDEN : 0) |
-              (t->flags & CT_T_DEAD ? CT_STOP_DEAD : 0) | ct_filter_stop;
+              (t->flags & CT_T_DEAD ? CT_STOP_DEAD : 0) | ct_filter_stop |
+              (ct_clock_is_tsc ? 0 : CT_STOP_MONO);
 }
 
 #define tick_delta ct_tick_delta

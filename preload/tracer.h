@@ -189,6 +189,9 @@ static inline __attribute__((always_inline)) uint64_t ct_now(void)
 #define CT_STOP_HIDDEN 0x2u  /* hidden frames are open                      */
 #define CT_STOP_DEAD   0x4u
 #define CT_STOP_FILTER 0x8u  /* record-time filters in force (filter.c)      */
+/* The clock is CLOCK_MONOTONIC: the TSC hooks hand every event to their
+ * monotonic twins (hot.c), so they need no test of the clock kind. */
+#define CT_STOP_MONO   0x10u
 
 /* How one thread's on-CPU time is kept (cputime.c). */
 struct ct_cpu {
@@ -208,11 +211,17 @@ struct ct_thread {
     uintptr_t prev_fn;
     uintptr_t prev_site;
     uint32_t depth;         /* frames open, hidden ones included            */
-    uint32_t stop;          /* CT_STOP_*                                    */
+    uint32_t region;        /* CALLTRACE_OFF nesting                        */
     uint64_t expect;        /* ct_global_word when this thread last synced
                                and tracing was on; ~0 otherwise             */
-    volatile uint32_t busy; /* recursion guard                              */
-    uint32_t region;        /* CALLTRACE_OFF nesting                        */
+    /* The hot path tests both words with one load of `gate`. */
+    union {
+        struct {
+            uint32_t stop;          /* CT_STOP_*                            */
+            volatile uint32_t busy; /* recursion guard                      */
+        };
+        uint64_t gate;
+    };
 
     /* Slow path fields. */
     struct ct_block_header *blk;  /* current block, mapped, or NULL         */
