@@ -76,7 +76,7 @@ hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
      * the top frame is gone (unwound by an exception's cleanup, or left by
      * a jump no wrapper saw), and the slow path ends it.  Stored inverted,
      * so the empty stack's slot (zero) never compares above. */
-    if (ct_unlikely(p + CT_REC_MAX_HOT > t->end || d >= CT_MAX_DEPTH ||
+    if (ct_unlikely(p >= t->end || d >= CT_MAX_DEPTH ||
                     t->sp_not[d] > ~CALLER_SP(tsc, sp))) {
         t->busy = 0;
         goto slow;
@@ -128,12 +128,12 @@ hook_exit(void *fn, void *site, int tsc)
     t->busy = 1;
     ct_signal_fence();
     uint8_t *p = t->pos;
-    uint32_t d = t->depth - 1;
+    uint32_t d = t->depth;
     /* An exit that is not the top frame's (longjmp skipped frames), at
      * depth 0 (d wraps) or deeper than the shadow stack is sorted out by
      * the slow path. */
-    if (ct_unlikely(p + CT_REC_MAX_HOT > t->end || d >= CT_MAX_DEPTH ||
-                    t->stack[d] != (uintptr_t)fn)) {
+    if (ct_unlikely(p >= t->end || d - 1 >= CT_MAX_DEPTH ||
+                    t->stack[(uintptr_t)d - 1] != (uintptr_t)fn)) {
         t->busy = 0;
         goto slow;
     }
@@ -142,7 +142,7 @@ hook_exit(void *fn, void *site, int tsc)
     if (ct_unlikely(now < prev))
         now = prev;
     t->pos = ct_enc_exit(p, now - prev);
-    t->depth = d;
+    t->depth = d - 1;
     t->prev_ticks = now;
     ct_signal_fence();
     t->busy = 0;

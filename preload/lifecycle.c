@@ -338,7 +338,7 @@ uint64_t ct_measure_bias(void)
     uint64_t best = UINT64_MAX;
     for (int r = 0; r < BIAS_ROUNDS; r++) {
         scratch->pos = buf;
-        scratch->end = buf + BIAS_BUF;
+        scratch->end = ct_hot_end(buf + BIAS_BUF);
         scratch->prev_ticks = ct_now();
         uint64_t t0 = ct_mono_ns();
         for (int i = 0; i < BIAS_PAIRS; i++) {

@@ -152,7 +152,7 @@ static uint8_t *check_end(const struct ct_thread *t)
  * here.  Frames deeper than the shadow stack are written as 0. */
 static uint32_t put_stack_record(struct ct_thread *t)
 {
-    size_t room = (size_t)(t->end - t->pos) - 24;
+    size_t room = (size_t)(ct_room_end(t->end) - t->pos) - 24;
     uint8_t *p = t->pos;
     uint8_t *start;
     /* Head and subtype, then a length that needs at most 5 bytes. */
@@ -233,7 +233,8 @@ static int switch_block(struct ct_thread *t, size_t need)
     if (!nb) {
         if (limit_hit)
             t->flags |= CT_T_NOBLOCK;
-        t->end = t->pos;  /* every later event comes back here */
+        /* every later event comes back here */
+        t->end = t->pos ? ct_hot_end(t->pos) : NULL;
         return -1;
     }
     close_block(t, now, 0, 1);
@@ -252,7 +253,7 @@ static int switch_block(struct ct_thread *t, size_t need)
     b->first_ticks = now;
     t->blk = b;
     t->limit = nb + size;
-    t->end = block_end(t);
+    t->end = ct_hot_end(block_end(t));
     t->pos = nb + CT_BLOCK_HEADER_SIZE;
     t->prev_ticks = now;
     t->prev_fn = t->prev_site = 0;
@@ -265,8 +266,8 @@ static int switch_block(struct ct_thread *t, size_t need)
     put_ext(t, ct_now(), CT_EXT_OVERHEAD_END, NULL, 0);
     /* After E: a block's second record stays OVERHEAD_END (readers rely
      * on it), and the drain reads memory only. */
-    ct_cpu_record(t, t->end, 1);
-    t->end = check_end(t);
+    ct_cpu_record(t, ct_room_end(t->end), 1);
+    t->end = ct_hot_end(check_end(t));
     ct_supply_kick();
     return 0;
 }
@@ -293,14 +294,14 @@ void ct_thread_count_lost(struct ct_thread *t, uint64_t n)
  * short of the block's is a checkpoint for the switch ring (cputime.c). */
 static int ensure_room(struct ct_thread *t, size_t need)
 {
-    if (t->blk && t->pos + need <= t->end)
+    if (t->blk && t->pos + need <= ct_room_end(t->end))
         return 0;
-    if (t->blk && t->cpu.ring && t->end < block_end(t) &&
+    if (t->blk && t->cpu.ring && ct_room_end(t->end) < block_end(t) &&
         !(t->flags & CT_T_NOBLOCK) && !ct_proc.failed) {
         if (ct_cpu_pending(t))
             ct_cpu_record(t, block_end(t), 0);
-        t->end = check_end(t);
-        if (t->pos + need <= t->end)
+        t->end = ct_hot_end(check_end(t));
+        if (t->pos + need <= ct_room_end(t->end))
             return 0;
     }
     return switch_block(t, need);
@@ -717,7 +718,7 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch,
     memcpy(scratch->hidden, t->hidden, sizeof t->hidden);
     scratch->blk = b;
     scratch->limit = nb + size;
-    scratch->end = scratch->limit - CT_BLOCK_RESERVE;
+    scratch->end = ct_hot_end(scratch->limit - CT_BLOCK_RESERVE);
     scratch->pos = nb + CT_BLOCK_HEADER_SIZE;
     scratch->prev_ticks = now;
     scratch->prev_fn = scratch->prev_site = 0;

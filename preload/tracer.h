@@ -206,7 +206,9 @@ struct ct_cpu {
 struct ct_thread {
     /* Hot path fields: one cache line. */
     uint8_t *pos;           /* next record goes here                        */
-    uint8_t *end;           /* a hot record may start below end - MAX_HOT   */
+    uint8_t *end;           /* a hot record may start below end: set with
+                               ct_hot_end(limit of records), so the hook
+                               compares without adding CT_REC_MAX_HOT     */
     uint64_t prev_ticks;
     uintptr_t prev_fn;
     uintptr_t prev_site;
@@ -251,6 +253,19 @@ struct ct_thread {
     uintptr_t sp_not[CT_MAX_DEPTH + 1];
     uint64_t hidden[CT_MAX_DEPTH / 64];    /* bit set: frame is hidden      */
 } __attribute__((aligned(64)));
+
+/* The `end` of a thread whose records must stay below lim: a record of
+ * up to CT_REC_MAX_HOT bytes starting below it fits. */
+static inline uint8_t *ct_hot_end(uint8_t *lim)
+{
+    return lim - (CT_REC_MAX_HOT - 1);
+}
+
+/* Where records must stop, from a thread's `end` (its inverse). */
+static inline uint8_t *ct_room_end(const uint8_t *end)
+{
+    return (uint8_t *)end + (CT_REC_MAX_HOT - 1);
+}
 
 /* The caller stack pointer of level d's enter hook; levels deeper than
  * the shadow stack give the deepest kept one's. */
