@@ -332,7 +332,7 @@ uint64_t ct_measure_bias(void)
     ct_global_word = 0;
     ct_self = scratch;
     scratch->expect = 0;
-    scratch->stop = ct_clock_is_tsc ? 0 : CT_STOP_MONO;  /* as update_stop */
+    scratch->stop = ct_clock_is_tsc ? 0 : CT_STOP_MONO;  /* as the slow path sets it */
     void (*enter)(void *, void *) = __cyg_profile_func_enter;
     void (*exit_)(void *, void *) = __cyg_profile_func_exit;
     uint64_t best = UINT64_MAX;

@@ -58,12 +58,12 @@ static int is_hidden(const struct ct_thread *t, uint32_t d)
     return d < CT_MAX_DEPTH && (t->hidden[d / 64] >> (d % 64) & 1);
 }
 
-static void update_stop(struct ct_thread *t)
+static uint32_t stop_bits(const struct ct_thread *t)
 {
-    t->stop = (t->region ? CT_STOP_REGION : 0) |
-              (t->hidden_count ? CT_STOP_HIDDEN : 0) |
-              (t->flags & CT_T_DEAD ? CT_STOP_DEAD : 0) | ct_filter_stop |
-              (ct_clock_is_tsc ? 0 : CT_STOP_MONO);
+    return (t->region ? CT_STOP_REGION : 0) |
+           (t->hidden_count ? CT_STOP_HIDDEN : 0) |
+           (t->flags & CT_T_DEAD ? CT_STOP_DEAD : 0) | ct_filter_stop |
+           (ct_clock_is_tsc ? 0 : CT_STOP_MONO);
 }
 
 #define tick_delta ct_tick_delta
@@ -441,11 +441,13 @@ static struct ct_thread *slow_begin(void)
     return t;
 }
 
+/* Stop bits and busy flag in one store: the next hook reads them as one
+ * 64-bit word, which a pair of 32-bit stores could not forward to. */
 static void slow_end(struct ct_thread *t)
 {
-    update_stop(t);
+    uint64_t gate = stop_bits(t);
     ct_signal_fence();
-    t->busy = 0;
+    t->gate = gate;
 }
 
 static int recording(const struct ct_thread *t)
@@ -635,6 +637,18 @@ void ct_thread_region(int on)
     struct ct_thread *t = ct_thread_get();
     if (!t)
         return;
+    if (t->busy) {
+        /* A signal handler that interrupted the tracer: its flag and stop
+         * bits stay as they are (the hook clears them by storing its whole
+         * gate), and the thread's next event takes the slow path, which
+         * sets the stop bits from the new nesting. */
+        if (!on)
+            t->region++;
+        else if (t->region)
+            t->region--;
+        t->seen_word = t->expect = ~0ull;
+        return;
+    }
     t->busy = 1;
     ct_signal_fence();
     if (!on)

@@ -1,0 +1,119 @@
+/* The hooks' one test (hot.c): a thread's stop bits and busy flag share
+ * one word, the CLOCK_MONOTONIC clock is a stop bit of its own that the
+ * monotonic hooks let through, and a region toggled by a signal handler
+ * that interrupted a hook takes effect at the thread's next event. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "tracer.h"
+
+static char path[64];
+
+static int setup_file(void **state)
+{
+    (void)state;
+    snprintf(path, sizeof path, "/tmp/ct-unit-gate-%d.raw", (int)getpid());
+    unlink(path);
+    ct_config_defaults(&ct_proc.cfg);
+    ct_proc.cfg.quiet = 1;
+    ct_proc.cfg.cputime = CT_CPUTIME_OFF;
+    snprintf(ct_proc.cfg.output, sizeof ct_proc.cfg.output, "%s", path);
+    ct_clock_init(1, 0);  /* monotonic */
+    ct_proc.pid = (uint32_t)getpid();
+    if (ct_file_open(0, 1) != 0)
+        return -1;
+    ct_proc.started = 2;
+    ct_global_update();
+    return 0;
+}
+
+static int teardown_file(void **state)
+{
+    (void)state;
+    unlink(path);
+    return 0;
+}
+
+static void fn_a(void) {}
+static void fn_b(void) {}
+
+/* Busy is the upper half of the gate, the stop bits the lower. */
+static void test_gate_layout(void **state)
+{
+    (void)state;
+    struct ct_thread t = {0};
+    t.busy = 1;
+    assert_int_equal(t.gate, 1ull << 32);
+    t.busy = 0;
+    t.stop = CT_STOP_REGION;
+    assert_int_equal(t.gate, CT_STOP_REGION);
+}
+
+/* With the monotonic clock every event leaves the TSC hook by its stop
+ * bit and is still recorded by the monotonic one, busy cleared after. */
+static void test_monotonic_stop_bit(void **state)
+{
+    (void)state;
+    assert_int_equal(ct_clock_is_tsc, 0);
+    __cyg_profile_func_enter((void *)fn_a, (void *)0x10);  /* slow: first */
+    struct ct_thread *t = ct_self;
+    assert_non_null(t);
+    assert_int_equal(t->gate, CT_STOP_MONO);
+    uint8_t *pos = t->pos;
+    uint32_t depth = t->depth;
+    __cyg_profile_func_enter((void *)fn_b, (void *)0x14);
+    assert_true(t->pos > pos);
+    assert_int_equal(t->depth, depth + 1);
+    assert_int_equal(t->gate, CT_STOP_MONO);
+    pos = t->pos;
+    __cyg_profile_func_exit((void *)fn_b, (void *)0x14);
+    assert_true(t->pos > pos);
+    assert_int_equal(t->depth, depth);
+    __cyg_profile_func_exit((void *)fn_a, (void *)0x10);
+    assert_int_equal(t->gate, CT_STOP_MONO);
+}
+
+/* CALLTRACE_OFF() from a handler that interrupted a hook leaves the
+ * hook's flag alone; the next event sees the region and hides its frame. */
+static void test_region_from_interrupting_handler(void **state)
+{
+    (void)state;
+    struct ct_thread *t = ct_self;
+    __cyg_profile_func_enter((void *)fn_a, (void *)0x20);
+    uint32_t depth = t->depth;
+    t->busy = 1;              /* a hook is running ...                   */
+    ct_thread_region(0);      /* ... when a handler calls CALLTRACE_OFF */
+    assert_int_equal(t->busy, 1);
+    assert_int_equal(t->region, 1);
+    t->busy = 0;              /* the hook ends                          */
+    uint8_t *pos = t->pos;
+    __cyg_profile_func_enter((void *)fn_b, (void *)0x24);
+    assert_int_equal(t->hidden_count, 1);
+    assert_ptr_equal(t->pos, pos);
+    assert_int_equal(t->stop, CT_STOP_REGION | CT_STOP_HIDDEN | CT_STOP_MONO);
+    __cyg_profile_func_exit((void *)fn_b, (void *)0x24);
+    assert_int_equal(t->hidden_count, 0);
+    assert_ptr_equal(t->pos, pos);
+    ct_thread_region(1);
+    assert_int_equal(t->gate, CT_STOP_MONO);
+    __cyg_profile_func_exit((void *)fn_a, (void *)0x20);
+    assert_true(t->pos > pos);  /* recorded again */
+    assert_int_equal(t->depth, depth - 1);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_gate_layout),
+    };
+    const struct CMUnitTest file_tests[] = {
+        cmocka_unit_test(test_monotonic_stop_bit),
+        cmocka_unit_test(test_region_from_interrupting_handler),
+    };
+    int rc = cmocka_run_group_tests(tests, NULL, NULL);
+    return rc | cmocka_run_group_tests(file_tests, setup_file, teardown_file);
+}
