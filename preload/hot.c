@@ -47,11 +47,11 @@ static inline __attribute__((always_inline)) uint64_t hook_clock(int tsc)
 
 /* Clears the busy flag at the end of the fast path.  The TSC hooks store
  * the whole gate, whose stop bits they found zero: the next hook's 64-bit
- * load of the gate then takes its value from this store, where a 32-bit
- * store of busy alone would make it wait for the store to reach the cache
- * (a failed store-to-load forward, about 2 ns a hook here).  Nothing else
- * writes the stop bits while busy is set (ct_thread_region, the one slow
- * path a handler may run without looking at busy, leaves them alone). */
+ * load of the gate can then take its value from this store, which a
+ * 32-bit store of busy alone cannot forward to (the load would wait for
+ * the store to reach the cache).  Nothing else writes the stop bits while
+ * busy is set (ct_thread_region, the one slow path a handler may run
+ * without looking at busy, leaves them alone). */
 static inline __attribute__((always_inline)) void
 hook_done(struct ct_thread *t, int tsc)
 {
