@@ -35,7 +35,8 @@ ANALYZER_HDRS := $(foreach d,$(ANALYZER_DIRS),$(wildcard $(d)/*.h))
 # figures of record's closing line) and the tracer's option parsers.
 FRONT_SRCS    := $(sort $(wildcard frontend/*.c))
 FRONT_OBJS    := $(FRONT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/frontend/preload/config.o \
-                 $(BUILD)/frontend/preload/filter_spec.o
+                 $(BUILD)/frontend/preload/filter_spec.o \
+                 $(BUILD)/frontend/preload/scratch.o
 # init.c starts the tracer when the library is loaded; unit tests link the
 # rest of the tracer without it.
 PRELOAD_LIB_SRCS  := $(filter-out preload/init.c,$(PRELOAD_SRCS))

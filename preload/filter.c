@@ -31,6 +31,7 @@
 
 #include "filter.h"
 #include "plt.h"
+#include "scratch.h"
 #include "tracer.h"
 
 uint32_t ct_filter_stop;
@@ -243,8 +244,10 @@ static void scan_all(struct fset *s)
     if (!s->spec.nrules)
         return;
     /* The C++ runtime's demangler, when the program has one loaded: a C
-     * program has no C++ names to show either. */
-    s->demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
+     * program has no C++ names to show either (and a failing dlsym would
+     * start its heap). */
+    if (ct_cxx_runtime_loaded())
+        s->demangle = dlsym(RTLD_DEFAULT, "__cxa_demangle");
     struct scan sc = {s, (demangle_fn)s->demangle, NULL, 0};
     int saved = errno;
     dl_iterate_phdr(scan_object, &sc);
@@ -268,13 +271,13 @@ static uint64_t ns_to_ticks(uint64_t ns)
 
 static int install(const char *text, char *err, size_t errcap)
 {
-    struct fset *s = calloc(1, sizeof *s);
+    struct fset *s = ct_scratch_alloc(sizeof *s);
     if (!s) {
         snprintf(err, errcap, "out of memory");
         return -1;
     }
     if (ct_fspec_parse(text, &s->spec, err, errcap) != 0) {
-        free(s);
+        ct_scratch_free(s, sizeof *s);
         return -1;
     }
     for (uint32_t i = 0; i < s->spec.nrules; i++)

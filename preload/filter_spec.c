@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "filter.h"
+#include "scratch.h"
 
 void ct_fspec_free(struct ct_fspec *s)
 {
@@ -325,7 +326,7 @@ size_t ct_fspec_from_env(char *dst, size_t cap, ct_fenv_fn get,
         const char *v = get(vars[i].var);
         if (!v || !*v)
             continue;
-        if (!tmp && !(tmp = calloc(1, sizeof *tmp)))
+        if (!tmp && !(tmp = ct_scratch_alloc(sizeof *tmp)))
             return 0;
         char item[CT_FILTER_TEXT_MAX], err[256];
         if (strlen(v) + 8 >= sizeof item) {
@@ -359,6 +360,6 @@ size_t ct_fspec_from_env(char *dst, size_t cap, ct_fenv_fn get,
             n = append(dst, cap, n, tmp->text);
         ct_fspec_free(tmp);
     }
-    free(tmp);
+    ct_scratch_free(tmp, sizeof *tmp);
     return n;
 }

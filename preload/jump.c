@@ -19,8 +19,10 @@
  * exit hook's repair (thread.c) ends the frames later, as before.
  */
 #include <dlfcn.h>
+#include <link.h>
 #include <setjmp.h>
 #include <signal.h>
+#include <string.h>
 
 #include "plt.h"
 #include "tracer.h"
@@ -62,15 +64,35 @@ static __attribute__((noinline)) int demangle_works(void)
     return sp >= here && sp < cfa;
 }
 
+static int is_cxx_runtime(struct dl_phdr_info *info, size_t size,
+                          void *arg)
+{
+    (void)size;
+    (void)arg;
+    const char *n = info->dlpi_name;
+    return n && (strstr(n, "/libstdc++.so") || strstr(n, "/libc++abi.so") ||
+                 strstr(n, "/libc++.so"));
+}
+
+int ct_cxx_runtime_loaded(void)
+{
+    return dl_iterate_phdr(is_cxx_runtime, NULL);
+}
+
 /* Looked up at load time: the wrappers may run in a signal handler, where
- * dlsym could deadlock on the loader's lock. */
+ * dlsym could deadlock on the loader's lock.  A dlsym that fails sets up
+ * its error message with malloc, which would start the heap of a C program
+ * that never catches: __cxa_begin_catch is looked up only when a C++
+ * runtime is there, and otherwise at the first catch (a C++ plugin loaded
+ * later). */
 __attribute__((constructor)) static void jump_init(void)
 {
     next_longjmp = (jump_fn)dlsym(RTLD_NEXT, "longjmp");
     next__longjmp = (jump_fn)dlsym(RTLD_NEXT, "_longjmp");
     next_siglongjmp = (jump_fn)dlsym(RTLD_NEXT, "siglongjmp");
     next_chk = (jump_fn)dlsym(RTLD_NEXT, "__longjmp_chk");
-    next_catch = (catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
+    if (ct_cxx_runtime_loaded())
+        next_catch = (catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
     demangle_ok = demangle_works();
 }
 

@@ -39,6 +39,7 @@
 
 #include "plt.h"
 #include "plt_got.h"
+#include "scratch.h"
 #include "tracer.h"
 
 #define STUB_SIZE 16u
@@ -659,10 +660,7 @@ static int is_loader(const char *name)
 /* A copy of a slot's name, which outlives a dlclose of its object. */
 static const char *keep_name(const char *name)
 {
-    int saved = errno;
-    char *copy = name ? strdup(name) : NULL;
-    errno = saved;
-    return copy;
+    return ct_scratch_keep(name);
 }
 
 /* Points a GOT slot at a new stub; plt is the function in the records, 0
@@ -728,7 +726,8 @@ static void patch_got_calls(struct dl_phdr_info *info,
                             const struct dyn_info *d, uintptr_t rlo,
                             uintptr_t rhi, int *opened)
 {
-    struct got_use *u = d->nrela ? malloc(d->nrela * sizeof *u) : NULL;
+    size_t bytes = d->nrela * sizeof(struct got_use);
+    struct got_use *u = ct_scratch_alloc(bytes);
     if (!u)
         return;
     size_t n = 0;
@@ -764,7 +763,7 @@ static void patch_got_calls(struct dl_phdr_info *info,
         if (stub)
             ct_plt_name_stub(stub, target, u[i].name, "@got");
     }
-    free(u);
+    ct_scratch_free(u, bytes);
 }
 
 /*
@@ -809,7 +808,8 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
     if (plt_mode != CT_LIBCALLS_NESTED &&
         !imports(&d, "__cyg_profile_func_enter"))
         return 0;
-    struct got_ref *refs = malloc((d.njmprel + 1) * sizeof *refs);
+    size_t bytes = (d.njmprel + 1) * sizeof(struct got_ref);
+    struct got_ref *refs = ct_scratch_alloc(bytes);
     if (!refs)
         return 0;
     size_t n = 0;
@@ -823,7 +823,7 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
             continue;
         refs[n++] = (struct got_ref){d.base + r->r_offset, 0, hook, name};
     }
-    qsort(refs, n, sizeof *refs, cmp_got);
+    ct_sort(refs, n, sizeof *refs, cmp_got);
     find_plt_entries(info, refs, n);
     uintptr_t rlo, rhi;
     relro_range(info, &rlo, &rhi);
@@ -852,7 +852,7 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
     patch_got_calls(info, &d, rlo, rhi, &opened);
     if (opened)
         mprotect((void *)rlo, rhi - rlo, PROT_READ);
-    free(refs);
+    ct_scratch_free(refs, bytes);
     return 0;
 }
 

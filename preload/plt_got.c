@@ -17,6 +17,7 @@
 
 #include "plt.h"
 #include "plt_got.h"
+#include "scratch.h"
 
 static int cmp_use(const void *a, const void *b)
 {
@@ -64,7 +65,7 @@ void ct_got_classify(const struct dl_phdr_info *info, struct got_use *u,
 {
     if (n == 0)
         return;
-    qsort(u, n, sizeof *u, cmp_use);
+    ct_sort(u, n, sizeof *u, cmp_use);
     for (int i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X) ||

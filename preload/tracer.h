@@ -17,6 +17,7 @@
  *   wrap.c       exec*, _exit, dlopen wrappers
  *   wrap_spawn.c the environment of children: posix_spawn*, system, popen
  *   jump.c       longjmp family and __cxa_begin_catch: frames a jump leaves
+ *   scratch.c    memory of the tracer's own, outside the program's heap
  *   init.c       load-time constructor and destructor (not in unit tests)
  */
 #ifndef CT_TRACER_H
@@ -313,6 +314,11 @@ int ct_tracer_append_ext(unsigned subtype, const void *payload, size_t len);
  * left(frame's stack pointer at its enter hook, arg) holds (jump.c). */
 void ct_leave_frames(int (*left)(uintptr_t sp, const void *arg),
                      const void *arg);
+
+/* Whether a C++ runtime (libstdc++, libc++) is loaded: what the tracer
+ * would look up in one is not looked up otherwise, since a dlsym that fails
+ * mallocs its error message (jump.c). */
+int ct_cxx_runtime_loaded(void);
 
 /* 0 when one of the two stack pointers is on the thread's alternate
  * signal stack and the other is not. */
