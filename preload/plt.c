@@ -784,7 +784,10 @@ static void hook_unwinder(const struct dl_phdr_info *info,
         const char *name = rel_name(d, &d->jmprel[i]);
         uintptr_t hook = ct_plt_unwinder_hook_for(name);
         uintptr_t *got = (uintptr_t *)(d->base + d->jmprel[i].r_offset);
-        if (!hook || *got == hook || !writable((uintptr_t)got, rlo, rhi, &opened))
+        /* A stub there would be called by the hook as the real function,
+         * and call the hook again. */
+        if (!hook || *got == hook || is_stub(*got) ||
+            !writable((uintptr_t)got, rlo, rhi, &opened))
             continue;
         ct_plt_unwinder_next(name, *got);
         __atomic_store_n(got, hook, __ATOMIC_RELEASE);
@@ -830,8 +833,11 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
     int opened = 0;
     for (size_t i = 0; i < n; i++) {
         uintptr_t now = *(uintptr_t *)refs[i].got;
+        /* The unwinder's own look-ups (hook_unwinder) are not recorded:
+         * they run while it walks the stack, hundreds per throw. */
         if ((!refs[i].plt && !refs[i].hook) || is_stub(now) ||
-            (refs[i].hook && now == refs[i].hook))
+            (refs[i].hook && now == refs[i].hook) ||
+            now == ct_plt_unwinder_hook_for(refs[i].name))
             continue;
         int in_relro = refs[i].got >= rlo && refs[i].got < rhi;
         if (!writable(refs[i].got, rlo, rhi, &opened))
