@@ -207,7 +207,7 @@ CT_API void __longjmp_chk(struct __jmp_buf_tag env[1], int val)
 CT_API void *__cxa_begin_catch(void *exception)
 {
     if (!next_catch)
-        next_catch = (catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
+        next_catch = (catch_fn)ct_next_definition("__cxa_begin_catch");
     uintptr_t here = (uintptr_t)__builtin_dwarf_cfa();
     land_at(here, here, 1);
     /* Library calls: the one that brought us here, if any, has its return

@@ -30,7 +30,7 @@
 #define NEXT(var, name)                                                    \
     do {                                                                   \
         if (!var)                                                          \
-            var = (__typeof__(var))dlsym(RTLD_NEXT, name);                 \
+            var = (__typeof__(var))ct_next_definition(name);               \
         if (!var)                                                          \
             missing(name);                                                 \
     } while (0)

@@ -17,6 +17,7 @@
  *   wrap.c       exec*, _exit, dlopen wrappers
  *   wrap_spawn.c the environment of children: posix_spawn*, system, popen
  *   jump.c       longjmp family and __cxa_begin_catch: frames a jump leaves
+ *   next.c       the definitions the wrappers stand in front of
  *   scratch.c    memory of the tracer's own, outside the program's heap
  *   init.c       load-time constructor and destructor (not in unit tests)
  */
@@ -314,6 +315,11 @@ int ct_tracer_append_ext(unsigned subtype, const void *payload, size_t len);
  * left(frame's stack pointer at its enter hook, arg) holds (jump.c). */
 void ct_leave_frames(int (*left)(uintptr_t sp, const void *arg),
                      const void *arg);
+
+/* The definition of name that a wrapper of the tracer's stands in front
+ * of: RTLD_NEXT's, else the first loaded object's that is not the tracer
+ * (a library dlopened RTLD_LOCAL), else NULL (next.c). */
+void *ct_next_definition(const char *name);
 
 /* Whether a C++ runtime (libstdc++, libc++) is loaded: what the tracer
  * would look up in one is not looked up otherwise, since a dlsym that fails
