@@ -426,6 +426,16 @@ void ct_plt_quiet_end(int began)
     }
 }
 
+/* A function that never returns (_Unwind_Resume, say) called first
+ * through a lazy slot: the resolver has written the slot by now, and no
+ * exit will come to put the stub back, so the next call through it would
+ * not be recorded. */
+static void sweep_unreturned(const struct plt_thread *pt)
+{
+    if (!pt->in_tracer && __atomic_load_n(&npending, __ATOMIC_RELAXED))
+        sweep_pending(CT_PLT_MAX_SLOTS);
+}
+
 void ct_plt_disarm(void)
 {
     struct plt_thread *pt = plt_self;
@@ -437,6 +447,7 @@ void ct_plt_disarm(void)
             *f->retp = f->ret;
         f->armed = 0;
     }
+    sweep_unreturned(pt);
 }
 
 void ct_plt_rearm(uintptr_t sp)
