@@ -148,6 +148,12 @@ static void land_at(uintptr_t target, uintptr_t here, int is_catch)
     ct_leave_frames(frame_left, &l);
 }
 
+void ct_landing_pad(uintptr_t sp)
+{
+    land_at(sp, sp, 1);
+    ct_plt_rearm(sp);
+}
+
 static void jumping(struct __jmp_buf_tag *env)
 {
     if (demangle_ok)

@@ -62,6 +62,10 @@ int ct_plt_recording(void);
  * ends, now, the frames below the stack pointer jmpbuf (a __jmp_buf)
  * holds (jump.c). */
 void ct_jump_landing(const void *jmpbuf);
+/* The unwinder is about to land at a cleanup or handler of the frame whose
+ * stack pointer is sp: ends the frames below it, library calls made from
+ * it included (jump.c). */
+void ct_landing_pad(uintptr_t sp);
 
 /* Pointers dlsym returned (plt_dlsym.c).  A stub of the table for a
  * function called through a pointer, or 0 when the table is full. */

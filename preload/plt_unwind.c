@@ -16,6 +16,13 @@
  * the frames below that buffer (the library call the cancellation
  * interrupted) are ended when the unwinding begins, so the handler shows
  * where it runs, in the function that pushed it.
+ *
+ * A C++ unwinding lands at each frame with a cleanup (destructors) or a
+ * handler: the personality routine sets the landing pad's address with
+ * _Unwind_SetIP just before the unwinder jumps there.  The library calls
+ * made from that frame or below are left at that moment, so a destructor
+ * run by an exception or a cancellation shows in the frame it runs in,
+ * not inside the library call the exception crossed.
  */
 #include <dlfcn.h>
 #include <link.h>
@@ -49,6 +56,7 @@ CT_API _Unwind_Reason_Code _Unwind_ForcedUnwind(struct _Unwind_Exception *e,
                                                 _Unwind_Stop_Fn stop,
                                                 void *arg);
 CT_API _Unwind_Reason_Code _Unwind_Backtrace(_Unwind_Trace_Fn fn, void *arg);
+CT_API void _Unwind_SetIP(struct _Unwind_Context *ctx, _Unwind_Ptr ip);
 
 CT_API void pthread_exit(void *ret);
 CT_API int pthread_cancel(pthread_t th);
@@ -252,6 +260,24 @@ CT_API _Unwind_Reason_Code _Unwind_Backtrace(_Unwind_Trace_Fn fn, void *arg)
     _Unwind_Reason_Code rc = next(fn, arg);
     ct_plt_rearm((uintptr_t)__builtin_frame_address(0));
     return rc;
+}
+
+/* The context the personality routine is given for the frame it lands in
+ * still holds the CFA of the frame below (libgcc moves it up only after
+ * the personality routine has run): the landing frame's own stack pointer
+ * at the call the unwinding came back through.  Everything below it is
+ * left, as at a catch (jump.c), the library call made from that frame
+ * included. */
+CT_API void _Unwind_SetIP(struct _Unwind_Context *ctx, _Unwind_Ptr ip)
+{
+    static void (*next)(struct _Unwind_Context *, _Unwind_Ptr);
+    static _Unwind_Word (*get_cfa)(struct _Unwind_Context *);
+    NEXT(next, "_Unwind_SetIP");
+    NEXT(get_cfa, "_Unwind_GetCFA");
+    next(ctx, ip);
+    uintptr_t sp = (uintptr_t)get_cfa(ctx);
+    if (sp)
+        ct_landing_pad(sp);
 }
 
 /* glibc unwinds the thread through a libgcc_s it opens itself, so the

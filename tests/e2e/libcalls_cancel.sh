@@ -12,10 +12,13 @@
 # pthread_cleanup_push registered, and runs the handler there: the call
 # ends when the unwinding begins, and the handler shows in the function
 # that pushed it, after the call.  In C++ the destructor runs in a landing
-# pad the unwinder jumps to, and shows inside the call the cancellation
-# interrupted, which ends at the next event that finds it gone, as for a
-# C++ exception through a library call.  The frames the cancellation
-# leaves never return: they end with the thread.
+# pad the unwinder jumps to, where the call the cancellation interrupted
+# ends (the _Unwind_SetIP wrapper): each destructor shows in the function
+# it runs in, after the call.  Each cleanup resumes the unwinding with
+# _Unwind_Resume, which never returns: worker's, after worker's own exit
+# hook, sits at the thread's top; it was lost before, as the second call
+# through a lazily bound slot whose first call never returned.  The
+# frames the cancellation leaves never return: they end with the thread.
 #
 # uftrace 0.13 on the same binaries: both programs die of SIGSEGV in the
 # cancelled thread (its return trampoline is met by the unwinder), so
@@ -81,8 +84,9 @@ expect_eq "C++: output (both destructors ran)" "canceled=1 dtors=2" "$out"
 expect_eq "C++: stderr" "" "$(cat "$T/err")"
 thread_trees "$T/x.raw" > "$T/x.trees"
 expect_eq "C++: the cancelled thread" "$(printf '%s\n' "worker(void*)" \
-    "  blocked()" "    read@plt" "      guard::~guard()" \
-    "  _Unwind_Resume@plt" "  guard::~guard()")" "$(tree_of "$T/x.trees" 2)"
+    "  blocked()" "    read@plt" "    guard::~guard()" \
+    "  _Unwind_Resume@plt" "  guard::~guard()" "_Unwind_Resume@plt")" \
+    "$(tree_of "$T/x.trees" 2)"
 
 if command -v uftrace >/dev/null 2>&1; then
     for p in cancel cxx; do
