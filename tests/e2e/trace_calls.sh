@@ -54,7 +54,7 @@ for s in $exports; do
         posix_spawn|posix_spawnp|system|popen) ;;
         # library calls: the unwinder must not meet the return trampoline
         _Unwind_RaiseException|_Unwind_Resume|_Unwind_Resume_or_Rethrow) ;;
-        _Unwind_ForcedUnwind|_Unwind_Backtrace|pthread_exit) ;;
+        _Unwind_ForcedUnwind|_Unwind_Backtrace|_Unwind_SetIP|pthread_exit) ;;
         # cancellation in C: where the cleanup handler's jump lands
         pthread_cancel|__pthread_register_cancel) ;;
         __pthread_unregister_cancel|__pthread_unwind_next) ;;
