@@ -93,16 +93,28 @@ expect_eq "stall: events kept + lost" "$local_events" "$((net_events + net_lost)
 # ended, to let the test end.)
 # Before the pause the program writes more than the loopback socket's
 # buffers hold (a few MB each side), so the sender is stuck on the
-# listener when the pause begins, not only after the program ended.
+# listener when the pause begins, not only after the program ended.  It
+# writes for a second at least: on a loaded machine the sender, short of
+# CPU, drops most blocks unsent, and 5 M calls' worth could leave the
+# socket unfilled (the timeout then came only at exit, unsaid).
 cat > "$T/pause.c" <<'C'
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 static volatile long sink;
 __attribute__((noinline)) void f(long i) { sink += i; }
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
 int main(void)
 {
-    for (long i = 0; i < 5000000; i++)
-        f(i);
+    double start = now();
+    for (int round = 0; round < 5 || now() - start < 1.0; round++)
+        for (long i = 0; i < 1000000; i++)
+            f(i);
     sleep(2);
     for (long i = 0; i < 2000000; i++)
         f(i);
