@@ -29,23 +29,64 @@
 
 struct ct_proc ct_proc;
 
+/* The standard error the process started with.  A program may close
+ * descriptor 2 and open a file of its own in its place (a daemon's log, a
+ * data file): the tracer's lines must not land there.  So it speaks only
+ * while descriptor 2 is still the file it was at start. */
+static struct {
+    int known;            /* 0 until the process's start (unit tests)     */
+    int open;
+    dev_t dev;
+    ino_t ino;
+} stderr_at_start;
+
+void ct_message_start(void)
+{
+    struct stat st;
+    int saved = errno;
+    stderr_at_start.open = fstat(2, &st) == 0;
+    if (stderr_at_start.open) {
+        stderr_at_start.dev = st.st_dev;
+        stderr_at_start.ino = st.st_ino;
+    }
+    stderr_at_start.known = 1;
+    errno = saved;
+}
+
+static int stderr_unchanged(void)
+{
+    struct stat st;
+    if (!stderr_at_start.known)
+        return 1;
+    return stderr_at_start.open && fstat(2, &st) == 0 &&
+           st.st_dev == stderr_at_start.dev && st.st_ino == stderr_at_start.ino;
+}
+
 void ct_message(const char *fmt, ...)
 {
     if (ct_proc.cfg.quiet)
         return;
+    int saved = errno;
+    if (!stderr_unchanged()) {
+        errno = saved;
+        return;
+    }
     char line[CT_PATH_MAX + 256];
     va_list ap;
     va_start(ap, fmt);
     int n = vsnprintf(line, sizeof line - 1, fmt, ap);
     va_end(ap);
-    if (n < 0)
+    if (n < 0) {
+        errno = saved;
         return;
+    }
     if ((size_t)n > sizeof line - 2)
         n = sizeof line - 2;
     line[n++] = '\n';
     /* One write: the line stays whole among the program's own output. */
     ssize_t w = write(2, line, (size_t)n);
     (void)w;
+    errno = saved;
 }
 
 void ct_count_lost_global(uint64_t n)

@@ -160,6 +160,7 @@ void ct_process_start(void)
                                      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
         return;
     int saved = errno;
+    ct_message_start();
     ct_env_capture();
     loading = &ct_proc.cfg;
     ct_config_load(&ct_proc.cfg, env, config_warn);

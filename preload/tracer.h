@@ -467,7 +467,10 @@ void ct_fail(const char *what, int err);
 void ct_file_finish(int clean);
 /* Forgets the parent's file in a forked child (no writes to it). */
 void ct_file_drop(void);
+/* One line on standard error, as long as descriptor 2 is still the file
+ * it was when ct_message_start ran (the process's start); errno kept. */
 void ct_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void ct_message_start(void);
 void ct_count_lost_global(uint64_t n);
 /* Writes a MAPS block (size bytes, header included) at the file's end:
  * never in the flight ring, so names always resolve.  0, or -1 with

@@ -77,6 +77,40 @@ for how in remove replace; do
     fi
 done
 
+# A program that closes its standard error and opens a file of its own in
+# its place (a daemon's log): the tracer's line about the removed trace
+# must not land in the program's file; it is not said at all.
+cat > "$T/log2.c" <<'C'
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+static volatile long sink;
+__attribute__((noinline)) void f(void) { sink++; }
+int main(int argc, char **argv)
+{
+    for (int i = 0; i < 1000; i++) f();
+    close(2);
+    if (open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644) != 2) return 1;
+    if (write(2, "mine\n", 5) != 5) return 1;
+    unlink(argv[1]);
+    for (int i = 0; i < 1000000; i++) f();
+    puts("done");
+    return 0;
+}
+C
+build_traced "$T/log2" "$T/log2.c"
+mkdir "$T/log2-run"
+set +e
+CALLTRACE_BUFSIZE=64K CALLTRACE_OUTPUT="$T/log2-run/t.raw" LD_PRELOAD=$LIB \
+    "$T/log2" "$T/log2-run/t.raw" "$T/log2-run/mine.log" > "$T/log2.out" \
+    2> "$T/log2.err"; rc=$?
+set -e
+expect_eq "own stderr: status" 0 "$rc"
+expect_eq "own stderr: output" done "$(cat "$T/log2.out")"
+expect_eq "own stderr: the program's file" mine "$(cat "$T/log2-run/mine.log")"
+[ ! -s "$T/log2.err" ] || fail "own stderr: tracer spoke on the old one: $(cat "$T/log2.err")"
+
 # With the control channel, whose socket is the one descriptor the tracer
 # keeps: the program closing or reusing its number is not hurt, and the
 # tracer binds a new one (docs/tracer.md).
