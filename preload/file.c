@@ -15,12 +15,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "stream.h"
@@ -62,6 +65,26 @@ static int stderr_unchanged(void)
            st.st_dev == stderr_at_start.dev && st.st_ino == stderr_at_start.ino;
 }
 
+/* One write, so the line stays whole among the program's own output.  A
+ * standard error whose reader is gone (`prog 2>&1 | head -1`) must not
+ * raise SIGPIPE, which would end a program that never writes there itself:
+ * the signal is blocked for the write, and the one the write raised is
+ * taken back. */
+static void write_unsignalled(const char *line, size_t n)
+{
+    sigset_t pipe_only, old, pending;
+    sigemptyset(&pipe_only);
+    sigaddset(&pipe_only, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
+    int was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+    ssize_t w = write(2, line, n);
+    if (w < 0 && errno == EPIPE && !was_pending) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&pipe_only, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
 void ct_message(const char *fmt, ...)
 {
     if (ct_proc.cfg.quiet)
@@ -83,9 +106,7 @@ void ct_message(const char *fmt, ...)
     if ((size_t)n > sizeof line - 2)
         n = sizeof line - 2;
     line[n++] = '\n';
-    /* One write: the line stays whole among the program's own output. */
-    ssize_t w = write(2, line, (size_t)n);
-    (void)w;
+    write_unsignalled(line, (size_t)n);
     errno = saved;
 }
 

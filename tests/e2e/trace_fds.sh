@@ -111,6 +111,35 @@ expect_eq "own stderr: output" done "$(cat "$T/log2.out")"
 expect_eq "own stderr: the program's file" mine "$(cat "$T/log2-run/mine.log")"
 [ ! -s "$T/log2.err" ] || fail "own stderr: tracer spoke on the old one: $(cat "$T/log2.err")"
 
+# A standard error whose reader is gone: the tracer's line must not raise
+# SIGPIPE in a program that never writes there itself (it ended it with
+# status 141).
+cat > "$T/epipe.c" <<'C'
+#include <stdio.h>
+#include <unistd.h>
+static volatile long sink;
+__attribute__((noinline)) void f(void) { sink++; }
+int main(int argc, char **argv)
+{
+    (void)argc;
+    for (int i = 0; i < 1000; i++) f();
+    usleep(300000);  /* the reader has gone by now */
+    unlink(argv[1]);
+    for (int i = 0; i < 1000000; i++) f();
+    puts("done");
+    return 0;
+}
+C
+build_traced "$T/epipe" "$T/epipe.c"
+mkdir "$T/epipe-run"
+set +e
+CALLTRACE_BUFSIZE=64K CALLTRACE_OUTPUT="$T/epipe-run/t.raw" LD_PRELOAD=$LIB \
+    "$T/epipe" "$T/epipe-run/t.raw" 2>&1 > "$T/epipe.out" | true
+rc=${PIPESTATUS[0]}
+set -e
+expect_eq "stderr's reader gone: status" 0 "$rc"
+expect_eq "stderr's reader gone: output" done "$(cat "$T/epipe.out")"
+
 # With the control channel, whose socket is the one descriptor the tracer
 # keeps: the program closing or reusing its number is not hurt, and the
 # tracer binds a new one (docs/tracer.md).
