@@ -22,10 +22,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "rawsys.h"
 #include "stream.h"
 #include "supply.h"
 #include "tracer.h"
@@ -140,8 +143,46 @@ static void spin_unlock(int *l)
     __atomic_store_n(l, 0, __ATOMIC_RELEASE);
 }
 
-/* Makes [off, off + len) part of the file.  0 or an errno value. */
-static int grow(int fd, uint64_t off, uint64_t len)
+/*
+ * The process's file size limit (RLIMIT_FSIZE, `ulimit -f`): a write or
+ * an extension past it raises SIGXFSZ, whose default action ends the
+ * program.  The trace stops short of it, as at CALLTRACE_LIMIT, and
+ * whatever grows a file of the tracer's runs with SIGXFSZ blocked, so a
+ * limit lowered under the tracer's feet fails the call with EFBIG instead,
+ * and the signal it raised is taken back.
+ */
+static uint64_t fsize_limit(void)
+{
+    struct rlimit rl;
+    if (ct_rsys(SYS_prlimit64, 0, RLIMIT_FSIZE, 0, (long)&rl, 0, 0) != 0 ||
+        rl.rlim_cur == RLIM_INFINITY)
+        return 0;
+    return (uint64_t)rl.rlim_cur;
+}
+
+void ct_xfsz_block(struct ct_xfsz *g)
+{
+    sigset_t xfsz, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    pthread_sigmask(SIG_BLOCK, &xfsz, &g->old);
+    g->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
+}
+
+void ct_xfsz_restore(const struct ct_xfsz *g)
+{
+    sigset_t xfsz, pending;
+    sigemptyset(&xfsz);
+    sigaddset(&xfsz, SIGXFSZ);
+    if (!g->was_pending && sigpending(&pending) == 0 &&
+        sigismember(&pending, SIGXFSZ)) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&xfsz, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
+static int grow_unguarded(int fd, uint64_t off, uint64_t len)
 {
     if (!ct_proc.no_fallocate) {
         if (fallocate(fd, 0, (off_t)off, (off_t)len) == 0)
@@ -159,6 +200,16 @@ static int grow(int fd, uint64_t off, uint64_t len)
             err = errno;
     }
     spin_unlock(&ct_proc.file_lock);
+    return err;
+}
+
+/* Makes [off, off + len) part of the file.  0 or an errno value. */
+static int grow(int fd, uint64_t off, uint64_t len)
+{
+    struct ct_xfsz g;
+    ct_xfsz_block(&g);
+    int err = grow_unguarded(fd, off, len);
+    ct_xfsz_restore(&g);
     return err;
 }
 
@@ -193,9 +244,17 @@ int ct_file_reopen(void)
 int ct_file_reserve(uint32_t size, uint64_t *off)
 {
     uint64_t cur = __atomic_load_n(&ct_proc.next_off, __ATOMIC_RELAXED);
+    /* The header (offset 0) is never counted out; past a file size limit
+     * smaller than it, the file cannot be made (EFBIG). */
+    uint64_t limit = ct_proc.cfg.limit, fsize = cur ? fsize_limit() : 0;
+    if (fsize && (!limit || fsize < limit) && !ct_proc.streaming)
+        limit = fsize;
     do {
-        if (ct_proc.cfg.limit && cur + size > ct_proc.cfg.limit)
+        if (limit && cur + size > limit) {
+            if (limit != ct_proc.cfg.limit)
+                __atomic_store_n(&ct_proc.fsize_hit, 1, __ATOMIC_RELAXED);
             return -1;
+        }
     } while (!__atomic_compare_exchange_n(&ct_proc.next_off, &cur, cur + size,
                                           1, __ATOMIC_RELAXED,
                                           __ATOMIC_RELAXED));
@@ -226,6 +285,15 @@ void *ct_file_map_at(uint64_t off, uint32_t size)
     return p;
 }
 
+static void tell_fsize(void)
+{
+    if (__atomic_load_n(&ct_proc.fsize_hit, __ATOMIC_RELAXED) &&
+        !__atomic_exchange_n(&ct_proc.fsize_told, 1, __ATOMIC_ACQ_REL))
+        ct_message("calltrace: the trace reached the process's file size "
+                   "limit (ulimit -f, %llu bytes): later events are counted "
+                   "as lost", (unsigned long long)fsize_limit());
+}
+
 static void *new_block(uint32_t size, int *limit_hit, int in_ring)
 {
     *limit_hit = 0;
@@ -237,6 +305,7 @@ static void *new_block(uint32_t size, int *limit_hit, int in_ring)
             return NULL;
     } else if (ct_file_reserve(size, &off) < 0) {
         *limit_hit = 1;
+        tell_fsize();
         return NULL;
     }
     if (ct_proc.streaming)
@@ -270,11 +339,14 @@ int ct_file_write_maps_block(const void *block, uint32_t size, int *limit_hit)
     uint64_t off;
     if (ct_file_reserve(size, &off) < 0) {
         *limit_hit = 1;
+        tell_fsize();
         return -1;
     }
     int saved = errno, rc = -1;
     int fd = ct_file_reopen();
     if (fd >= 0) {
+        struct ct_xfsz g;
+        ct_xfsz_block(&g);
         int err = grow(fd, off, size);
         const char *what = "cannot extend the file";
         for (size_t done = 0; !err && done < size;) {
@@ -285,6 +357,7 @@ int ct_file_write_maps_block(const void *block, uint32_t size, int *limit_hit)
             else if (n == 0 || errno != EINTR)
                 err = n == 0 ? EIO : errno, what = "cannot write the file";
         }
+        ct_xfsz_restore(&g);
         if (err)
             ct_fail(what, err);
         else

@@ -577,10 +577,14 @@ static int map_window(void)
               ~(uint64_t)(CT_BLOCK_ALIGN - 1);
     int err = 0;
     for (; len >= WINDOW_MIN; len /= 2) {
-        if (ftruncate(fd, (off_t)len) != 0) {
-            err = errno;
+        /* A memfd counts against the file size limit too. */
+        struct ct_xfsz g;
+        ct_xfsz_block(&g);
+        int sized = ftruncate(fd, (off_t)len) == 0;
+        err = errno;
+        ct_xfsz_restore(&g);
+        if (!sized)
             continue;
-        }
         void *a = mmap(NULL, len, PROT_READ | PROT_WRITE,
                        MAP_SHARED | MAP_NORESERVE, fd, 0);
         void *b = a == MAP_FAILED ? MAP_FAILED

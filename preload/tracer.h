@@ -24,6 +24,7 @@
 #ifndef CT_TRACER_H
 #define CT_TRACER_H
 
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -440,6 +441,8 @@ struct ct_proc {
     uint64_t next_off;            /* next free offset (atomic)              */
     uint64_t file_len;            /* length set by ftruncate fallback       */
     int file_lock;                /* serializes the ftruncate fallback      */
+    int fsize_hit;        /* the file size limit (ulimit -f) refused a block */
+    int fsize_told;
     int no_fallocate;
     uint32_t pid;
     int started;                  /* 0 no, 1 starting, 2 running            */
@@ -471,6 +474,16 @@ void ct_file_drop(void);
  * it was when ct_message_start ran (the process's start); errno kept. */
 void ct_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ct_message_start(void);
+
+/* SIGXFSZ blocked around the tracer's own growth of a file: past the
+ * process's file size limit the call fails with EFBIG instead of ending
+ * the program, and the signal it raised is taken back (file.c). */
+struct ct_xfsz {
+    sigset_t old;
+    int was_pending;
+};
+void ct_xfsz_block(struct ct_xfsz *g);
+void ct_xfsz_restore(const struct ct_xfsz *g);
 void ct_count_lost_global(uint64_t n);
 /* Writes a MAPS block (size bytes, header included) at the file's end:
  * never in the flight ring, so names always resolve.  0, or -1 with
