@@ -48,9 +48,9 @@ struct tthread {
     uint64_t last_item;     /* seq + 1 of its latest live line, 0 = none   */
     struct tqueue q;        /* --threads: this thread's own lines          */
     bool have_q;
-    uint64_t off;           /* off-CPU ticks so far (OFFCPU events)        */
-    uint64_t off_since;     /* start of the current off-CPU interval       */
-    bool in_off;
+    uint64_t off;           /* off-CPU ticks charged to frames, as the
+                               profile's off-CPU clock counts them        */
+    bool in_off;            /* between OFFCPU_START and OFFCPU_END         */
 };
 
 struct tree {
@@ -72,13 +72,6 @@ struct tree {
     uint64_t in_window;     /* events inside the window (all if none)      */
     bool started;           /* the heading is printed                      */
 };
-
-/* Off-CPU ticks of t up to time. */
-static uint64_t off_at(const struct tthread *t, uint64_t time)
-{
-    return t->off + (t->in_off && time > t->off_since ? time - t->off_since
-                                                       : 0);
-}
 
 /* The heading, once the reader has told whether there is on-CPU data
  * (context switches give an ON-CPU column beside each duration). */
@@ -195,6 +188,11 @@ static void charge(struct tree *tr, struct tthread *t, uint64_t time)
     } else if (t->depth) {
         t->clock += d;
         t->stack[t->depth - 1].self += d;
+        /* Off the CPU: the same ticks, clipped to the window, that the
+         * profile's off-CPU clock takes (never the tracer's, never a
+         * pause's before the window). */
+        if (t->in_off)
+            t->off += d;
     }
 }
 
@@ -263,7 +261,7 @@ static void push(struct tree *tr, struct tthread *t, uint32_t func,
         .called = called,
         .entry_clock = t->clock,
         .entry_overhead = t->overhead,
-        .entry_off = off_at(t, t->cur),
+        .entry_off = t->off,
     };
     if (t->focus_at < 0 && tr->opts->focus && is_focus(tr, func))
         t->focus_at = (long)pos;
@@ -289,7 +287,7 @@ static void pop(struct tree *tr, struct tthread *t, enum tmark mark)
     uint32_t thread = (uint32_t)(t - tr->threads);
     uint64_t dur = t->clock - f->entry_clock;
     uint64_t overhead = t->overhead - f->entry_overhead;
-    uint64_t off = off_at(t, t->cur) - f->entry_off;
+    uint64_t off = t->off - f->entry_off;
     uint64_t oncpu = off < dur ? dur - off : 0;
     if (tq_waiting(q, f->open_seq)) {
         struct titem *it = tq_at(q, f->open_seq);
@@ -459,15 +457,12 @@ static int tree_event(struct ct_sink *sink, const struct ct_event *ev)
     struct tthread *t = get(tr, ev->thread);
     if (t->done)
         return 0;
-    /* The scheduler's and the clock's records: no line, no time moved. */
-    if (ev->kind == CT_EV_OFFCPU_START) {
-        t->in_off = true;
-        t->off_since = ev->time;
-        return 0;
-    }
-    if (ev->kind == CT_EV_OFFCPU_END) {
-        t->off = off_at(t, ev->time);
-        t->in_off = false;
+    /* The scheduler's records: no line.  The time up to them is charged
+     * as the profile charges it, so that the off-CPU part of each interval
+     * is known (and clipped to the window like the rest). */
+    if (ev->kind == CT_EV_OFFCPU_START || ev->kind == CT_EV_OFFCPU_END) {
+        charge(tr, t, ev->time);
+        t->in_off = ev->kind == CT_EV_OFFCPU_START;
         return 0;
     }
     if (ev->kind > CT_EV_OFFCPU_END)

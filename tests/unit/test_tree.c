@@ -302,6 +302,64 @@ static void test_deep(void **state)
     free(text);
 }
 
+#define HEAD_ONCPU "#   DURATION     ON-CPU     TID     FUNCTION\n"
+
+/* A pause of tracing inside work: no record from 20 to 700, the thread off
+ * the CPU from 30 to 600 (asleep in the pause).  Then the tracer's own
+ * work (S..E, 700 to 800) with the thread off the CPU inside it. */
+static void pause_and_overhead(struct tx *t)
+{
+    t->fx.info.oncpu = CT_ONCPU_SWITCH;
+    FX_CALL(&t->fx, 0, 0, "main");
+    FX_CALL(&t->fx, 0, 10, "work");
+    FX_CALL(&t->fx, 0, 15, "pause");
+    FX_POP(&t->fx, 0, 20);
+    fx_ev(&t->fx, CT_EV_OFFCPU_START, 0, 30, CT_FUNC_NONE);
+    fx_ev(&t->fx, CT_EV_OFFCPU_END, 0, 600, CT_FUNC_NONE);
+    fx_ev(&t->fx, CT_EV_OVERHEAD_START, 0, 700, CT_FUNC_NONE);
+    fx_ev(&t->fx, CT_EV_OFFCPU_START, 0, 720, CT_FUNC_NONE);
+    fx_ev(&t->fx, CT_EV_OFFCPU_END, 0, 780, CT_FUNC_NONE);
+    fx_ev(&t->fx, CT_EV_OVERHEAD_END, 0, 800, CT_FUNC_NONE);
+    FX_POP(&t->fx, 0, 900);
+    FX_POP(&t->fx, 0, 1000);
+}
+
+/* The paused time is work's, its off-CPU part too; the tracer's time is
+ * neither the call's duration nor its off-CPU time. */
+static void test_oncpu_pause(void **state)
+{
+    (void)state;
+    struct ct_options o = {0};
+    struct tx t;
+    tx_init(&t, &o);
+    pause_and_overhead(&t);
+    expect_text(tx_finish(&t),
+        HEAD_ONCPU
+        "                      [   100] | main() {\n"
+        "                      [   100] |   work() {\n"
+        "  5.000 ns   5.000 ns [   100] |     pause();\n"
+        "790.000 ns 220.000 ns [   100] |   } /* work */ [tracer 100.000 ns]\n"
+        "900.000 ns 330.000 ns [   100] | } /* main */ [tracer 100.000 ns]\n");
+}
+
+/* In a window that begins inside the pause, the time asleep before it is
+ * nobody's: on-CPU is the window's, as the profile clips it. */
+static void test_oncpu_window(void **state)
+{
+    (void)state;
+    struct ct_options o = {.have_range = true, .range_from_ns = 300,
+                           .range_to_ns = 850};
+    struct tx t;
+    tx_init(&t, &o);
+    pause_and_overhead(&t);
+    expect_text(tx_finish(&t),
+        HEAD_ONCPU
+        "                      [   100] | main() { /* already open */\n"
+        "                      [   100] |   work() { /* already open */\n"
+        "450.000 ns 150.000 ns [   100] |   } /* work: window ends */ [tracer 100.000 ns]\n"
+        "450.000 ns 150.000 ns [   100] | } /* main: window ends */ [tracer 100.000 ns]\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -315,6 +373,8 @@ int main(void)
         cmocka_unit_test(test_hide),
         cmocka_unit_test(test_lookahead_bound),
         cmocka_unit_test(test_deep),
+        cmocka_unit_test(test_oncpu_pause),
+        cmocka_unit_test(test_oncpu_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
