@@ -64,21 +64,21 @@ static int range_event(struct ct_sink *self, const struct ct_event *ev)
     }
     ct_grow_zeroed(&f->threads, &f->nthreads, ev->thread, sizeof *f->threads);
     struct ct_range_thread *t = &f->threads[ev->thread];
-    if (ev->time > f->to) {
-        t->past = true;
-        return 0;
-    }
     if (ev->time < f->from) {
         track(t, ev);
         return 0;
     }
     if (!t->inside) {
         t->inside = true;
-        if (t->n && ev->kind != CT_EV_STACK) {
+        /* The frames open before the window are open from its start, as
+         * the profile charges them, even when the thread's next event (a
+         * pause of tracing, a sleep) comes after the window.  A STACK
+         * record that follows repeats them (consumers keep what matches). */
+        if (t->n) {
             struct ct_event open = {
                 .kind = CT_EV_STACK,
                 .thread = ev->thread,
-                .time = ev->time,
+                .time = f->from,
                 .func = CT_FUNC_NONE,
                 .stack = t->f,
                 .depth = (uint32_t)t->n,
@@ -87,6 +87,10 @@ static int range_event(struct ct_sink *self, const struct ct_event *ev)
             if (r)
                 return r;
         }
+    }
+    if (ev->time > f->to) {
+        t->past = true;
+        return 0;
     }
     return f->next->event(f->next, ev);
 }

@@ -205,9 +205,11 @@ static inline double ct_ticks_to_ns(const struct ct_trace_info *info,
  * Passes on only the events inside a --time-range window, given in ns from
  * the trace's first event (info->first_time, or else the first event it
  * sees), for consumers that do not filter themselves (--dump, --export).
- * Each thread's first event in the window is preceded by a CT_EV_STACK of
- * the frames open then, so the consumer can name the returns of calls
- * made before the window.
+ * The frames open when the window begins are passed on as a CT_EV_STACK
+ * at the window's start (before the thread's first event in it, or alone
+ * when its next event comes after the window), so the consumer can name
+ * the returns of calls made before the window and draw them from where
+ * the profile charges them.
  */
 struct ct_range_thread {
     uint32_t *f;              /* open frames, outermost first              */

@@ -15,9 +15,10 @@
  * with no return end at the thread's previous event, with args
  * {"never_returned": true}, as do frames still open at a thread's end or
  * at the end of the data (there, at the thread's last event); with
- * --time-range, frames open at the window's end are closed at the last
- * event inside it with {"open_at_window_end": true}.  Frames open before
- * the data (or the --time-range window) began carry
+ * --time-range, frames open at the window's end are closed at its end
+ * (at the last event, for a thread whose data ends inside it) with
+ * {"open_at_window_end": true}, and frames open at its start begin there.
+ * Frames open before the data (or the --time-range window) began carry
  * {"entered_before_data": true}: they are not calls.  Sampled stacks
  * become slices from one sample to the next of the same stack (category
  * "sample") on threads that record no calls.
@@ -219,7 +220,7 @@ static int chrome_finish(struct ct_exporter *ex, struct ct_profile *profile)
 {
     (void)profile;
     struct chrome_export *x = (struct chrome_export *)ex;
-    ct_timeline_finish(&x->tl, ex->opts);
+    ct_timeline_finish(&x->tl, ex->opts, ex->range);
     bool empty = x->written == 0;
     const char *prog = x->info->program[0] ? x->info->program
                                            : x->info->path;

@@ -280,7 +280,7 @@ static int perfetto_finish(struct ct_exporter *ex, struct ct_profile *profile)
 {
     (void)profile;
     struct perfetto_export *x = (struct perfetto_export *)ex;
-    ct_timeline_finish(&x->tl, ex->opts);
+    ct_timeline_finish(&x->tl, ex->opts, ex->range);
     if (!x->started)
         start(x);
     /* names are known by now: the last name given to a track wins */

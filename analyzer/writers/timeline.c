@@ -148,13 +148,19 @@ void ct_timeline_event(struct ct_timeline *tl, const struct ct_event *ev)
     }
 }
 
-void ct_timeline_finish(struct ct_timeline *tl, const struct ct_options *opts)
+void ct_timeline_finish(struct ct_timeline *tl, const struct ct_options *opts,
+                        const struct ct_range_filter *range)
 {
     bool window = opts && opts->have_range;
     const char *end_mark = window ? "open_at_window_end" : "never_returned";
     for (size_t i = 0; i < tl->nthreads; i++) {
         struct ct_tl_thread *th = &tl->threads[i];
-        pop_to(tl, th, (uint32_t)i, 0, th->last, end_mark);
+        /* A thread that went on past the window: its frames are open to
+         * the window's end, as the profile charges them. */
+        uint64_t end = ct_range_past(range, (uint32_t)i) && range->to > th->last
+                           ? range->to
+                           : th->last;
+        pop_to(tl, th, (uint32_t)i, 0, end, end_mark);
     }
 }
 

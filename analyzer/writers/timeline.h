@@ -55,10 +55,14 @@ void ct_timeline_init(struct ct_timeline *tl,
                       const struct ct_timeline_ops *ops, void *ctx);
 void ct_timeline_event(struct ct_timeline *tl, const struct ct_event *ev);
 struct ct_options;
+struct ct_range_filter;
 
 /* Closes every open frame at its thread's last event, marked
- * "open_at_window_end" under --time-range, else "never_returned". */
-void ct_timeline_finish(struct ct_timeline *tl, const struct ct_options *opts);
+ * "open_at_window_end" under --time-range, else "never_returned"; a
+ * thread that went on past the window (range, may be NULL) closes them at
+ * the window's end, where the profile stops charging them. */
+void ct_timeline_finish(struct ct_timeline *tl, const struct ct_options *opts,
+                        const struct ct_range_filter *range);
 /* A timeline export's last word, after its output: 1, with an error, when
  * it drew nothing (drew_nothing) from an input that has per-function
  * sample counts but no times; else 0, with a warning for the samples

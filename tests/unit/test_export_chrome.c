@@ -121,12 +121,67 @@ static void sampled_stacks(void **state)
     ex_free(&e);
 }
 
+/* A --time-range window [1000, 3000] that begins and ends inside a pause
+ * of tracing in f (nothing recorded from 500 to 5000, the thread asleep
+ * from 600 to 4000): f and main are slices from the window's start to its
+ * end, whatever the scheduler's records, as the profile charges them. */
+static void window_inside_pause(void **state)
+{
+    (void)state;
+    struct ex e;
+    ex_init(&e, "chrome");
+    e.info.have_first_time = true;
+    e.info.first_time = 0;
+    e.opts.have_range = true;
+    e.opts.range_from_ns = 1000;
+    e.opts.range_to_ns = 3000;
+    struct ct_range_filter range;
+    ct_range_filter_init(&range, &e.x->sink, &e.info, 1000, 3000);
+    e.x->range = &range;
+    struct ct_profile_opts po = {.have_range = true, .range_from_ns = 1000,
+                                 .range_to_ns = 3000};
+    e.p = ct_profile_new(&e.info, &po);
+    ct_tee_init(&e.tee, ct_profile_sink(e.p), &range.sink);
+    ex_ev(&e, CT_EV_CALL, 0, 0, "main");
+    ex_ev(&e, CT_EV_CALL, 0, 100, "f");
+    ex_ev(&e, CT_EV_OFFCPU_START, 0, 600, NULL);
+    ex_ev(&e, CT_EV_OFFCPU_END, 0, 4000, NULL);
+    ex_ev(&e, CT_EV_CALL, 0, 5000, "g");
+    ex_ev(&e, CT_EV_RETURN, 0, 5100, NULL);
+    ex_ev(&e, CT_EV_RETURN, 0, 6000, NULL);
+    ex_ev(&e, CT_EV_RETURN, 0, 7000, NULL);
+    assert_int_equal(ex_finish(&e), 0);
+    assert_string_equal(e.buf,
+        "{\"displayTimeUnit\":\"ns\",\"otherData\":{\"source\":\"test.trace\","
+        "\"format\":\"calltrace\",\"clock\":\"\"},\"traceEvents\":[\n"
+        EV("B", "100", "1.000") ",\"cat\":\"call\",\"name\":\"main\","
+            "\"args\":{\"entered_before_data\":true}},\n"
+        EV("B", "100", "1.000") ",\"cat\":\"call\",\"name\":\"f\","
+            "\"args\":{\"entered_before_data\":true}},\n"
+        EV("E", "100", "3.000") ",\"name\":\"f\","
+            "\"args\":{\"open_at_window_end\":true}},\n"
+        EV("E", "100", "3.000") ",\"name\":\"main\","
+            "\"args\":{\"open_at_window_end\":true}},\n"
+        "{\"ph\":\"M\",\"pid\":42,\"tid\":0,\"name\":\"process_name\","
+            "\"args\":{\"name\":\"test.trace\"}},\n"
+        "{\"ph\":\"M\",\"pid\":42,\"tid\":100,\"name\":\"thread_name\","
+            "\"args\":{\"name\":\"thread 100\"}}\n"
+        "]}\n");
+    /* the report's figures for the same window: f's 2000 ns, all self */
+    uint32_t f = ex_fn(&e, "f");
+    assert_int_equal(e.p->funcs[f].self_ticks, 2000);
+    assert_int_equal(e.p->funcs[f].off_self_ticks, 2000);
+    ct_range_filter_free(&range);
+    ex_free(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(exact_output),
         cmocka_unit_test(escaping),
         cmocka_unit_test(sampled_stacks),
+        cmocka_unit_test(window_inside_pause),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
