@@ -468,8 +468,13 @@ static int tree_event(struct ct_sink *sink, const struct ct_event *ev)
     if (ev->kind > CT_EV_OFFCPU_END)
         return 0;
     if (tr->have_range && ev->time > tr->rto) {
-        /* the window is over for this thread */
+        /* the window is over for this thread; if no event of it lay
+         * inside (a pause of tracing, a sleep), the frames open before are
+         * open all through it, as the profile charges them */
+        bool across = !t->inside && t->depth;
         charge(tr, t, ev->time);
+        if (across)
+            enter_window(tr, t);
         pop_to(tr, t, 0, TM_WINDOW);
         t->done = true;
         return 0;

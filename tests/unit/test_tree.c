@@ -360,6 +360,24 @@ static void test_oncpu_window(void **state)
         "450.000 ns 150.000 ns [   100] | } /* main: window ends */ [tracer 100.000 ns]\n");
 }
 
+/* A window wholly inside the pause: no event of the thread in it, work
+ * open all through it, asleep until 600, on the CPU after. */
+static void test_oncpu_window_in_pause(void **state)
+{
+    (void)state;
+    struct ct_options o = {.have_range = true, .range_from_ns = 100,
+                           .range_to_ns = 650};
+    struct tx t;
+    tx_init(&t, &o);
+    pause_and_overhead(&t);
+    expect_text(tx_finish(&t),
+        HEAD_ONCPU
+        "                      [   100] | main() { /* already open */\n"
+        "                      [   100] |   work() { /* already open */\n"
+        "550.000 ns  50.000 ns [   100] |   } /* work: window ends */\n"
+        "550.000 ns  50.000 ns [   100] | } /* main: window ends */\n");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -375,6 +393,7 @@ int main(void)
         cmocka_unit_test(test_deep),
         cmocka_unit_test(test_oncpu_pause),
         cmocka_unit_test(test_oncpu_window),
+        cmocka_unit_test(test_oncpu_window_in_pause),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
