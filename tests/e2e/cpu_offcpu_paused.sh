@@ -43,6 +43,16 @@ summary_split() { # REPORT
     set -- $line
     echo "$(ms "$1" "$2") $(ms "$3" "$4")"
 }
+# ms from the first B to the first E of function F in a chrome export.
+chrome_slice() { # JSON F
+    python3 - "$1" "$2" <<'PY' || fail "no slice of $2 in $1"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+b = [e["ts"] for e in ev if e["ph"] == "B" and e["name"] == sys.argv[2]]
+e = [e["ts"] for e in ev if e["ph"] == "E" and e["name"] == sys.argv[2]]
+print("%.6f" % ((e[0] - b[0]) / 1000))
+PY
+}
 check() { # WHAT EXPR a b
     awk -v a="$3" -v b="$4" "BEGIN { exit !($2) }" ||
         fail "$1: $2 does not hold for a=$3 b=$4"
@@ -95,14 +105,7 @@ for mode in region process signal; do
         "$(awk '$1 == "main;work" { printf "%.6f", $2 / 1e6 }' "$T/$mode.folded")" "$self"
     "$REPORT_SAN" --export=chrome -o "$T/$mode.json" "$T/$mode.raw" ||
         fail "$mode: chrome"
-    slice=$(python3 - "$T/$mode.json" <<'EOF'
-import json, sys
-ev = json.load(open(sys.argv[1]))["traceEvents"]
-b = [e["ts"] for e in ev if e["ph"] == "B" and e["name"] == "work"]
-e = [e["ts"] for e in ev if e["ph"] == "E" and e["name"] == "work"]
-print("%.6f" % ((e[0] - b[0]) / 1000))
-EOF
-    ) || fail "$mode: chrome unreadable"
+    slice=$(chrome_slice "$T/$mode.json" work)
     same "$mode: work, chrome slice and report" "$slice" "$total"
 done
 
@@ -124,4 +127,33 @@ read -r mwall mtree < <(tree_call "$T/win.tree" main)
 same "window: functions' on-CPU, summary and tree" "$mon" "$mtree"
 same "window: functions' off-CPU, summary and tree" "$moff" \
     "$(awk -v a="$mwall" -v b="$mtree" 'BEGIN { printf "%.6f", a - b }')"
-echo "ok: work $(tree_call "$T/region.tree" work) ms (wall, on-CPU); window $wall $on"
+# The exports in that window: work's slice is the window, nap's lasts
+# from its call to the window's end, as folded and the report have them
+# (not from and to the scheduler's records inside the pause).
+"$REPORT_SAN" --export=chrome "$W" -o "$T/win.json" "$T/region.raw" ||
+    fail "window: chrome"
+same "window: work's chrome slice is the window" "$(chrome_slice "$T/win.json" work)" 40
+"$REPORT_SAN" --export=folded "$W" -o "$T/win.folded" "$T/region.raw" ||
+    fail "window: folded"
+same "window: nap, chrome and folded" "$(chrome_slice "$T/win.json" nap)" \
+    "$(awk '$1 == "main;work;shown;nap" { printf "%.6f", $2 / 1e6 }' "$T/win.folded")"
+same "window: work's self, folded and tree" \
+    "$(awk '$1 == "main;work" { printf "%.6f", $2 / 1e6 }' "$T/win.folded")" \
+    "$(awk -v r="$resume" -v f="${W#--time-range=}" 'BEGIN {
+        split(f, w, "ms.."); printf "%.6f", r - w[1] }')"
+
+# A window wholly inside the pause: no event of the program in it (status
+# 1, said on stderr), but work is open all through it in every view.
+W=--time-range=$(awk -v r="$resume" 'BEGIN { printf "%.3fms..%.3fms", r - 25, r - 5 }')
+rc=0; "$REPORT_SAN" -b -p "$W" "$T/region.raw" > "$T/in.rep" 2> /dev/null || rc=$?
+expect_eq "window in the pause: report status" 1 "$rc"
+rc=0; "$REPORT_SAN" --tree "$W" "$T/region.raw" > "$T/in.tree" 2> /dev/null || rc=$?
+expect_eq "window in the pause: --tree status" 1 "$rc"
+read -r iwall ion < <(tree_call "$T/in.tree" work)
+same "window in the pause: work in the tree" "$iwall" 20
+read -r mon moff < <(summary_split "$T/in.rep")
+same "window in the pause: on-CPU, summary and tree" "$mon" "$ion"
+rc=0; "$REPORT_SAN" --export=chrome "$W" -o "$T/in.json" "$T/region.raw" 2> /dev/null || rc=$?
+expect_eq "window in the pause: chrome status" 1 "$rc"
+same "window in the pause: work's chrome slice" "$(chrome_slice "$T/in.json" work)" 20
+echo "ok: work $(tree_call "$T/region.tree" work) ms (wall, on-CPU); window $wall $on; in the pause $iwall $ion"
