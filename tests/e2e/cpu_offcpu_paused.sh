@@ -111,8 +111,9 @@ done
 
 # A window that begins inside the pause (30 ms before tracing resumed) and
 # ends 10 ms into shown()'s sleep: work() is open all through it, its
-# on-CPU time there is at most the pause's 20 ms spin, and the time before
-# the window (asleep) is nobody's in it.
+# on-CPU time there is at most the pause's 20 ms spin (less on a loaded
+# machine, never 0), and the time asleep before the window is nobody's in
+# it.
 resume=$("$REPORT_SAN" --dump "$T/region.raw" | awk '$2 == "C" && $3 == "shown" { print $1; exit }')
 [ -n "$resume" ] || fail "no call of shown in the dump"
 W=--time-range=$(awk -v r="$resume" 'BEGIN { printf "%.3fms..%.3fms", r - 30, r + 10 }')
@@ -121,7 +122,7 @@ W=--time-range=$(awk -v r="$resume" 'BEGIN { printf "%.3fms..%.3fms", r - 30, r 
 "$REPORT_SAN" --tree "$W" "$T/region.raw" > "$T/win.tree" || fail "window: --tree"
 read -r wall on < <(tree_call "$T/win.tree" work)
 same "window: work wall is the window's" "$wall" 40
-check "window: work on-CPU" "b >= 5 && b <= 31" "$wall" "$on"
+check "window: work on-CPU" "b >= 1 && b <= 31" "$wall" "$on"
 read -r mon moff < <(summary_split "$T/win.rep")
 read -r mwall mtree < <(tree_call "$T/win.tree" main)
 same "window: functions' on-CPU, summary and tree" "$mon" "$mtree"
