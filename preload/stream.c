@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -565,13 +566,22 @@ static int connect_to(const char *spec, int *err)
     return fd;
 }
 
-/* Two views of one memfd, as large as the address space allows. */
+/* Two views of one memfd, as large as the address space allows.  Under an
+ * address space limit (ulimit -v, RLIMIT_AS) the first size that fits
+ * would take most of what the program has left and fail its own
+ * allocations: the views together take an eighth of the limit at most. */
 static int map_window(void)
 {
+    uint64_t len = WINDOW_MAX;
+    struct rlimit as;
+    if (getrlimit(RLIMIT_AS, &as) == 0 && as.rlim_cur != RLIM_INFINITY &&
+        as.rlim_cur / 16 < len)
+        len = as.rlim_cur / 16;
+    if (len < WINDOW_MIN)
+        return ENOMEM;
     int fd = memfd_create("calltrace-stream", MFD_CLOEXEC);
     if (fd < 0)
         return errno;
-    uint64_t len = WINDOW_MAX;
     if (ct_proc.cfg.limit && ct_proc.cfg.limit + CT_FILE_HEADER_SIZE < len)
         len = (ct_proc.cfg.limit + CT_FILE_HEADER_SIZE + CT_BLOCK_ALIGN - 1) &
               ~(uint64_t)(CT_BLOCK_ALIGN - 1);
