@@ -17,6 +17,7 @@
  *   wrap.c       exec*, _exit, dlopen wrappers
  *   wrap_spawn.c the environment of children: posix_spawn*, system, popen
  *   jump.c       longjmp family and __cxa_begin_catch: frames a jump leaves
+ *   runpath.c    the caller's own library search path, for dlopen
  *   next.c       the definitions the wrappers stand in front of
  *   scratch.c    memory of the tracer's own, outside the program's heap
  *   init.c       load-time constructor and destructor (not in unit tests)
@@ -321,6 +322,14 @@ void ct_leave_frames(int (*left)(uintptr_t sp, const void *arg),
  * of: RTLD_NEXT's, else the first loaded object's that is not the tracer
  * (a library dlopened RTLD_LOCAL), else NULL (next.c). */
 void *ct_next_definition(const char *name);
+
+/* The file the loader would open for dlopen(name) called from caller,
+ * where that depends on the caller's DT_RUNPATH or DT_RPATH: into out,
+ * returning 1.  0 when name is a path, is already loaded (as loaded(name)
+ * tells), or the caller's own search path does not hold it (runpath.c). */
+int ct_runpath_resolve(const void *caller, const char *name,
+                       int (*loaded)(const char *name), char *out,
+                       size_t cap);
 
 /* Whether a C++ runtime (libstdc++, libc++) is loaded: what the tracer
  * would look up in one is not looked up otherwise, since a dlsym that fails

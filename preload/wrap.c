@@ -10,6 +10,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -188,9 +189,26 @@ static void after_load(void *handle, int guarded)
     }
 }
 
+static int loaded_already(const char *name)
+{
+    dlopen_fn next = NEXT("dlopen", dlopen_fn);
+    void *h = next(name, RTLD_LAZY | RTLD_NOLOAD);
+    if (h)
+        dlclose(h);
+    return h != NULL;
+}
+
+/* The loader searches a bare name in its caller's own RUNPATH: the
+ * program's, not the tracer's (runpath.c). */
 CT_API void *dlopen(const char *file, int mode)
 {
     dlopen_fn next = NEXT("dlopen", dlopen_fn);
+    char found[PATH_MAX];
+    int saved_errno = errno;
+    if (ct_runpath_resolve(__builtin_return_address(0), file, loaded_already,
+                           found, sizeof found))
+        file = found;
+    errno = saved_errno;
     int guarded = ct_loader_enter();
     void *h = next(file, mode);
     int saved = errno;
@@ -201,9 +219,30 @@ CT_API void *dlopen(const char *file, int mode)
     return h;
 }
 
+/* The namespace a dlmopen loads into, for loaded_in_namespace. */
+static __thread Lmid_t dlmopen_lmid;
+
+static int loaded_in_namespace(const char *name)
+{
+    if (dlmopen_lmid == LM_ID_NEWLM)
+        return 0;
+    dlmopen_fn next = NEXT("dlmopen", dlmopen_fn);
+    void *h = next(dlmopen_lmid, name, RTLD_LAZY | RTLD_NOLOAD);
+    if (h)
+        dlclose(h);
+    return h != NULL;
+}
+
 CT_API void *dlmopen(Lmid_t lmid, const char *file, int mode)
 {
     dlmopen_fn next = NEXT("dlmopen", dlmopen_fn);
+    char found[PATH_MAX];
+    int saved_errno = errno;
+    dlmopen_lmid = lmid;
+    if (ct_runpath_resolve(__builtin_return_address(0), file,
+                           loaded_in_namespace, found, sizeof found))
+        file = found;
+    errno = saved_errno;
     int guarded = ct_loader_enter();
     void *h = next(lmid, file, mode);
     int saved = errno;
