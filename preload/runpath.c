@@ -10,6 +10,7 @@
  * default folders) is left to the loader, which searches them the same for
  * any caller.
  */
+#include <ctype.h>
 #include <dlfcn.h>
 #include <elf.h>
 #include <fcntl.h>
@@ -79,31 +80,46 @@ static int origin_of(const struct link_map *lm, char *dst, size_t cap)
     return 0;
 }
 
-/* One entry of a search path, $ORIGIN expanded, with /name appended; -1
- * for an entry that uses another token ($LIB, $PLATFORM) or does not fit. */
-static int candidate(const char *entry, size_t len, const char *origin,
+/* The length of the dynamic string token $NAME or ${NAME} at s, as the
+ * loader reads it (the name must not run on into more identifier), or 0. */
+static size_t token(const char *s, size_t len, const char *name)
+{
+    size_t n = strlen(name);
+    if (len >= n + 3 && s[1] == '{' && memcmp(s + 2, name, n) == 0 &&
+        s[n + 2] == '}')
+        return n + 3;
+    if (len >= n + 1 && memcmp(s + 1, name, n) == 0 &&
+        (len == n + 1 ||
+         !(isalnum((unsigned char)s[n + 1]) || s[n + 1] == '_')))
+        return n + 1;
+    return 0;
+}
+
+int ct_runpath_entry(const char *entry, size_t len, const char *origin,
                      const char *name, char *out, size_t cap)
 {
     size_t n = 0;
     for (size_t i = 0; i < len;) {
-        const char *tok = NULL;
         size_t skip = 0;
+        const char *repl = NULL;
         if (entry[i] == '$') {
-            if (len - i >= 7 && memcmp(entry + i, "$ORIGIN", 7) == 0)
-                tok = origin, skip = 7;
-            else if (len - i >= 9 && memcmp(entry + i, "${ORIGIN}", 9) == 0)
-                tok = origin, skip = 9;
-            if (!tok || !*tok)
+            if ((skip = token(entry + i, len - i, "ORIGIN")) != 0)
+                repl = origin;
+            else if (token(entry + i, len - i, "PLATFORM") ||
+                     token(entry + i, len - i, "LIB"))
+                return -1;  /* known, but not expanded here: left out */
+            if (skip && (!repl || !*repl))
                 return -1;
         }
-        if (tok) {
-            size_t t = strlen(tok);
+        if (repl) {
+            size_t t = strlen(repl);
             if (n + t >= cap)
                 return -1;
-            memcpy(out + n, tok, t);
+            memcpy(out + n, repl, t);
             n += t;
             i += skip;
         } else {
+            /* Anything else, an unknown $NAME too, as written. */
             if (n + 1 >= cap)
                 return -1;
             out[n++] = entry[i++];
@@ -141,7 +157,7 @@ static int search(const char *path, const char *origin, const char *name,
     for (const char *p = path; p && *p;) {
         const char *end = strchr(p, ':');
         size_t len = end ? (size_t)(end - p) : strlen(p);
-        if (candidate(p, len, origin, name, out, cap) == 0 && loadable(out))
+        if (ct_runpath_entry(p, len, origin, name, out, cap) == 0 && loadable(out))
             return 1;
         p = end ? end + 1 : NULL;
     }

@@ -330,6 +330,11 @@ void *ct_next_definition(const char *name);
 int ct_runpath_resolve(const void *caller, const char *name,
                        int (*loaded)(const char *name), char *out,
                        size_t cap);
+/* One entry (len bytes) of a search path, $ORIGIN and ${ORIGIN} expanded,
+ * "/name" appended, into out: 0, or -1 for an entry with another token
+ * ($LIB, $PLATFORM), $ORIGIN unknown (origin ""), or no room. */
+int ct_runpath_entry(const char *entry, size_t len, const char *origin,
+                     const char *name, char *out, size_t cap);
 
 /* Whether a C++ runtime (libstdc++, libc++) is loaded: what the tracer
  * would look up in one is not looked up otherwise, since a dlsym that fails
