@@ -1,8 +1,8 @@
 #!/bin/sh
 # Installs the Debian packages calltrace needs to build and test, when they
 # are missing.  As root it installs them; otherwise it names them and fails.
-# Usage: scripts/install-deps.sh [--bench]   (--bench adds the peers that
-# bench/ compares against: uftrace, hyperfine, gperftools)
+# Usage: scripts/install-deps.sh [--bench]   (--bench adds hyperfine, which
+# bench/ times whole commands with; uftrace, the peer, is a test dependency)
 set -eu
 
 # libgoogle-perftools-dev: the sampling tests check that gperftools'
@@ -23,8 +23,11 @@ need="$need chromium nodejs protobuf-compiler librsvg2-bin libxml2-utils"
 need="$need golang-go golang-github-google-pprof-dev zlib1g-dev"
 # tmux drives calltrace top in a pseudo-terminal (tests/e2e/live_top.sh).
 need="$need tmux"
+# uftrace traces the same programs: views_uftrace.sh compares its trees
+# with ours (it skipped wherever uftrace was missing, so in CI).
+need="$need uftrace"
 command -v npm >/dev/null 2>&1 || need="$need npm"   # nodesource's nodejs has it
-[ "${1:-}" = "--bench" ] && need="$need uftrace hyperfine"
+[ "${1:-}" = "--bench" ] && need="$need hyperfine"
 
 missing=""
 for p in $need; do
