@@ -43,9 +43,18 @@ cat > "$T/gone.c" <<'C'
 #include <unistd.h>
 static volatile long sink;
 __attribute__((noinline)) void f(void) { sink++; }
+/* gone TRACE remove|replace|ownerr LOG|epipe */
 int main(int argc, char **argv)
 {
     for (int i = 0; i < 1000; i++) f();
+    if (strcmp(argv[2], "ownerr") == 0 && argc > 3) {
+        /* Its own file where standard error was (a daemon's log). */
+        close(2);
+        if (open(argv[3], O_WRONLY | O_CREAT | O_TRUNC, 0644) != 2) return 1;
+        if (write(2, "mine\n", 5) != 5) return 1;
+    }
+    if (strcmp(argv[2], "epipe") == 0)
+        usleep(300000);  /* the reader of standard error has gone by now */
     unlink(argv[1]);
     if (strcmp(argv[2], "replace") == 0) {
         int fd = open(argv[1], O_RDWR | O_CREAT | O_TRUNC, 0644);
@@ -80,30 +89,10 @@ done
 # A program that closes its standard error and opens a file of its own in
 # its place (a daemon's log): the tracer's line about the removed trace
 # must not land in the program's file; it is not said at all.
-cat > "$T/log2.c" <<'C'
-#include <fcntl.h>
-#include <stdio.h>
-#include <string.h>
-#include <unistd.h>
-static volatile long sink;
-__attribute__((noinline)) void f(void) { sink++; }
-int main(int argc, char **argv)
-{
-    for (int i = 0; i < 1000; i++) f();
-    close(2);
-    if (open(argv[2], O_WRONLY | O_CREAT | O_TRUNC, 0644) != 2) return 1;
-    if (write(2, "mine\n", 5) != 5) return 1;
-    unlink(argv[1]);
-    for (int i = 0; i < 1000000; i++) f();
-    puts("done");
-    return 0;
-}
-C
-build_traced "$T/log2" "$T/log2.c"
 mkdir "$T/log2-run"
 set +e
 CALLTRACE_BUFSIZE=64K CALLTRACE_OUTPUT="$T/log2-run/t.raw" LD_PRELOAD=$LIB \
-    "$T/log2" "$T/log2-run/t.raw" "$T/log2-run/mine.log" > "$T/log2.out" \
+    "$T/gone" "$T/log2-run/t.raw" ownerr "$T/log2-run/mine.log" > "$T/log2.out" \
     2> "$T/log2.err"; rc=$?
 set -e
 expect_eq "own stderr: status" 0 "$rc"
@@ -114,27 +103,10 @@ expect_eq "own stderr: the program's file" mine "$(cat "$T/log2-run/mine.log")"
 # A standard error whose reader is gone: the tracer's line must not raise
 # SIGPIPE in a program that never writes there itself (it ended it with
 # status 141).
-cat > "$T/epipe.c" <<'C'
-#include <stdio.h>
-#include <unistd.h>
-static volatile long sink;
-__attribute__((noinline)) void f(void) { sink++; }
-int main(int argc, char **argv)
-{
-    (void)argc;
-    for (int i = 0; i < 1000; i++) f();
-    usleep(300000);  /* the reader has gone by now */
-    unlink(argv[1]);
-    for (int i = 0; i < 1000000; i++) f();
-    puts("done");
-    return 0;
-}
-C
-build_traced "$T/epipe" "$T/epipe.c"
 mkdir "$T/epipe-run"
 set +e
 CALLTRACE_BUFSIZE=64K CALLTRACE_OUTPUT="$T/epipe-run/t.raw" LD_PRELOAD=$LIB \
-    "$T/epipe" "$T/epipe-run/t.raw" 2>&1 > "$T/epipe.out" | true
+    "$T/gone" "$T/epipe-run/t.raw" epipe 2>&1 > "$T/epipe.out" | true
 rc=${PIPESTATUS[0]}
 set -e
 expect_eq "stderr's reader gone: status" 0 "$rc"
