@@ -118,7 +118,17 @@ void ct_count_lost_global(uint64_t n)
     __atomic_fetch_add(&ct_proc.lost, n, __ATOMIC_RELAXED);
 }
 
-void ct_fail(const char *what, int err)
+/*
+ * A trace that stops early keeps a count of what it did not record: when
+ * its file is still there with a header to hold the count (a full disk,
+ * the file size limit, no descriptor or mapping to be had), every event
+ * the program makes from then on, while tracing is on, goes to the slow
+ * path (CT_STOP_FAILED) and is counted lost, written to the header at the
+ * end.  Where no file will show it (none was made, it was removed or
+ * replaced, or the stream's listener is gone), tracing turns off instead,
+ * as paused, at next to no cost.
+ */
+static void fail(const char *what, int err, int gone)
 {
     if (__atomic_exchange_n(&ct_proc.failed, 1, __ATOMIC_ACQ_REL))
         return;
@@ -128,8 +138,25 @@ void ct_fail(const char *what, int err)
                what, err ? ": " : "", err ? strerror(err) : "");
     if (ct_proc.hdr)
         __atomic_fetch_or(&ct_proc.hdr->flags, CT_FILE_FAILED, __ATOMIC_RELAXED);
-    ct_global_update();
+    if (ct_proc.hdr && !gone && !ct_proc.streaming) {
+        __atomic_store_n(&ct_proc.count_after_failure, 1, __ATOMIC_RELEASE);
+        /* A new generation sends every thread to its slow path once,
+         * where its stop bits pick up CT_STOP_FAILED. */
+        __atomic_fetch_add(&ct_global_word, 2, __ATOMIC_RELEASE);
+    } else {
+        ct_global_update();
+    }
     errno = saved;
+}
+
+void ct_fail(const char *what, int err)
+{
+    fail(what, err, 0);
+}
+
+void ct_fail_gone(const char *what)
+{
+    fail(what, 0, 1);
 }
 
 static void spin_lock(int *l)
@@ -224,7 +251,7 @@ int ct_file_reopen(void)
     if (fd < 0) {
         int err = errno;
         if (err == ENOENT || err == ELOOP)
-            ct_fail("the file was removed or replaced", 0);
+            ct_fail_gone("the file was removed or replaced");
         else
             ct_fail("cannot reopen the file", err);
         return -1;
@@ -233,7 +260,7 @@ int ct_file_reopen(void)
     if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != ct_proc.dev ||
         (uint64_t)st.st_ino != ct_proc.ino) {
         close(fd);
-        ct_fail("the file was removed or replaced", 0);
+        ct_fail_gone("the file was removed or replaced");
         return -1;
     }
     return fd;

@@ -314,8 +314,16 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
     /* The library function's frame starts at the return address. */
     ct_enter_at((void *)slots[slot].fn, (void *)*retp, (uintptr_t)retp);
     t = ct_self;
-    if (!t || (t->flags & CT_T_DEAD) || t->depth != before + 1)
-        goto out;  /* not taken (not started, re-entry): no exit either */
+    if (!t || (t->flags & CT_T_DEAD) || t->depth != before + 1) {
+        /* Not taken (paused, not started, stopped, re-entry): no exit
+         * either.  But a lazy slot's first call must still come back here
+         * (a frame with nothing on the shadow stack): the resolver writes
+         * the slot on the way, and unless its return puts the stub back,
+         * every later call through it goes past the tracer. */
+        ct_count_unseen_exit();
+        if (slots[slot].lazy != LAZY_PENDING || tail)
+            goto out;
+    }
     struct plt_frame *f = &pt->f[pt->n];
     f->ret = tail ? 0 : *retp;
     f->retp = retp;

@@ -30,8 +30,9 @@ static struct ct_thread dead_thread = {.stop = CT_STOP_DEAD,
 
 void ct_global_update(void)
 {
-    int off = !ct_enabled || ct_proc.failed || ct_proc.started != 2 ||
-              ct_proc.calls_off;
+    int off = !ct_enabled ||
+              (ct_proc.failed && !ct_proc.count_after_failure) ||
+              ct_proc.started != 2 || ct_proc.calls_off;
     uint64_t cur = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
     uint64_t next;
     do {
@@ -63,7 +64,8 @@ static uint32_t stop_bits(const struct ct_thread *t)
     return (t->region ? CT_STOP_REGION : 0) |
            (t->hidden_count ? CT_STOP_HIDDEN : 0) |
            (t->flags & CT_T_DEAD ? CT_STOP_DEAD : 0) | ct_filter_stop |
-           (ct_clock_is_tsc ? 0 : CT_STOP_MONO);
+           (ct_clock_is_tsc ? 0 : CT_STOP_MONO) |
+           (ct_proc.count_after_failure ? CT_STOP_FAILED : 0);
 }
 
 #define tick_delta ct_tick_delta
@@ -457,6 +459,25 @@ static int recording(const struct ct_thread *t)
 
 static void pop_frame(struct ct_thread *t);
 
+/* After a failure with the file still there (ct_fail): every call and
+ * return made while tracing is on is counted lost, nothing recorded. */
+static int counted_after_failure(struct ct_thread *t)
+{
+    if (ct_likely(!ct_proc.count_after_failure))
+        return 0;
+    if (recording(t))
+        ct_count_lost_global(1);
+    slow_end(t);
+    return 1;
+}
+
+void ct_count_unseen_exit(void)
+{
+    struct ct_thread *t = ct_self;
+    if (ct_proc.count_after_failure && t && recording(t))
+        ct_count_lost_global(1);
+}
+
 /* A function entered with its caller's stack pointer above the top
  * frame's cannot be its callee: the frames below that stack pointer are
  * gone (an exception's cleanup is running in a frame further up, or a
@@ -475,7 +496,7 @@ void ct_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
 {
     int saved = errno;
     struct ct_thread *t = slow_begin();
-    if (!t)
+    if (!t || counted_after_failure(t))
         goto out;
     leave_frames_below(t, sp);
     /* Every thread's first call comes here: enough to tell, at exit, a
@@ -502,7 +523,7 @@ void ct_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
         t->pos = ct_enc_entry(t->pos, dt, fn, t->prev_fn, site, t->prev_site);
         t->prev_fn = fn;
         t->prev_site = site;
-    } else if (!ct_proc.failed) {
+    } else if (!ct_proc.failed || ct_proc.count_after_failure) {
         count_lost(t, 1);
     }
     if (d < CT_MAX_DEPTH) {
@@ -526,7 +547,7 @@ static void pop_frame(struct ct_thread *t)
         t->hidden_count--;
     } else if (ensure_room(t, CT_REC_MAX_HOT) == 0) {
         t->pos = ct_enc_exit(t->pos, tick_delta(t, ct_now()));
-    } else if (!ct_proc.failed) {
+    } else if (!ct_proc.failed || ct_proc.count_after_failure) {
         count_lost(t, 1);
     }
     t->depth = d;
@@ -547,7 +568,7 @@ void ct_exit_slow(uintptr_t fn, uintptr_t site)
     (void)site;
     int saved = errno;
     struct ct_thread *t = slow_begin();
-    if (!t)
+    if (!t || counted_after_failure(t))
         goto out;
     if (t->depth == 0) {
         /* An exit whose entry the tracer never saw: showing it would

@@ -196,6 +196,9 @@ static inline __attribute__((always_inline)) uint64_t ct_now(void)
 /* The clock is CLOCK_MONOTONIC: the TSC hooks hand every event to their
  * monotonic twins (hot.c), so they need no test of the clock kind. */
 #define CT_STOP_MONO   0x10u
+/* The trace failed with its file still there: every event is counted as
+ * lost (file.c, ct_fail). */
+#define CT_STOP_FAILED 0x20u
 
 /* How one thread's on-CPU time is kept (cputime.c). */
 struct ct_cpu {
@@ -455,6 +458,7 @@ struct ct_proc {
     uint64_t next_off;            /* next free offset (atomic)              */
     uint64_t file_len;            /* length set by ftruncate fallback       */
     int file_lock;                /* serializes the ftruncate fallback      */
+    int count_after_failure;  /* see ct_fail                          */
     int fsize_hit;        /* the file size limit (ulimit -f) refused a block */
     int fsize_told;
     int no_fallocate;
@@ -478,8 +482,14 @@ int ct_file_open(int forked_child, uint32_t ppid);
 /* Reserves and maps a block of size bytes.  Returns NULL when the size
  * limit is reached (*limit_hit = 1) or on failure (tracing is stopped). */
 void *ct_file_new_block(uint32_t size, int *limit_hit);
-/* Reports a write failure once and stops tracing. */
+/* Reports a write failure once and stops tracing; the events after it are
+ * counted lost where the file can hold the count (file.c). */
 void ct_fail(const char *what, int err);
+/* The same for a trace file that is gone: nothing is counted. */
+void ct_fail_gone(const char *what);
+/* A library call whose entry was counted lost after a failure: its return,
+ * which no hook will see, is counted too (thread.c). */
+void ct_count_unseen_exit(void);
 /* Writes the closing fields of the file header. */
 void ct_file_finish(int clean);
 /* Forgets the parent's file in a forked child (no writes to it). */

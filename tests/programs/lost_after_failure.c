@@ -1,0 +1,34 @@
+/*
+ * A trace that fails part-way (tests/e2e/trace_lost_failure.sh): the
+ * program uses up its descriptors, so the tracer cannot reopen its file
+ * for the next block (EMFILE), then makes a known number of calls and
+ * library calls and prints how many events it made in all: main, f, and
+ * each library call (setrlimit, open, close, getppid, printf), a call and
+ * a return each.
+ */
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+static volatile long sink;
+__attribute__((noinline)) void f(long i) { sink += i; }
+
+int main(void)
+{
+    struct rlimit rl = {64, 64};
+    if (setrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 2;
+    int fds[100], n = 0;
+    while (n < 100 && (fds[n] = open("/dev/null", O_RDONLY)) >= 0)
+        n++;
+    for (long i = 0; i < 1000000; i++)
+        f(i);
+    for (int k = 0; k < n; k++)
+        close(fds[k]);
+    for (int k = 0; k < 1000; k++)
+        getppid();
+    long calls = 1 + 1000000 + 1 + (n + 1) + n + 1000 + 1;
+    printf("events=%ld\n", 2 * calls);
+    return 0;
+}
