@@ -262,20 +262,34 @@ CT_API _Unwind_Reason_Code _Unwind_Backtrace(_Unwind_Trace_Fn fn, void *arg)
     return rc;
 }
 
-/* The context the personality routine is given for the frame it lands in
- * still holds the CFA of the frame below (libgcc moves it up only after
+/* Whether fn is libgcc_s's: what the context's CFA means below is
+ * libgcc's way, not every unwinder's (LLVM's libunwind gives the landing
+ * frame's own CFA). */
+static int from_libgcc(void *fn)
+{
+    Dl_info info;
+    return dladdr(fn, &info) && info.dli_fname &&
+           strstr(info.dli_fname, "/libgcc_s.so");
+}
+
+/* The context libgcc gives the personality routine for the frame it lands
+ * in still holds the CFA of the frame below (libgcc moves it up only after
  * the personality routine has run): the landing frame's own stack pointer
  * at the call the unwinding came back through.  Everything below it is
  * left, as at a catch (jump.c), the library call made from that frame
- * included. */
+ * included.  Under another unwinder the library call ends, as before, at
+ * the next event that finds it gone. */
 CT_API void _Unwind_SetIP(struct _Unwind_Context *ctx, _Unwind_Ptr ip)
 {
     static void (*next)(struct _Unwind_Context *, _Unwind_Ptr);
     static _Unwind_Word (*get_cfa)(struct _Unwind_Context *);
+    static int libgcc = -1;
     NEXT(next, "_Unwind_SetIP");
     NEXT(get_cfa, "_Unwind_GetCFA");
+    if (libgcc < 0)
+        libgcc = from_libgcc((void *)next);
     next(ctx, ip);
-    uintptr_t sp = (uintptr_t)get_cfa(ctx);
+    uintptr_t sp = libgcc ? (uintptr_t)get_cfa(ctx) : 0;
     if (sp)
         ct_landing_pad(sp);
 }
