@@ -241,19 +241,45 @@ static int grow(int fd, uint64_t off, uint64_t len)
 }
 
 /*
+ * A new block that cannot be had for now: no descriptor free to reopen the
+ * file (the program is at its limit), no memory or address space to map
+ * it, no disk space or quota left.  Those pass: the tracer says so once,
+ * the thread's events are counted lost, and it tries again a little later
+ * (thread.c), so the trace has a gap instead of an end.  The range
+ * reserved for the block stays a hole of zeros, which readers skip.
+ */
+static int passing(int err)
+{
+    return err == EMFILE || err == ENFILE || err == ENOMEM ||
+           err == EAGAIN || err == ENOSPC || err == EDQUOT;
+}
+
+static void tell_passing(const char *what, int err)
+{
+    if (!__atomic_exchange_n(&ct_proc.gap_told, 1, __ATOMIC_ACQ_REL))
+        ct_message("calltrace: cannot add to the trace %s: %s: %s; events "
+                   "are counted lost until it can", ct_proc.path, what,
+                   strerror(err));
+}
+
+/*
  * A descriptor of the trace file for one use, or -1 after stopping the
  * trace.  A file that is gone or replaced (another inode under the name, a
  * symlink) stops tracing: the trace is never written anywhere else.
  */
-int ct_file_reopen(void)
+static int reopen(int *retry)
 {
     int fd = open(ct_proc.reopen, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
     if (fd < 0) {
         int err = errno;
-        if (err == ENOENT || err == ELOOP)
+        if (err == ENOENT || err == ELOOP) {
             ct_fail_gone("the file was removed or replaced");
-        else
+        } else if (retry && passing(err)) {
+            tell_passing("cannot reopen the file", err);
+            *retry = 1;
+        } else {
             ct_fail("cannot reopen the file", err);
+        }
         return -1;
     }
     struct stat st;
@@ -264,6 +290,11 @@ int ct_file_reopen(void)
         return -1;
     }
     return fd;
+}
+
+int ct_file_reopen(void)
+{
+    return reopen(NULL);
 }
 
 /* Reserves [off, off + size) unless that passes the size limit.  Atomic
@@ -289,27 +320,42 @@ int ct_file_reserve(uint32_t size, uint64_t *off)
     return 0;
 }
 
-void *ct_file_map_at(uint64_t off, uint32_t size)
+/* retry (may be NULL): set instead of failing when the trouble passes. */
+static void *map_at(uint64_t off, uint32_t size, int *retry)
 {
     int saved = errno;
-    int fd = ct_file_reopen();
+    int fd = reopen(retry);
     void *p = NULL;
     if (fd >= 0) {
         int err = grow(fd, off, size);
-        if (err) {
+        if (err && retry && passing(err)) {
+            tell_passing("cannot extend the file", err);
+            *retry = 1;
+        } else if (err) {
             ct_fail("cannot extend the file", err);
         } else {
             p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
                      (off_t)off);
             if (p == MAP_FAILED) {
-                ct_fail("cannot map the file", errno);
+                int e = errno;
                 p = NULL;
+                if (retry && passing(e)) {
+                    tell_passing("cannot map the file", e);
+                    *retry = 1;
+                } else {
+                    ct_fail("cannot map the file", e);
+                }
             }
         }
         close(fd);
     }
     errno = saved;
     return p;
+}
+
+void *ct_file_map_at(uint64_t off, uint32_t size)
+{
+    return map_at(off, size, NULL);
 }
 
 static void tell_fsize(void)
@@ -331,13 +377,17 @@ static void *new_block(uint32_t size, int *limit_hit, int in_ring)
         if (ct_flight_reserve(size, &off) < 0)
             return NULL;
     } else if (ct_file_reserve(size, &off) < 0) {
-        *limit_hit = 1;
+        *limit_hit = CT_BLOCK_LIMIT;
         tell_fsize();
         return NULL;
     }
     if (ct_proc.streaming)
         return ct_stream_block(off, size);
-    return ct_file_map_at(off, size);
+    int retry = 0;
+    void *p = map_at(off, size, &retry);
+    if (!p && retry)
+        *limit_hit = CT_BLOCK_RETRY;
+    return p;
 }
 
 void *ct_file_new_block(uint32_t size, int *limit_hit)
@@ -365,12 +415,12 @@ int ct_file_write_maps_block(const void *block, uint32_t size, int *limit_hit)
     }
     uint64_t off;
     if (ct_file_reserve(size, &off) < 0) {
-        *limit_hit = 1;
+        *limit_hit = CT_BLOCK_LIMIT;
         tell_fsize();
         return -1;
     }
-    int saved = errno, rc = -1;
-    int fd = ct_file_reopen();
+    int saved = errno, rc = -1, retry = 0;
+    int fd = reopen(&retry);  /* a MAPS block not written is tried again */
     if (fd >= 0) {
         struct ct_xfsz g;
         ct_xfsz_block(&g);
@@ -385,7 +435,9 @@ int ct_file_write_maps_block(const void *block, uint32_t size, int *limit_hit)
                 err = n == 0 ? EIO : errno, what = "cannot write the file";
         }
         ct_xfsz_restore(&g);
-        if (err)
+        if (err && passing(err))
+            tell_passing(what, err);
+        else if (err)
             ct_fail(what, err);
         else
             rc = 0;

@@ -222,10 +222,23 @@ static uint32_t block_size(const struct ct_thread *t, size_t need)
  * here is accounted as the tracer's.  Returns -1 when no block can be had
  * (size limit or failure); the old block then stays current.
  */
+/* How long a thread waits before it tries again for a block: 10 ms. */
+static uint64_t retry_ticks(void)
+{
+    uint64_t hz = ct_clock.kind == CT_CLOCK_TSC && ct_clock.tick_hz
+                      ? ct_clock.tick_hz
+                      : 1000000000u;
+    return hz / 100;
+}
+
 static int switch_block(struct ct_thread *t, size_t need)
 {
     uint64_t now = ct_now();
     if (t->flags & CT_T_NOBLOCK)
+        return -1;
+    /* A block that could not be had a moment ago (file.c): the events till
+     * the next try are counted lost by the caller. */
+    if (ct_unlikely(t->retry_at) && now < t->retry_at)
         return -1;
     uint32_t size = block_size(t, need);
     int limit_hit = 0, populated;
@@ -233,12 +246,15 @@ static int switch_block(struct ct_thread *t, size_t need)
     if (!nb && (nb = ct_file_new_block(size, &limit_hit)))
         ct_supply_own_block(t);
     if (!nb) {
-        if (limit_hit)
+        if (limit_hit == CT_BLOCK_LIMIT)
             t->flags |= CT_T_NOBLOCK;
+        else if (limit_hit == CT_BLOCK_RETRY)
+            t->retry_at = now + retry_ticks();
         /* every later event comes back here */
         t->end = t->pos ? ct_hot_end(t->pos) : NULL;
         return -1;
     }
+    t->retry_at = 0;
     close_block(t, now, 0, 1);
     if (!populated)
         prefault(nb, size);

@@ -244,6 +244,7 @@ struct ct_thread {
      * to nothing (hot.c; once the thread's trace shows it paused,
      * last_on == 0); their exits come at depth 0 and are dropped. */
     uint64_t blind;
+    uint64_t retry_at;    /* no block to be had until this tick (file.c)    */
     uint64_t seen_word;           /* ct_global_word last synced to          */
     int last_on;                  /* tracing state the trace last showed    */
     uint64_t lost_unrecorded;     /* lost, not yet in a LOST record         */
@@ -459,6 +460,7 @@ struct ct_proc {
     uint64_t file_len;            /* length set by ftruncate fallback       */
     int file_lock;                /* serializes the ftruncate fallback      */
     int count_after_failure;  /* see ct_fail                          */
+    int gap_told;         /* said once: a block could not be had for now */
     int fsize_hit;        /* the file size limit (ulimit -f) refused a block */
     int fsize_told;
     int no_fallocate;
@@ -480,7 +482,11 @@ extern struct ct_proc ct_proc;
  * naming rule for a child.  Returns 0, or -1 after reporting the failure. */
 int ct_file_open(int forked_child, uint32_t ppid);
 /* Reserves and maps a block of size bytes.  Returns NULL when the size
- * limit is reached (*limit_hit = 1) or on failure (tracing is stopped). */
+ * limit is reached (*limit_hit = CT_BLOCK_LIMIT), when a block cannot be
+ * had for now and is worth trying for again later (CT_BLOCK_RETRY: no free
+ * descriptor, memory or disk space), or on failure (tracing is stopped). */
+#define CT_BLOCK_LIMIT 1
+#define CT_BLOCK_RETRY 2
 void *ct_file_new_block(uint32_t size, int *limit_hit);
 /* Reports a write failure once and stops tracing; the events after it are
  * counted lost where the file can hold the count (file.c). */

@@ -1,10 +1,11 @@
 /*
- * A trace that fails part-way (tests/e2e/trace_lost_failure.sh): the
- * program uses up its descriptors, so the tracer cannot reopen its file
- * for the next block (EMFILE), then makes a known number of calls and
- * library calls and prints how many events it made in all: main, f, and
- * each library call (setrlimit, open, close, getppid, printf), a call and
- * a return each.
+ * A trace with a gap (tests/e2e/trace_lost_failure.sh): the program uses
+ * up its descriptors, so the tracer cannot reopen its file for the next
+ * block (EMFILE); it makes 1 M calls of f meanwhile, gives the descriptors
+ * back, waits 50 ms (the tracer tries again every 10 ms) and makes 1 M
+ * more, and library calls.  It prints how many events it made in all:
+ * main, f, and each library call (setrlimit, open, close, usleep, getppid,
+ * printf), a call and a return each.
  */
 #include <fcntl.h>
 #include <stdio.h>
@@ -26,9 +27,12 @@ int main(void)
         f(i);
     for (int k = 0; k < n; k++)
         close(fds[k]);
+    usleep(50000);
+    for (long i = 0; i < 1000000; i++)
+        f(i);
     for (int k = 0; k < 1000; k++)
         getppid();
-    long calls = 1 + 1000000 + 1 + (n + 1) + n + 1000 + 1;
+    long calls = 1 + 2000000 + 1 + (n + 1) + n + 1 + 1000 + 1;
     printf("events=%ld\n", 2 * calls);
     return 0;
 }
