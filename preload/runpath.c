@@ -15,11 +15,13 @@
 #include <elf.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stddef.h>
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "scratch.h"
 #include "tracer.h"
 
 struct search_path {
@@ -55,13 +57,22 @@ static struct search_path search_path_of(const struct link_map *lm)
     return sp;
 }
 
+/* The search's buffers, from memory of the tracer's own: on the stack they
+ * would overflow a thread started with the smallest stack (16 KiB) that
+ * calls dlopen. */
+struct buffers {
+    char exe[PATH_MAX];
+    char origin[PATH_MAX];
+    char found[PATH_MAX];
+};
+
 /* The folder of the caller's object: $ORIGIN. */
-static int origin_of(const struct link_map *lm, char *dst, size_t cap)
+static int origin_of(const struct link_map *lm, char *path, char *dst,
+                     size_t cap)
 {
-    char path[PATH_MAX];
     const char *p = lm->l_name;
     if (!p || !*p) {
-        ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+        ssize_t n = readlink("/proc/self/exe", path, PATH_MAX - 1);
         if (n <= 0)
             return -1;
         path[n] = '\0';
@@ -164,33 +175,49 @@ static int search(const char *path, const char *origin, const char *name,
     return 0;
 }
 
-int ct_runpath_resolve(const void *caller, const char *name,
-                       int (*loaded)(const char *name), char *out, size_t cap)
+char *ct_runpath_resolve(const void *caller, const char *name,
+                         int (*loaded)(const char *name))
 {
     if (!name || !*name || strchr(name, '/'))
-        return 0;
+        return NULL;
     Dl_info info;
     struct link_map *lm = NULL;
     if (!dladdr1(caller, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm)
-        return 0;
+        return NULL;
     struct search_path sp = search_path_of(lm);
     if (!sp.runpath && !sp.rpath)
-        return 0;
+        return NULL;
     /* A name the loader already has (a soname, a name it was opened by)
      * is found before any folder is searched. */
     if (loaded(name))
-        return 0;
-    char origin[PATH_MAX];
-    if (origin_of(lm, origin, sizeof origin) != 0)
-        origin[0] = '\0';
+        return NULL;
+    struct buffers *b = ct_scratch_alloc(sizeof *b);
+    if (!b)
+        return NULL;
+    if (origin_of(lm, b->exe, b->origin, sizeof b->origin) != 0)
+        b->origin[0] = '\0';
+    int found;
     if (sp.runpath) {
         /* LD_LIBRARY_PATH comes first: the loader finds the name there for
          * any caller.  (The loader reads it at start; so does the program
          * that did not change it since.) */
         const char *llp = getenv("LD_LIBRARY_PATH");
-        if (llp && search(llp, origin, name, out, cap))
-            return 0;
-        return search(sp.runpath, origin, name, out, cap);
+        found = !(llp && search(llp, b->origin, name, b->found,
+                                sizeof b->found)) &&
+                search(sp.runpath, b->origin, name, b->found, sizeof b->found);
+    } else {
+        found = search(sp.rpath, b->origin, name, b->found, sizeof b->found);
     }
-    return search(sp.rpath, origin, name, out, cap);
+    if (!found) {
+        ct_scratch_free(b, sizeof *b);
+        return NULL;
+    }
+    return b->found;
+}
+
+void ct_runpath_free(char *path)
+{
+    if (path)
+        ct_scratch_free(path - offsetof(struct buffers, found),
+                        sizeof(struct buffers));
 }

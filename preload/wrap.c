@@ -10,7 +10,6 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
-#include <limits.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -203,14 +202,17 @@ static int loaded_already(const char *name)
 CT_API void *dlopen(const char *file, int mode)
 {
     dlopen_fn next = NEXT("dlopen", dlopen_fn);
-    char found[PATH_MAX];
     int saved_errno = errno;
-    if (ct_runpath_resolve(__builtin_return_address(0), file, loaded_already,
-                           found, sizeof found))
-        file = found;
+    char *found = ct_runpath_resolve(__builtin_return_address(0), file,
+                                     loaded_already);
     errno = saved_errno;
     int guarded = ct_loader_enter();
-    void *h = next(file, mode);
+    void *h = next(found ? found : file, mode);
+    if (found) {
+        int e = errno;
+        ct_runpath_free(found);
+        errno = e;
+    }
     int saved = errno;
     after_load(h, guarded);
     if (guarded)
@@ -236,15 +238,18 @@ static int loaded_in_namespace(const char *name)
 CT_API void *dlmopen(Lmid_t lmid, const char *file, int mode)
 {
     dlmopen_fn next = NEXT("dlmopen", dlmopen_fn);
-    char found[PATH_MAX];
     int saved_errno = errno;
     dlmopen_lmid = lmid;
-    if (ct_runpath_resolve(__builtin_return_address(0), file,
-                           loaded_in_namespace, found, sizeof found))
-        file = found;
+    char *found = ct_runpath_resolve(__builtin_return_address(0), file,
+                                     loaded_in_namespace);
     errno = saved_errno;
     int guarded = ct_loader_enter();
-    void *h = next(lmid, file, mode);
+    void *h = next(lmid, found ? found : file, mode);
+    if (found) {
+        int e = errno;
+        ct_runpath_free(found);
+        errno = e;
+    }
     int saved = errno;
     after_load(h, guarded);
     if (guarded)
