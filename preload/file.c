@@ -385,8 +385,14 @@ static void *new_block(uint32_t size, int *limit_hit, int in_ring)
         return ct_stream_block(off, size);
     int retry = 0;
     void *p = map_at(off, size, &retry);
-    if (!p && retry)
+    if (!p && retry) {
         *limit_hit = CT_BLOCK_RETRY;
+        /* Given back when nothing was reserved after it, so that retries
+         * every 10 ms through a long spell do not leave a hole each. */
+        uint64_t end = off + size;
+        __atomic_compare_exchange_n(&ct_proc.next_off, &end, off, 0,
+                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED);
+    }
     return p;
 }
 

@@ -42,6 +42,11 @@ for libcalls in plt none; do
         fail "$libcalls: $f calls of f recorded: not the second million"
     [ $libcalls = none ] ||
         expect_eq "plt: getppid@plt after the gap" 1000 "$(calls_of getppid@plt "$T/report")"
+    # The blocks tried for in the gap were given back: no holes.
+    apparent=$(stat -c %s "$T/out/t.raw")
+    allocated=$(( $(stat -c %b "$T/out/t.raw") * $(stat -c %B "$T/out/t.raw") ))
+    [ "$apparent" -le "$allocated" ] ||
+        fail "$libcalls: $apparent bytes long, $allocated allocated: holes from the gap"
 done
 
 [ "$(id -u)" = 0 ] || { echo "ok (the setuid case needs root)"; exit 0; }
