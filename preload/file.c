@@ -246,7 +246,8 @@ static int grow(int fd, uint64_t off, uint64_t len)
  * it, no disk space or quota left.  Those pass: the tracer says so once,
  * the thread's events are counted lost, and it tries again a little later
  * (thread.c), so the trace has a gap instead of an end.  The range
- * reserved for the block stays a hole of zeros, which readers skip.
+ * reserved for the block is given back (new_block), or, when another was
+ * reserved after it, stays a hole of zeros, which readers skip.
  */
 static int passing(int err)
 {
