@@ -158,3 +158,14 @@ void ct_clock_checkpoint(void)
     __atomic_store_n(&h->tick_hz, __atomic_load_n(&ct_clock.tick_hz, __ATOMIC_RELAXED),
                      __ATOMIC_RELAXED);
 }
+
+uint64_t ct_ns_to_ticks(uint64_t ns)
+{
+    if (!ns)
+        return 0;
+    if (ct_clock.kind != CT_CLOCK_TSC || !ct_clock.tick_hz)
+        return ns;
+    unsigned __int128 t = (unsigned __int128)ns * ct_clock.tick_hz;
+    uint64_t ticks = (uint64_t)(t / 1000000000u);
+    return ticks ? ticks : 1;
+}

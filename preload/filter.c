@@ -258,17 +258,6 @@ static void scan_all(struct fset *s)
 
 /* ------------------------------------------------------------ installing */
 
-static uint64_t ns_to_ticks(uint64_t ns)
-{
-    if (!ns)
-        return 0;
-    if (ct_clock.kind != CT_CLOCK_TSC || !ct_clock.tick_hz)
-        return ns;
-    unsigned __int128 t = (unsigned __int128)ns * ct_clock.tick_hz;
-    uint64_t ticks = (uint64_t)(t / 1000000000u);
-    return ticks ? ticks : 1;
-}
-
 static int install(const char *text, char *err, size_t errcap)
 {
     struct fset *s = ct_scratch_alloc(sizeof *s);
@@ -284,7 +273,7 @@ static int install(const char *text, char *err, size_t errcap)
         if (s->spec.rules[i].kind == CT_FRULE_ON ||
             s->spec.rules[i].kind == CT_FRULE_OFF)
             s->have_trigger = 1;
-    s->min_ticks = ns_to_ticks(s->spec.min_ns);
+    s->min_ticks = ct_ns_to_ticks(s->spec.min_ns);
     pthread_mutex_lock(&install_lock);
     struct fset *old = current;
     s->gen = old ? old->gen + 1 : 1;

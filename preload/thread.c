@@ -222,14 +222,8 @@ static uint32_t block_size(const struct ct_thread *t, size_t need)
  * here is accounted as the tracer's.  Returns -1 when no block can be had
  * (size limit or failure); the old block then stays current.
  */
-/* How long a thread waits before it tries again for a block: 10 ms. */
-static uint64_t retry_ticks(void)
-{
-    uint64_t hz = ct_clock.kind == CT_CLOCK_TSC && ct_clock.tick_hz
-                      ? ct_clock.tick_hz
-                      : 1000000000u;
-    return hz / 100;
-}
+/* How long a thread waits before it tries again for a block. */
+#define RETRY_NS 10000000u  /* 10 ms */
 
 static int switch_block(struct ct_thread *t, size_t need)
 {
@@ -249,7 +243,7 @@ static int switch_block(struct ct_thread *t, size_t need)
         if (limit_hit == CT_BLOCK_LIMIT)
             t->flags |= CT_T_NOBLOCK;
         else if (limit_hit == CT_BLOCK_RETRY)
-            t->retry_at = now + retry_ticks();
+            t->retry_at = now + ct_ns_to_ticks(RETRY_NS);
         /* every later event comes back here */
         t->end = t->pos ? ct_hot_end(t->pos) : NULL;
         return -1;

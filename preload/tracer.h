@@ -156,6 +156,9 @@ void ct_clock_init(int force_monotonic, unsigned calib_us);
 void ct_clock_refine(uint64_t end_ticks, uint64_t end_mono_ns);
 /* Refines tick_hz to now and stores it in the file header. */
 void ct_clock_checkpoint(void);
+/* A duration in the clock's ticks: 0 stays 0, anything else is at least
+ * one tick. */
+uint64_t ct_ns_to_ticks(uint64_t ns);
 
 /*
  * The TSC read of every event.  bench/overhead.sh builds a second copy of
