@@ -216,15 +216,17 @@ static uint32_t block_size(const struct ct_thread *t, size_t need)
     return size;
 }
 
+/* How long a thread waits before it tries again for a block that could
+ * not be had for now (CT_BLOCK_RETRY). */
+#define RETRY_NS 10000000u  /* 10 ms */
+
 /*
  * Moves the thread to a fresh block: OVERHEAD_START closes the old one,
  * the new one starts with STACK and then OVERHEAD_END, so the time spent
  * here is accounted as the tracer's.  Returns -1 when no block can be had
- * (size limit or failure); the old block then stays current.
+ * (size limit, failure, or none for now); the old block then stays
+ * current.
  */
-/* How long a thread waits before it tries again for a block. */
-#define RETRY_NS 10000000u  /* 10 ms */
-
 static int switch_block(struct ct_thread *t, size_t need)
 {
     uint64_t now = ct_now();
