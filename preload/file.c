@@ -68,24 +68,42 @@ static int stderr_unchanged(void)
            st.st_dev == stderr_at_start.dev && st.st_ino == stderr_at_start.ino;
 }
 
+void ct_signal_hold(struct ct_signal_hold *h, int sig)
+{
+    sigset_t one, pending;
+    sigemptyset(&one);
+    sigaddset(&one, sig);
+    h->sig = sig;
+    pthread_sigmask(SIG_BLOCK, &one, &h->old);
+    h->was_pending = sigpending(&pending) == 0 && sigismember(&pending, sig);
+}
+
+void ct_signal_release(const struct ct_signal_hold *h)
+{
+    sigset_t one, pending;
+    sigemptyset(&one);
+    sigaddset(&one, h->sig);
+    int saved = errno;
+    if (!h->was_pending && sigpending(&pending) == 0 &&
+        sigismember(&pending, h->sig)) {
+        struct timespec zero = {0, 0};
+        sigtimedwait(&one, NULL, &zero);
+    }
+    pthread_sigmask(SIG_SETMASK, &h->old, NULL);
+    errno = saved;
+}
+
 /* One write, so the line stays whole among the program's own output.  A
  * standard error whose reader is gone (`prog 2>&1 | head -1`) must not
- * raise SIGPIPE, which would end a program that never writes there itself:
- * the signal is blocked for the write, and the one the write raised is
- * taken back. */
+ * raise SIGPIPE, which would end a program that never writes there
+ * itself. */
 static void write_unsignalled(const char *line, size_t n)
 {
-    sigset_t pipe_only, old, pending;
-    sigemptyset(&pipe_only);
-    sigaddset(&pipe_only, SIGPIPE);
-    pthread_sigmask(SIG_BLOCK, &pipe_only, &old);
-    int was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGPIPE);
+    struct ct_signal_hold h;
+    ct_signal_hold(&h, SIGPIPE);
     ssize_t w = write(2, line, n);
-    if (w < 0 && errno == EPIPE && !was_pending) {
-        struct timespec zero = {0, 0};
-        sigtimedwait(&pipe_only, NULL, &zero);
-    }
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    (void)w;
+    ct_signal_release(&h);
 }
 
 void ct_message(const char *fmt, ...)
@@ -174,9 +192,9 @@ static void spin_unlock(int *l)
  * The process's file size limit (RLIMIT_FSIZE, `ulimit -f`): a write or
  * an extension past it raises SIGXFSZ, whose default action ends the
  * program.  The trace stops short of it, as at CALLTRACE_LIMIT, and
- * whatever grows a file of the tracer's runs with SIGXFSZ blocked, so a
- * limit lowered under the tracer's feet fails the call with EFBIG instead,
- * and the signal it raised is taken back.
+ * whatever grows a file of the tracer's runs with SIGXFSZ held
+ * (ct_signal_hold), so a limit lowered under the tracer's feet fails the
+ * call with EFBIG instead.
  */
 static uint64_t fsize_limit(void)
 {
@@ -185,28 +203,6 @@ static uint64_t fsize_limit(void)
         rl.rlim_cur == RLIM_INFINITY)
         return 0;
     return (uint64_t)rl.rlim_cur;
-}
-
-void ct_xfsz_block(struct ct_xfsz *g)
-{
-    sigset_t xfsz, pending;
-    sigemptyset(&xfsz);
-    sigaddset(&xfsz, SIGXFSZ);
-    pthread_sigmask(SIG_BLOCK, &xfsz, &g->old);
-    g->was_pending = sigpending(&pending) == 0 && sigismember(&pending, SIGXFSZ);
-}
-
-void ct_xfsz_restore(const struct ct_xfsz *g)
-{
-    sigset_t xfsz, pending;
-    sigemptyset(&xfsz);
-    sigaddset(&xfsz, SIGXFSZ);
-    if (!g->was_pending && sigpending(&pending) == 0 &&
-        sigismember(&pending, SIGXFSZ)) {
-        struct timespec zero = {0, 0};
-        sigtimedwait(&xfsz, NULL, &zero);
-    }
-    pthread_sigmask(SIG_SETMASK, &g->old, NULL);
 }
 
 static int grow_unguarded(int fd, uint64_t off, uint64_t len)
@@ -233,10 +229,10 @@ static int grow_unguarded(int fd, uint64_t off, uint64_t len)
 /* Makes [off, off + len) part of the file.  0 or an errno value. */
 static int grow(int fd, uint64_t off, uint64_t len)
 {
-    struct ct_xfsz g;
-    ct_xfsz_block(&g);
+    struct ct_signal_hold g;
+    ct_signal_hold(&g, SIGXFSZ);
     int err = grow_unguarded(fd, off, len);
-    ct_xfsz_restore(&g);
+    ct_signal_release(&g);
     return err;
 }
 
@@ -429,8 +425,8 @@ int ct_file_write_maps_block(const void *block, uint32_t size, int *limit_hit)
     int saved = errno, rc = -1, retry = 0;
     int fd = reopen(&retry);  /* a MAPS block not written is tried again */
     if (fd >= 0) {
-        struct ct_xfsz g;
-        ct_xfsz_block(&g);
+        struct ct_signal_hold g;
+        ct_signal_hold(&g, SIGXFSZ);
         int err = grow(fd, off, size);
         const char *what = "cannot extend the file";
         for (size_t done = 0; !err && done < size;) {
@@ -441,7 +437,7 @@ int ct_file_write_maps_block(const void *block, uint32_t size, int *limit_hit)
             else if (n == 0 || errno != EINTR)
                 err = n == 0 ? EIO : errno, what = "cannot write the file";
         }
-        ct_xfsz_restore(&g);
+        ct_signal_release(&g);
         if (err && passing(err))
             tell_passing(what, err);
         else if (err)

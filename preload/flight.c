@@ -95,10 +95,10 @@ void ct_flight_setup(struct ct_file_header *h)
     int fd = ct_file_reopen();
     if (fd < 0)
         return;
-    struct ct_xfsz g;
-    ct_xfsz_block(&g);
+    struct ct_signal_hold g;
+    ct_signal_hold(&g, SIGXFSZ);
     int err = allocate(fd, h->header_size, bytes);
-    ct_xfsz_restore(&g);
+    ct_signal_release(&g);
     void *p = MAP_FAILED;
     if (!err) {
         p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
@@ -246,8 +246,9 @@ int ct_flight_snapshot(char *name, size_t cap)
         return -1;
     }
     int rc = -1, err = 0;
-    struct ct_xfsz g;
-    ct_xfsz_block(&g);  /* a snapshot past ulimit -f fails, with EFBIG */
+    /* A snapshot past ulimit -f fails, with EFBIG. */
+    struct ct_signal_hold g;
+    ct_signal_hold(&g, SIGXFSZ);
     int in = ct_file_reopen();
     int out = in < 0 ? -1 : open_snapshot(name, cap);
     struct stat st;
@@ -278,7 +279,7 @@ int ct_flight_snapshot(char *name, size_t cap)
         close(out);
     if (in >= 0)
         close(in);
-    ct_xfsz_restore(&g);
+    ct_signal_release(&g);
     __atomic_store_n(&copying, 0, __ATOMIC_RELEASE);
     errno = rc ? (err ? err : EIO) : saved;
     return rc;

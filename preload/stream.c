@@ -588,11 +588,11 @@ static int map_window(void)
     int err = 0;
     for (; len >= WINDOW_MIN; len /= 2) {
         /* A memfd counts against the file size limit too. */
-        struct ct_xfsz g;
-        ct_xfsz_block(&g);
+        struct ct_signal_hold g;
+        ct_signal_hold(&g, SIGXFSZ);
         int sized = ftruncate(fd, (off_t)len) == 0;
         err = errno;
-        ct_xfsz_restore(&g);
+        ct_signal_release(&g);
         if (!sized)
             continue;
         void *a = mmap(NULL, len, PROT_READ | PROT_WRITE,

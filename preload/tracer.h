@@ -509,15 +509,18 @@ void ct_file_drop(void);
 void ct_message(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ct_message_start(void);
 
-/* SIGXFSZ blocked around the tracer's own growth of a file: past the
- * process's file size limit the call fails with EFBIG instead of ending
- * the program, and the signal it raised is taken back (file.c). */
-struct ct_xfsz {
+/* One signal held (blocked) around a call of the tracer's that may raise
+ * it at the calling thread, SIGXFSZ growing a file past the file size
+ * limit or SIGPIPE writing to a reader that is gone: the call fails with
+ * EFBIG or EPIPE instead of ending the program, and the signal it raised
+ * is taken back, not one that was pending before (file.c). */
+struct ct_signal_hold {
     sigset_t old;
+    int sig;
     int was_pending;
 };
-void ct_xfsz_block(struct ct_xfsz *g);
-void ct_xfsz_restore(const struct ct_xfsz *g);
+void ct_signal_hold(struct ct_signal_hold *h, int sig);
+void ct_signal_release(const struct ct_signal_hold *h);
 void ct_count_lost_global(uint64_t n);
 /* Writes a MAPS block (size bytes, header included) at the file's end:
  * never in the flight ring, so names always resolve.  0, or -1 with
