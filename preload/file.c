@@ -251,12 +251,20 @@ static int passing(int err)
            err == EAGAIN || err == ENOSPC || err == EDQUOT;
 }
 
-static void tell_passing(const char *what, int err)
+/* Trouble with the file: one that passes is said once and sets *retry,
+ * when the caller can try again (retry not NULL); any other stops the
+ * trace. */
+static void trouble(const char *what, int err, int *retry)
 {
-    if (!__atomic_exchange_n(&ct_proc.gap_told, 1, __ATOMIC_ACQ_REL))
-        ct_message("calltrace: cannot add to the trace %s: %s: %s; events "
-                   "are counted lost until it can", ct_proc.path, what,
-                   strerror(err));
+    if (retry && passing(err)) {
+        if (!__atomic_exchange_n(&ct_proc.gap_told, 1, __ATOMIC_ACQ_REL))
+            ct_message("calltrace: cannot add to the trace %s: %s: %s; "
+                       "events are counted lost until it can", ct_proc.path,
+                       what, strerror(err));
+        *retry = 1;
+    } else {
+        ct_fail(what, err);
+    }
 }
 
 /*
@@ -269,14 +277,10 @@ static int reopen(int *retry)
     int fd = open(ct_proc.reopen, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
     if (fd < 0) {
         int err = errno;
-        if (err == ENOENT || err == ELOOP) {
+        if (err == ENOENT || err == ELOOP)
             ct_fail_gone("the file was removed or replaced");
-        } else if (retry && passing(err)) {
-            tell_passing("cannot reopen the file", err);
-            *retry = 1;
-        } else {
-            ct_fail("cannot reopen the file", err);
-        }
+        else
+            trouble("cannot reopen the file", err, retry);
         return -1;
     }
     struct stat st;
@@ -325,23 +329,14 @@ static void *map_at(uint64_t off, uint32_t size, int *retry)
     void *p = NULL;
     if (fd >= 0) {
         int err = grow(fd, off, size);
-        if (err && retry && passing(err)) {
-            tell_passing("cannot extend the file", err);
-            *retry = 1;
-        } else if (err) {
-            ct_fail("cannot extend the file", err);
+        if (err) {
+            trouble("cannot extend the file", err, retry);
         } else {
             p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
                      (off_t)off);
             if (p == MAP_FAILED) {
-                int e = errno;
+                trouble("cannot map the file", errno, retry);
                 p = NULL;
-                if (retry && passing(e)) {
-                    tell_passing("cannot map the file", e);
-                    *retry = 1;
-                } else {
-                    ct_fail("cannot map the file", e);
-                }
             }
         }
         close(fd);
@@ -438,10 +433,8 @@ int ct_file_write_maps_block(const void *block, uint32_t size, int *limit_hit)
                 err = n == 0 ? EIO : errno, what = "cannot write the file";
         }
         ct_signal_release(&g);
-        if (err && passing(err))
-            tell_passing(what, err);
-        else if (err)
-            ct_fail(what, err);
+        if (err)
+            trouble(what, err, &retry);
         else
             rc = 0;
         close(fd);
