@@ -13,6 +13,7 @@
 #include <ctype.h>
 #include <dlfcn.h>
 #include <elf.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stddef.h>
@@ -175,8 +176,8 @@ static int search(const char *path, const char *origin, const char *name,
     return 0;
 }
 
-char *ct_runpath_resolve(const void *caller, const char *name,
-                         int (*loaded)(const char *name))
+static char *resolve(const void *caller, const char *name,
+                     int (*loaded)(const char *name, void *arg), void *arg)
 {
     if (!name || !*name || strchr(name, '/'))
         return NULL;
@@ -189,7 +190,7 @@ char *ct_runpath_resolve(const void *caller, const char *name,
         return NULL;
     /* A name the loader already has (a soname, a name it was opened by)
      * is found before any folder is searched. */
-    if (loaded(name))
+    if (loaded(name, arg))
         return NULL;
     struct buffers *b = ct_scratch_alloc(sizeof *b);
     if (!b)
@@ -215,6 +216,17 @@ char *ct_runpath_resolve(const void *caller, const char *name,
     return b->found;
 }
 
+char *ct_runpath_resolve(const void *caller, const char *name,
+                         int (*loaded)(const char *name, void *arg),
+                         void *arg)
+{
+    int saved = errno;
+    char *found = resolve(caller, name, loaded, arg);
+    errno = saved;
+    return found;
+}
+
+/* Through raw system calls (scratch.c): errno stays as the loader left it. */
 void ct_runpath_free(char *path)
 {
     if (path)

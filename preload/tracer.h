@@ -332,11 +332,12 @@ void *ct_next_definition(const char *name);
 
 /* The file the loader would open for dlopen(name) called from caller,
  * where that depends on the caller's DT_RUNPATH or DT_RPATH: a path to
- * give back with ct_runpath_free.  NULL when name is a path, is already
- * loaded (as loaded(name) tells), or the caller's own search path does not
- * hold it (runpath.c). */
+ * give back with ct_runpath_free (NULL is fine).  NULL when name is a path,
+ * is already loaded (as loaded(name, arg) tells), or the caller's own
+ * search path does not hold it.  errno is kept by both (runpath.c). */
 char *ct_runpath_resolve(const void *caller, const char *name,
-                         int (*loaded)(const char *name));
+                         int (*loaded)(const char *name, void *arg),
+                         void *arg);
 void ct_runpath_free(char *path);
 /* One entry (len bytes) of a search path, $ORIGIN and ${ORIGIN} expanded,
  * "/name" appended, into out: 0, or -1 for an entry with another token

@@ -188,10 +188,18 @@ static void after_load(void *handle, int guarded)
     }
 }
 
-static int loaded_already(const char *name)
+/* Whether the loader has name already: dlopen's when lmid is NULL, else
+ * the namespace *lmid (nothing is loaded in a new one). */
+static int loaded_already(const char *name, void *lmid)
 {
-    dlopen_fn next = NEXT("dlopen", dlopen_fn);
-    void *h = next(name, RTLD_LAZY | RTLD_NOLOAD);
+    void *h;
+    if (!lmid)
+        h = NEXT("dlopen", dlopen_fn)(name, RTLD_LAZY | RTLD_NOLOAD);
+    else if (*(Lmid_t *)lmid == LM_ID_NEWLM)
+        return 0;
+    else
+        h = NEXT("dlmopen", dlmopen_fn)(*(Lmid_t *)lmid, name,
+                                        RTLD_LAZY | RTLD_NOLOAD);
     if (h)
         dlclose(h);
     return h != NULL;
@@ -202,17 +210,11 @@ static int loaded_already(const char *name)
 CT_API void *dlopen(const char *file, int mode)
 {
     dlopen_fn next = NEXT("dlopen", dlopen_fn);
-    int saved_errno = errno;
     char *found = ct_runpath_resolve(__builtin_return_address(0), file,
-                                     loaded_already);
-    errno = saved_errno;
+                                     loaded_already, NULL);
     int guarded = ct_loader_enter();
     void *h = next(found ? found : file, mode);
-    if (found) {
-        int e = errno;
-        ct_runpath_free(found);
-        errno = e;
-    }
+    ct_runpath_free(found);
     int saved = errno;
     after_load(h, guarded);
     if (guarded)
@@ -221,35 +223,14 @@ CT_API void *dlopen(const char *file, int mode)
     return h;
 }
 
-/* The namespace a dlmopen loads into, for loaded_in_namespace. */
-static __thread Lmid_t dlmopen_lmid;
-
-static int loaded_in_namespace(const char *name)
-{
-    if (dlmopen_lmid == LM_ID_NEWLM)
-        return 0;
-    dlmopen_fn next = NEXT("dlmopen", dlmopen_fn);
-    void *h = next(dlmopen_lmid, name, RTLD_LAZY | RTLD_NOLOAD);
-    if (h)
-        dlclose(h);
-    return h != NULL;
-}
-
 CT_API void *dlmopen(Lmid_t lmid, const char *file, int mode)
 {
     dlmopen_fn next = NEXT("dlmopen", dlmopen_fn);
-    int saved_errno = errno;
-    dlmopen_lmid = lmid;
     char *found = ct_runpath_resolve(__builtin_return_address(0), file,
-                                     loaded_in_namespace);
-    errno = saved_errno;
+                                     loaded_already, &lmid);
     int guarded = ct_loader_enter();
     void *h = next(lmid, found ? found : file, mode);
-    if (found) {
-        int e = errno;
-        ct_runpath_free(found);
-        errno = e;
-    }
+    ct_runpath_free(found);
     int saved = errno;
     after_load(h, guarded);
     if (guarded)

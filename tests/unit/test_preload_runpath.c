@@ -64,9 +64,10 @@ static void too_long_is_refused(void **state)
     assert_string_equal(out, "/ab/l.so");
 }
 
-static int never_loaded(const char *name)
+static int never_loaded(const char *name, void *arg)
 {
     (void)name;
+    (void)arg;
     return 0;
 }
 
@@ -75,11 +76,13 @@ static void paths_and_bare_names_without_search_path(void **state)
     (void)state;
     /* A path is the loader's alone; this test program has no RUNPATH. */
     assert_null(ct_runpath_resolve((const void *)entry, "/lib/libm.so.6",
-                                   never_loaded));
+                                   never_loaded, NULL));
     assert_null(ct_runpath_resolve((const void *)entry, "libm.so.6",
-                                   never_loaded));
-    assert_null(ct_runpath_resolve((const void *)entry, NULL, never_loaded));
-    assert_null(ct_runpath_resolve((const void *)entry, "", never_loaded));
+                                   never_loaded, NULL));
+    assert_null(ct_runpath_resolve((const void *)entry, NULL, never_loaded,
+                                   NULL));
+    assert_null(ct_runpath_resolve((const void *)entry, "", never_loaded,
+                                   NULL));
     ct_runpath_free(NULL);
 }
 
