@@ -82,7 +82,9 @@ static struct plt_slot slots[CT_PLT_MAX_SLOTS];
 static uint32_t nslots;
 /* Each slot's name and mark ("@plt", "@dlsym", "@got"), set before the
  * slot is counted in nslots: the filter names the stubs' functions from
- * them (ct_plt_slot_names).  Kept apart from the slots the stubs read. */
+ * them (ct_plt_slot_names).  Kept apart from the slots the stubs read.
+ * Names are copies (ct_scratch_keep) that outlive a dlclose of their
+ * object. */
 static const char *slot_name[CT_PLT_MAX_SLOTS];
 static const char *slot_mark[CT_PLT_MAX_SLOTS];
 static int plt_mode;
@@ -676,12 +678,6 @@ static int is_loader(const char *name)
                     strstr(name, "linux-vdso"));
 }
 
-/* A copy of a slot's name, which outlives a dlclose of its object. */
-static const char *keep_name(const char *name)
-{
-    return ct_scratch_keep(name);
-}
-
 /* Points a GOT slot at a new stub; plt is the function in the records, 0
  * for the stub itself (named in MAPS blocks).  Returns the stub, or 0. */
 static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy,
@@ -701,7 +697,7 @@ static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy,
     slots[i].got = got;
     slots[i].fn = plt ? plt : stub_addr(i);
     slots[i].lazy = maybe_lazy ? LAZY_MAYBE : LAZY_NO;
-    slot_name[i] = keep_name(name);
+    slot_name[i] = ct_scratch_keep(name);
     slot_mark[i] = mark;
     publish(i);
     __atomic_store_n(&nslots, i + 1, __ATOMIC_RELEASE);
@@ -933,7 +929,7 @@ uintptr_t ct_plt_pointer_slot(uintptr_t target, const char *name)
         uint32_t i = nslots;
         stub = stub_addr(i);
         slots[i] = (struct plt_slot){target, NULL, stub, LAZY_NO};
-        slot_name[i] = keep_name(name);
+        slot_name[i] = ct_scratch_keep(name);
         slot_mark[i] = "@dlsym";
         publish(i);
         __atomic_store_n(&nslots, i + 1, __ATOMIC_RELEASE);
