@@ -6,8 +6,9 @@
 # holds its calls.  Under a limit too small for a window, the stream does
 # not start (one line) and the program still runs.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/stream-lib.bash"
 [ -f "$LIB" ] || fail "no $LIB"
-command -v python3 > /dev/null || skip "no python3"
+command -v nc > /dev/null || skip "no nc (netcat-openbsd; scripts/install-deps.sh)"
 cat > "$T/asv.c" <<'C'
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,48 +34,30 @@ build_traced "$T/asv" "$T/asv.c"
 out=$(ulimit -v 4000000; "$T/asv") || fail "untraced under ulimit -v: $out"
 expect_eq "untraced" done "$out"
 
-listen() {  # listen PORTFILE OUT: one connection, everything to OUT
-    python3 - "$1" "$2" <<'PY' &
-import os, socket, sys
-s = socket.socket()
-s.bind(("127.0.0.1", 0))
-s.listen(1)
-with open(sys.argv[1] + ".tmp", "w") as f:
-    f.write(str(s.getsockname()[1]))
-os.rename(sys.argv[1] + ".tmp", sys.argv[1])
-c, _ = s.accept()
-with open(sys.argv[2], "wb") as f:
-    while True:
-        d = c.recv(1 << 20)
-        if not d:
-            break
-        f.write(d)
-PY
-    lpid=$!
-    for i in $(seq 50); do [ -f "$1" ] && break; sleep 0.1; done
+# traced_under LIMIT_KB OUT: the program under ulimit -v, streaming to a
+# capture into OUT; sets rc and out, stderr in $T/err.
+traced_under() {
+    local port
+    port=$(free_port)
+    nc_capture "$port" "$2"
+    wait_listening "$port"
+    set +e
+    out=$(ulimit -v "$1"
+          CALLTRACE_OUTPUT=tcp:127.0.0.1:$port LD_PRELOAD=$LIB \
+              "$T/asv" 2> "$T/err"); rc=$?
+    set -e
+    wait_ended "$NC_PID"
 }
 
-listen "$T/port" "$T/stream.raw"
-set +e
-out=$(ulimit -v 4000000
-      CALLTRACE_OUTPUT=tcp:127.0.0.1:$(cat "$T/port") LD_PRELOAD=$LIB \
-          "$T/asv" 2> "$T/err"); rc=$?
-set -e
-wait "$lpid"
+traced_under 4000000 "$T/stream.raw"
 expect_eq "traced: status" 0 "$rc"
 expect_eq "traced: output" done "$out"
 [ ! -s "$T/err" ] || fail "traced: tracer spoke: $(cat "$T/err")"
 calls=$("$REPORT" -b -p "$T/stream.raw" | awk 'NF > 1 && $(NF-1) == "f" && $4 ~ /^[0-9]+$/ { print $4 }')
 expect_eq "calls of f in the stream" 100000 "$calls"
 
-listen "$T/port2" "$T/stream2.raw"
-set +e
-out=$(ulimit -v 600000
-      CALLTRACE_OUTPUT=tcp:127.0.0.1:$(cat "$T/port2") LD_PRELOAD=$LIB \
-          "$T/asv" 2> "$T/err"); rc=$?
-set -e
-kill "$lpid" 2> /dev/null || true
-wait "$lpid" 2> /dev/null || true
+# The tracer connects, then finds no room for the window and hangs up.
+traced_under 600000 "$T/stream2.raw"
 # 600 MB cannot hold the program's 2 GiB either: it says so itself.
 expect_eq "small limit: output" "malloc failed" "$out"
 expect_eq "small limit: status" 1 "$rc"
