@@ -110,3 +110,14 @@ compare_with_uftrace() {
         expect_eq "calls of $f: calltrace vs uftrace" "${theirs:-0}" "$ours"
     done
 }
+
+# build_cxx_with_cblib OUT SRC: a C++ program, instrumented, linked with
+# the uninstrumented callback library (libcalls_cblib.cpp), whose callbacks
+# may throw through it.
+build_cxx_with_cblib() {
+    [ -f "$T/libcalls_cblib.so" ] ||
+        g++ -O1 -g -shared -fPIC -o "$T/libcalls_cblib.so" \
+            "$PROGRAMS/libcalls_cblib.cpp"
+    g++ -O1 -g -finstrument-functions -o "$1" "$2" \
+        -L"$T" -l:libcalls_cblib.so -Wl,-rpath,"$T"
+}

@@ -13,9 +13,7 @@
 command -v g++ >/dev/null || skip "no g++"
 unset CALLTRACE_LIBCALLS
 
-g++ -O1 -g -shared -fPIC -o "$T/libcalls_cblib.so" "$PROGRAMS/libcalls_cblib.cpp"
-g++ -O1 -g -finstrument-functions -o "$T/cxx" "$PROGRAMS/libcalls_cxx.cpp" \
-    -L"$T" -l:libcalls_cblib.so -Wl,-rpath,"$T"
+build_cxx_with_cblib "$T/cxx" "$PROGRAMS/libcalls_cxx.cpp"
 expected_out=$("$T/cxx")
 expect_eq "untraced output" "r=27" "$expected_out"
 

@@ -13,10 +13,7 @@
 command -v g++ > /dev/null || skip "no g++"
 unset CALLTRACE_LIBCALLS
 
-g++ -O1 -g -shared -fPIC -o "$T/libcalls_cblib.so" "$PROGRAMS/libcalls_cblib.cpp"
-g++ -O1 -g -finstrument-functions -o "$T/landing" \
-    "$PROGRAMS/libcalls_landing.cpp" -L"$T" -l:libcalls_cblib.so \
-    -Wl,-rpath,"$T"
+build_cxx_with_cblib "$T/landing" "$PROGRAMS/libcalls_landing.cpp"
 expected_out=$("$T/landing")
 expect_eq "untraced output" "caught=2 destroyed=2" "$expected_out"
 
