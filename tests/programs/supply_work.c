@@ -27,12 +27,15 @@ static void *work(void *arg)
 
 /* Processes whose parent is this process (any of its threads: the
  * thread that started a supplier may have ended since) named
- * calltrace-supply, and how many descriptors they hold. */
-static int suppliers(int *fds)
+ * calltrace-supply, and how many descriptors they hold; *unnamed: those
+ * of its children that have no such name (yet: a supplier names itself
+ * once it first runs, which on a loaded machine can be a while). */
+static int suppliers(int *fds, int *unnamed)
 {
     char path[300], line[256];
     int n = 0;
     *fds = 0;
+    *unnamed = 0;
     DIR *procs = opendir("/proc");
     for (struct dirent *p; procs && (p = readdir(procs));) {
         if (p->d_name[0] < '0' || p->d_name[0] > '9')
@@ -49,6 +52,7 @@ static int suppliers(int *fds)
                 ours = atoi(line + 6) == (int)getpid();
         }
         fclose(f);
+        *unnamed += ours && !named;
         if (!named || !ours)
             continue;
         n++;
@@ -71,8 +75,13 @@ static int run(int threads, const char *who)
         pthread_create(&th[i], NULL, work, NULL);
     for (int i = 0; i < threads; i++)
         pthread_join(th[i], NULL);
-    int fds;
-    int n = suppliers(&fds);
+    int fds, unnamed;
+    int n = suppliers(&fds, &unnamed);
+    /* A child not named yet may be a supplier not yet run: up to 5 s. */
+    for (int i = 0; i < 500 && n == 0 && unnamed > 0; i++) {
+        usleep(10000);
+        n = suppliers(&fds, &unnamed);
+    }
     printf("%s: suppliers %d fds %d\n", who, n, fds);
     if (waitpid(-1, NULL, WNOHANG) != -1 || errno != ECHILD) {
         printf("%s: wait() saw a child\n", who);
