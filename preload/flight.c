@@ -43,11 +43,6 @@ static int copying;            /* a snapshot is being written              */
 static unsigned snapshots;
 static int signal_installed;
 
-/* The smallest ring: two threads with a block each, and room to turn. */
-#define CT_FLIGHT_MIN_SLOTS 4u
-/* Thread's first blocks are this small (thread.c); a slot holds one. */
-#define CT_FLIGHT_MIN_SLOT (64u << 10)
-
 static void release_ring(void)
 {
     if (ring)

@@ -53,6 +53,11 @@
 #define CT_DEFAULT_BUFSIZE (1u << 20)
 #define CT_MIN_BUFSIZE 4096u
 #define CT_MAX_BUFSIZE (1u << 30)
+/* The flight recorder's smallest ring: two threads with a block each, and
+ * room to turn (calltrace record says when --flight asks for less). */
+#define CT_FLIGHT_MIN_SLOTS 4u
+/* Thread's first blocks are this small (thread.c); a slot holds one. */
+#define CT_FLIGHT_MIN_SLOT (64u << 10)
 /* calltrace_event messages: longer ones keep their first bytes and end in
  * CT_USER_MSG_CUT with the count of bytes left out. */
 #define CT_USER_MSG_MAX 1024
