@@ -7,6 +7,7 @@
  */
 #include <elf.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -141,6 +142,148 @@ enum ct_fe_instr ct_fe_elf_instrumented(const char *path)
                        0);
         if (m != MAP_FAILED) {
             r = ct_fe_elf_scan(m, (size_t)st.st_size);
+            munmap(m, (size_t)st.st_size);
+        }
+    }
+    close(fd);
+    return r;
+}
+
+/* ------------------------------------------------ static links, DT_NEEDED */
+
+/* The sanitizer runtimes that must be the first library loaded: they
+ * refuse to run (ASan) or miss the allocations (TSan) otherwise. */
+static const char *const first_libs[] = { "libasan.so", "libtsan.so" };
+
+static void note_needed(const char *name, size_t max, struct ct_fe_elf_deps *o)
+{
+    for (size_t i = 0; i < sizeof first_libs / sizeof first_libs[0]; i++) {
+        size_t len = strlen(first_libs[i]);
+        size_t n = strnlen(name, max);
+        if (n >= len && n < sizeof o->first && !o->first[0] &&
+            memcmp(name, first_libs[i], len) == 0 &&
+            !memchr(name, '/', n)) {
+            memcpy(o->first, name, n);
+            o->first[n] = '\0';
+        }
+    }
+}
+
+/* The DT_NEEDED names of one SHT_DYNAMIC section. */
+static void scan_dynamic(const uint8_t *d, size_t size, const struct shdr *dyn,
+                         const struct shdr *str, bool is64,
+                         struct ct_fe_elf_deps *o)
+{
+    size_t ent = is64 ? sizeof(Elf64_Dyn) : sizeof(Elf32_Dyn);
+    if (!inside(size, dyn->off, dyn->size) ||
+        !inside(size, str->off, str->size))
+        return;
+    for (uint64_t p = dyn->off; dyn->size - (p - dyn->off) >= ent; p += ent) {
+        uint64_t tag, val;
+        if (is64) {
+            Elf64_Dyn x;
+            memcpy(&x, d + p, sizeof x);
+            tag = (uint64_t)x.d_tag, val = x.d_un.d_val;
+        } else {
+            Elf32_Dyn x;
+            memcpy(&x, d + p, sizeof x);
+            tag = (uint64_t)(int64_t)x.d_tag, val = x.d_un.d_val;
+        }
+        if (tag == DT_NULL)
+            return;
+        if (tag == DT_NEEDED && val < str->size)
+            note_needed((const char *)d + str->off + val,
+                        (size_t)(str->size - val), o);
+    }
+}
+
+/* Whether a program header table has a PT_INTERP entry: -1 unreadable. */
+static int has_interp(const uint8_t *d, size_t size, bool is64)
+{
+    uint64_t phoff, phentsize, phnum;
+    if (is64) {
+        Elf64_Ehdr e;
+        memcpy(&e, d, sizeof e);
+        phoff = e.e_phoff, phentsize = e.e_phentsize, phnum = e.e_phnum;
+    } else {
+        Elf32_Ehdr e;
+        memcpy(&e, d, sizeof e);
+        phoff = e.e_phoff, phentsize = e.e_phentsize, phnum = e.e_phnum;
+    }
+    size_t want = is64 ? sizeof(Elf64_Phdr) : sizeof(Elf32_Phdr);
+    if (phnum == 0 || phentsize < want ||
+        !inside(size, phoff, phnum * phentsize))
+        return -1;
+    for (uint64_t i = 0; i < phnum; i++) {
+        uint32_t type;
+        memcpy(&type, d + phoff + i * phentsize, sizeof type);
+        if (type == PT_INTERP)
+            return 1;
+    }
+    return 0;
+}
+
+int ct_fe_elf_deps_scan(const uint8_t *d, size_t size,
+                        struct ct_fe_elf_deps *o)
+{
+    memset(o, 0, sizeof *o);
+    int native = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ ? ELFDATA2LSB
+                                                           : ELFDATA2MSB;
+    if (size < EI_NIDENT || memcmp(d, ELFMAG, SELFMAG) != 0 ||
+        d[EI_DATA] != native ||
+        (d[EI_CLASS] != ELFCLASS64 && d[EI_CLASS] != ELFCLASS32))
+        return -1;
+    bool is64 = d[EI_CLASS] == ELFCLASS64;
+    if (size < (is64 ? sizeof(Elf64_Ehdr) : sizeof(Elf32_Ehdr)))
+        return -1;
+    uint16_t type;
+    memcpy(&type, d + offsetof(Elf64_Ehdr, e_type), sizeof type);
+    int interp = has_interp(d, size, is64);
+    if (interp < 0)
+        return -1;
+    /* A program without an interpreter is never given to ld.so, which is
+     * what reads LD_PRELOAD. */
+    o->is_static = (type == ET_EXEC || type == ET_DYN) && !interp;
+    uint64_t shoff, shentsize, shnum;
+    if (is64) {
+        Elf64_Ehdr e;
+        memcpy(&e, d, sizeof e);
+        shoff = e.e_shoff, shentsize = e.e_shentsize, shnum = e.e_shnum;
+    } else {
+        Elf32_Ehdr e;
+        memcpy(&e, d, sizeof e);
+        shoff = e.e_shoff, shentsize = e.e_shentsize, shnum = e.e_shnum;
+    }
+    if (shoff == 0 || shnum == 0 ||
+        shentsize < (is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)) ||
+        !inside(size, shoff, shnum * shentsize))
+        return 0;
+    for (uint64_t i = 0; i < shnum; i++) {
+        struct shdr s, str;
+        if (!read_shdr(d, size, shoff + i * shentsize, is64, &s) ||
+            s.type != SHT_DYNAMIC || s.link >= shnum ||
+            !read_shdr(d, size, shoff + s.link * shentsize, is64, &str) ||
+            str.type != SHT_STRTAB)
+            continue;
+        scan_dynamic(d, size, &s, &str, is64, o);
+    }
+    return 0;
+}
+
+int ct_fe_elf_deps(const char *path, struct ct_fe_elf_deps *o)
+{
+    memset(o, 0, sizeof *o);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    int r = -1;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0 &&
+        (uint64_t)st.st_size <= SIZE_MAX) {
+        void *m = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd,
+                       0);
+        if (m != MAP_FAILED) {
+            r = ct_fe_elf_deps_scan(m, (size_t)st.st_size, o);
             munmap(m, (size_t)st.st_size);
         }
     }

@@ -53,14 +53,31 @@ char *ct_fe_find_include(void);
 char *ct_fe_which(const char *prog);
 
 /* ------------------------------------------------------------ spawn.c */
+/* What to wait for once the program has exited: its traced descendants
+ * (those with lib mapped), for up to timeout_s seconds (< 0: no limit). */
+struct ct_fe_wait {
+    const char *lib;
+    double timeout_s;
+    bool quiet;
+};
 /* Runs argv with the extra environment entries ("NAME=value", NULL-ended)
  * added, the standard streams shared, and SIGINT/SIGQUIT left to reach the
- * child from the terminal while SIGTERM/SIGHUP sent to us are passed on.
+ * child from the terminal while SIGTERM/SIGHUP sent to us are passed on;
+ * then, with wait, waits for the descendants it left running (reap.c).
  * Returns the child's exit status, 128+signal when killed, or -1 when it
  * could not be started (message printed). */
-int ct_fe_spawn(char *const argv[], char *const env_add[]);
+int ct_fe_spawn(char *const argv[], char *const env_add[],
+                const struct ct_fe_wait *wait);
 /* Runs argv and waits; same return as ct_fe_spawn, no signal handling. */
 int ct_fe_run_tool(char *const argv[]);
+
+/* ------------------------------------------------------------ reap.c */
+/* Makes us the reaper of the program's orphaned descendants. */
+void ct_fe_reap_begin(void);
+/* Waits for our traced descendants (lib mapped) until none is left, the
+ * timeout (< 0: none) passes, or SIGINT/SIGTERM/SIGHUP/SIGQUIT arrives;
+ * those still running are named. */
+void ct_fe_reap_wait(const char *lib, double timeout_s, bool quiet);
 
 /* ------------------------------------------------------------ elfscan.c */
 enum ct_fe_instr { CT_INSTR_YES, CT_INSTR_NO, CT_INSTR_UNKNOWN };
@@ -70,6 +87,18 @@ enum ct_fe_instr { CT_INSTR_YES, CT_INSTR_NO, CT_INSTR_UNKNOWN };
 enum ct_fe_instr ct_fe_elf_instrumented(const char *path);
 /* The same on a file in memory; exposed for the unit tests. */
 enum ct_fe_instr ct_fe_elf_scan(const uint8_t *data, size_t size);
+/* What a program needs to be traced: whether ld.so runs at all (a static
+ * program has no interpreter, so LD_PRELOAD is never read), and the
+ * sanitizer runtime among its DT_NEEDED that must be loaded first
+ * ("libasan.so.8"; empty when none). */
+struct ct_fe_elf_deps {
+    bool is_static;
+    char first[64];
+};
+/* 0, or -1 when the file is not a readable ELF file (a script). */
+int ct_fe_elf_deps(const char *path, struct ct_fe_elf_deps *o);
+int ct_fe_elf_deps_scan(const uint8_t *data, size_t size,
+                        struct ct_fe_elf_deps *o);
 
 /* ------------------------------------------------------------ stats.c */
 struct ct_fe_stats {
@@ -104,6 +133,19 @@ int ct_fe_recording_open(struct ct_fe_recording *r, const char *path);
 void ct_fe_recording_free(struct ct_fe_recording *r);
 /* Whether a folder entry name is one of the tracer's files. */
 bool ct_fe_is_trace_name(const char *name);
+
+/* ------------------------------------------------------------ stage.c */
+/* A fresh staging folder for a recording whose output is `output` in the
+ * folder `parent` (absolute): beside it, or under $TMPDIR when parent is
+ * the working directory.  It holds a note naming the output's absolute
+ * path.  malloc'ed path, or NULL with a message. */
+char *ct_fe_stage_create(const char *parent, const char *output);
+/* The output a staging folder's note names (malloc'ed), or NULL. */
+char *ct_fe_stage_output(const char *staging);
+/* Removes the note (before the folder becomes the recording). */
+void ct_fe_stage_unnote(const char *staging);
+/* rename(), or a copy across file systems; 0, or -1 with errno. */
+int ct_fe_stage_move(const char *from, const char *to);
 
 /* ------------------------------------------------------------ merge.c */
 /* Writes the traces as one OpenLaszlo raw log (--dump form) on a common

@@ -68,6 +68,9 @@ static void usage(FILE *f)
 "                        FUNC is entered (comma-separated)\n"
 "      --no-follow       do not trace children started with an environment\n"
 "                        of their own (execve, posix_spawn, system, popen)\n"
+"      --timeout=T       once PROGRAM exits, wait at most T (e.g. 10, 2.5s,\n"
+"                        500ms, 1m) for the traced processes it left running\n"
+"                        (default: no limit; Ctrl-C also ends the wait)\n"
 "  -q, --quiet           no messages from the tracer, no closing line\n"
 "  -h, --help            show this help and exit\n"
 "  -V, --version         show the version and exit\n"
@@ -76,14 +79,17 @@ static void usage(FILE *f)
 "events, threads and processes.  calltrace exits with PROGRAM's status\n"
 "(128+N when a signal N killed it); 1 for bad usage, 2 when nothing could\n"
 "be recorded.  PROGRAM's input, output and errors pass through untouched;\n"
-"Ctrl-C reaches PROGRAM.\n", f);
+"Ctrl-C reaches PROGRAM.  The traces are written to a hidden folder beside\n"
+"FILE, or under $TMPDIR when FILE is in the working directory, and moved\n"
+"into place at the end.  A static PROGRAM, or one in a folder calltrace\n"
+"cannot write to, runs untraced, with one line saying why.\n", f);
 }
 
 enum {
     OPT_SAMPLE_CLOCK = 256, OPT_CLOCK, OPT_BUFSIZE, OPT_LIMIT, OPT_PAUSED,
     OPT_SIGNAL, OPT_CPUTIME, OPT_FOLLOW, OPT_NO_FOLLOW, OPT_FLIGHT,
     OPT_FLIGHT_SIGNAL, OPT_CONTROL, OPT_FILTER, OPT_DEPTH, OPT_MIN_DURATION,
-    OPT_TRIGGER, OPT_HOST, OPT_PORT,
+    OPT_TRIGGER, OPT_HOST, OPT_PORT, OPT_TIMEOUT,
 };
 
 static void set(struct ct_fe_record_opts *o, const char *name,
@@ -158,6 +164,45 @@ static void size_option(struct ct_fe_record_opts *o, const char *verb,
     set(o, var, v);
 }
 
+/* --timeout: seconds, or a number with s, ms or m. */
+static bool parse_timeout(const char *s, double *out)
+{
+    if (*s < '0' || *s > '9')
+        return false;
+    char *end;
+    double v = strtod(s, &end);
+    double scale = !*end || !strcmp(end, "s") ? 1
+                 : !strcmp(end, "ms") ? 1e-3
+                 : !strcmp(end, "m") ? 60 : -1;
+    if (scale < 0 || v * scale > 1e9)
+        return false;
+    *out = v * scale;
+    return true;
+}
+
+/* The flight recorder's ring is whole blocks of --bufsize, at least
+ * CT_FLIGHT_MIN_SLOTS of them (preload/flight.c): say so when that is not
+ * the size asked for. */
+static void flight_note(const struct ct_fe_record_opts *o)
+{
+    uint64_t slot = o->bufsize ? o->bufsize : CT_DEFAULT_BUFSIZE;
+    slot = (slot + CT_BLOCK_ALIGN - 1) & ~(uint64_t)(CT_BLOCK_ALIGN - 1);
+    if (slot < CT_FLIGHT_MIN_SLOT)
+        slot = CT_FLIGHT_MIN_SLOT;
+    uint64_t n = o->flight / slot;
+    if (n < CT_FLIGHT_MIN_SLOTS)
+        n = CT_FLIGHT_MIN_SLOTS;
+    if (n * slot == o->flight)
+        return;
+    char want[32], got[32], block[32];
+    ct_format_size(want, sizeof want, o->flight);
+    ct_format_size(got, sizeof got, n * slot);
+    ct_format_size(block, sizeof block, slot);
+    ct_fe_error("--flight=%s: the ring is %s, whole blocks of %s (the "
+                "block size, --bufsize), at least %u of them", want, got,
+                block, CT_FLIGHT_MIN_SLOTS);
+}
+
 int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
                        const char *verb)
 {
@@ -182,6 +227,7 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
         {"trigger", required_argument, NULL, OPT_TRIGGER},
         {"host", required_argument, NULL, OPT_HOST},
         {"port", required_argument, NULL, OPT_PORT},
+        {"timeout", required_argument, NULL, OPT_TIMEOUT},
         {"quiet", no_argument, NULL, 'q'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
@@ -189,6 +235,7 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
     };
     memset(o, 0, sizeof *o);
     o->output = CT_FE_DEFAULT_TRACE;
+    o->timeout_s = -1;
     const char *host = NULL, *port = NULL;
     opterr = 0;
     optind = 1;
@@ -228,6 +275,7 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
         case OPT_BUFSIZE:
             size_option(o, verb, "bufsize", "CALLTRACE_BUFSIZE", optarg,
                         CT_MIN_BUFSIZE, CT_MAX_BUFSIZE);
+            ct_parse_size(optarg, &o->bufsize);
             break;
         case OPT_LIMIT:
             size_option(o, verb, "limit", "CALLTRACE_LIMIT", optarg, 0,
@@ -250,6 +298,7 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
         case OPT_FLIGHT:
             size_option(o, verb, "flight", "CALLTRACE_FLIGHT", optarg, 0,
                         UINT64_MAX);
+            ct_parse_size(optarg, &o->flight);
             break;
         case OPT_FLIGHT_SIGNAL:
             if (ct_parse_signal(optarg) < 0)
@@ -272,6 +321,11 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
             break;
         case OPT_TRIGGER:
             filter_option(o, verb, "trigger", "CALLTRACE_TRIGGER", optarg);
+            break;
+        case OPT_TIMEOUT:
+            if (!parse_timeout(optarg, &o->timeout_s))
+                ct_fe_usage_error(verb, "--timeout wants a time such as 10, "
+                                  "2.5s, 500ms or 1m, got '%s'", optarg);
             break;
         case OPT_HOST: host = optarg; break;
         case OPT_PORT: {
@@ -301,6 +355,8 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
     }
     if (optind >= argc)
         ct_fe_usage_error(verb, "no program to record");
+    if (o->flight && !o->quiet)
+        flight_note(o);
     if (host || port) {
         char *net;
         if (asprintf(&net, strchr(host ? host : "", ':') ? "tcp:[%s]:%s"
@@ -355,7 +411,7 @@ static int remove_recording(const char *path)
 }
 
 /* Keeps the previous recording as OUTPUT.old. */
-static int keep_previous(const char *output)
+int ct_fe_keep_previous(const char *output)
 {
     struct stat st;
     if (lstat(output, &st) != 0)
@@ -437,7 +493,7 @@ static void move_snapshots(const char *trace, const char *output)
         }
         struct stat st;
         int more = lstat(from, &st) == 0;
-        if (more && rename(from, to) != 0)
+        if (more && ct_fe_stage_move(from, to) != 0)
             ct_fe_error("cannot move the snapshot %s to %s (%m)", from, to);
         free(from);
         free(to);
@@ -446,26 +502,38 @@ static void move_snapshots(const char *trace, const char *output)
     }
 }
 
+/* A folder made as mkdir would make it: mkdtemp's 0700 would hide the
+ * traces (0644, as the tracer creates them) from the readers a plain
+ * folder admits. */
+static void plain_folder_mode(const char *dir)
+{
+    mode_t mask = umask(0);
+    umask(mask);
+    chmod(dir, 0777 & ~mask);
+}
+
 /* Moves the staged traces to the output; 0, or -1 with a message. */
 static int finish(const char *staging, const char *output, bool quiet,
                   bool sample)
 {
     struct ct_fe_recording r;
+    ct_fe_stage_unnote(staging);
     if (ct_fe_recording_open(&r, staging) != 0) {
         ct_fe_error("nothing was recorded (did the program start?)");
         remove_recording(staging);
         return -1;
     }
     drop_empty(&r);
-    int rc = keep_previous(output);
+    int rc = ct_fe_keep_previous(output);
     if (rc == 0 && r.n == 1) {
-        rc = rename(r.traces[0].path, output);
+        rc = ct_fe_stage_move(r.traces[0].path, output);
         if (rc == 0) {
             move_snapshots(r.traces[0].path, output);
             rmdir(staging);
         }
     } else if (rc == 0) {
-        rc = rename(staging, output);
+        plain_folder_mode(staging);
+        rc = ct_fe_stage_move(staging, output);
     }
     if (rc != 0)
         ct_fe_error("cannot move the recording to %s (%m); it is in %s",
@@ -483,21 +551,20 @@ static int finish(const char *staging, const char *output, bool quiet,
 }
 
 /* Says so when the program cannot produce a single call record. */
-static void check_instrumented(const char *prog, bool sample)
+static void check_instrumented(const char *prog, const char *path,
+                               bool sample)
 {
-    if (sample)
-        return;
-    char *path = ct_fe_which(prog);
-    if (path && ct_fe_elf_instrumented(path) == CT_INSTR_NO)
+    if (!sample && ct_fe_elf_instrumented(path) == CT_INSTR_NO)
         ct_fe_error("%s was not built with -finstrument-functions (it has no "
                     "__cyg_profile_func_enter reference): only calls in "
                     "traced libraries and programs it runs are recorded; "
                     "rebuild with $(calltrace cflags), or record with "
                     "--sample", prog);
-    free(path);
 }
 
-static char *preload_value(const char *lib)
+/* LD_PRELOAD=[FIRST:]LIB[:what it was]: a sanitizer runtime the program
+ * needs (FIRST) must precede every other library. */
+static char *preload_value(const char *lib, const char *first)
 {
     /* ld.so splits LD_PRELOAD at spaces and colons. */
     if (strpbrk(lib, " :\t")) {
@@ -507,70 +574,127 @@ static char *preload_value(const char *lib)
     }
     const char *prev = getenv("LD_PRELOAD");
     char *v;
-    if (asprintf(&v, "LD_PRELOAD=%s%s%s", lib, prev && *prev ? ":" : "",
+    if (asprintf(&v, "LD_PRELOAD=%s%s%s%s%s", first ? first : "",
+                 first ? ":" : "", lib, prev && *prev ? ":" : "",
                  prev ? prev : "") < 0)
         return NULL;
     return v;
 }
 
-/* tcp:/unix: output: the tracer streams, nothing is staged here. */
-static int record_streamed(struct ct_fe_record_opts *o, char **prog_argv,
-                           char *preload)
+static void free_env(struct ct_fe_record_opts *o)
 {
-    set(o, "LD_PRELOAD", "");
-    free(o->env[o->nenv - 1]);
-    o->env[o->nenv - 1] = preload;
-    set(o, "CALLTRACE_OUTPUT", o->output);
-    o->env[o->nenv] = NULL;
-    check_instrumented(prog_argv[0], o->sample);
-    int status = ct_fe_spawn(prog_argv, o->env);
     for (size_t i = 0; i < o->nenv; i++)
         free(o->env[i]);
     o->nenv = 0;
+}
+
+/* The program as it is, without the tracer: what raw LD_PRELOAD gives
+ * when the tracer cannot work (the reason was said). */
+static int run_untraced(struct ct_fe_record_opts *o, char **prog_argv)
+{
+    free_env(o);
+    int status = ct_fe_spawn(prog_argv, NULL, NULL);
     return status < 0 ? CT_FE_FAILED : status;
+}
+
+/* Runs the program with env (LD_PRELOAD and CALLTRACE_OUTPUT appended),
+ * then waits for the traced processes it leaves running. */
+static int run_traced(struct ct_fe_record_opts *o, char **prog_argv,
+                      char *preload, const char *lib, char *output_var)
+{
+    o->env[o->nenv++] = preload;
+    o->env[o->nenv++] = output_var;
+    o->env[o->nenv] = NULL;
+    struct ct_fe_wait w = { .lib = lib, .timeout_s = o->timeout_s,
+                            .quiet = o->quiet };
+    return ct_fe_spawn(prog_argv, o->env, &w);
+}
+
+/* Whether the program can be traced at all; false after one line saying
+ * why not.  *first: the sanitizer runtime to preload first, or NULL. */
+static bool traceable(const char *prog,
+                      const char *path, struct ct_fe_elf_deps *deps,
+                      const char **first)
+{
+    *first = NULL;
+    if (ct_fe_elf_deps(path, deps) != 0)
+        return true;  /* a script: its interpreter will say */
+    if (deps->is_static) {
+        ct_fe_error("%s is linked statically: the tracer, a preloaded "
+                    "library, cannot load into it; running it untraced "
+                    "(link it dynamically to trace it)", prog);
+        return false;
+    }
+    if (deps->first[0])
+        *first = deps->first;
+    return true;
 }
 
 int ct_fe_record_run(struct ct_fe_record_opts *o, char **prog_argv)
 {
+    o->recorded = false;
+    const char *prog = prog_argv[0];
+    char *path = ct_fe_which(prog);
+    if (!path) {
+        ct_fe_error("cannot run %s: no such program%s", prog,
+                    strchr(prog, '/') ? "" : " in PATH");
+        free_env(o);
+        return 127;
+    }
+    struct ct_fe_elf_deps deps;
+    const char *first;
+    if (!traceable(prog, path, &deps, &first)) {
+        free(path);
+        return run_untraced(o, prog_argv);
+    }
+    check_instrumented(prog, path, o->sample);
+    free(path);
     char *lib = ct_fe_find_library();
-    if (lib && (strncmp(o->output, "tcp:", 4) == 0 ||
-                strncmp(o->output, "unix:", 5) == 0)) {
-        char *preload = preload_value(lib);
+    char *preload = lib ? preload_value(lib, first) : NULL;
+    if (!preload) {
         free(lib);
-        return preload ? record_streamed(o, prog_argv, preload)
-                       : CT_FE_FAILED;
-    }
-    char *preload = lib ? preload_value(lib) : NULL;
-    char *parent = output_parent(o->output);
-    if (!preload || !parent) {
-        free(lib), free(preload), free(parent);
+        free_env(o);
         return CT_FE_FAILED;
     }
-    char *staging;
-    if (asprintf(&staging, "%s/.calltrace-record-XXXXXX", parent) < 0 ||
-        !mkdtemp(staging)) {
-        ct_fe_error("cannot create a folder in %s: %m", parent);
-        free(lib), free(preload), free(parent);
-        return CT_FE_FAILED;
-    }
-    set(o, "LD_PRELOAD", "");
-    free(o->env[o->nenv - 1]);
-    o->env[o->nenv - 1] = preload;
     char *out;
+    int status;
+    if (strncmp(o->output, "tcp:", 4) == 0 ||
+        strncmp(o->output, "unix:", 5) == 0) {
+        /* The tracer streams; nothing is staged here. */
+        if (asprintf(&out, "CALLTRACE_OUTPUT=%s", o->output) < 0)
+            exit(CT_FE_FAILED);
+        status = run_traced(o, prog_argv, preload, lib, out);
+        free(lib);
+        free_env(o);
+        return status < 0 ? CT_FE_FAILED : status;
+    }
+    char *parent = output_parent(o->output);
+    if (!parent) {
+        free(lib), free(preload);
+        free_env(o);
+        return CT_FE_FAILED;
+    }
+    if (access(parent, W_OK | X_OK) != 0) {
+        ct_fe_error("cannot write %s in %s (%m); running %s untraced",
+                    o->output, parent, prog);
+        free(lib), free(preload), free(parent);
+        return run_untraced(o, prog_argv);
+    }
+    char *staging = ct_fe_stage_create(parent, o->output);
+    if (!staging) {
+        free(lib), free(preload), free(parent);
+        free_env(o);
+        return CT_FE_FAILED;
+    }
     if (asprintf(&out, "CALLTRACE_OUTPUT=%s/calltrace-%%p.raw", staging) < 0)
         exit(CT_FE_FAILED);
-    o->env[o->nenv++] = out;
-    o->env[o->nenv] = NULL;
-
-    check_instrumented(prog_argv[0], o->sample);
-    int status = ct_fe_spawn(prog_argv, o->env);
-    if (finish(staging, o->output, o->quiet, o->sample) != 0 &&
-        (status == 0 || status < 0))
+    status = run_traced(o, prog_argv, preload, lib, out);
+    if (finish(staging, o->output, o->quiet, o->sample) == 0)
+        o->recorded = true;
+    else if (status == 0 || status < 0)
         status = CT_FE_FAILED;
     free(lib), free(parent), free(staging);
-    for (size_t i = 0; i < o->nenv; i++)
-        free(o->env[i]);
-    o->nenv = 0;
+    free_env(o);
     return status < 0 ? CT_FE_FAILED : status;
 }
 

@@ -15,7 +15,7 @@ int ct_fe_run(int argc, char **argv)
     int first = ct_fe_record_parse(&o, argc, argv, NULL);
     const char *output = o.output;
     int status = ct_fe_record_run(&o, argv + first);
-    if (access(output, F_OK) != 0)
+    if (!o.recorded)
         return status;
     fflush(stdout);
     char *report_argv[] = { "report", "--", (char *)output, NULL };

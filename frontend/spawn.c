@@ -87,7 +87,8 @@ exec_child(char *const argv[], char *const env_add[], const struct saved *s,
     _exit(err == ENOENT ? 127 : 126);
 }
 
-int ct_fe_spawn(char *const argv[], char *const env_add[])
+int ct_fe_spawn(char *const argv[], char *const env_add[],
+                const struct ct_fe_wait *wait)
 {
     sigset_t all, old;
     sigfillset(&all);
@@ -96,6 +97,8 @@ int ct_fe_spawn(char *const argv[], char *const env_add[])
     sigprocmask(SIG_BLOCK, &all, &old);
     struct saved saved;
     take_signals(&saved);
+    if (wait)
+        ct_fe_reap_begin();
     pid_t pid = fork();
     if (pid < 0) {
         ct_fe_error("cannot start %s: %m", argv[0]);
@@ -109,6 +112,8 @@ int ct_fe_spawn(char *const argv[], char *const env_add[])
     sigprocmask(SIG_SETMASK, &old, NULL);
     int status = wait_for(pid);
     child_pid = 0;
+    if (wait)
+        ct_fe_reap_wait(wait->lib, wait->timeout_s, wait->quiet);
     give_back_signals(&saved);
     return status;
 }
