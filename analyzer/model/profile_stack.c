@@ -248,8 +248,7 @@ int ct_prof_event(struct ct_profile *p, const struct ct_event *ev)
     }
     if (!p->state->origin_set)
         set_origin(p, ev->time);
-    /* The scheduler's and the clock's records are not the program's. */
-    if (ev->kind < CT_EV_OFFCPU_START && in_range(p, ev->time))
+    if (ct_event_counted(ev->kind) && in_range(p, ev->time))
         p->counts.events++;
     struct ct_pthread *th = get_thread(p, ev->thread);
     switch (ev->kind) {

@@ -41,6 +41,17 @@ enum ct_ev_kind {
     CT_EV_CPUTIME,        /* count = the thread's CPU time (ns) so far      */
 };
 
+/* The one definition of an event, as the report's "Events:" line and
+ * calltrace record's closing line count them (docs/analysis.md): every
+ * record of the program and of the tracer's work on its behalf (calls,
+ * returns, user events, samples, losses, stacks, overhead, thread ends),
+ * not the scheduler's and the clock's (off-CPU intervals, CPU time
+ * readings). */
+static inline bool ct_event_counted(enum ct_ev_kind kind)
+{
+    return kind < CT_EV_OFFCPU_START;
+}
+
 struct ct_event {
     enum ct_ev_kind kind;
     uint32_t thread;      /* index into ct_trace_info.threads              */

@@ -70,11 +70,17 @@ void ct_rep_dur(char *buf, size_t len, double ns)
         snprintf(buf, len, "%.2fs", ns / 1e9);
 }
 
+bool ct_rep_sampled(const struct ct_rep *r)
+{
+    const struct ct_profile *p = r->p;
+    return !p->samples_apart &&
+           (p->info->sampled || p->counts.samples || p->info->nsample_counts);
+}
+
 const char *ct_rep_granularity(const struct ct_rep *r, char *buf, size_t len)
 {
     const struct ct_profile *p = r->p;
-    if (p->samples_apart ||
-        (!p->info->sampled && !p->counts.samples && !p->info->nsample_counts))
+    if (!ct_rep_sampled(r))
         return "every call timed";
     /* one sample's ticks: sampled self time over self samples */
     uint64_t samples = 0, ticks = 0;

@@ -169,8 +169,10 @@ void ct_report_flat(struct ct_rep *r)
     /* gprof's heading, with the per-call columns' extra width in front */
     fprintf(out, "  %%   cumulative   self              %*sself     %*stotal"
             "           \n", w - 8, "", w - 8, "");
-    fprintf(out, " time %9s %9s    calls %*s %*s  name    \n", r->unit.column,
-            r->unit.column, w, pcname, w, pcname);
+    /* A sampled profile's count column holds samples, not calls. */
+    fprintf(out, " time %9s %9s %8s %*s %*s  name    \n", r->unit.column,
+            r->unit.column, ct_rep_sampled(r) ? "samples" : "calls", w,
+            pcname, w, pcname);
     uint64_t cum = 0;
     for (size_t i = 0; i < n; i++) {
         const struct row *row = &rows[i];
