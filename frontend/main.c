@@ -72,6 +72,57 @@ void ct_fe_version(void)
     exit(0);
 }
 
+static const char *const verbs[] = {
+    "record", "report", "tree", "dump", "export", "cflags", "control",
+    "recv", "top", "help",
+};
+
+/* Edit distance (insertions, deletions, substitutions, swaps of two
+ * neighbours) between two short words; large for long ones. */
+static size_t distance(const char *a, const char *b)
+{
+    size_t n = strlen(a), m = strlen(b);
+    if (n > 31 || m > 31)
+        return 99;
+    size_t d[32][32];
+    for (size_t i = 0; i <= n; i++)
+        d[i][0] = i;
+    for (size_t j = 0; j <= m; j++)
+        d[0][j] = j;
+    for (size_t i = 1; i <= n; i++)
+        for (size_t j = 1; j <= m; j++) {
+            size_t v = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
+            if (d[i - 1][j] + 1 < v)
+                v = d[i - 1][j] + 1;
+            if (d[i][j - 1] + 1 < v)
+                v = d[i][j - 1] + 1;
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
+                a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+                v = d[i - 2][j - 2] + 1;
+            d[i][j] = v;
+        }
+    return d[n][m];
+}
+
+/* A word that is no program in PATH but nearly a verb is a typo, not a
+ * program to record: the verb is suggested instead. */
+static void suggest_verb(const char *word)
+{
+    if (*word == '-' || strchr(word, '/'))
+        return;
+    char *path = ct_fe_which(word);
+    if (path) {
+        free(path);
+        return;
+    }
+    for (size_t i = 0; i < sizeof verbs / sizeof verbs[0]; i++) {
+        size_t len = strlen(verbs[i]);
+        if (distance(word, verbs[i]) <= (len > 4 ? 2u : 1u))
+            ct_fe_usage_error(NULL, "'%s' is neither a verb nor a program "
+                              "in PATH; did you mean '%s'?", word, verbs[i]);
+    }
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2)
@@ -103,5 +154,6 @@ int main(int argc, char **argv)
         return ct_fe_recv(argc - 1, argv + 1);
     if (strcmp(verb, "top") == 0)
         return ct_fe_top(argc - 1, argv + 1);
+    suggest_verb(verb);
     return ct_fe_run(argc, argv);
 }
