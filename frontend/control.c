@@ -3,6 +3,7 @@
  * a running traced process through its control socket (CALLTRACE_CONTROL,
  * preload/control.c), and its answer.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,6 +32,52 @@ static void usage(void)
          "\n"
          "Only the process's user (and root) is admitted.  Exit status: 0 done,\n"
          "1 bad usage, 2 refused or not reachable.");
+}
+
+/* How many traces a staging folder holds now. */
+static size_t staged_traces(const char *staging)
+{
+    DIR *d = opendir(staging);
+    if (!d)
+        return 0;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += ct_fe_is_trace_name(e->d_name);
+    closedir(d);
+    return n;
+}
+
+/* A path in calltrace record's staging folder is gone once the run ends:
+ * the answer names where the file will be then (the staging folder's note
+ * names the output; one trace becomes the output itself, several a folder
+ * of them), and where it is until then. */
+static void print_answer(const char *ans)
+{
+    const char *mark = strstr(ans, "/.calltrace-record-");
+    const char *slash = mark ? strchr(mark + 1, '/') : NULL;
+    if (!slash) {
+        puts(ans);
+        return;
+    }
+    const char *start = mark;
+    while (start > ans && start[-1] != ' ' && start[-1] != '=')
+        start--;
+    size_t len = strcspn(start, " ");
+    char *staging = strndup(start, (size_t)(slash - start));
+    char *name = strndup(slash + 1, len - (size_t)(slash + 1 - start));
+    char *output = staging && name ? ct_fe_stage_output(staging) : NULL;
+    if (!output) {
+        puts(ans);
+    } else {
+        const char *snap = strstr(name, ".snap");
+        bool single = staged_traces(staging) <= 1;
+        printf("%.*s%s%s%s (until the run ends: %.*s)%s\n",
+               (int)(start - ans), ans, output, single ? "" : "/",
+               single ? (snap ? snap : "") : name, (int)len, start,
+               start + len);
+    }
+    free(staging), free(name), free(output);
 }
 
 static int valid_pid(const char *s, unsigned *pid)
@@ -112,7 +159,7 @@ int ct_fe_control(int argc, char **argv)
     if (nl)
         *nl = '\0';
     if (strncmp(ans, "ok", 2) == 0 && (ans[2] == ' ' || !ans[2])) {
-        puts(ans[2] ? ans + 3 : "");
+        print_answer(ans[2] ? ans + 3 : "");
         return 0;
     }
     if (strncmp(ans, "error ", 6) == 0)
