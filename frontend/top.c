@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "frontend.h"
+#include "record.h"
 #include "top.h"
 #include "util.h"
 
@@ -27,7 +28,9 @@ static void usage(FILE *f)
 "profile refreshed every interval, like perf top.  FILE is a trace (default\n"
 "calltrace.raw), or one that 'calltrace recv' is receiving; PID watches the\n"
 "trace that traced process writes; -- PROGRAM starts PROGRAM traced (into\n"
-"$CALLTRACE_OUTPUT, default calltrace.raw) and watches it.\n"
+"$CALLTRACE_OUTPUT, default calltrace.raw, the previous one kept as\n"
+"calltrace.raw.old) and watches it; on a terminal PROGRAM's input and\n"
+"output are /dev/null, the screen being top's.\n"
 "\n"
 "  -i, --interval=SECONDS  time between refreshes (default 1)\n"
 "  -t, --total             sort by total time (default: self time)\n"
@@ -44,7 +47,8 @@ static void usage(FILE *f)
 "not a terminal, one table per interval is printed instead.\n"
 "\n"
 "top ends by itself once the trace is closed (its process exited) or its\n"
-"process is gone without closing it (crashed or killed), and says so.\n"
+"process is gone without closing it (crashed or killed), and says so; its\n"
+"last table covers the whole run.\n"
 "Exit status: 0; 1 bad usage; 2 a trace that cannot be read; 128+N when\n"
 "signal N stopped it.\n", f);
 }
@@ -186,6 +190,11 @@ int ct_fe_top(int argc, char **argv)
     const char *arg = optind < argc ? argv[optind] : NULL;
     bool dashdash = optind > 1 && strcmp(argv[optind - 1], "--") == 0;
     if (dashdash && arg) {
+        /* As record does: the trace written now is the one that
+         * calltrace report reads next, the previous one kept as .old. */
+        if (!getenv("CALLTRACE_OUTPUT") &&
+            ct_fe_keep_previous(CT_FE_DEFAULT_TRACE) != 0)
+            return CT_FE_FAILED;
         child = top_spawn(argv + optind, tty);
         if (child < 0)
             return CT_FE_FAILED;
@@ -245,8 +254,11 @@ int ct_fe_top(int argc, char **argv)
     for (;;) {
         const struct ct_follow_status *st = ct_follow_status(t.follow);
         bool over = st->caught_up || st->damaged;
-        if (over)
+        if (over) {
             end_note(&t);
+            /* The last interval of a finished run is a sliver of it. */
+            t.since_start = true;
+        }
         if (tty && !over) {
             draw(&t);
         } else if (!tty) {
