@@ -80,10 +80,10 @@ expect_eq "Command" " Command: ./app exit 0 1 'a b' '' 'it'\\''s' '\$x' plain-1.
 "$FRONT" report -b -p q.raw | grep -q "^ time .*    calls .* name" ||
     fail "measured heading: $("$FRONT" report -b -p q.raw | grep '^ time')"
 
-# The closing line's events are the report's, with the scheduler's
-# records in the trace (context switches of a waiting program).
+# The closing line's events are the report's, with the clock's
+# records in the trace (CPU time readings, --cputime=clock).
 rm -f ready
-"$FRONT" record --filter=work -o ev.raw ./app wait ready >/dev/null 2>err.txt &
+"$FRONT" record --cputime=clock --filter=work -o ev.raw ./app wait ready >/dev/null 2>err.txt &
 rec=$!
 for _ in $(seq 200); do [ -e ready ] && break; sleep 0.05; done
 sleep 0.2
