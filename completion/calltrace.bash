@@ -68,7 +68,7 @@ _calltrace_complete_words()
         --clock=*) _calltrace_values "$cur" "tsc monotonic"; return;;
         --sample-clock=*) _calltrace_values "$cur" "cpu wall"; return;;
         --cputime=*) _calltrace_values "$cur" "switch clock off"; return;;
-        --filter=*|--trigger=*|--depth=*|--min-duration=*) return;;
+        --filter=*|--trigger=*|--depth=*|--min-duration=*|--timeout=*) return;;
         --*=*)
             COMPREPLY=($(compgen -f -- "${cur#*=}")); return;;
         -*)
