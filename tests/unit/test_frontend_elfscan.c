@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -131,6 +132,81 @@ static void real_files(void **state)
     assert_int_equal(ct_fe_elf_instrumented("/"), CT_INSTR_UNKNOWN);
 }
 
+/* A real program: this test, dynamic, and (built with ASan) needing
+ * libasan, which must then come first in LD_PRELOAD. */
+static void deps_of_self(void **state)
+{
+    (void)state;
+    struct ct_fe_elf_deps d;
+    assert_int_equal(ct_fe_elf_deps("/proc/self/exe", &d), 0);
+    assert_false(d.is_static);
+#if defined(__SANITIZE_ADDRESS__)
+    assert_int_equal(strncmp(d.first, "libasan.so", 10), 0);
+#endif
+    assert_int_equal(ct_fe_elf_deps("/nonexistent", &d), -1);
+    const char script[] = "#!/bin/sh\n";
+    assert_int_equal(ct_fe_elf_deps_scan((const uint8_t *)script,
+                                         sizeof script, &d), -1);
+}
+
+/* No interpreter: static, whatever the rest says. */
+static void deps_static(void **state)
+{
+    (void)state;
+    uint8_t buf[1024];
+    size_t n = make_elf(buf, sizeof buf, "x");
+    Elf64_Ehdr *e = (Elf64_Ehdr *)buf;
+    Elf64_Phdr ph = { .p_type = PT_LOAD };
+    e->e_phoff = n;
+    e->e_phentsize = sizeof ph;
+    e->e_phnum = 1;
+    memcpy(buf + n, &ph, sizeof ph);
+    struct ct_fe_elf_deps d;
+    assert_int_equal(ct_fe_elf_deps_scan(buf, n + sizeof ph, &d), 0);
+    assert_true(d.is_static);
+    ph.p_type = PT_INTERP;
+    memcpy(buf + n, &ph, sizeof ph);
+    assert_int_equal(ct_fe_elf_deps_scan(buf, n + sizeof ph, &d), 0);
+    assert_false(d.is_static);
+}
+
+/* The program's own file cut and damaged at its two ends (the headers):
+ * never a read out of bounds. */
+static void deps_damaged(void **state)
+{
+    (void)state;
+    FILE *f = fopen("/proc/self/exe", "rb");
+    assert_non_null(f);
+    static uint8_t file[8 << 20];
+    size_t n = fread(file, 1, sizeof file, f);
+    fclose(f);
+    assert_true(n > 8192 && n < sizeof file);
+    struct ct_fe_elf_deps d;
+    for (size_t len = 0; len < n; len += len < 4096 ? 1 : 65521) {
+        uint8_t *copy = malloc(len ? len : 1);
+        memcpy(copy, file, len);
+        ct_fe_elf_deps_scan(copy, len, &d);
+        free(copy);
+    }
+    uint8_t *copy = malloc(n);
+    memcpy(copy, file, n);
+    srand(7);
+    for (int round = 0; round < 2000; round++) {
+        size_t at[4];
+        int k = 1 + rand() % 4;
+        for (int i = 0; i < k; i++) {
+            at[i] = (size_t)rand() % 4096;
+            at[i] = rand() % 2 ? at[i] : n - 1 - at[i];
+            copy[at[i]] = (uint8_t)rand();
+        }
+        ct_fe_elf_deps_scan(copy, n, &d);
+        assert_true(strlen(d.first) < sizeof d.first);
+        for (int i = 0; i < k; i++)
+            copy[at[i]] = file[at[i]];  /* undamaged for the next round */
+    }
+    free(copy);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -140,6 +216,9 @@ int main(void)
         cmocka_unit_test(every_prefix),
         cmocka_unit_test(damaged_copies),
         cmocka_unit_test(real_files),
+        cmocka_unit_test(deps_of_self),
+        cmocka_unit_test(deps_static),
+        cmocka_unit_test(deps_damaged),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
