@@ -3,7 +3,6 @@
  * a running traced process through its control socket (CALLTRACE_CONTROL,
  * preload/control.c), and its answer.
  */
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -34,20 +33,6 @@ static void usage(void)
          "1 bad usage, 2 refused or not reachable.");
 }
 
-/* How many traces a staging folder holds now. */
-static size_t staged_traces(const char *staging)
-{
-    DIR *d = opendir(staging);
-    if (!d)
-        return 0;
-    size_t n = 0;
-    struct dirent *e;
-    while ((e = readdir(d)))
-        n += ct_fe_is_trace_name(e->d_name);
-    closedir(d);
-    return n;
-}
-
 /* A path in calltrace record's staging folder is gone once the run ends:
  * the answer names where the file will be then (the staging folder's note
  * names the output; one trace becomes the output itself, several a folder
@@ -71,7 +56,7 @@ static void print_answer(const char *ans)
         puts(ans);
     } else {
         const char *snap = strstr(name, ".snap");
-        bool single = staged_traces(staging) <= 1;
+        bool single = ct_fe_count_traces(staging) <= 1;
         printf("%.*s%s%s%s (until the run ends: %.*s)%s\n",
                (int)(start - ans), ans, output, single ? "" : "/",
                single ? (snap ? snap : "") : name, (int)len, start,

@@ -133,6 +133,8 @@ int ct_fe_recording_open(struct ct_fe_recording *r, const char *path);
 void ct_fe_recording_free(struct ct_fe_recording *r);
 /* Whether a folder entry name is one of the tracer's files. */
 bool ct_fe_is_trace_name(const char *name);
+/* How many of them a folder holds (0 when it cannot be read). */
+size_t ct_fe_count_traces(const char *dir);
 
 /* ------------------------------------------------------------ stage.c */
 /* A fresh staging folder for a recording whose output is `output` in the

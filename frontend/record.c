@@ -512,15 +512,27 @@ static void plain_folder_mode(const char *dir)
     chmod(dir, 0777 & ~mask);
 }
 
-/* Moves the staged traces to the output; 0, or -1 with a message. */
+/* Moves the staged traces to the output: 1 done, 0 when no process left
+ * a trace (a tracer that creates its file at the first record writes none
+ * for a program that runs no instrumented function), -1 failure; said. */
 static int finish(const char *staging, const char *output, bool quiet,
                   bool sample)
 {
     struct ct_fe_recording r;
     ct_fe_stage_unnote(staging);
-    if (ct_fe_recording_open(&r, staging) != 0) {
-        ct_fe_error("nothing was recorded (did the program start?)");
+    if (ct_fe_count_traces(staging) == 0) {
         remove_recording(staging);
+        if (!quiet)
+            ct_fe_error("no process left a trace, so %s is not written: "
+                        "%s", output, sample ? "no sample was taken"
+                        : "no instrumented function ran; build the program "
+                          "with $(calltrace cflags), or record with "
+                          "--sample");
+        return 0;
+    }
+    if (ct_fe_recording_open(&r, staging) != 0) {
+        ct_fe_error("the recording in %s cannot be read; it is left there",
+                    staging);
         return -1;
     }
     drop_empty(&r);
@@ -547,7 +559,7 @@ static int finish(const char *staging, const char *output, bool quiet,
         ct_fe_error("no calls were recorded: build the program with "
                     "$(calltrace cflags), or record with --sample");
     ct_fe_recording_free(&r);
-    return rc;
+    return rc == 0 ? 1 : -1;
 }
 
 /* Says so when the program cannot produce a single call record. */
@@ -689,9 +701,10 @@ int ct_fe_record_run(struct ct_fe_record_opts *o, char **prog_argv)
     if (asprintf(&out, "CALLTRACE_OUTPUT=%s/calltrace-%%p.raw", staging) < 0)
         exit(CT_FE_FAILED);
     status = run_traced(o, prog_argv, preload, lib, out);
-    if (finish(staging, o->output, o->quiet, o->sample) == 0)
+    int done = finish(staging, o->output, o->quiet, o->sample);
+    if (done > 0)
         o->recorded = true;
-    else if (status == 0 || status < 0)
+    else if (done < 0 && (status == 0 || status < 0))
         status = CT_FE_FAILED;
     free(lib), free(parent), free(staging);
     free_env(o);

@@ -18,6 +18,19 @@ bool ct_fe_is_trace_name(const char *name)
            !strstr(name, ".snap");
 }
 
+size_t ct_fe_count_traces(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d)
+        return 0;
+    size_t n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += ct_fe_is_trace_name(e->d_name);
+    closedir(d);
+    return n;
+}
+
 static int by_start(const void *a, const void *b)
 {
     const struct ct_fe_trace *x = a, *y = b;
