@@ -211,6 +211,10 @@ void ct_fe_reap_wait(const char *lib, double timeout_s, bool quiet)
     struct procs all = {0}, left = {0};
     for (;;) {
         reap_all();
+        /* No child left, no descendant: the usual end, without a look at
+         * every process. */
+        if (waitpid(-1, NULL, WNOHANG) < 0 && errno == ECHILD)
+            break;
         if (traced_descendants(lib, &all, &left) == 0) {
             /* Only untraced processes left (or none): a traced one in the
              * middle of an exec has no tracer mapped for a moment, so
