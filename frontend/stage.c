@@ -50,10 +50,10 @@ char *ct_fe_stage_create(const char *parent, const char *output)
     if (asprintf(&note, "%s/" OUTPUT_NOTE, staging) >= 0) {
         FILE *f = fopen(note, "we");
         if (f) {
-            if (output[0] == '/')
-                fprintf(f, "%s\n", output);
-            else
-                fprintf(f, "%s/%s\n", parent, output);
+            /* parent is the output's folder, made absolute. */
+            const char *slash = strrchr(output, '/');
+            fprintf(f, "%s/%s\n", strcmp(parent, "/") ? parent : "",
+                    slash ? slash + 1 : output);
             fclose(f);
         }
         free(note);
