@@ -63,11 +63,11 @@ struct ct_fe_wait {
 /* Runs argv with the extra environment entries ("NAME=value", NULL-ended)
  * added, the standard streams shared, and SIGINT/SIGQUIT left to reach the
  * child from the terminal while SIGTERM/SIGHUP sent to us are passed on;
- * then, with wait, waits for the descendants it left running (reap.c).
+ * then, with tree, waits for the descendants it left running (reap.c).
  * Returns the child's exit status, 128+signal when killed, or -1 when it
  * could not be started (message printed). */
 int ct_fe_spawn(char *const argv[], char *const env_add[],
-                const struct ct_fe_wait *wait);
+                const struct ct_fe_wait *tree);
 /* Runs argv and waits; same return as ct_fe_spawn, no signal handling. */
 int ct_fe_run_tool(char *const argv[]);
 

@@ -88,7 +88,7 @@ exec_child(char *const argv[], char *const env_add[], const struct saved *s,
 }
 
 int ct_fe_spawn(char *const argv[], char *const env_add[],
-                const struct ct_fe_wait *wait)
+                const struct ct_fe_wait *tree)
 {
     sigset_t all, old;
     sigfillset(&all);
@@ -97,7 +97,7 @@ int ct_fe_spawn(char *const argv[], char *const env_add[],
     sigprocmask(SIG_BLOCK, &all, &old);
     struct saved saved;
     take_signals(&saved);
-    if (wait)
+    if (tree)
         ct_fe_reap_begin();
     pid_t pid = fork();
     if (pid < 0) {
@@ -112,8 +112,8 @@ int ct_fe_spawn(char *const argv[], char *const env_add[],
     sigprocmask(SIG_SETMASK, &old, NULL);
     int status = wait_for(pid);
     child_pid = 0;
-    if (wait)
-        ct_fe_reap_wait(wait->lib, wait->timeout_s, wait->quiet);
+    if (tree)
+        ct_fe_reap_wait(tree->lib, tree->timeout_s, tree->quiet);
     give_back_signals(&saved);
     return status;
 }
