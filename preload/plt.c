@@ -78,15 +78,33 @@ struct plt_thread {
     struct plt_frame graveyard[GRAVEYARD];
 };
 
-static struct plt_slot slots[CT_PLT_MAX_SLOTS];
+/* Slots in chunks mapped as they are needed (under patch_lock, before
+ * the slot is counted in nslots): whole tables in .bss took 384 KiB of
+ * every traced process's address space, which RLIMIT_AS counts even for
+ * pages never touched.  Each slot's name and mark ("@plt", "@dlsym",
+ * "@got") are set before the slot is counted: the filter names the stubs'
+ * functions from them (ct_plt_slot_names).  Names are copies
+ * (ct_scratch_keep) that outlive a dlclose of their object. */
+#define SLOT_CHUNK 512u
+struct slot_chunk {
+    struct plt_slot slot[SLOT_CHUNK];
+    const char *name[SLOT_CHUNK];
+    const char *mark[SLOT_CHUNK];
+};
+static struct slot_chunk *slot_chunks[CT_PLT_MAX_SLOTS / SLOT_CHUNK];
 static uint32_t nslots;
-/* Each slot's name and mark ("@plt", "@dlsym", "@got"), set before the
- * slot is counted in nslots: the filter names the stubs' functions from
- * them (ct_plt_slot_names).  Kept apart from the slots the stubs read.
- * Names are copies (ct_scratch_keep) that outlive a dlclose of their
- * object. */
-static const char *slot_name[CT_PLT_MAX_SLOTS];
-static const char *slot_mark[CT_PLT_MAX_SLOTS];
+#define SLOT(i) (slot_chunks[(i) / SLOT_CHUNK]->slot[(i) % SLOT_CHUNK])
+#define SLOT_NAME(i) (slot_chunks[(i) / SLOT_CHUNK]->name[(i) % SLOT_CHUNK])
+#define SLOT_MARK(i) (slot_chunks[(i) / SLOT_CHUNK]->mark[(i) % SLOT_CHUNK])
+
+/* Maps the chunk of slot i if it is not yet: 0, or -1 without memory. */
+static int slot_chunk_get(uint32_t i)
+{
+    struct slot_chunk **c = &slot_chunks[i / SLOT_CHUNK];
+    if (!*c)
+        __atomic_store_n(c, ct_scratch_alloc(sizeof **c), __ATOMIC_RELEASE);
+    return *c ? 0 : -1;
+}
 static int plt_mode;
 static int slots_full_reported;
 static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -168,7 +186,7 @@ static void pop_shadow_to(uint32_t depth, uintptr_t fn)
 /* Closes a frame that is not expected to see its trampoline. */
 static void close_frame(struct plt_thread *pt, const struct plt_frame *f)
 {
-    pop_shadow_to(f->depth, slots[f->slot].fn);
+    pop_shadow_to(f->depth, SLOT(f->slot).fn);
     if (f->armed)
         pt->graveyard[pt->buried++ % GRAVEYARD] = *f;
 }
@@ -241,7 +259,7 @@ uintptr_t ct_plt_direct[CT_PLT_MAX_SLOTS];
 
 static void publish(uint32_t slot)
 {
-    const struct plt_slot *s = &slots[slot];
+    const struct plt_slot *s = &SLOT(slot);
     uintptr_t direct = s->lazy == LAZY_NO ? __atomic_load_n(&s->target, __ATOMIC_RELAXED) : 0;
     __atomic_store_n(&ct_plt_direct[slot], direct, __ATOMIC_RELEASE);
 }
@@ -251,8 +269,8 @@ static void publish(uint32_t slot)
 static void add_pending(uint32_t slot)
 {
     lock_pending();
-    if (slots[slot].lazy == LAZY_MAYBE && npending < MAX_PENDING) {
-        slots[slot].lazy = LAZY_PENDING;
+    if (SLOT(slot).lazy == LAZY_MAYBE && npending < MAX_PENDING) {
+        SLOT(slot).lazy = LAZY_PENDING;
         pending[npending] = slot;
         __atomic_store_n(&npending, npending + 1, __ATOMIC_RELEASE);
     }
@@ -266,10 +284,10 @@ static void sweep_pending(uint32_t finished)
     lock_pending();
     for (uint32_t i = 0; i < npending;) {
         uint32_t slot = pending[i];
-        uintptr_t now = __atomic_load_n(slots[slot].got, __ATOMIC_RELAXED);
+        uintptr_t now = __atomic_load_n(SLOT(slot).got, __ATOMIC_RELAXED);
         if (now != stub_addr(slot) || slot == finished) {
             repatch(slot);
-            slots[slot].lazy = LAZY_NO;
+            SLOT(slot).lazy = LAZY_NO;
             publish(slot);
             pending[i] = pending[--npending];
         } else {
@@ -281,7 +299,7 @@ static void sweep_pending(uint32_t finished)
 
 uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
 {
-    uintptr_t target = __atomic_load_n(&slots[slot].target, __ATOMIC_RELAXED);
+    uintptr_t target = __atomic_load_n(&SLOT(slot).target, __ATOMIC_RELAXED);
     struct plt_thread *pt = plt_thread_get();
     if (!pt)
         return target;
@@ -297,7 +315,7 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
         return target;
     pt->in_tracer = 1;
     ct_signal_fence();
-    if (ct_unlikely(slots[slot].lazy == LAZY_MAYBE))
+    if (ct_unlikely(SLOT(slot).lazy == LAZY_MAYBE))
         add_pending(slot);
     if (ct_unlikely(__atomic_load_n(&npending, __ATOMIC_RELAXED)))
         sweep_pending(CT_PLT_MAX_SLOTS);
@@ -314,7 +332,7 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
     }
     uint32_t before = t ? t->depth : 0;
     /* The library function's frame starts at the return address. */
-    ct_enter_at((void *)slots[slot].fn, (void *)*retp, (uintptr_t)retp);
+    ct_enter_at((void *)SLOT(slot).fn, (void *)*retp, (uintptr_t)retp);
     t = ct_self;
     if (!t || (t->flags & CT_T_DEAD) || t->depth != before + 1) {
         /* Not taken (paused, not started, stopped, re-entry): no exit
@@ -323,7 +341,7 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
          * the slot on the way, and unless its return puts the stub back,
          * every later call through it goes past the tracer. */
         ct_count_unseen_exit();
-        if (slots[slot].lazy != LAZY_PENDING || tail)
+        if (SLOT(slot).lazy != LAZY_PENDING || tail)
             goto out;
     }
     struct plt_frame *f = &pt->f[pt->n];
@@ -346,7 +364,7 @@ out:
  * target and put the stub back. */
 static void repatch(uint32_t slot)
 {
-    struct plt_slot *s = &slots[slot];
+    struct plt_slot *s = &SLOT(slot);
     uintptr_t now = __atomic_load_n(s->got, __ATOMIC_RELAXED);
     if (now == stub_addr(slot) || is_stub(now))
         return;
@@ -394,13 +412,13 @@ uintptr_t ct_plt_exit(uintptr_t sp)
     pt->n = i - 1;
     if (ct_unlikely(__atomic_load_n(&npending, __ATOMIC_RELAXED)))
         sweep_pending(slot);
-    if (ct_unlikely(slots[slot].lazy == LAZY_MAYBE)) {
+    if (ct_unlikely(SLOT(slot).lazy == LAZY_MAYBE)) {
         /* The pending list was full when this call began. */
         repatch(slot);
-        slots[slot].lazy = LAZY_NO;
+        SLOT(slot).lazy = LAZY_NO;
         publish(slot);
     }
-    pop_shadow_to(depth, slots[slot].fn);
+    pop_shadow_to(depth, SLOT(slot).fn);
     ct_signal_fence();
     pt->in_tracer = outer;
     return ret;
@@ -693,12 +711,14 @@ static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy,
         return 0;
     }
     uint32_t i = nslots;
-    slots[i].target = cur;
-    slots[i].got = got;
-    slots[i].fn = plt ? plt : stub_addr(i);
-    slots[i].lazy = maybe_lazy ? LAZY_MAYBE : LAZY_NO;
-    slot_name[i] = ct_scratch_keep(name);
-    slot_mark[i] = mark;
+    if (slot_chunk_get(i) < 0)
+        return 0;
+    SLOT(i).target = cur;
+    SLOT(i).got = got;
+    SLOT(i).fn = plt ? plt : stub_addr(i);
+    SLOT(i).lazy = maybe_lazy ? LAZY_MAYBE : LAZY_NO;
+    SLOT_NAME(i) = ct_scratch_keep(name);
+    SLOT_MARK(i) = mark;
     publish(i);
     __atomic_store_n(&nslots, i + 1, __ATOMIC_RELEASE);
     __atomic_store_n(got, stub_addr(i), __ATOMIC_RELEASE);
@@ -925,12 +945,12 @@ uintptr_t ct_plt_pointer_slot(uintptr_t target, const char *name)
 {
     pthread_mutex_lock(&patch_lock);
     uintptr_t stub = 0;
-    if (nslots < CT_PLT_MAX_SLOTS) {
+    if (nslots < CT_PLT_MAX_SLOTS && slot_chunk_get(nslots) == 0) {
         uint32_t i = nslots;
         stub = stub_addr(i);
-        slots[i] = (struct plt_slot){target, NULL, stub, LAZY_NO};
-        slot_name[i] = ct_scratch_keep(name);
-        slot_mark[i] = "@dlsym";
+        SLOT(i) = (struct plt_slot){target, NULL, stub, LAZY_NO};
+        SLOT_NAME(i) = ct_scratch_keep(name);
+        SLOT_MARK(i) = "@dlsym";
         publish(i);
         __atomic_store_n(&nslots, i + 1, __ATOMIC_RELEASE);
     }
@@ -942,7 +962,7 @@ uint32_t ct_plt_slot_names(uint32_t from, ct_slot_name_fn fn, void *arg)
 {
     uint32_t n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
     for (uint32_t i = from; i < n; i++)
-        if (slot_name[i])
-            fn(arg, slot_name[i], slot_mark[i], slots[i].fn);
+        if (SLOT_NAME(i))
+            fn(arg, SLOT_NAME(i), SLOT_MARK(i), SLOT(i).fn);
     return n;
 }
