@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "filter.h"
 #include "supply.h"
 #include "tracer.h"
@@ -128,6 +129,7 @@ static void close_block(struct ct_thread *t, uint64_t now, uint32_t flags,
     b->last_ticks = t->prev_ticks;
     __atomic_store_n(&b->flags, b->flags | CT_BLOCK_CLOSED | flags,
                      __ATOMIC_RELEASE);
+    ct_budget_add(-(int64_t)(t->limit - (uint8_t *)b));
     if (!overhead_start || ct_supply_retire(t, b) < 0)
         munmap(b, (size_t)(t->limit - (uint8_t *)b));
     t->blk = NULL;
@@ -208,12 +210,21 @@ static void prefault(uint8_t *nb, uint32_t size)
  * asked for it. */
 #define CT_FIRST_BLOCK (64u << 10)
 
+/* Under an address-space limit a block shrinks to what the tracer's share
+ * leaves (budget.h), down to one that holds the STACK record, the record
+ * asked for and the closing ones; 0 when not even that fits.  The flight
+ * ring's slots and the stream window have sizes and caps of their own. */
 static uint32_t block_size(const struct ct_thread *t, size_t need)
 {
     uint32_t size = ct_proc.cfg.bufsize;
     if (t->seq == 0 && size > CT_FIRST_BLOCK && need <= CT_FIRST_BLOCK / 4)
-        return CT_FIRST_BLOCK;
-    return size;
+        size = CT_FIRST_BLOCK;
+    if (ct_flight_slots || ct_proc.streaming)
+        return size;
+    uint32_t depth = t->depth < CT_MAX_DEPTH ? t->depth : CT_MAX_DEPTH;
+    size_t least = CT_BLOCK_HEADER_SIZE + 64 + 10 * (size_t)depth + need +
+                   2 * CT_BLOCK_RESERVE;
+    return (uint32_t)ct_budget_fit(size, least < size ? least : size);
 }
 
 /* How long a thread waits before it tries again for a block that could
@@ -237,10 +248,15 @@ static int switch_block(struct ct_thread *t, size_t need)
     if (ct_unlikely(t->retry_at) && now < t->retry_at)
         return -1;
     uint32_t size = block_size(t, need);
-    int limit_hit = 0, populated;
-    uint8_t *nb = ct_supply_take(t, size, &populated);
-    if (!nb && (nb = ct_file_new_block(size, &limit_hit)))
+    int limit_hit = 0, populated = 0;
+    uint8_t *nb = NULL;
+    if (!size) {  /* the address-space limit: a gap, as for no memory */
+        limit_hit = CT_BLOCK_RETRY;
+        ct_budget_refused();
+    } else if (!(nb = ct_supply_take(t, size, &populated)) &&
+               (nb = ct_file_new_block(size, &limit_hit))) {
         ct_supply_own_block(t);
+    }
     if (!nb) {
         if (limit_hit == CT_BLOCK_LIMIT)
             t->flags |= CT_T_NOBLOCK;
@@ -251,6 +267,7 @@ static int switch_block(struct ct_thread *t, size_t need)
         return -1;
     }
     t->retry_at = 0;
+    ct_budget_add(size);
     close_block(t, now, 0, 1);
     if (!populated)
         prefault(nb, size);
@@ -355,10 +372,21 @@ static void make_key(void)
 static struct ct_thread *thread_create(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
+    /* Refused, the thread runs without a state: its events are counted
+     * lost (slow_begin) and it asks again now and then. */
+    if (!ct_budget_retry_ok() ||
+        !ct_budget_fit(sizeof(struct ct_thread), sizeof(struct ct_thread))) {
+        ct_budget_retry_later();
+        ct_budget_refused();
+        return NULL;
+    }
     void *m = mmap(NULL, sizeof(struct ct_thread), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
+    if (m == MAP_FAILED) {
+        ct_budget_retry_later();
         return NULL;
+    }
+    ct_budget_add(sizeof(struct ct_thread));
     struct ct_thread *t = m;
     t->tid = (uint32_t)syscall(SYS_gettid);
     t->expect = ~0ull;
@@ -444,7 +472,11 @@ static struct ct_thread *slow_begin(void)
     if (!t) {
         t = ct_thread_get();
         if (!t) {
-            if (making)  /* a handler that interrupted the making */
+            /* A handler that interrupted the making, or a thread with no
+             * state (no memory for it) while tracing is on. */
+            if (making || (ct_proc.started == 2 && !ct_self &&
+                           !(__atomic_load_n(&ct_global_word,
+                                             __ATOMIC_RELAXED) & 1)))
                 ct_count_lost_global(1);
             return NULL;
         }
@@ -727,6 +759,7 @@ void ct_thread_key_dtor(void *arg)
     ct_self = &dead_thread;
     unregister_thread(t);
     munmap(t, sizeof *t);
+    ct_budget_add(-(int64_t)sizeof *t);
 }
 
 /*
@@ -752,6 +785,7 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch,
     uint8_t *nb = ct_file_new_block(size, &limit_hit);
     if (!nb)
         return;
+    ct_budget_add(size);
     struct ct_block_header *b = (struct ct_block_header *)nb;
     b->magic = CT_BLOCK_MAGIC;
     b->kind = CT_BLOCK_EVENTS;
@@ -810,10 +844,14 @@ void ct_thread_after_fork_child(void)
     registry_lock = 0;
     for (struct ct_thread *t = registry, *next; t; t = next) {
         next = t->next;
-        if (t->blk)
+        if (t->blk) {
             munmap(t->blk, (size_t)(t->limit - (uint8_t *)t->blk));
-        if (t != self)
+            ct_budget_add(-(int64_t)(t->limit - (uint8_t *)t->blk));
+        }
+        if (t != self) {
             munmap(t, sizeof *t);
+            ct_budget_add(-(int64_t)sizeof *t);
+        }
     }
     registry = NULL;
     ct_supply_after_fork_child();

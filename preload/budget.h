@@ -1,0 +1,33 @@
+/*
+ * The tracer's share of the address space (budget.c).  Under an address
+ * space limit (RLIMIT_AS, `ulimit -v`) every mapping of the tracer's takes
+ * room the program may need: thread stacks, malloc arenas.  So the
+ * tracer's own mappings that grow with the run (event blocks, thread
+ * states, library-call stacks) are counted here, and together they never
+ * pass an eighth of what the limit leaves beside the program.  What does
+ * not fit is dropped and counted as lost, never taken from the program.
+ */
+#ifndef CT_BUDGET_H
+#define CT_BUDGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The largest size from want down by halves (pages, at least least) that
+ * the tracer may map now; want when there is no limit, 0 when not even
+ * least fits. */
+size_t ct_budget_fit(size_t want, size_t least);
+/* The tracer mapped (bytes > 0) or unmapped (bytes < 0) memory that
+ * ct_budget_fit counts. */
+void ct_budget_add(int64_t bytes);
+/* Bytes the tracer holds now, as counted. */
+uint64_t ct_budget_used(void);
+/* Says once that the limit made the tracer drop events. */
+void ct_budget_refused(void);
+/* Whether the calling thread may try again for memory that was refused
+ * to it: not within 10 ms of the last refusal, so a thread at the limit
+ * does not pay system calls for each of its events. */
+int ct_budget_retry_ok(void);
+void ct_budget_retry_later(void);
+
+#endif /* CT_BUDGET_H */
