@@ -37,6 +37,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "plt.h"
 #include "plt_got.h"
 #include "scratch.h"
@@ -131,6 +132,19 @@ static void plt_thread_free(void *arg)
         return;
     plt_self = NULL;
     munmap(pt, sizeof *pt);
+    ct_budget_add(-(int64_t)sizeof *pt);
+}
+
+/* A library call made while its thread has no plt state (the address
+ * space limit left no room for one): its call and return are counted
+ * lost where tracing is on. */
+static void count_unrecorded_call(void)
+{
+    struct ct_thread *t = ct_self;
+    if (ct_proc.started == 2 &&
+        !(__atomic_load_n(&ct_global_word, __ATOMIC_RELAXED) & 1) &&
+        (!t || (!(t->flags & CT_T_DEAD) && !t->region && !t->hidden_count)))
+        ct_count_lost_global(2);
 }
 
 static struct plt_thread *plt_thread_get(void)
@@ -138,12 +152,18 @@ static struct plt_thread *plt_thread_get(void)
     struct plt_thread *pt = plt_self;
     if (ct_likely(pt != NULL))
         return pt;
+    if (!ct_budget_retry_ok() || !ct_budget_fit(sizeof *pt, sizeof *pt)) {
+        ct_budget_retry_later();
+        ct_budget_refused();
+        return NULL;
+    }
     int saved = errno;
     void *m = mmap(NULL, sizeof *pt, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     errno = saved;
     if (m == MAP_FAILED)
         return NULL;
+    ct_budget_add(sizeof *pt);
     pt = m;
     plt_self = pt;
     if (plt_key_ok)
@@ -301,8 +321,10 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
 {
     uintptr_t target = __atomic_load_n(&SLOT(slot).target, __ATOMIC_RELAXED);
     struct plt_thread *pt = plt_thread_get();
-    if (!pt)
+    if (!pt) {
+        count_unrecorded_call();
         return target;
+    }
     if (pt->in_tracer) {
         /* A signal handler that interrupted us, or (nested) libc's own
          * PLT under the tracer's calls. */
