@@ -54,37 +54,29 @@ static uint64_t vm_size(void)
     return pages * PAGE;
 }
 
-/* How much the tracer may hold in all now; UINT64_MAX without a limit. */
-static uint64_t share(void)
-{
-    uint64_t lim = as_limit();
-    if (!lim)
-        return UINT64_MAX;
-    uint64_t vm = vm_size();
-    uint64_t u = __atomic_load_n(&used, __ATOMIC_RELAXED);
-    if (!vm)  /* unknown: a small part of the limit itself */
-        return lim / (4 * SHARE);
-    /* The program's part is vm - u: the tracer may have an eighth of the
-     * rest, its own part included. */
-    uint64_t prog = vm > u ? vm - u : 0;
-    return lim > prog ? (lim - prog) / SHARE : 0;
-}
-
 static size_t page_round(size_t n)
 {
     return (n + PAGE - 1) & ~(size_t)(PAGE - 1);
 }
 
-size_t ct_budget_fit(size_t want, size_t least)
+size_t ct_budget_fit_in(uint64_t limit, uint64_t vm, uint64_t used,
+                        size_t want, size_t least)
 {
-    uint64_t cap = share();
-    if (cap == UINT64_MAX)
+    if (!limit)
         return want;
-    uint64_t u = __atomic_load_n(&used, __ATOMIC_RELAXED);
+    uint64_t cap;
+    if (!vm) {
+        cap = limit / (4 * SHARE);  /* unknown: a small part of the limit */
+    } else {
+        /* The program's part is vm - used: the tracer may have an eighth
+         * of the rest, its own part included. */
+        uint64_t prog = vm > used ? vm - used : 0;
+        cap = limit > prog ? (limit - prog) / SHARE : 0;
+    }
     least = page_round(least);
     size_t size = page_round(want);
     for (;;) {
-        if (u + size <= cap)
+        if (used + size <= cap)
             return size;
         if (size <= least)
             return 0;
@@ -92,6 +84,36 @@ size_t ct_budget_fit(size_t want, size_t least)
         if (size < least)
             size = least;
     }
+}
+
+size_t ct_budget_fit(size_t want, size_t least)
+{
+    uint64_t lim = as_limit();
+    return ct_budget_fit_in(lim, lim ? vm_size() : 0,
+                            __atomic_load_n(&used, __ATOMIC_RELAXED), want,
+                            least);
+}
+
+/* Blocks are held below this after a block could not be mapped; 0: not. */
+static uint64_t ceiling;  /* atomic */
+
+size_t ct_budget_block(size_t want, size_t least)
+{
+    uint64_t c = __atomic_load_n(&ceiling, __ATOMIC_RELAXED);
+    if (c && want > c)
+        want = page_round(c > least ? c : least);
+    return ct_budget_fit(want, least);
+}
+
+void ct_budget_block_result(size_t size, int ok)
+{
+    uint64_t c = __atomic_load_n(&ceiling, __ATOMIC_RELAXED);
+    if (!ok)
+        __atomic_store_n(&ceiling, size / 2 > PAGE ? page_round(size / 2) : PAGE,
+                         __ATOMIC_RELAXED);
+    else if (c && size >= c)  /* that size is had again: raise the hold */
+        __atomic_store_n(&ceiling, c >= CT_MAX_BUFSIZE / 2 ? 0 : 2 * c,
+                         __ATOMIC_RELAXED);
 }
 
 void ct_budget_add(int64_t bytes)

@@ -17,6 +17,16 @@
  * the tracer may map now; want when there is no limit, 0 when not even
  * least fits. */
 size_t ct_budget_fit(size_t want, size_t least);
+/* The same for an event block, which is also held below half of the last
+ * size that could not be mapped (ENOMEM, no disk space) until a block of
+ * that smaller size could. */
+size_t ct_budget_block(size_t want, size_t least);
+/* A block of size bytes was mapped (ok) or could not be (for now). */
+void ct_budget_block_result(size_t size, int ok);
+/* The rule itself, for the tests: limit 0 for none; vm the process's
+ * size, 0 when unknown; used what the tracer holds. */
+size_t ct_budget_fit_in(uint64_t limit, uint64_t vm, uint64_t used,
+                        size_t want, size_t least);
 /* The tracer mapped (bytes > 0) or unmapped (bytes < 0) memory that
  * ct_budget_fit counts. */
 void ct_budget_add(int64_t bytes);

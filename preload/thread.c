@@ -210,21 +210,55 @@ static void prefault(uint8_t *nb, uint32_t size)
  * asked for it. */
 #define CT_FIRST_BLOCK (64u << 10)
 
-/* Under an address-space limit a block shrinks to what the tracer's share
- * leaves (budget.h), down to one that holds the STACK record, the record
- * asked for and the closing ones; 0 when not even that fits.  The flight
- * ring's slots and the stream window have sizes and caps of their own. */
-static uint32_t block_size(const struct ct_thread *t, size_t need)
+/* The size of the thread's next block, and in *least the smallest that
+ * holds the STACK record, the record asked for and the closing ones. */
+static uint32_t block_size(const struct ct_thread *t, size_t need,
+                           size_t *least)
 {
     uint32_t size = ct_proc.cfg.bufsize;
     if (t->seq == 0 && size > CT_FIRST_BLOCK && need <= CT_FIRST_BLOCK / 4)
         size = CT_FIRST_BLOCK;
-    if (ct_flight_slots || ct_proc.streaming)
-        return size;
     uint32_t depth = t->depth < CT_MAX_DEPTH ? t->depth : CT_MAX_DEPTH;
-    size_t least = CT_BLOCK_HEADER_SIZE + 64 + 10 * (size_t)depth + need +
-                   2 * CT_BLOCK_RESERVE;
-    return (uint32_t)ct_budget_fit(size, least < size ? least : size);
+    *least = CT_BLOCK_HEADER_SIZE + 64 + 10 * (size_t)depth + need +
+             2 * CT_BLOCK_RESERVE;
+    if (*least > size)
+        *least = size;
+    return size;
+}
+
+/*
+ * Maps the thread's next block, its size in *size.  Under an address-space
+ * limit it shrinks to what the tracer's share leaves (budget.h), and a
+ * block that cannot be mapped for now (no memory, no disk space) is tried
+ * again at half the size, down to the least that holds its records; what
+ * still cannot be had is a gap (*limit_hit CT_BLOCK_RETRY).  The flight
+ * ring's slots and the stream window have sizes and caps of their own.
+ */
+static uint8_t *new_block(struct ct_thread *t, size_t need, uint32_t *size,
+                          int *limit_hit, int *populated)
+{
+    size_t least;
+    *size = block_size(t, need, &least);
+    int own = !ct_flight_slots && !ct_proc.streaming;
+    uint8_t *nb = ct_supply_take(t, *size, populated);
+    if (nb)
+        return nb;
+    for (;;) {
+        if (own && !(*size = (uint32_t)ct_budget_block(*size, least))) {
+            *limit_hit = CT_BLOCK_RETRY;
+            ct_budget_refused();
+            return NULL;
+        }
+        if ((nb = ct_file_new_block(*size, limit_hit))) {
+            ct_supply_own_block(t);
+            if (own)
+                ct_budget_block_result(*size, 1);
+            return nb;
+        }
+        if (!own || *limit_hit != CT_BLOCK_RETRY || *size <= least)
+            return NULL;
+        ct_budget_block_result(*size, 0);
+    }
 }
 
 /* How long a thread waits before it tries again for a block that could
@@ -247,16 +281,9 @@ static int switch_block(struct ct_thread *t, size_t need)
      * the next try are counted lost by the caller. */
     if (ct_unlikely(t->retry_at) && now < t->retry_at)
         return -1;
-    uint32_t size = block_size(t, need);
+    uint32_t size;
     int limit_hit = 0, populated = 0;
-    uint8_t *nb = NULL;
-    if (!size) {  /* the address-space limit: a gap, as for no memory */
-        limit_hit = CT_BLOCK_RETRY;
-        ct_budget_refused();
-    } else if (!(nb = ct_supply_take(t, size, &populated)) &&
-               (nb = ct_file_new_block(size, &limit_hit))) {
-        ct_supply_own_block(t);
-    }
+    uint8_t *nb = new_block(t, need, &size, &limit_hit, &populated);
     if (!nb) {
         if (limit_hit == CT_BLOCK_LIMIT)
             t->flags |= CT_T_NOBLOCK;
