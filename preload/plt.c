@@ -71,13 +71,47 @@ struct plt_frame {
  * library calls still return through the trampoline later. */
 #define GRAVEYARD 64
 
+/* Open frames in segments: the first within the thread's state, the
+ * others mapped as the calls nest deeper and kept till the thread ends,
+ * so a frame never moves (a signal handler may be reading it).  The
+ * whole stack in one mapping took 36 KiB of address space per thread. */
+#define FRAME_SEG 128u
+#define FRAME_SEGS (CT_PLT_MAX_FRAMES / FRAME_SEG)
+
 struct plt_thread {
     uint32_t n;
     uint32_t in_tracer;   /* our own code is running: calls pass through   */
     uint32_t buried;      /* next graveyard slot                          */
-    struct plt_frame f[CT_PLT_MAX_FRAMES];
     struct plt_frame graveyard[GRAVEYARD];
+    struct plt_frame *seg[FRAME_SEGS];   /* seg[0] is first               */
+    struct plt_frame first[FRAME_SEG];
 };
+
+#define FRAME_SEG_BYTES (FRAME_SEG * sizeof(struct plt_frame))
+
+/* Frame i of the thread's open library calls, i below the mapped ones. */
+static inline struct plt_frame *frame_at(const struct plt_thread *pt,
+                                         uint32_t i)
+{
+    return &pt->seg[i / FRAME_SEG][i % FRAME_SEG];
+}
+
+/* Room for frame i: 0, or -1 past the most or without memory. */
+static int frame_room(struct plt_thread *pt, uint32_t i)
+{
+    if (i >= CT_PLT_MAX_FRAMES)
+        return -1;
+    if (pt->seg[i / FRAME_SEG])
+        return 0;
+    if (!ct_budget_fit(FRAME_SEG_BYTES, FRAME_SEG_BYTES))
+        return -1;
+    struct plt_frame *m = ct_scratch_alloc(FRAME_SEG_BYTES);
+    if (!m)
+        return -1;
+    ct_budget_add(FRAME_SEG_BYTES);
+    pt->seg[i / FRAME_SEG] = m;
+    return 0;
+}
 
 /* Slots in chunks mapped as they are needed (under patch_lock, before
  * the slot is counted in nslots): whole tables in .bss took 384 KiB of
@@ -131,6 +165,10 @@ static void plt_thread_free(void *arg)
     if (!pt || pt != plt_self || pt->in_tracer)
         return;
     plt_self = NULL;
+    for (uint32_t k = 1; k < FRAME_SEGS && pt->seg[k]; k++) {
+        ct_scratch_free(pt->seg[k], FRAME_SEG_BYTES);
+        ct_budget_add(-(int64_t)FRAME_SEG_BYTES);
+    }
     munmap(pt, sizeof *pt);
     ct_budget_add(-(int64_t)sizeof *pt);
 }
@@ -165,6 +203,7 @@ static struct plt_thread *plt_thread_get(void)
         return NULL;
     ct_budget_add(sizeof *pt);
     pt = m;
+    pt->seg[0] = pt->first;
     plt_self = pt;
     if (plt_key_ok)
         pthread_setspecific(plt_key, pt);
@@ -248,7 +287,7 @@ static int same_stack(uintptr_t frame_slot, uintptr_t sp)
 static void close_stale(struct plt_thread *pt, uintptr_t sp)
 {
     while (pt->n > 0) {
-        struct plt_frame *f = &pt->f[pt->n - 1];
+        struct plt_frame *f = frame_at(pt, pt->n - 1);
         if ((uintptr_t)f->retp > sp || !same_stack((uintptr_t)f->retp, sp))
             return;
         close_frame(pt, f);
@@ -346,10 +385,13 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
      * the caller does. */
     int tail = *retp == (uintptr_t)ct_plt_return;
     if (ct_unlikely(!tail && pt->n > 0 &&
-                    (uintptr_t)pt->f[pt->n - 1].retp <= (uintptr_t)retp))
+                    (uintptr_t)frame_at(pt, pt->n - 1)->retp <= (uintptr_t)retp))
         close_stale(pt, (uintptr_t)retp);
-    if (ct_unlikely(pt->n >= CT_PLT_MAX_FRAMES)) {
-        ct_count_lost_global(1);
+    if (ct_unlikely(frame_room(pt, pt->n) < 0)) {
+        if (pt->n < CT_PLT_MAX_FRAMES)
+            count_unrecorded_call();  /* no memory for the frame */
+        else
+            ct_count_lost_global(1);
         goto out;
     }
     uint32_t before = t ? t->depth : 0;
@@ -366,7 +408,7 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
         if (SLOT(slot).lazy != LAZY_PENDING || tail)
             goto out;
     }
-    struct plt_frame *f = &pt->f[pt->n];
+    struct plt_frame *f = frame_at(pt, pt->n);
     f->ret = tail ? 0 : *retp;
     f->retp = retp;
     f->slot = slot;
@@ -412,7 +454,7 @@ uintptr_t ct_plt_exit(uintptr_t sp)
     pt->in_tracer = 1;
     ct_signal_fence();
     uint32_t i = pt->n;
-    while (i > 0 && pt->f[i - 1].retp != retp)
+    while (i > 0 && frame_at(pt, i - 1)->retp != retp)
         i--;
     if (i == 0) {
         /* Closed early (its exit is written already): just go back. */
@@ -423,12 +465,12 @@ uintptr_t ct_plt_exit(uintptr_t sp)
         return ret;
     }
     /* Tail calls share the slot: the lowest frame there owns it. */
-    while (i > 1 && pt->f[i - 2].retp == retp)
+    while (i > 1 && frame_at(pt, i - 2)->retp == retp)
         i--;
-    struct plt_frame *f = &pt->f[i - 1];
+    struct plt_frame *f = frame_at(pt, i - 1);
     /* Frames above ours ended without their trampoline. */
     for (uint32_t k = pt->n; k > i; k--)
-        close_frame(pt, &pt->f[k - 1]);
+        close_frame(pt, frame_at(pt, k - 1));
     uintptr_t ret = f->ret;
     uint32_t slot = f->slot, depth = f->depth;
     pt->n = i - 1;
@@ -453,8 +495,8 @@ uintptr_t ct_plt_real_return(uintptr_t sp)
         return 0;
     const uintptr_t *retp = (const uintptr_t *)(sp - sizeof(uintptr_t));
     for (uint32_t i = pt->n; i > 0; i--)
-        if (pt->f[i - 1].retp == retp && pt->f[i - 1].ret)
-            return pt->f[i - 1].ret;
+        if (frame_at(pt, i - 1)->retp == retp && frame_at(pt, i - 1)->ret)
+            return frame_at(pt, i - 1)->ret;
     return 0;
 }
 
@@ -492,7 +534,7 @@ void ct_plt_disarm(void)
     if (!pt)
         return;
     for (uint32_t i = 0; i < pt->n; i++) {
-        struct plt_frame *f = &pt->f[i];
+        struct plt_frame *f = frame_at(pt, i);
         if (f->armed && *f->retp == (uintptr_t)ct_plt_return)
             *f->retp = f->ret;
         f->armed = 0;
@@ -507,10 +549,10 @@ void ct_plt_rearm(uintptr_t sp)
         return;
     pt->in_tracer = 1;
     ct_signal_fence();
-    if (pt->n > 0 && (uintptr_t)pt->f[pt->n - 1].retp < sp)
+    if (pt->n > 0 && (uintptr_t)frame_at(pt, pt->n - 1)->retp < sp)
         close_stale(pt, sp - 1);
     for (uint32_t i = 0; i < pt->n; i++) {
-        struct plt_frame *f = &pt->f[i];
+        struct plt_frame *f = frame_at(pt, i);
         if (!f->armed && *f->retp == f->ret) {
             *f->retp = (uintptr_t)ct_plt_return;
             f->armed = 1;
