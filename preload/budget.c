@@ -94,6 +94,11 @@ size_t ct_budget_fit(size_t want, size_t least)
                             least);
 }
 
+int ct_budget_limited(void)
+{
+    return as_limit() != 0;
+}
+
 /* Blocks are held below this after a block could not be mapped; 0: not. */
 static uint64_t ceiling;  /* atomic */
 

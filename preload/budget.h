@@ -21,6 +21,9 @@ size_t ct_budget_fit(size_t want, size_t least);
  * size that could not be mapped (ENOMEM, no disk space) until a block of
  * that smaller size could. */
 size_t ct_budget_block(size_t want, size_t least);
+/* Whether an address-space limit is set: only then is a smaller block
+ * worth trying at once after one that could not be mapped. */
+int ct_budget_limited(void);
 /* A block of size bytes was mapped (ok) or could not be (for now). */
 void ct_budget_block_result(size_t size, int ok);
 /* The rule itself, for the tests: limit 0 for none; vm the process's

@@ -244,9 +244,9 @@ static uint32_t block_size(const struct ct_thread *t, size_t need,
 /*
  * Maps the thread's next block, its size in *size.  Under an address-space
  * limit it shrinks to what the tracer's share leaves (budget.h), and a
- * block that cannot be mapped for now (no memory, no disk space) is tried
- * again at half the size, down to the least that holds its records; what
- * still cannot be had is a gap (*limit_hit CT_BLOCK_RETRY).  The flight
+ * block that cannot be mapped for now (no memory) is tried again at half
+ * the size, down to the least that holds its records; what still cannot
+ * be had is a gap (*limit_hit CT_BLOCK_RETRY).  The flight
  * ring's slots and the stream window have sizes and caps of their own.
  */
 static uint8_t *new_block(struct ct_thread *t, size_t need, uint32_t *size,
@@ -258,19 +258,21 @@ static uint8_t *new_block(struct ct_thread *t, size_t need, uint32_t *size,
     uint8_t *nb = ct_supply_take(t, *size, populated);
     if (nb)
         return nb;
-    for (;;) {
+    for (uint32_t failed = 0;; failed = *size) {
         if (own && !(*size = (uint32_t)ct_budget_block(*size, least))) {
             *limit_hit = CT_BLOCK_RETRY;
             ct_budget_refused();
             return NULL;
         }
+        if (failed && *size >= failed)
+            return NULL;  /* no smaller size to try: *limit_hit is set */
         if ((nb = ct_file_new_block(*size, limit_hit))) {
             ct_supply_own_block(t);
             if (own)
                 ct_budget_block_result(*size, 1);
             return nb;
         }
-        if (!own || *limit_hit != CT_BLOCK_RETRY || *size <= least)
+        if (!own || *limit_hit != CT_BLOCK_RETRY || !ct_budget_limited())
             return NULL;
         ct_budget_block_result(*size, 0);
     }

@@ -49,4 +49,18 @@ out=$(ulimit -v $((need + 2048))
 set -e
 expect_eq "plt: status ($(grep -v '^vmpeak' "$T/err" || true))" 0 "$rc"
 expect_eq "plt: output" "$want" "$out"
+# A block refused under a limit for want of a descriptor (EMFILE), not of
+# memory: the smaller sizes tried fail too, and the thread goes on with a
+# gap (a loop over one size once hung here).
+build_traced "$T/lost" "$PROGRAMS/lost_after_failure.c"
+mkdir "$T/lo"
+set +e
+out=$(ulimit -v $((need + 65536))
+      timeout 600 env CALLTRACE_BUFSIZE=64K CALLTRACE_OUTPUT="$T/lo/t.raw" \
+          LD_PRELOAD=$LIB "$T/lost" 2> "$T/err"); rc=$?
+set -e
+expect_eq "EMFILE: status ($(cat "$T/err"))" 0 "$rc"
+"$REPORT" -b -p "$T/lo/t.raw" > "$T/report" || fail "EMFILE: report"
+expect_eq "EMFILE: calls and returns, recorded or counted lost" 4000002 \
+    "$(total "$T/report")"
 echo "ok: under ulimit -v the traced program runs as untraced, its events counted"
