@@ -127,6 +127,12 @@ struct slot_chunk {
     const char *mark[SLOT_CHUNK];
 };
 static struct slot_chunk *slot_chunks[CT_PLT_MAX_SLOTS / SLOT_CHUNK];
+/* Each slot's target where a call may skip the recording altogether
+ * (plt_tramp.S, while tracing is off), 0 where it may not: a slot the
+ * lazy resolver may still write must go through ct_plt_enter, which
+ * notices the write and puts the stub back.  Mapped with the first
+ * slot: a program traced without library calls has no 64 KiB of it. */
+uintptr_t *ct_plt_direct;
 static uint32_t nslots;
 #define SLOT(i) (slot_chunks[(i) / SLOT_CHUNK]->slot[(i) % SLOT_CHUNK])
 #define SLOT_NAME(i) (slot_chunks[(i) / SLOT_CHUNK]->name[(i) % SLOT_CHUNK])
@@ -136,6 +142,12 @@ static uint32_t nslots;
 static int slot_chunk_get(uint32_t i)
 {
     struct slot_chunk **c = &slot_chunks[i / SLOT_CHUNK];
+    if (!ct_plt_direct)
+        __atomic_store_n(&ct_plt_direct,
+                         ct_scratch_alloc(CT_PLT_MAX_SLOTS * sizeof(uintptr_t)),
+                         __ATOMIC_RELEASE);
+    if (!ct_plt_direct)
+        return -1;
     if (!*c)
         __atomic_store_n(c, ct_scratch_alloc(sizeof **c), __ATOMIC_RELEASE);
     return *c ? 0 : -1;
@@ -310,11 +322,6 @@ static void unlock_pending(void)
 
 static void repatch(uint32_t slot);
 
-/* Each slot's target where a call may skip the recording altogether
- * (plt_tramp.S, while tracing is off), 0 where it may not: a slot the
- * lazy resolver may still write must go through ct_plt_enter, which
- * notices the write and puts the stub back. */
-uintptr_t ct_plt_direct[CT_PLT_MAX_SLOTS];
 
 static void publish(uint32_t slot)
 {
