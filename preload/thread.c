@@ -246,8 +246,8 @@ static uint32_t block_size(const struct ct_thread *t, size_t need,
  * limit it shrinks to what the tracer's share leaves (budget.h), and a
  * block that cannot be mapped for now (no memory) is tried again at half
  * the size, down to the least that holds its records; what still cannot
- * be had is a gap (*limit_hit CT_BLOCK_RETRY).  The flight
- * ring's slots and the stream window have sizes and caps of their own.
+ * be had is a gap (*limit_hit CT_BLOCK_RETRY).  The flight ring's slots
+ * and the stream window have sizes and caps of their own.
  */
 static uint8_t *new_block(struct ct_thread *t, size_t need, uint32_t *size,
                           int *limit_hit, int *populated)
