@@ -29,6 +29,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "tracer.h"
 
 /* Data pages of the ring: 256 switches (out + in, 16 bytes each) between
@@ -67,6 +68,10 @@ static void note_mode(uint32_t mode, int err)
 /* Opens the switch ring of the calling thread; 0, or an errno. */
 static int open_ring(struct ct_thread *t)
 {
+    /* Under an address-space limit with little room, the clock instead. */
+    size_t ring_len = (size_t)page_size() * (1 + RING_DATA_PAGES);
+    if (!ct_budget_fit(ring_len, ring_len))
+        return ENOMEM;
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
@@ -107,6 +112,7 @@ static int open_ring(struct ct_thread *t)
     madvise(m, len, MADV_DONTFORK);
     t->cpu.ring = m;
     t->cpu.ring_len = (uint32_t)len;
+    ct_budget_add((int64_t)len);
     return 0;
 }
 
@@ -146,8 +152,10 @@ void ct_cpu_header_after_fork(void)
 void ct_cpu_thread_release(struct ct_thread *t, int forked_child)
 {
     /* A forked child has no mapping (MADV_DONTFORK): only forget it. */
-    if (t->cpu.ring && !forked_child)
+    if (t->cpu.ring && !forked_child) {
         munmap(t->cpu.ring, t->cpu.ring_len);
+        ct_budget_add(-(int64_t)t->cpu.ring_len);
+    }
     t->cpu.ring = NULL;
     if (forked_child) {
         first_mode = 0;

@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include "plt.h"
@@ -311,23 +312,27 @@ void ct_exec_failed(void)
  * (20.6-23.2), 5 x 200 20.5 (20.4-25.1): the same figure within 2 %, for a
  * quarter of the start-up time. */
 enum { BIAS_ROUNDS = 5, BIAS_PAIRS = 50, BIAS_BUF = BIAS_PAIRS * 48 + 4096 };
-/* In .bss rather than a mapping of its own: the hooks touch four of its
- * pages, and a fresh mapping's pages cost each process a system call, a
- * fault per page and an munmap (about 0.2 ms in all in a VM whose page
- * faults are dear; bench/RESULTS-tracer.md, "Start-up").  Zero, as the
- * hooks need it, because it is used once. */
-static struct {
+/* A mapping of its own, given back at once: in .bss it took 72 KiB of
+ * every traced process's address space for good (RLIMIT_AS counts .bss
+ * whole), for the price of a system call, a fault per page touched and an
+ * munmap at start (about 0.2 ms in a VM whose page faults are dear;
+ * bench/RESULTS-tracer.md, "Start-up").  Zero, as the hooks need it. */
+struct bias_scratch {
     struct ct_thread thread;
     uint8_t buf[BIAS_BUF];
-} bias_scratch;
+};
 
 uint64_t ct_measure_bias(void)
 {
     static uint64_t measured;
     if (measured)
         return measured;
-    struct ct_thread *scratch = &bias_scratch.thread;
-    uint8_t *buf = bias_scratch.buf;
+    struct bias_scratch *bs = mmap(NULL, sizeof *bs, PROT_READ | PROT_WRITE,
+                                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (bs == MAP_FAILED)
+        return 0;
+    struct ct_thread *scratch = &bs->thread;
+    uint8_t *buf = bs->buf;
     struct ct_thread *saved_self = ct_self;
     uint64_t saved_word = ct_global_word;
     ct_global_word = 0;
@@ -352,6 +357,7 @@ uint64_t ct_measure_bias(void)
     }
     ct_self = saved_self;
     ct_global_word = saved_word;
+    munmap(bs, sizeof *bs);
     measured = best * 1000 / BIAS_PAIRS;
     return measured;
 }

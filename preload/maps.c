@@ -162,10 +162,24 @@ size_t ct_maps_collect(uint8_t *buf, size_t cap)
  * .bss: a mapping of its own cost every process a system call, two faults
  * and an munmap at start (about 0.2 ms in a VM whose page faults are dear;
  * bench/RESULTS-tracer.md, "Start-up"), and only its first and last pages
- * are touched.  A second thread writing a MAPS block at the same moment,
- * or a forked child whose parent held the lock, takes a mapping instead. */
-static uint8_t collect_buf[256 * 1024];
+ * are touched.  Small: .bss counts against RLIMIT_AS whole, and most
+ * processes' objects fit in 32 KiB; a list that may not have fit is made
+ * again in a mapping of BIG_COLLECT.  A second thread writing a MAPS block
+ * at the same moment, or a forked child whose parent held the lock, takes
+ * a mapping too. */
+#define BIG_COLLECT (256u * 1024)
+/* Room that one more entry may need (a path of PATH_MAX, a build id, the
+ * list's state at the buffer's end): less left means the list was cut. */
+#define COLLECT_SLACK (2u * PATH_MAX + 1024)
+static uint8_t collect_buf[32 * 1024];
 static pthread_mutex_t collect_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void *collect_map(void)
+{
+    void *m = mmap(NULL, BIG_COLLECT, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return m == MAP_FAILED ? NULL : m;
+}
 
 static void maps_write(int only_if_changed)
 {
@@ -174,17 +188,26 @@ static void maps_write(int only_if_changed)
     unsigned long long counts[2];
     if (!maps_changed(counts) && only_if_changed)
         return;
-    size_t cap = sizeof collect_buf;
     int own = pthread_mutex_trylock(&collect_lock) == 0;
-    uint8_t *buf = own ? collect_buf
-                       : mmap(NULL, cap, PROT_READ | PROT_WRITE,
-                              MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (buf == MAP_FAILED)
-        return;
+    size_t cap = own ? sizeof collect_buf : BIG_COLLECT;
+    uint8_t *buf = own ? collect_buf : collect_map();
+    if (!buf)
+        goto out;
+    size_t used = ct_maps_collect(buf + CT_BLOCK_HEADER_SIZE,
+                                  cap - CT_BLOCK_HEADER_SIZE);
+    if (buf == collect_buf &&
+        used + COLLECT_SLACK > cap - CT_BLOCK_HEADER_SIZE) {
+        uint8_t *big = collect_map();
+        if (big) {
+            buf = big;
+            cap = BIG_COLLECT;
+            used = ct_maps_collect(buf + CT_BLOCK_HEADER_SIZE,
+                                   cap - CT_BLOCK_HEADER_SIZE);
+        }
+    }
     /* The block is put together whole in buf: header, objects, zeros to
      * the next CT_BLOCK_ALIGN (buf may hold an earlier block's bytes). */
     uint8_t *payload = buf + CT_BLOCK_HEADER_SIZE;
-    size_t used = ct_maps_collect(payload, cap - CT_BLOCK_HEADER_SIZE);
     uint32_t size = (uint32_t)((CT_BLOCK_HEADER_SIZE + used + CT_BLOCK_ALIGN - 1) &
                                ~(size_t)(CT_BLOCK_ALIGN - 1));
     memset(payload + used, 0, size - CT_BLOCK_HEADER_SIZE - used);
@@ -206,10 +229,11 @@ static void maps_write(int only_if_changed)
         last.subs = counts[1];
         last.written = 1;
     }
+    if (buf != collect_buf)
+        munmap(buf, cap);
+out:
     if (own)
         pthread_mutex_unlock(&collect_lock);
-    else
-        munmap(buf, cap);
 }
 
 void ct_maps_write(void)

@@ -37,6 +37,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "plt.h"
 #include "plt_got.h"
 #include "scratch.h"
@@ -70,23 +71,87 @@ struct plt_frame {
  * library calls still return through the trampoline later. */
 #define GRAVEYARD 64
 
+/* Open frames in segments: the first within the thread's state, the
+ * others mapped as the calls nest deeper and kept till the thread ends,
+ * so a frame never moves (a signal handler may be reading it).  The
+ * whole stack in one mapping took 36 KiB of address space per thread. */
+#define FRAME_SEG 128u
+#define FRAME_SEGS (CT_PLT_MAX_FRAMES / FRAME_SEG)
+
 struct plt_thread {
     uint32_t n;
     uint32_t in_tracer;   /* our own code is running: calls pass through   */
     uint32_t buried;      /* next graveyard slot                          */
-    struct plt_frame f[CT_PLT_MAX_FRAMES];
     struct plt_frame graveyard[GRAVEYARD];
+    struct plt_frame *seg[FRAME_SEGS];   /* seg[0] is first               */
+    struct plt_frame first[FRAME_SEG];
 };
 
-static struct plt_slot slots[CT_PLT_MAX_SLOTS];
+#define FRAME_SEG_BYTES (FRAME_SEG * sizeof(struct plt_frame))
+
+/* Frame i of the thread's open library calls, i below the mapped ones. */
+static inline struct plt_frame *frame_at(const struct plt_thread *pt,
+                                         uint32_t i)
+{
+    return &pt->seg[i / FRAME_SEG][i % FRAME_SEG];
+}
+
+/* Room for frame i: 0, or -1 past the most or without memory. */
+static int frame_room(struct plt_thread *pt, uint32_t i)
+{
+    if (i >= CT_PLT_MAX_FRAMES)
+        return -1;
+    if (pt->seg[i / FRAME_SEG])
+        return 0;
+    if (!ct_budget_fit(FRAME_SEG_BYTES, FRAME_SEG_BYTES))
+        return -1;
+    struct plt_frame *m = ct_scratch_alloc(FRAME_SEG_BYTES);
+    if (!m)
+        return -1;
+    ct_budget_add(FRAME_SEG_BYTES);
+    pt->seg[i / FRAME_SEG] = m;
+    return 0;
+}
+
+/* Slots in chunks mapped as they are needed (under patch_lock, before
+ * the slot is counted in nslots): whole tables in .bss took 384 KiB of
+ * every traced process's address space, which RLIMIT_AS counts even for
+ * pages never touched.  Each slot's name and mark ("@plt", "@dlsym",
+ * "@got") are set before the slot is counted: the filter names the stubs'
+ * functions from them (ct_plt_slot_names).  Names are copies
+ * (ct_scratch_keep) that outlive a dlclose of their object. */
+#define SLOT_CHUNK 512u
+struct slot_chunk {
+    struct plt_slot slot[SLOT_CHUNK];
+    const char *name[SLOT_CHUNK];
+    const char *mark[SLOT_CHUNK];
+};
+static struct slot_chunk *slot_chunks[CT_PLT_MAX_SLOTS / SLOT_CHUNK];
+/* Each slot's target where a call may skip the recording altogether
+ * (plt_tramp.S, while tracing is off), 0 where it may not: a slot the
+ * lazy resolver may still write must go through ct_plt_enter, which
+ * notices the write and puts the stub back.  Mapped with the first
+ * slot: a program traced without library calls has no 64 KiB of it. */
+uintptr_t *ct_plt_direct;
 static uint32_t nslots;
-/* Each slot's name and mark ("@plt", "@dlsym", "@got"), set before the
- * slot is counted in nslots: the filter names the stubs' functions from
- * them (ct_plt_slot_names).  Kept apart from the slots the stubs read.
- * Names are copies (ct_scratch_keep) that outlive a dlclose of their
- * object. */
-static const char *slot_name[CT_PLT_MAX_SLOTS];
-static const char *slot_mark[CT_PLT_MAX_SLOTS];
+#define SLOT(i) (slot_chunks[(i) / SLOT_CHUNK]->slot[(i) % SLOT_CHUNK])
+#define SLOT_NAME(i) (slot_chunks[(i) / SLOT_CHUNK]->name[(i) % SLOT_CHUNK])
+#define SLOT_MARK(i) (slot_chunks[(i) / SLOT_CHUNK]->mark[(i) % SLOT_CHUNK])
+
+/* Maps the chunk of slot i if it is not yet: 0, or -1 without memory. */
+static int slot_chunk_get(uint32_t i)
+{
+    struct slot_chunk **c = &slot_chunks[i / SLOT_CHUNK];
+    if (!ct_plt_direct)
+        __atomic_store_n(&ct_plt_direct,
+                         ct_scratch_alloc(CT_PLT_MAX_SLOTS * sizeof(uintptr_t)),
+                         __ATOMIC_RELEASE);
+    if (!ct_plt_direct)
+        return -1;
+    if (!*c)
+        __atomic_store_n(c, ct_scratch_alloc(sizeof **c), __ATOMIC_RELEASE);
+    return *c ? 0 : -1;
+}
 static int plt_mode;
 static int slots_full_reported;
 static pthread_mutex_t patch_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -112,7 +177,24 @@ static void plt_thread_free(void *arg)
     if (!pt || pt != plt_self || pt->in_tracer)
         return;
     plt_self = NULL;
+    for (uint32_t k = 1; k < FRAME_SEGS && pt->seg[k]; k++) {
+        ct_scratch_free(pt->seg[k], FRAME_SEG_BYTES);
+        ct_budget_add(-(int64_t)FRAME_SEG_BYTES);
+    }
     munmap(pt, sizeof *pt);
+    ct_budget_add(-(int64_t)sizeof *pt);
+}
+
+/* A library call made while its thread has no plt state (the address
+ * space limit left no room for one): its call and return are counted
+ * lost where tracing is on. */
+static void count_unrecorded_call(void)
+{
+    struct ct_thread *t = ct_self;
+    if (ct_proc.started == 2 &&
+        !(__atomic_load_n(&ct_global_word, __ATOMIC_RELAXED) & 1) &&
+        (!t || (!(t->flags & CT_T_DEAD) && !t->region && !t->hidden_count)))
+        ct_count_lost_global(2);
 }
 
 static struct plt_thread *plt_thread_get(void)
@@ -120,13 +202,20 @@ static struct plt_thread *plt_thread_get(void)
     struct plt_thread *pt = plt_self;
     if (ct_likely(pt != NULL))
         return pt;
+    if (!ct_budget_retry_ok() || !ct_budget_fit(sizeof *pt, sizeof *pt)) {
+        ct_budget_retry_later();
+        ct_budget_refused();
+        return NULL;
+    }
     int saved = errno;
     void *m = mmap(NULL, sizeof *pt, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     errno = saved;
     if (m == MAP_FAILED)
         return NULL;
+    ct_budget_add(sizeof *pt);
     pt = m;
+    pt->seg[0] = pt->first;
     plt_self = pt;
     if (plt_key_ok)
         pthread_setspecific(plt_key, pt);
@@ -168,7 +257,7 @@ static void pop_shadow_to(uint32_t depth, uintptr_t fn)
 /* Closes a frame that is not expected to see its trampoline. */
 static void close_frame(struct plt_thread *pt, const struct plt_frame *f)
 {
-    pop_shadow_to(f->depth, slots[f->slot].fn);
+    pop_shadow_to(f->depth, SLOT(f->slot).fn);
     if (f->armed)
         pt->graveyard[pt->buried++ % GRAVEYARD] = *f;
 }
@@ -210,7 +299,7 @@ static int same_stack(uintptr_t frame_slot, uintptr_t sp)
 static void close_stale(struct plt_thread *pt, uintptr_t sp)
 {
     while (pt->n > 0) {
-        struct plt_frame *f = &pt->f[pt->n - 1];
+        struct plt_frame *f = frame_at(pt, pt->n - 1);
         if ((uintptr_t)f->retp > sp || !same_stack((uintptr_t)f->retp, sp))
             return;
         close_frame(pt, f);
@@ -233,15 +322,10 @@ static void unlock_pending(void)
 
 static void repatch(uint32_t slot);
 
-/* Each slot's target where a call may skip the recording altogether
- * (plt_tramp.S, while tracing is off), 0 where it may not: a slot the
- * lazy resolver may still write must go through ct_plt_enter, which
- * notices the write and puts the stub back. */
-uintptr_t ct_plt_direct[CT_PLT_MAX_SLOTS];
 
 static void publish(uint32_t slot)
 {
-    const struct plt_slot *s = &slots[slot];
+    const struct plt_slot *s = &SLOT(slot);
     uintptr_t direct = s->lazy == LAZY_NO ? __atomic_load_n(&s->target, __ATOMIC_RELAXED) : 0;
     __atomic_store_n(&ct_plt_direct[slot], direct, __ATOMIC_RELEASE);
 }
@@ -251,8 +335,8 @@ static void publish(uint32_t slot)
 static void add_pending(uint32_t slot)
 {
     lock_pending();
-    if (slots[slot].lazy == LAZY_MAYBE && npending < MAX_PENDING) {
-        slots[slot].lazy = LAZY_PENDING;
+    if (SLOT(slot).lazy == LAZY_MAYBE && npending < MAX_PENDING) {
+        SLOT(slot).lazy = LAZY_PENDING;
         pending[npending] = slot;
         __atomic_store_n(&npending, npending + 1, __ATOMIC_RELEASE);
     }
@@ -266,10 +350,10 @@ static void sweep_pending(uint32_t finished)
     lock_pending();
     for (uint32_t i = 0; i < npending;) {
         uint32_t slot = pending[i];
-        uintptr_t now = __atomic_load_n(slots[slot].got, __ATOMIC_RELAXED);
+        uintptr_t now = __atomic_load_n(SLOT(slot).got, __ATOMIC_RELAXED);
         if (now != stub_addr(slot) || slot == finished) {
             repatch(slot);
-            slots[slot].lazy = LAZY_NO;
+            SLOT(slot).lazy = LAZY_NO;
             publish(slot);
             pending[i] = pending[--npending];
         } else {
@@ -281,10 +365,12 @@ static void sweep_pending(uint32_t finished)
 
 uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
 {
-    uintptr_t target = __atomic_load_n(&slots[slot].target, __ATOMIC_RELAXED);
+    uintptr_t target = __atomic_load_n(&SLOT(slot).target, __ATOMIC_RELAXED);
     struct plt_thread *pt = plt_thread_get();
-    if (!pt)
+    if (!pt) {
+        count_unrecorded_call();
         return target;
+    }
     if (pt->in_tracer) {
         /* A signal handler that interrupted us, or (nested) libc's own
          * PLT under the tracer's calls. */
@@ -297,7 +383,7 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
         return target;
     pt->in_tracer = 1;
     ct_signal_fence();
-    if (ct_unlikely(slots[slot].lazy == LAZY_MAYBE))
+    if (ct_unlikely(SLOT(slot).lazy == LAZY_MAYBE))
         add_pending(slot);
     if (ct_unlikely(__atomic_load_n(&npending, __ATOMIC_RELAXED)))
         sweep_pending(CT_PLT_MAX_SLOTS);
@@ -306,15 +392,18 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
      * the caller does. */
     int tail = *retp == (uintptr_t)ct_plt_return;
     if (ct_unlikely(!tail && pt->n > 0 &&
-                    (uintptr_t)pt->f[pt->n - 1].retp <= (uintptr_t)retp))
+                    (uintptr_t)frame_at(pt, pt->n - 1)->retp <= (uintptr_t)retp))
         close_stale(pt, (uintptr_t)retp);
-    if (ct_unlikely(pt->n >= CT_PLT_MAX_FRAMES)) {
-        ct_count_lost_global(1);
+    if (ct_unlikely(frame_room(pt, pt->n) < 0)) {
+        if (pt->n < CT_PLT_MAX_FRAMES)
+            count_unrecorded_call();  /* no memory for the frame */
+        else
+            ct_count_lost_global(1);
         goto out;
     }
     uint32_t before = t ? t->depth : 0;
     /* The library function's frame starts at the return address. */
-    ct_enter_at((void *)slots[slot].fn, (void *)*retp, (uintptr_t)retp);
+    ct_enter_at((void *)SLOT(slot).fn, (void *)*retp, (uintptr_t)retp);
     t = ct_self;
     if (!t || (t->flags & CT_T_DEAD) || t->depth != before + 1) {
         /* Not taken (paused, not started, stopped, re-entry): no exit
@@ -323,10 +412,10 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
          * the slot on the way, and unless its return puts the stub back,
          * every later call through it goes past the tracer. */
         ct_count_unseen_exit();
-        if (slots[slot].lazy != LAZY_PENDING || tail)
+        if (SLOT(slot).lazy != LAZY_PENDING || tail)
             goto out;
     }
-    struct plt_frame *f = &pt->f[pt->n];
+    struct plt_frame *f = frame_at(pt, pt->n);
     f->ret = tail ? 0 : *retp;
     f->retp = retp;
     f->slot = slot;
@@ -346,7 +435,7 @@ out:
  * target and put the stub back. */
 static void repatch(uint32_t slot)
 {
-    struct plt_slot *s = &slots[slot];
+    struct plt_slot *s = &SLOT(slot);
     uintptr_t now = __atomic_load_n(s->got, __ATOMIC_RELAXED);
     if (now == stub_addr(slot) || is_stub(now))
         return;
@@ -372,7 +461,7 @@ uintptr_t ct_plt_exit(uintptr_t sp)
     pt->in_tracer = 1;
     ct_signal_fence();
     uint32_t i = pt->n;
-    while (i > 0 && pt->f[i - 1].retp != retp)
+    while (i > 0 && frame_at(pt, i - 1)->retp != retp)
         i--;
     if (i == 0) {
         /* Closed early (its exit is written already): just go back. */
@@ -383,24 +472,24 @@ uintptr_t ct_plt_exit(uintptr_t sp)
         return ret;
     }
     /* Tail calls share the slot: the lowest frame there owns it. */
-    while (i > 1 && pt->f[i - 2].retp == retp)
+    while (i > 1 && frame_at(pt, i - 2)->retp == retp)
         i--;
-    struct plt_frame *f = &pt->f[i - 1];
+    struct plt_frame *f = frame_at(pt, i - 1);
     /* Frames above ours ended without their trampoline. */
     for (uint32_t k = pt->n; k > i; k--)
-        close_frame(pt, &pt->f[k - 1]);
+        close_frame(pt, frame_at(pt, k - 1));
     uintptr_t ret = f->ret;
     uint32_t slot = f->slot, depth = f->depth;
     pt->n = i - 1;
     if (ct_unlikely(__atomic_load_n(&npending, __ATOMIC_RELAXED)))
         sweep_pending(slot);
-    if (ct_unlikely(slots[slot].lazy == LAZY_MAYBE)) {
+    if (ct_unlikely(SLOT(slot).lazy == LAZY_MAYBE)) {
         /* The pending list was full when this call began. */
         repatch(slot);
-        slots[slot].lazy = LAZY_NO;
+        SLOT(slot).lazy = LAZY_NO;
         publish(slot);
     }
-    pop_shadow_to(depth, slots[slot].fn);
+    pop_shadow_to(depth, SLOT(slot).fn);
     ct_signal_fence();
     pt->in_tracer = outer;
     return ret;
@@ -413,8 +502,8 @@ uintptr_t ct_plt_real_return(uintptr_t sp)
         return 0;
     const uintptr_t *retp = (const uintptr_t *)(sp - sizeof(uintptr_t));
     for (uint32_t i = pt->n; i > 0; i--)
-        if (pt->f[i - 1].retp == retp && pt->f[i - 1].ret)
-            return pt->f[i - 1].ret;
+        if (frame_at(pt, i - 1)->retp == retp && frame_at(pt, i - 1)->ret)
+            return frame_at(pt, i - 1)->ret;
     return 0;
 }
 
@@ -452,7 +541,7 @@ void ct_plt_disarm(void)
     if (!pt)
         return;
     for (uint32_t i = 0; i < pt->n; i++) {
-        struct plt_frame *f = &pt->f[i];
+        struct plt_frame *f = frame_at(pt, i);
         if (f->armed && *f->retp == (uintptr_t)ct_plt_return)
             *f->retp = f->ret;
         f->armed = 0;
@@ -467,10 +556,10 @@ void ct_plt_rearm(uintptr_t sp)
         return;
     pt->in_tracer = 1;
     ct_signal_fence();
-    if (pt->n > 0 && (uintptr_t)pt->f[pt->n - 1].retp < sp)
+    if (pt->n > 0 && (uintptr_t)frame_at(pt, pt->n - 1)->retp < sp)
         close_stale(pt, sp - 1);
     for (uint32_t i = 0; i < pt->n; i++) {
-        struct plt_frame *f = &pt->f[i];
+        struct plt_frame *f = frame_at(pt, i);
         if (!f->armed && *f->retp == f->ret) {
             *f->retp = (uintptr_t)ct_plt_return;
             f->armed = 1;
@@ -693,12 +782,14 @@ static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy,
         return 0;
     }
     uint32_t i = nslots;
-    slots[i].target = cur;
-    slots[i].got = got;
-    slots[i].fn = plt ? plt : stub_addr(i);
-    slots[i].lazy = maybe_lazy ? LAZY_MAYBE : LAZY_NO;
-    slot_name[i] = ct_scratch_keep(name);
-    slot_mark[i] = mark;
+    if (slot_chunk_get(i) < 0)
+        return 0;
+    SLOT(i).target = cur;
+    SLOT(i).got = got;
+    SLOT(i).fn = plt ? plt : stub_addr(i);
+    SLOT(i).lazy = maybe_lazy ? LAZY_MAYBE : LAZY_NO;
+    SLOT_NAME(i) = ct_scratch_keep(name);
+    SLOT_MARK(i) = mark;
     publish(i);
     __atomic_store_n(&nslots, i + 1, __ATOMIC_RELEASE);
     __atomic_store_n(got, stub_addr(i), __ATOMIC_RELEASE);
@@ -925,12 +1016,12 @@ uintptr_t ct_plt_pointer_slot(uintptr_t target, const char *name)
 {
     pthread_mutex_lock(&patch_lock);
     uintptr_t stub = 0;
-    if (nslots < CT_PLT_MAX_SLOTS) {
+    if (nslots < CT_PLT_MAX_SLOTS && slot_chunk_get(nslots) == 0) {
         uint32_t i = nslots;
         stub = stub_addr(i);
-        slots[i] = (struct plt_slot){target, NULL, stub, LAZY_NO};
-        slot_name[i] = ct_scratch_keep(name);
-        slot_mark[i] = "@dlsym";
+        SLOT(i) = (struct plt_slot){target, NULL, stub, LAZY_NO};
+        SLOT_NAME(i) = ct_scratch_keep(name);
+        SLOT_MARK(i) = "@dlsym";
         publish(i);
         __atomic_store_n(&nslots, i + 1, __ATOMIC_RELEASE);
     }
@@ -942,7 +1033,7 @@ uint32_t ct_plt_slot_names(uint32_t from, ct_slot_name_fn fn, void *arg)
 {
     uint32_t n = __atomic_load_n(&nslots, __ATOMIC_ACQUIRE);
     for (uint32_t i = from; i < n; i++)
-        if (slot_name[i])
-            fn(arg, slot_name[i], slot_mark[i], slots[i].fn);
+        if (SLOT_NAME(i))
+            fn(arg, SLOT_NAME(i), SLOT_MARK(i), SLOT(i).fn);
     return n;
 }

@@ -26,10 +26,15 @@
 
 #include "filter.h"
 #include "plt.h"
+#include "scratch.h"
 #include "sample.h"
 #include "tracer.h"
 
-#define MAX_NAMED CT_PLT_MAX_SLOTS  /* bss: only the pages used count */
+#define MAX_NAMED CT_PLT_MAX_SLOTS
+/* Names in chunks mapped as they fill: a whole table (2.2 MB) in .bss
+ * took the address space of every traced process, which counts against
+ * RLIMIT_AS even where no page of it is touched. */
+#define CHUNK 64u
 #define NAME_MAX_LEN 255
 
 struct named_stub {
@@ -40,8 +45,13 @@ struct named_stub {
 
 static const char dlsym_mark[] = "@dlsym";
 
-static struct named_stub named[MAX_NAMED];
+static struct named_stub *chunks[MAX_NAMED / CHUNK];
 static uint32_t nnamed;
+
+static struct named_stub *entry(uint32_t i)
+{
+    return &chunks[i / CHUNK][i % CHUNK];
+}
 static pthread_mutex_t named_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int ct_dlsym_takes(void *handle, uintptr_t caller)
@@ -75,7 +85,11 @@ static int add_name(uintptr_t stub, uintptr_t target, const char *name,
 {
     if (nnamed >= MAX_NAMED)
         return 0;
-    struct named_stub *n = &named[nnamed];
+    if (!chunks[nnamed / CHUNK] &&
+        !(chunks[nnamed / CHUNK] =
+              ct_scratch_alloc(CHUNK * sizeof(struct named_stub))))
+        return 0;
+    struct named_stub *n = entry(nnamed);
     n->stub = stub;
     n->target = target;
     n->mark = mark;
@@ -99,8 +113,8 @@ static uintptr_t stub_for(uintptr_t target, const char *name)
     int added = 0;
     pthread_mutex_lock(&named_lock);
     for (uint32_t i = 0; i < nnamed && !stub; i++)
-        if (named[i].target == target && named[i].mark == dlsym_mark)
-            stub = named[i].stub;
+        if (entry(i)->target == target && entry(i)->mark == dlsym_mark)
+            stub = entry(i)->stub;
     if (!stub && nnamed < MAX_NAMED) {
         stub = ct_plt_pointer_slot(target, name);
         added = stub && add_name(stub, target, name, dlsym_mark);
@@ -157,7 +171,7 @@ uint8_t *ct_dlsym_names_put(uint8_t *p, const uint8_t *end)
 {
     uint32_t n = __atomic_load_n(&nnamed, __ATOMIC_ACQUIRE);
     for (uint32_t i = 0; i < n; i++) {
-        const struct named_stub *s = &named[i];
+        const struct named_stub *s = entry(i);
         size_t base = strlen(s->name), len = base + strlen(s->mark);
         if ((size_t)(end - p) < 1 + 16 + 2 + len)
             break;

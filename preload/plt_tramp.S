@@ -101,7 +101,7 @@ plt_entry:
         jmp     *%r11
 2:      pushq   %rax
         .cfi_adjust_cfa_offset 8
-        leaq    ct_plt_direct(%rip), %rax
+        movq    ct_plt_direct(%rip), %rax   /* the table, mapped with the first slot */
         movq    (%rax,%r11,8), %rax
         testq   %rax, %rax
         jz      3f

@@ -13,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "budget.h"
 #include "filter.h"
 #include "supply.h"
 #include "tracer.h"
@@ -23,10 +24,25 @@ int ct_enabled = 1;
 static struct ct_thread *registry;
 static int registry_lock;
 /* Where ct_self points once a thread has ended, so late events are
- * dropped (and counted) instead of touching freed memory. */
-static struct ct_thread dead_thread = {.stop = CT_STOP_DEAD,
-                                       .expect = ~0ull,
-                                       .flags = CT_T_DEAD};
+ * dropped (and counted) instead of touching freed memory.  Only the
+ * fields before the shadow stack: a dead thread's depth is 0, so nothing
+ * reads its frames, and a whole state took 66 KiB of every traced
+ * process's address space.  Set up with the key (make_key), before any
+ * thread can end. */
+static union {
+    uint8_t bytes[offsetof(struct ct_thread, stack)];
+    uint64_t align;
+} dead_storage __attribute__((aligned(64)));
+
+/* The compiler is not to check the state's fields against the storage's
+ * size: only those before the stack are ever touched. */
+static struct ct_thread *dead_state(void)
+{
+    void *p = &dead_storage;
+    __asm__("" : "+r"(p));
+    return p;
+}
+#define dead_thread (*dead_state())
 
 void ct_global_update(void)
 {
@@ -128,6 +144,7 @@ static void close_block(struct ct_thread *t, uint64_t now, uint32_t flags,
     b->last_ticks = t->prev_ticks;
     __atomic_store_n(&b->flags, b->flags | CT_BLOCK_CLOSED | flags,
                      __ATOMIC_RELEASE);
+    ct_budget_add(-(int64_t)(t->limit - (uint8_t *)b));
     if (!overhead_start || ct_supply_retire(t, b) < 0)
         munmap(b, (size_t)(t->limit - (uint8_t *)b));
     t->blk = NULL;
@@ -208,12 +225,57 @@ static void prefault(uint8_t *nb, uint32_t size)
  * asked for it. */
 #define CT_FIRST_BLOCK (64u << 10)
 
-static uint32_t block_size(const struct ct_thread *t, size_t need)
+/* The size of the thread's next block, and in *least the smallest that
+ * holds the STACK record, the record asked for and the closing ones. */
+static uint32_t block_size(const struct ct_thread *t, size_t need,
+                           size_t *least)
 {
     uint32_t size = ct_proc.cfg.bufsize;
     if (t->seq == 0 && size > CT_FIRST_BLOCK && need <= CT_FIRST_BLOCK / 4)
-        return CT_FIRST_BLOCK;
+        size = CT_FIRST_BLOCK;
+    uint32_t depth = t->depth < CT_MAX_DEPTH ? t->depth : CT_MAX_DEPTH;
+    *least = CT_BLOCK_HEADER_SIZE + 64 + 10 * (size_t)depth + need +
+             2 * CT_BLOCK_RESERVE;
+    if (*least > size)
+        *least = size;
     return size;
+}
+
+/*
+ * Maps the thread's next block, its size in *size.  Under an address-space
+ * limit it shrinks to what the tracer's share leaves (budget.h), and a
+ * block that cannot be mapped for now (no memory) is tried again at half
+ * the size, down to the least that holds its records; what still cannot
+ * be had is a gap (*limit_hit CT_BLOCK_RETRY).  The flight ring's slots
+ * and the stream window have sizes and caps of their own.
+ */
+static uint8_t *new_block(struct ct_thread *t, size_t need, uint32_t *size,
+                          int *limit_hit, int *populated)
+{
+    size_t least;
+    *size = block_size(t, need, &least);
+    int own = !ct_flight_slots && !ct_proc.streaming;
+    uint8_t *nb = ct_supply_take(t, *size, populated);
+    if (nb)
+        return nb;
+    for (uint32_t failed = 0;; failed = *size) {
+        if (own && !(*size = (uint32_t)ct_budget_block(*size, least))) {
+            *limit_hit = CT_BLOCK_RETRY;
+            ct_budget_refused();
+            return NULL;
+        }
+        if (failed && *size >= failed)
+            return NULL;  /* no smaller size to try: *limit_hit is set */
+        if ((nb = ct_file_new_block(*size, limit_hit))) {
+            ct_supply_own_block(t);
+            if (own)
+                ct_budget_block_result(*size, 1);
+            return nb;
+        }
+        if (!own || *limit_hit != CT_BLOCK_RETRY || !ct_budget_limited())
+            return NULL;
+        ct_budget_block_result(*size, 0);
+    }
 }
 
 /* How long a thread waits before it tries again for a block that could
@@ -236,11 +298,9 @@ static int switch_block(struct ct_thread *t, size_t need)
      * the next try are counted lost by the caller. */
     if (ct_unlikely(t->retry_at) && now < t->retry_at)
         return -1;
-    uint32_t size = block_size(t, need);
-    int limit_hit = 0, populated;
-    uint8_t *nb = ct_supply_take(t, size, &populated);
-    if (!nb && (nb = ct_file_new_block(size, &limit_hit)))
-        ct_supply_own_block(t);
+    uint32_t size;
+    int limit_hit = 0, populated = 0;
+    uint8_t *nb = new_block(t, need, &size, &limit_hit, &populated);
     if (!nb) {
         if (limit_hit == CT_BLOCK_LIMIT)
             t->flags |= CT_T_NOBLOCK;
@@ -251,6 +311,7 @@ static int switch_block(struct ct_thread *t, size_t need)
         return -1;
     }
     t->retry_at = 0;
+    ct_budget_add(size);
     close_block(t, now, 0, 1);
     if (!populated)
         prefault(nb, size);
@@ -349,16 +410,30 @@ static int thread_key_ok;
 
 static void make_key(void)
 {
+    dead_thread.stop = CT_STOP_DEAD;
+    dead_thread.expect = ~0ull;
+    dead_thread.flags = CT_T_DEAD;
     thread_key_ok = pthread_key_create(&thread_key, ct_thread_key_dtor) == 0;
 }
 
 static struct ct_thread *thread_create(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
+    /* Refused, the thread runs without a state: its events are counted
+     * lost (slow_begin) and it asks again now and then. */
+    if (!ct_budget_retry_ok() ||
+        !ct_budget_fit(sizeof(struct ct_thread), sizeof(struct ct_thread))) {
+        ct_budget_retry_later();
+        ct_budget_refused();
+        return NULL;
+    }
     void *m = mmap(NULL, sizeof(struct ct_thread), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED)
+    if (m == MAP_FAILED) {
+        ct_budget_retry_later();
         return NULL;
+    }
+    ct_budget_add(sizeof(struct ct_thread));
     struct ct_thread *t = m;
     t->tid = (uint32_t)syscall(SYS_gettid);
     t->expect = ~0ull;
@@ -444,7 +519,11 @@ static struct ct_thread *slow_begin(void)
     if (!t) {
         t = ct_thread_get();
         if (!t) {
-            if (making)  /* a handler that interrupted the making */
+            /* A handler that interrupted the making, or a thread with no
+             * state (no memory for it) while tracing is on. */
+            if (making || (ct_proc.started == 2 && !ct_self &&
+                           !(__atomic_load_n(&ct_global_word,
+                                             __ATOMIC_RELAXED) & 1)))
                 ct_count_lost_global(1);
             return NULL;
         }
@@ -727,6 +806,7 @@ void ct_thread_key_dtor(void *arg)
     ct_self = &dead_thread;
     unregister_thread(t);
     munmap(t, sizeof *t);
+    ct_budget_add(-(int64_t)sizeof *t);
 }
 
 /*
@@ -752,6 +832,7 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch,
     uint8_t *nb = ct_file_new_block(size, &limit_hit);
     if (!nb)
         return;
+    ct_budget_add(size);
     struct ct_block_header *b = (struct ct_block_header *)nb;
     b->magic = CT_BLOCK_MAGIC;
     b->kind = CT_BLOCK_EVENTS;
@@ -810,10 +891,14 @@ void ct_thread_after_fork_child(void)
     registry_lock = 0;
     for (struct ct_thread *t = registry, *next; t; t = next) {
         next = t->next;
-        if (t->blk)
+        if (t->blk) {
             munmap(t->blk, (size_t)(t->limit - (uint8_t *)t->blk));
-        if (t != self)
+            ct_budget_add(-(int64_t)(t->limit - (uint8_t *)t->blk));
+        }
+        if (t != self) {
             munmap(t, sizeof *t);
+            ct_budget_add(-(int64_t)sizeof *t);
+        }
     }
     registry = NULL;
     ct_supply_after_fork_child();
