@@ -14,6 +14,7 @@
  *   maps.c       MAPS blocks for offline symbolization
  *   api.c        calltrace_*_impl, the public run-time controls
  *   lifecycle.c  start, clean close, fork, crash signals, bias measurement
+ *   signals.c    the program's view of the signals the tracer holds
  *   wrap.c       exec*, _exit, dlopen wrappers
  *   wrap_spawn.c the environment of children: posix_spawn*, system, popen
  *   jump.c       longjmp family and __cxa_begin_catch: frames a jump leaves
@@ -552,7 +553,6 @@ int ct_flight_snapshot(char *name, size_t cap);
 /* At start: the snapshot signal's handler (CALLTRACE_FLIGHT_SIGNAL). */
 void ct_flight_start(void);
 /* The program takes sig for itself: its handler wins. */
-void ct_flight_note_sigaction(int sig);
 
 /* --------------------------------------------------------------- control */
 
@@ -584,10 +584,35 @@ void ct_process_finish(void);
 /* Before exec: finalize the header; after a failed exec: resume. */
 void ct_exec_prepare(void);
 void ct_exec_failed(void);
-/* Called by the sigaction wrapper (sample.c) before the program's handler
- * is installed: a program taking the toggle signal wins, and is told. */
-struct sigaction;
-void ct_note_sigaction(int sig, const struct sigaction *act);
+
+/* ---------------------------------------------------------------- signals */
+
+/* The program's view of the signals the tracer holds (signals.c). */
+#define CT_SIG_CHAIN 1  /* the tracer's handler stays, calls the program's  */
+#define CT_SIG_YIELD 2  /* the program's next disposition replaces ours     */
+/* Called once, by the wrapper, when a YIELD slot gives the signal up. */
+typedef void (*ct_sig_yield_fn)(int sig);
+/* Installs ours for sig and keeps what was there as the program's. */
+int ct_sig_take(int sig, const struct sigaction *ours, int mode,
+                ct_sig_yield_fn on_yield);
+/* CT_SIG_CHAIN or CT_SIG_YIELD while held, else 0. */
+int ct_sig_held(int sig);
+/* The program's disposition of a held signal (async-signal-safe). */
+void ct_sig_program(int sig, struct sigaction *out);
+/* Gives a held signal its program's disposition for real (from a handler
+ * too): the tracer no longer holds it. */
+void ct_sig_release(int sig);
+/* Calls the program's handler of sig, if it has one, as the kernel would
+ * (SA_SIGINFO or not, SA_RESETHAND). */
+void ct_sig_chain(int sig, siginfo_t *info, void *ctx);
+/* exec keeps SIG_IGN: the program's ignored signals are put back before an
+ * exec, and taken again after a failed one. */
+void ct_sig_before_exec(void);
+void ct_sig_exec_failed(void);
+/* libc's sigaction, bypassing the wrappers. */
+int ct_sig_real(int sig, const struct sigaction *act, struct sigaction *old);
+/* Resolves libc's sigaction ahead of any handler's need. */
+void ct_sig_resolve(void);
 /* Measures the cost of one traced call (enter + exit) in picoseconds. */
 uint64_t ct_measure_bias(void);
 /* Set by init.c: the first event may start the tracer lazily. */
