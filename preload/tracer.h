@@ -8,6 +8,7 @@
  *   thread.c     per-thread state, slow path, block switch, EXT records
  *   file.c       output file, header, block reservation, failure
  *   supply.c     the block supplier: next blocks mapped ahead (supply.h)
+ *   helper.c     helper processes that are not the program's children (helper.h)
  *   clock.c      TSC / CLOCK_MONOTONIC, calibration
  *   config.c     environment parsing (pure functions)
  *   env.c        the environment at start, however early (preinit)
