@@ -183,6 +183,33 @@ unsigned ct_sample_take(void *ucontext, uintptr_t *pcs, unsigned max)
     return n;
 }
 
+struct sample_args {
+    siginfo_t *si;
+    void *ucontext;
+};
+
+static void take_sample(void *p)
+{
+    struct sample_args *a = p;
+    uintptr_t pcs[CT_SAMPLE_MAX_DEPTH];
+    unsigned depth = ct_sample_take(a->ucontext, pcs, CT_SAMPLE_MAX_DEPTH);
+    if (!depth)
+        return;
+    uint8_t payload[CT_SAMPLE_PAYLOAD_MAX];
+    /* Expirations the kernel merged count as samples of this stack: the
+     * best guess we have, and it keeps totals right. */
+    uint64_t weight = 1 + (uint64_t)(a->si->si_overrun > 0 ? a->si->si_overrun : 0);
+    size_t len = ct_sample_encode(payload, weight, pcs, depth);
+    if (ct_tracer_append_ext(CT_EXT_SAMPLE, payload, len) == 0)
+        atomic_fetch_add_explicit(&st_samples, 1, memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(&st_not_written, 1, memory_order_relaxed);
+}
+
+/* The walk and the record (a few KiB of frames) run on the thread's
+ * tracer stack: the program's stack holds only the signal frame.  The
+ * handler's mask blocks the signals that may come at any time, so none of
+ * the program's handlers runs on the tracer's stack. */
 static void on_sigprof(int sig, siginfo_t *si, void *ucontext)
 {
     (void)sig;
@@ -191,20 +218,8 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucontext)
      * is ignored rather than allowed to end the program. */
     if (si->si_code == SI_TIMER && si->si_value.sival_ptr == &g_timer_tag &&
         atomic_load_explicit(&g_state, memory_order_relaxed) == ON) {
-        uintptr_t pcs[CT_SAMPLE_MAX_DEPTH];
-        unsigned depth = ct_sample_take(ucontext, pcs, CT_SAMPLE_MAX_DEPTH);
-        if (depth) {
-            uint8_t payload[CT_SAMPLE_PAYLOAD_MAX];
-            /* Expirations the kernel merged count as samples of this
-             * stack: the best guess we have, and it keeps totals right. */
-            uint64_t weight = 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
-            size_t len = ct_sample_encode(payload, weight, pcs, depth);
-            if (ct_tracer_append_ext(CT_EXT_SAMPLE, payload, len) == 0)
-                atomic_fetch_add_explicit(&st_samples, 1, memory_order_relaxed);
-            else
-                atomic_fetch_add_explicit(&st_not_written, 1,
-                                          memory_order_relaxed);
-        }
+        struct sample_args a = {si, ucontext};
+        ct_deep_call(ct_self, take_sample, &a, 0);
     }
     errno = saved_errno;
 }
@@ -535,7 +550,13 @@ void ct_sample_init(void)
     act.sa_sigaction = on_sigprof;
     /* SA_RESTART: a sample never makes a system call fail with EINTR. */
     act.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&act.sa_mask);
+    sigfillset(&act.sa_mask);
+    sigdelset(&act.sa_mask, SIGSEGV);
+    sigdelset(&act.sa_mask, SIGBUS);
+    sigdelset(&act.sa_mask, SIGFPE);
+    sigdelset(&act.sa_mask, SIGILL);
+    sigdelset(&act.sa_mask, SIGTRAP);
+    sigdelset(&act.sa_mask, SIGSYS);
     /* Held: the program sees its own SIGPROF disposition, and its first
      * new one replaces ours (signals.c). */
     if (ct_sig_take(SIGPROF, &act, CT_SIG_YIELD, yield_sigprof) != 0) {

@@ -15,6 +15,7 @@
  *   maps.c       MAPS blocks for offline symbolization
  *   api.c        calltrace_*_impl, the public run-time controls
  *   lifecycle.c  start, clean close, fork, crash signals, bias measurement
+ *   stack.S      ct_stack_call: the deep work on the tracer's own stack
  *   signals.c    the program's view of the signals the tracer holds
  *   wrap.c       exec*, _exit, dlopen wrappers
  *   wrap_spawn.c the environment of children: posix_spawn*, system, popen
@@ -258,6 +259,7 @@ struct ct_thread {
     struct ct_cpu cpu;            /* on-CPU records (cputime.c)             */
     void *filter;                 /* record-time filter state (filter.c)    */
     int32_t supply_slot;          /* supply.c: slot + 1, 0 none yet, -1 never */
+    uint8_t *tstack_lo;           /* its tracer stack; NULL for a scratch one */
 
     uintptr_t stack[CT_MAX_DEPTH];         /* shadow stack of entered fns   */
     /* ~(caller stack pointer) at each frame's enter hook, one slot up:
@@ -312,6 +314,21 @@ void ct_exit_slow(uintptr_t fn, uintptr_t site) CT_COLD;
 /* The calling thread's state, created on first use; NULL when it cannot
  * be created or the thread has ended. */
 struct ct_thread *ct_thread_get(void);
+
+/* The tracer's own stack of each thread, in the mapping of its state:
+ * [struct ct_thread][guard page][CT_TRACER_STACK].  The deep work (block
+ * switch, a sample's stack walk) runs there, so the program's stack, or
+ * its small signal stack, only holds the hooks' small frames
+ * (docs/reliability.md, "The program's stack"). */
+#define CT_TRACER_STACK (64u << 10)
+/* Calls fn(arg) with the stack pointer at top (stack.S). */
+void ct_stack_call(void (*fn)(void *), void *arg, void *top);
+/* Calls fn(arg) on t's tracer stack, or where it is when already on it.
+ * block: the signals that may come at any time are blocked meanwhile, so
+ * that no handler of the program runs on the tracer's stack (faults stay
+ * deliverable). */
+void ct_deep_call(struct ct_thread *t, void (*fn)(void *), void *arg,
+                  int block);
 
 /*
  * Appends one EXT record to the calling thread's current block, opening a
