@@ -777,6 +777,16 @@ void ct_thread_close_current(int last)
     slow_end(t);
 }
 
+void ct_thread_retire_current(void)
+{
+    struct ct_thread *t = ct_self;
+    if (!t || (t->flags & CT_T_DEAD))
+        return;
+    t->flags |= CT_T_DEAD;
+    ct_signal_fence();
+    __atomic_store_n(&t->stop, t->stop | CT_STOP_DEAD, __ATOMIC_RELAXED);
+}
+
 void ct_thread_key_dtor(void *arg)
 {
     struct ct_thread *t = arg;

@@ -19,6 +19,7 @@
  *   signals.c    the program's view of the signals the tracer holds
  *   wrap.c       exec*, _exit, dlopen wrappers
  *   wrap_spawn.c the environment of children: posix_spawn*, system, popen
+ *   wrap_prctl.c prctl, syscall: the TSC turned off, seccomp strict mode
  *   jump.c       longjmp family and __cxa_begin_catch: frames a jump leaves
  *   runpath.c    the caller's own library search path, for dlopen
  *   next.c       the definitions the wrappers stand in front of
@@ -176,11 +177,29 @@ extern uint64_t ct_bench_ticks;
 #define ct_read_tsc() __rdtsc()
 #endif
 
+/* Set once the program turned the TSC off (PR_SET_TSC, seccomp strict):
+ * CLOCK_MONOTONIC is then read by system call (clock.c). */
+extern int ct_tsc_off;
+/* CLOCK_MONOTONIC in the trace's TSC ticks, at the rate calibrated. */
+uint64_t ct_tsc_gone_ticks(void);
+/* Before the TSC goes away: every later event reads CLOCK_MONOTONIC. */
+void ct_clock_tsc_gone(void);
+
+/* The time of an event when the TSC is not read: CLOCK_MONOTONIC, in ns
+ * for a monotonic trace, in ticks for a TSC trace whose TSC was turned
+ * off. */
+static inline __attribute__((always_inline)) uint64_t ct_mono_ticks(void)
+{
+    if (ct_likely(ct_clock.kind != CT_CLOCK_TSC))
+        return ct_mono_ns();
+    return ct_tsc_gone_ticks();
+}
+
 static inline __attribute__((always_inline)) uint64_t ct_now(void)
 {
     if (ct_likely(ct_clock_is_tsc))
         return ct_read_tsc();
-    return ct_mono_ns();
+    return ct_mono_ticks();
 }
 
 /* ---------------------------------------------------------------- thread */
@@ -314,6 +333,9 @@ void ct_exit_slow(uintptr_t fn, uintptr_t site) CT_COLD;
 /* The calling thread's state, created on first use; NULL when it cannot
  * be created or the thread has ended. */
 struct ct_thread *ct_thread_get(void);
+/* The calling thread records nothing more, and makes no system call for
+ * it (its events are counted lost, in memory): seccomp strict mode. */
+void ct_thread_retire_current(void);
 
 /* The tracer's own stack of each thread, in the mapping of its state:
  * [struct ct_thread][guard page][CT_TRACER_STACK].  The deep work (block
