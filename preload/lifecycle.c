@@ -68,11 +68,10 @@ static void crash_handler(int sig, siginfo_t *info, void *ctx)
     int saved = errno;
     struct sigaction prog;
     ct_sig_program(sig, &prog);
-    int handler = (prog.sa_flags & SA_SIGINFO) ? prog.sa_sigaction != NULL
-                  : prog.sa_handler != SIG_DFL && prog.sa_handler != SIG_IGN;
+    /* sa_handler shares its storage with sa_sigaction */
+    int handler = prog.sa_handler != SIG_DFL && prog.sa_handler != SIG_IGN;
     int sent = info && info->si_code <= 0;  /* kill, raise, sigqueue */
-    if (!handler && !(prog.sa_flags & SA_SIGINFO) &&
-        prog.sa_handler == SIG_IGN && sent && sig != SIGABRT) {
+    if (prog.sa_handler == SIG_IGN && sent && sig != SIGABRT) {
         errno = saved;
         return;  /* ignored, as it would be */
     }

@@ -21,6 +21,7 @@
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <string.h>
 
@@ -67,10 +68,10 @@ static struct slot *slot_of(int sig)
     return sig > 0 && sig < SLOTS ? &slots[sig] : NULL;
 }
 
+/* sa_handler and sa_sigaction share their storage: SIG_DFL and SIG_IGN
+ * are no function whatever the flags say. */
 static int is_function(const struct sigaction *sa)
 {
-    if (sa->sa_flags & SA_SIGINFO)
-        return sa->sa_sigaction != NULL;
     return sa->sa_handler != SIG_DFL && sa->sa_handler != SIG_IGN;
 }
 
@@ -113,12 +114,22 @@ static struct sigaction kernel_view(const struct slot *s,
     return k;
 }
 
+/* A fork while another thread held the lock: the child has no such
+ * thread, and the published copies are whole. */
+static void unlock_in_child(void)
+{
+    lock = 0;
+}
+
 int ct_sig_take(int sig, const struct sigaction *ours, int mode,
                 ct_sig_yield_fn on_yield)
 {
+    static int atfork;
     struct slot *s = slot_of(sig);
     if (!s || s->held)
         return -1;
+    if (!__atomic_exchange_n(&atfork, 1, __ATOMIC_ACQ_REL))
+        pthread_atfork(NULL, NULL, unlock_in_child);
     sigset_t mask;
     enter(&mask);
     struct sigaction prog;

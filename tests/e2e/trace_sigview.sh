@@ -38,4 +38,8 @@ expect_eq "chain: work" 5 "$(awk '$3=="C" && $4=="work"' "$T/chain.txt" | wc -l)
 # The fatal fault closed the block, not a clean finish.
 case $(head -n 1 "$T/chain.txt") in *" flags=4 threads=1 lost=0 "*) ;;
     *) fail "chain: header $(head -n 1 "$T/chain.txt")";; esac
+# Ignored (with SA_SIGINFO in the flags), a sent SIGSEGV is ignored.
+run_traced "$T/ign.raw" "$T/view" ignore > "$T/ign.out" 2> "$T/ign.err" ||
+    fail "ignore: status $?"
+expect_eq "ignore: output" ignored "$(cat "$T/ign.out")"
 echo ok

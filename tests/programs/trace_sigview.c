@@ -3,7 +3,9 @@
  *   trace_sigview view    sets, queries and restores dispositions of each
  *                         signal with every libc interface, prints them
  *   trace_sigview chain   its SIGSEGV handler repairs 5 faults, then one
- *                         SIGSEGV handler of SA_RESETHAND lets the 6th kill */
+ *                         SIGSEGV handler of SA_RESETHAND lets the 6th kill
+ *   trace_sigview ignore  SIGSEGV and SIGBUS ignored (SA_SIGINFO set
+ *                         too), then raised: the program goes on */
 #define _GNU_SOURCE
 #include <setjmp.h>
 #include <signal.h>
@@ -127,9 +129,28 @@ static int chain(void)
     return 0;
 }
 
+static int ignore(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = SIG_IGN;
+    sa.sa_flags = SA_SIGINFO;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGSEGV, &sa, NULL);
+    sigaction(SIGBUS, &sa, NULL);
+    work(1);
+    raise(SIGSEGV);
+    raise(SIGBUS);
+    work(2);
+    printf("ignored\n");
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IOLBF, 0);
+    if (argc > 1 && strcmp(argv[1], "ignore") == 0)
+        return ignore();
     if (argc > 1 && strcmp(argv[1], "chain") == 0)
         return chain();
     static const int sigs[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT,
