@@ -50,10 +50,18 @@ static void toggle_handler(int sig)
 /* What the report uses of a crash: the thread's block closed (its CPU
  * time, its end), the thread and lost counts and the clock's rate in the
  * header.  The records themselves are safe in the shared mapping. */
-static void close_for_crash(void)
+static void close_here(void *unused)
 {
+    (void)unused;
     ct_thread_close_current(0);
     ct_file_finish(0);
+}
+
+/* On the tracer's stack: a crash may be a stack overflow handled on a
+ * small alternate stack. */
+static void close_for_crash(void)
+{
+    ct_deep_call(ct_self, close_here, NULL, 0);
 }
 
 /*
