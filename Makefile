@@ -21,7 +21,10 @@ SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer \
 # The tracer is never instrumented itself, keeps errno and takes no locks
 # on its hot path; see preload/README.md.
 PRELOAD_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-instrument-functions
-PRELOAD_LIBS   := -ldl -lpthread
+# -z now: every symbol the tracer calls is bound at load, so no call of
+# the tracer runs the loader's lazy binding (a frame of several KiB) on
+# the program's stack, or on a small signal stack (docs/reliability.md).
+PRELOAD_LIBS   := -ldl -lpthread -Wl,-z,now
 ANALYZER_LIBS  := -lbfd -lm -lz
 
 PRELOAD_SRCS  := $(sort $(wildcard preload/*.c))

@@ -12,21 +12,70 @@
 #include <cpuid.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 
+#include "rawsys.h"
 #include "tracer.h"
 
 struct ct_clock ct_clock = {CT_CLOCK_MONOTONIC, 1000000000u, 0, 0};
 int ct_clock_is_tsc;
+int ct_tsc_off;
 /* The start window asked for (the one measured may be longer if the
  * process was preempted): a refinement over a run shorter than ten of them is
  * no better than the start. */
 static uint64_t calib_window_ns;
 
+/* The vDSO reads the TSC: once the program has turned it off for itself,
+ * the clock is read by system call (a few hundred ns). */
 uint64_t ct_mono_ns(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    if (ct_unlikely(ct_tsc_off))
+        ct_rsys(SYS_clock_gettime, CLOCK_MONOTONIC, (long)&ts, 0, 0, 0, 0);
+    else
+        clock_gettime(CLOCK_MONOTONIC, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t ct_tsc_gone_ticks(void)
+{
+    uint64_t ns = ct_mono_ns();
+    uint64_t hz = __atomic_load_n(&ct_clock.tick_hz, __ATOMIC_RELAXED);
+    if (ns <= ct_clock.start_mono_ns)
+        return ct_clock.start_ticks;
+    unsigned __int128 t = (unsigned __int128)(ns - ct_clock.start_mono_ns) * hz;
+    return ct_clock.start_ticks + (uint64_t)(t / 1000000000u);
+}
+
+/* PR_SET_TSC turned the TSC off, or seccomp's strict mode will: the rate
+ * is refined one last time while the TSC can still be read, then every
+ * event takes its time from CLOCK_MONOTONIC, counted in the trace's TSC
+ * ticks so a trace keeps one unit.  The hooks see the change at their
+ * next event: a new generation of the global word sends each thread once
+ * to its slow path, where it takes CT_STOP_MONO (its monotonic hooks). */
+void ct_clock_tsc_gone(void)
+{
+    if (__atomic_load_n(&ct_tsc_off, __ATOMIC_ACQUIRE))
+        return;
+    if (ct_clock_is_tsc)
+        ct_clock_checkpoint();
+    __atomic_store_n(&ct_tsc_off, 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&ct_clock_is_tsc, 0, __ATOMIC_RELEASE);
+    __atomic_fetch_add(&ct_global_word, 2, __ATOMIC_RELEASE);
+}
+
+/* A process started with the TSC off (PR_SET_TSC is kept across fork and
+ * exec): CLOCK_MONOTONIC by system call from the start. */
+static int tsc_readable(void)
+{
+    int mode = 0;
+    if (ct_rsys(SYS_prctl, PR_GET_TSC, (long)&mode, 0, 0, 0, 0) == 0 &&
+        mode == PR_TSC_SIGSEGV) {
+        ct_tsc_off = 1;
+        return 0;
+    }
+    return 1;
 }
 
 uint64_t ct_realtime_ns(void)
@@ -96,7 +145,7 @@ static void paired_read(uint64_t *tsc, uint64_t *mono)
 void ct_clock_begin(int force_monotonic)
 {
     calib_window_ns = 0;
-    if (force_monotonic || !ct_tsc_invariant()) {
+    if (!tsc_readable() || force_monotonic || !ct_tsc_invariant()) {
         ct_clock.kind = CT_CLOCK_MONOTONIC;
         ct_clock.tick_hz = 1000000000u;
         ct_clock_is_tsc = 0;
@@ -111,7 +160,7 @@ void ct_clock_begin(int force_monotonic)
 
 void ct_clock_calibrate(unsigned calib_us)
 {
-    if (ct_clock.kind != CT_CLOCK_TSC)
+    if (ct_clock.kind != CT_CLOCK_TSC || ct_tsc_off)
         return;
     uint64_t t0 = ct_clock.start_ticks, m0 = ct_clock.start_mono_ns;
     uint64_t want = calib_us ? (uint64_t)calib_us * 1000u : 1;
@@ -131,7 +180,9 @@ void ct_clock_init(int force_monotonic, unsigned calib_us)
 
 void ct_clock_refine(uint64_t end_ticks, uint64_t end_mono_ns)
 {
-    if (ct_clock.kind != CT_CLOCK_TSC)
+    /* Without the TSC the ticks are made from the clock at the last rate:
+     * nothing to refine. */
+    if (ct_clock.kind != CT_CLOCK_TSC || ct_tsc_off)
         return;
     uint64_t dm = end_mono_ns - ct_clock.start_mono_ns;
     if (end_mono_ns <= ct_clock.start_mono_ns || dm <= 10 * calib_window_ns ||
@@ -150,7 +201,8 @@ void ct_clock_refine(uint64_t end_ticks, uint64_t end_mono_ns)
 void ct_clock_checkpoint(void)
 {
     struct ct_file_header *h = ct_proc.hdr;
-    if (ct_clock.kind != CT_CLOCK_TSC || !h)
+    if (ct_clock.kind != CT_CLOCK_TSC || !h ||
+        __atomic_load_n(&ct_tsc_off, __ATOMIC_ACQUIRE))
         return;
     uint64_t t, m;
     paired_read(&t, &m);

@@ -41,7 +41,6 @@ static uint64_t *claims;       /* per slot: ticket + 1 of its last taker   */
 static uint64_t next_ticket;
 static int copying;            /* a snapshot is being written              */
 static unsigned snapshots;
-static int signal_installed;
 
 static void release_ring(void)
 {
@@ -289,34 +288,30 @@ static void snapshot_handler(int sig)
     errno = saved;
 }
 
+static void snapshot_yield(int sig)
+{
+    ct_message("calltrace: the program installed its own handler for "
+               "SIG%s (CALLTRACE_FLIGHT_SIGNAL): its handler wins; the "
+               "signal no longer takes a snapshot", sigabbrev_np(sig));
+}
+
+/* Only a signal the program leaves alone; the program's first handler for
+ * it replaces ours (signals.c). */
 void ct_flight_start(void)
 {
     int sig = ct_proc.cfg.flight_signal;
     if (!sig)
         return;
     struct sigaction cur;
-    if (sigaction(sig, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
-        (cur.sa_handler == SIG_DFL || cur.sa_handler == SIG_IGN)) {
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = snapshot_handler;
-        sa.sa_flags = SA_RESTART | SA_ONSTACK;
-        sigemptyset(&sa.sa_mask);
-        if (sigaction(sig, &sa, NULL) == 0)
-            __atomic_store_n(&signal_installed, 1, __ATOMIC_RELEASE);
-    } else {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = snapshot_handler;
+    sa.sa_flags = SA_RESTART | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    if (ct_sig_real(sig, NULL, &cur) != 0 || (cur.sa_flags & SA_SIGINFO) ||
+        (cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN) ||
+        ct_sig_take(sig, &sa, CT_SIG_YIELD, snapshot_yield) != 0)
         ct_message("calltrace: the program already handles SIG%s "
                    "(CALLTRACE_FLIGHT_SIGNAL): its handler wins; the signal "
                    "takes no snapshot", sigabbrev_np(sig));
-    }
-}
-
-void ct_flight_note_sigaction(int sig)
-{
-    if (sig != ct_proc.cfg.flight_signal || sig == 0)
-        return;
-    if (__atomic_exchange_n(&signal_installed, 0, __ATOMIC_ACQ_REL))
-        ct_message("calltrace: the program installed its own handler for "
-                   "SIG%s (CALLTRACE_FLIGHT_SIGNAL): its handler wins; the "
-                   "signal no longer takes a snapshot", sigabbrev_np(sig));
 }

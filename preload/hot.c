@@ -34,7 +34,7 @@ uint64_t ct_bench_ticks;
 
 static inline __attribute__((always_inline)) uint64_t hook_clock(int tsc)
 {
-    return tsc ? ct_read_tsc() : ct_mono_ns();
+    return tsc ? ct_read_tsc() : ct_mono_ticks();
 }
 
 /* The caller's stack pointer at the call: for the TSC hook, which has no

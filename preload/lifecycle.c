@@ -3,7 +3,8 @@
  * fork, exec, crash signals, the toggle signal, and the hint for a program
  * that ran no instrumented function.  What a crash handler does must be
  * async-signal-safe: it only stores into mapped memory and calls munmap,
- * sigaction and raise.
+ * sigaction and raise.  The program sees and sets its own dispositions of
+ * these signals through signals.c.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -23,9 +24,7 @@
 
 static const int crash_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 #define N_CRASH (sizeof crash_signals / sizeof *crash_signals)
-static struct sigaction old_crash[N_CRASH];
 static int exec_pending;
-static int toggle_installed;  /* our toggle handler holds the signal */
 
 static struct ct_config *loading;
 
@@ -49,31 +48,71 @@ static void toggle_handler(int sig)
     errno = saved;
 }
 
+/* What the report uses of a crash: the thread's block closed (its CPU
+ * time, its end), the thread and lost counts and the clock's rate in the
+ * header.  The records themselves are safe in the shared mapping. */
+static void close_here(void *unused)
+{
+    (void)unused;
+    ct_thread_close_current(0);
+    ct_file_finish(0);
+}
+
+/* On the tracer's stack: a crash may be a stack overflow handled on a
+ * small alternate stack. */
+static void close_for_crash(void)
+{
+    ct_deep_call(ct_self, close_here, NULL, 0);
+}
+
+/*
+ * The program's own handler runs first, as it would without us: a handler
+ * that returns (a fault it repaired) costs the trace nothing.  The trace
+ * is closed when the program is about to die of the signal: its default
+ * action, SIG_IGN for a fault (which the kernel makes fatal), and abort(),
+ * whose SIGABRT is fatal whatever a handler does unless it jumps away.
+ */
 static void crash_handler(int sig, siginfo_t *info, void *ctx)
 {
     int saved = errno;
-    size_t i = 0;
-    while (i < N_CRASH && crash_signals[i] != sig)
-        i++;
-    ct_thread_close_current(0);
-    ct_file_finish(0);
-    if (i == N_CRASH) {
+    struct sigaction prog;
+    ct_sig_program(sig, &prog);
+    /* sa_handler shares its storage with sa_sigaction */
+    int handler = prog.sa_handler != SIG_DFL && prog.sa_handler != SIG_IGN;
+    int sent = info && info->si_code <= 0;  /* kill, raise, sigqueue */
+    if (prog.sa_handler == SIG_IGN && sent && sig != SIGABRT) {
         errno = saved;
+        return;  /* ignored, as it would be */
+    }
+    if (!handler || sig == SIGABRT)
+        close_for_crash();
+    errno = saved;
+    if (handler) {
+        ct_sig_chain(sig, info, ctx);
         return;
     }
-    /* Give the signal back to whoever had it before us. */
-    sigaction(sig, &old_crash[i], NULL);
-    errno = saved;
-    if (old_crash[i].sa_flags & SA_SIGINFO) {
-        if (old_crash[i].sa_sigaction)
-            old_crash[i].sa_sigaction(sig, info, ctx);
-    } else if (old_crash[i].sa_handler != SIG_DFL &&
-               old_crash[i].sa_handler != SIG_IGN) {
-        old_crash[i].sa_handler(sig);
-    } else if (old_crash[i].sa_handler == SIG_DFL) {
-        /* Blocked while we run: delivered, and fatal, when we return. */
+    /* Give the signal back to the program's disposition: a fault comes
+     * again and is fatal, a sent signal is raised again, blocked while we
+     * run and delivered, fatal, when we return. */
+    ct_sig_release(sig);
+    if (prog.sa_handler == SIG_DFL)
         raise(sig);
-    }
+    errno = saved;
+}
+
+static void toggle_yield(int sig)
+{
+    ct_message("calltrace: the program installed its own handler for "
+               "SIG%s (CALLTRACE_SIGNAL): its handler wins; the signal "
+               "no longer toggles tracing", sigabbrev_np(sig));
+}
+
+/* A signal the program already handles stays the program's. */
+static int program_handles(int sig)
+{
+    struct sigaction cur;
+    return ct_sig_real(sig, NULL, &cur) != 0 || (cur.sa_flags & SA_SIGINFO) ||
+           (cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN);
 }
 
 static void install_handlers(void)
@@ -84,37 +123,20 @@ static void install_handlers(void)
     sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
     sigemptyset(&sa.sa_mask);
     for (size_t i = 0; i < N_CRASH; i++)
-        sigaction(crash_signals[i], &sa, &old_crash[i]);
+        ct_sig_take(crash_signals[i], &sa, CT_SIG_CHAIN, NULL);
     int sig = ct_proc.cfg.toggle_signal;
     if (!sig)
         return;
-    struct sigaction cur;
-    if (sigaction(sig, NULL, &cur) == 0 && !(cur.sa_flags & SA_SIGINFO) &&
-        (cur.sa_handler == SIG_DFL || cur.sa_handler == SIG_IGN)) {
-        struct sigaction ts;
-        memset(&ts, 0, sizeof ts);
-        ts.sa_handler = toggle_handler;
-        ts.sa_flags = SA_RESTART;
-        sigemptyset(&ts.sa_mask);
-        if (sigaction(sig, &ts, NULL) == 0)
-            __atomic_store_n(&toggle_installed, 1, __ATOMIC_RELEASE);
-    } else {
+    struct sigaction ts;
+    memset(&ts, 0, sizeof ts);
+    ts.sa_handler = toggle_handler;
+    ts.sa_flags = SA_RESTART;
+    sigemptyset(&ts.sa_mask);
+    if (program_handles(sig) ||
+        ct_sig_take(sig, &ts, CT_SIG_YIELD, toggle_yield) != 0)
         ct_message("calltrace: the program already handles SIG%s "
                    "(CALLTRACE_SIGNAL): its handler wins; the signal does "
                    "not toggle tracing", sigabbrev_np(sig));
-    }
-}
-
-void ct_note_sigaction(int sig, const struct sigaction *act)
-{
-    if (act)
-        ct_flight_note_sigaction(sig);
-    if (!act || sig != ct_proc.cfg.toggle_signal || sig == 0)
-        return;
-    if (__atomic_exchange_n(&toggle_installed, 0, __ATOMIC_ACQ_REL))
-        ct_message("calltrace: the program installed its own handler for "
-                   "SIG%s (CALLTRACE_SIGNAL): its handler wins; the signal "
-                   "no longer toggles tracing", sigabbrev_np(sig));
 }
 
 static void fork_prepare(void)
@@ -282,6 +304,8 @@ void ct_process_finish(void)
 
 void ct_exec_prepare(void)
 {
+    /* A vfork child too: its dispositions are its own. */
+    ct_sig_before_exec();
     /* After vfork the child shares our memory: the trace is the parent's. */
     if (ct_proc.started != 2 || ct_proc.finished ||
         (uint32_t)getpid() != ct_proc.pid)
@@ -292,6 +316,7 @@ void ct_exec_prepare(void)
 
 void ct_exec_failed(void)
 {
+    ct_sig_exec_failed();
     if (!exec_pending)
         return;
     exec_pending = 0;

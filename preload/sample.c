@@ -183,6 +183,33 @@ unsigned ct_sample_take(void *ucontext, uintptr_t *pcs, unsigned max)
     return n;
 }
 
+struct sample_args {
+    siginfo_t *si;
+    void *ucontext;
+};
+
+static void take_sample(void *p)
+{
+    struct sample_args *a = p;
+    uintptr_t pcs[CT_SAMPLE_MAX_DEPTH];
+    unsigned depth = ct_sample_take(a->ucontext, pcs, CT_SAMPLE_MAX_DEPTH);
+    if (!depth)
+        return;
+    uint8_t payload[CT_SAMPLE_PAYLOAD_MAX];
+    /* Expirations the kernel merged count as samples of this stack: the
+     * best guess we have, and it keeps totals right. */
+    uint64_t weight = 1 + (uint64_t)(a->si->si_overrun > 0 ? a->si->si_overrun : 0);
+    size_t len = ct_sample_encode(payload, weight, pcs, depth);
+    if (ct_tracer_append_ext(CT_EXT_SAMPLE, payload, len) == 0)
+        atomic_fetch_add_explicit(&st_samples, 1, memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(&st_not_written, 1, memory_order_relaxed);
+}
+
+/* The walk and the record (a few KiB of frames) run on the thread's
+ * tracer stack: the program's stack holds only the signal frame.  The
+ * handler's mask blocks the signals that may come at any time, so none of
+ * the program's handlers runs on the tracer's stack. */
 static void on_sigprof(int sig, siginfo_t *si, void *ucontext)
 {
     (void)sig;
@@ -191,20 +218,8 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucontext)
      * is ignored rather than allowed to end the program. */
     if (si->si_code == SI_TIMER && si->si_value.sival_ptr == &g_timer_tag &&
         atomic_load_explicit(&g_state, memory_order_relaxed) == ON) {
-        uintptr_t pcs[CT_SAMPLE_MAX_DEPTH];
-        unsigned depth = ct_sample_take(ucontext, pcs, CT_SAMPLE_MAX_DEPTH);
-        if (depth) {
-            uint8_t payload[CT_SAMPLE_PAYLOAD_MAX];
-            /* Expirations the kernel merged count as samples of this
-             * stack: the best guess we have, and it keeps totals right. */
-            uint64_t weight = 1 + (uint64_t)(si->si_overrun > 0 ? si->si_overrun : 0);
-            size_t len = ct_sample_encode(payload, weight, pcs, depth);
-            if (ct_tracer_append_ext(CT_EXT_SAMPLE, payload, len) == 0)
-                atomic_fetch_add_explicit(&st_samples, 1, memory_order_relaxed);
-            else
-                atomic_fetch_add_explicit(&st_not_written, 1,
-                                          memory_order_relaxed);
-        }
+        struct sample_args a = {si, ucontext};
+        ct_deep_call(ct_self, take_sample, &a, 0);
     }
     errno = saved_errno;
 }
@@ -278,7 +293,6 @@ static void delete_all_timers(void)
 
 /* ---- wrapped libc and libdl functions ------------------------------- */
 
-static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 static int (*real_pthread_create)(pthread_t *, const pthread_attr_t *,
                                   void *(*)(void *), void *);
 static int (*real_dlclose)(void *);
@@ -297,7 +311,7 @@ static int (*real_dl_iterate_phdr)(int (*)(struct dl_phdr_info *, size_t, void *
 
 static void resolve_all(void)
 {
-    (void)REAL(sigaction);
+    ct_sig_resolve();
     (void)REAL(pthread_create);
     (void)REAL(dlclose);
     (void)REAL(dl_iterate_phdr);
@@ -306,8 +320,9 @@ static void resolve_all(void)
 /* The program takes SIGPROF: it wins.  Timers go first so that as few of
  * our signals as possible reach its handler; those already pending on this
  * thread are taken off. */
-static void yield_sigprof(void)
+static void yield_sigprof(int sig)
 {
+    (void)sig;
     int expected = ON;
     if (!atomic_compare_exchange_strong(&g_state, &expected, YIELDED))
         return;
@@ -324,36 +339,6 @@ static void yield_sigprof(void)
     pthread_sigmask(SIG_SETMASK, &old, NULL);
     say_and_record("the program installed its own SIGPROF handler: sampling "
                    "stopped, the program's handler is in place");
-}
-
-EXPORT int sigaction(int sig, const struct sigaction *act,
-                     struct sigaction *old)
-{
-    ct_note_sigaction(sig, act);
-    if (sig == SIGPROF && atomic_load(&g_state) == ON) {
-        if (act)
-            yield_sigprof();
-        else if (old) {
-            /* While we hold SIGPROF the program sees what it would see
-             * without us: the default action. */
-            memset(old, 0, sizeof *old);
-            old->sa_handler = SIG_DFL;
-            return 0;
-        }
-    }
-    return REAL(sigaction)(sig, act, old);
-}
-
-EXPORT sighandler_t signal(int sig, sighandler_t handler)
-{
-    struct sigaction act, old;
-    memset(&act, 0, sizeof act);
-    act.sa_handler = handler;
-    act.sa_flags = SA_RESTART; /* glibc's signal() has BSD semantics */
-    sigemptyset(&act.sa_mask);
-    if (sigaction(sig, &act, &old) != 0)
-        return SIG_ERR;
-    return old.sa_handler;
 }
 
 struct start {
@@ -540,7 +525,7 @@ void ct_sample_init(void)
     g_clock = clock_from_env();
 
     struct sigaction cur;
-    if (REAL(sigaction)(SIGPROF, NULL, &cur) == 0 &&
+    if (ct_sig_real(SIGPROF, NULL, &cur) == 0 &&
         !(cur.sa_flags & SA_SIGINFO) && cur.sa_handler != SIG_DFL &&
         cur.sa_handler != SIG_IGN) {
         say_and_record("SIGPROF already has a handler (another profiler?): "
@@ -565,8 +550,16 @@ void ct_sample_init(void)
     act.sa_sigaction = on_sigprof;
     /* SA_RESTART: a sample never makes a system call fail with EINTR. */
     act.sa_flags = SA_SIGINFO | SA_RESTART;
-    sigemptyset(&act.sa_mask);
-    if (REAL(sigaction)(SIGPROF, &act, NULL) != 0) {
+    sigfillset(&act.sa_mask);
+    sigdelset(&act.sa_mask, SIGSEGV);
+    sigdelset(&act.sa_mask, SIGBUS);
+    sigdelset(&act.sa_mask, SIGFPE);
+    sigdelset(&act.sa_mask, SIGILL);
+    sigdelset(&act.sa_mask, SIGTRAP);
+    sigdelset(&act.sa_mask, SIGSYS);
+    /* Held: the program sees its own SIGPROF disposition, and its first
+     * new one replaces ours (signals.c). */
+    if (ct_sig_take(SIGPROF, &act, CT_SIG_YIELD, yield_sigprof) != 0) {
         ct_message("calltrace: cannot install the SIGPROF handler: %s; sampling off",
             strerror(errno));
         return;

@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include "rawsys.h"
+#include "helper.h"
 #include "stream.h"
 #include "tracer.h"
 
@@ -62,7 +63,7 @@ static struct {
     uint8_t *view;         /* the sender's view                            */
     uint64_t win_len;
     int sock;
-    uint32_t parent;
+    struct ct_helper helper;  /* the sender: the program's pid, its pidfd */
     uint64_t backlog;
     uint64_t timeout_ns;
     /* Sender to program. */
@@ -445,7 +446,7 @@ static int send_header(uint32_t stream_kind)
 
 static int program_done(uint32_t *finished_ticks)
 {
-    if ((uint32_t)rsys(SYS_getppid, 0, 0, 0, 0, 0, 0) != S.parent)
+    if (ct_helper_program_gone(&S.helper))
         return 1;  /* exited or killed */
     const struct ct_file_header *fh = (const void *)S.view;
     if (__atomic_load_n(&fh->flags, __ATOMIC_ACQUIRE) & CT_FILE_FINISHED)
@@ -459,11 +460,7 @@ static int sender_main(void *arg)
     (void)arg;
     /* Only the socket: a copy of the program's descriptors would keep its
      * pipes and files open. */
-    if (rsys(SYS_close_range, 0, S.sock - 1, 0, 0, 0, 0) < 0 ||
-        rsys(SYS_close_range, S.sock + 1, ~0u, 0, 0, 0, 0) < 0)
-        for (long fd = 0; fd < 65536; fd++)
-            if (fd != S.sock)
-                rsys(SYS_close, fd, 0, 0, 0, 0, 0);
+    ct_helper_close_others(&S.helper, S.sock);
     rsys(SYS_prctl, PR_SET_NAME, (long)"calltrace-send", 0, 0, 0, 0);
     uint32_t finished_ticks = 0;
     if (send_header(0) == 0) {
@@ -638,20 +635,15 @@ static int start_sender(int sock)
         return ENOMEM;
     }
     S.sock = sock;
-    S.parent = (uint32_t)getpid();
     S.walk = CT_FILE_HEADER_SIZE;
     S.backlog = ct_proc.cfg.stream_backlog;
     S.timeout_ns = (uint64_t)ct_proc.cfg.stream_timeout_ms * 1000000ull;
-    /* No signal reaches the sender's copy of the program's handlers: it
-     * starts with all blocked, and its exit signals no one. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int pid = clone(sender_main, (uint8_t *)stack + SENDER_STACK, CLONE_VM,
-                    NULL);
-    int err = pid < 0 ? errno : 0;
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    return err;
+    /* Not the program's child, every signal blocked (helper.c). */
+    S.helper.fn = sender_main;
+    S.helper.arg = NULL;
+    S.helper.stack = stack;
+    S.helper.stack_size = SENDER_STACK;
+    return ct_helper_start(&S.helper);
 }
 
 int ct_stream_open(uint32_t ppid)

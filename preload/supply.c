@@ -39,6 +39,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "helper.h"
 #include "rawsys.h"
 #include "supply.h"
 #include "tracer.h"
@@ -75,7 +76,7 @@ static struct {
     int stop;            /* the program closed its trace                  */
     int sleeping;        /* the supplier waits on wake                    */
     uint32_t wake;       /* futex word                                    */
-    uint32_t parent;
+    struct ct_helper helper;  /* the supplier: the program's pid, its pidfd */
     void *stack;
 } S;
 
@@ -193,7 +194,7 @@ static int pass(void)
 static int program_gone(void)
 {
     return __atomic_load_n(&S.stop, __ATOMIC_ACQUIRE) ||
-           (uint32_t)ct_rsys(SYS_getppid, 0, 0, 0, 0, 0, 0) != S.parent;
+           ct_helper_program_gone(&S.helper);
 }
 
 static int supplier_main(void *arg)
@@ -201,9 +202,7 @@ static int supplier_main(void *arg)
     (void)arg;
     /* Nothing of the program's: a copy of its descriptors would keep its
      * pipes and files open. */
-    if (ct_rsys(SYS_close_range, 0, ~0u, 0, 0, 0, 0) < 0)
-        for (long fd = 0; fd < 65536; fd++)
-            ct_rsys(SYS_close, fd, 0, 0, 0, 0, 0);
+    ct_helper_close_others(&S.helper, -1);
     ct_rsys(SYS_prctl, PR_SET_NAME, (long)"calltrace-supply", 0, 0, 0, 0);
     while (!program_gone()) {
         if (pass())
@@ -240,16 +239,12 @@ static void start(void)
     }
     madvise(stack, STACK_SIZE, MADV_DONTFORK);
     S.stack = stack;
-    S.parent = ct_proc.pid;
-    /* No signal reaches the supplier's copy of the program's handlers: it
-     * starts with all blocked, and its exit signals no one. */
-    sigset_t all, old;
-    sigfillset(&all);
-    pthread_sigmask(SIG_SETMASK, &all, &old);
-    int pid = clone(supplier_main, (uint8_t *)stack + STACK_SIZE, CLONE_VM,
-                    NULL);
-    pthread_sigmask(SIG_SETMASK, &old, NULL);
-    if (pid < 0) {
+    /* Not the program's child, every signal blocked (helper.c). */
+    S.helper.fn = supplier_main;
+    S.helper.arg = NULL;
+    S.helper.stack = stack;
+    S.helper.stack_size = STACK_SIZE;
+    if (ct_helper_start(&S.helper) != 0) {
         munmap(stack, STACK_SIZE);
         S.stack = NULL;
         __atomic_store_n(&S.state, 2, __ATOMIC_RELEASE);

@@ -15,6 +15,7 @@
 
 #include "budget.h"
 #include "filter.h"
+#include "rawsys.h"
 #include "supply.h"
 #include "tracer.h"
 
@@ -289,7 +290,30 @@ static uint8_t *new_block(struct ct_thread *t, size_t need, uint32_t *size,
  * (size limit, failure, or none for now); the old block then stays
  * current.
  */
+static int switch_block_here(struct ct_thread *t, size_t need);
+
+struct switch_args {
+    struct ct_thread *t;
+    size_t need;
+    int rc;
+};
+
+static void switch_call(void *p)
+{
+    struct switch_args *a = p;
+    a->rc = switch_block_here(a->t, a->need);
+}
+
+/* On the tracer's stack: a block switch opens, extends and maps the file,
+ * and may speak; the program's stack may be a small signal stack. */
 static int switch_block(struct ct_thread *t, size_t need)
+{
+    struct switch_args a = {t, need, -1};
+    ct_deep_call(t, switch_call, &a, 1);
+    return a.rc;
+}
+
+static int switch_block_here(struct ct_thread *t, size_t need)
 {
     uint64_t now = ct_now();
     if (t->flags & CT_T_NOBLOCK)
@@ -416,25 +440,44 @@ static void make_key(void)
     thread_key_ok = pthread_key_create(&thread_key, ct_thread_key_dtor) == 0;
 }
 
-static struct ct_thread *thread_create(void)
+/* The state, a guard page, the tracer's stack (tracer.h). */
+#define STATE_SIZE ((sizeof(struct ct_thread) + 4095) & ~(size_t)4095)
+#define MAP_SIZE (STATE_SIZE + 4096 + CT_TRACER_STACK)
+
+static int on_stack_of(const struct ct_thread *t, uintptr_t sp)
+{
+    uintptr_t lo = (uintptr_t)t->tstack_lo;
+    return sp >= lo && sp <= lo + CT_TRACER_STACK;
+}
+
+/* The signals a deep call blocks: all but the faults, which go on to the
+ * handler they have (blocked, the kernel would kill the process instead).
+ * Kernel sigsets (8 bytes, raw system call): libc's are 128 bytes each,
+ * too many for a small stack. */
+#define FAULTS ((1ull << (SIGSEGV - 1)) | (1ull << (SIGBUS - 1)) |        \
+                (1ull << (SIGFPE - 1)) | (1ull << (SIGILL - 1)) |         \
+                (1ull << (SIGTRAP - 1)) | (1ull << (SIGSYS - 1)))
+
+void ct_deep_call(struct ct_thread *t, void (*fn)(void *), void *arg,
+                  int block)
+{
+    uintptr_t sp = (uintptr_t)__builtin_frame_address(0);
+    if (!t || !t->tstack_lo || on_stack_of(t, sp)) {
+        fn(arg);
+        return;
+    }
+    uint64_t async = ~FAULTS, old = 0;
+    if (block)
+        ct_rsys(SYS_rt_sigprocmask, SIG_BLOCK, (long)&async, (long)&old, 8, 0, 0);
+    ct_stack_call(fn, arg, t->tstack_lo + CT_TRACER_STACK);
+    if (block)
+        ct_rsys(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
+}
+
+static void thread_init(void *p)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
-    /* Refused, the thread runs without a state: its events are counted
-     * lost (slow_begin) and it asks again now and then. */
-    if (!ct_budget_retry_ok() ||
-        !ct_budget_fit(sizeof(struct ct_thread), sizeof(struct ct_thread))) {
-        ct_budget_retry_later();
-        ct_budget_refused();
-        return NULL;
-    }
-    void *m = mmap(NULL, sizeof(struct ct_thread), PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (m == MAP_FAILED) {
-        ct_budget_retry_later();
-        return NULL;
-    }
-    ct_budget_add(sizeof(struct ct_thread));
-    struct ct_thread *t = m;
+    struct ct_thread *t = p;
     t->tid = (uint32_t)syscall(SYS_gettid);
     t->expect = ~0ull;
     t->seen_word = ~0ull;
@@ -446,6 +489,32 @@ static struct ct_thread *thread_create(void)
     register_thread(t);
     __atomic_fetch_add(&ct_proc.threads, 1, __ATOMIC_RELAXED);
     ct_self = t;
+}
+
+static struct ct_thread *thread_create(void)
+{
+    /* Refused, the thread runs without a state: its events are counted
+     * lost (slow_begin) and it asks again now and then. */
+    if (!ct_budget_retry_ok() || !ct_budget_fit(MAP_SIZE, MAP_SIZE)) {
+        ct_budget_retry_later();
+        ct_budget_refused();
+        return NULL;
+    }
+    void *m = mmap(NULL, MAP_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED) {
+        ct_budget_retry_later();
+        return NULL;
+    }
+    ct_budget_add(MAP_SIZE);
+    /* A tracer stack that overflows faults instead of writing over the
+     * state. */
+    mprotect((uint8_t *)m + STATE_SIZE, 4096, PROT_NONE);
+    struct ct_thread *t = m;
+    t->tstack_lo = (uint8_t *)m + STATE_SIZE + 4096;
+    /* The rest (perf_event_open, the key, the registry) on the tracer's
+     * stack: a thread's first event may come on a small stack. */
+    ct_deep_call(t, thread_init, t, 1);
     return t;
 }
 
@@ -786,6 +855,16 @@ void ct_thread_close_current(int last)
     slow_end(t);
 }
 
+void ct_thread_retire_current(void)
+{
+    struct ct_thread *t = ct_self;
+    if (!t || (t->flags & CT_T_DEAD))
+        return;
+    t->flags |= CT_T_DEAD;
+    ct_signal_fence();
+    __atomic_store_n(&t->stop, t->stop | CT_STOP_DEAD, __ATOMIC_RELAXED);
+}
+
 void ct_thread_key_dtor(void *arg)
 {
     struct ct_thread *t = arg;
@@ -805,8 +884,8 @@ void ct_thread_key_dtor(void *arg)
     ct_filter_thread_release(t);
     ct_self = &dead_thread;
     unregister_thread(t);
-    munmap(t, sizeof *t);
-    ct_budget_add(-(int64_t)sizeof *t);
+    munmap(t, MAP_SIZE);
+    ct_budget_add(-(int64_t)MAP_SIZE);
 }
 
 /*
@@ -896,8 +975,8 @@ void ct_thread_after_fork_child(void)
             ct_budget_add(-(int64_t)(t->limit - (uint8_t *)t->blk));
         }
         if (t != self) {
-            munmap(t, sizeof *t);
-            ct_budget_add(-(int64_t)sizeof *t);
+            munmap(t, MAP_SIZE);
+            ct_budget_add(-(int64_t)MAP_SIZE);
         }
     }
     registry = NULL;

@@ -8,14 +8,18 @@
  *   thread.c     per-thread state, slow path, block switch, EXT records
  *   file.c       output file, header, block reservation, failure
  *   supply.c     the block supplier: next blocks mapped ahead (supply.h)
+ *   helper.c     helper processes that are not the program's children (helper.h)
  *   clock.c      TSC / CLOCK_MONOTONIC, calibration
  *   config.c     environment parsing (pure functions)
  *   env.c        the environment at start, however early (preinit)
  *   maps.c       MAPS blocks for offline symbolization
  *   api.c        calltrace_*_impl, the public run-time controls
  *   lifecycle.c  start, clean close, fork, crash signals, bias measurement
+ *   stack.S      ct_stack_call: the deep work on the tracer's own stack
+ *   signals.c    the program's view of the signals the tracer holds
  *   wrap.c       exec*, _exit, dlopen wrappers
  *   wrap_spawn.c the environment of children: posix_spawn*, system, popen
+ *   wrap_prctl.c prctl, syscall: the TSC turned off, seccomp strict mode
  *   jump.c       longjmp family and __cxa_begin_catch: frames a jump leaves
  *   runpath.c    the caller's own library search path, for dlopen
  *   next.c       the definitions the wrappers stand in front of
@@ -178,11 +182,29 @@ extern uint64_t ct_bench_ticks;
 #define ct_read_tsc() __rdtsc()
 #endif
 
+/* Set once the program turned the TSC off (PR_SET_TSC, seccomp strict):
+ * CLOCK_MONOTONIC is then read by system call (clock.c). */
+extern int ct_tsc_off;
+/* CLOCK_MONOTONIC in the trace's TSC ticks, at the rate calibrated. */
+uint64_t ct_tsc_gone_ticks(void);
+/* Before the TSC goes away: every later event reads CLOCK_MONOTONIC. */
+void ct_clock_tsc_gone(void);
+
+/* The time of an event when the TSC is not read: CLOCK_MONOTONIC, in ns
+ * for a monotonic trace, in ticks for a TSC trace whose TSC was turned
+ * off. */
+static inline __attribute__((always_inline)) uint64_t ct_mono_ticks(void)
+{
+    if (ct_likely(ct_clock.kind != CT_CLOCK_TSC))
+        return ct_mono_ns();
+    return ct_tsc_gone_ticks();
+}
+
 static inline __attribute__((always_inline)) uint64_t ct_now(void)
 {
     if (ct_likely(ct_clock_is_tsc))
         return ct_read_tsc();
-    return ct_mono_ns();
+    return ct_mono_ticks();
 }
 
 /* ---------------------------------------------------------------- thread */
@@ -261,6 +283,7 @@ struct ct_thread {
     struct ct_cpu cpu;            /* on-CPU records (cputime.c)             */
     void *filter;                 /* record-time filter state (filter.c)    */
     int32_t supply_slot;          /* supply.c: slot + 1, 0 none yet, -1 never */
+    uint8_t *tstack_lo;           /* its tracer stack; NULL for a scratch one */
 
     uintptr_t stack[CT_MAX_DEPTH];         /* shadow stack of entered fns   */
     /* ~(caller stack pointer) at each frame's enter hook, one slot up:
@@ -315,6 +338,24 @@ void ct_exit_slow(uintptr_t fn, uintptr_t site) CT_COLD;
 /* The calling thread's state, created on first use; NULL when it cannot
  * be created or the thread has ended. */
 struct ct_thread *ct_thread_get(void);
+/* The calling thread records nothing more, and makes no system call for
+ * it (its events are counted lost, in memory): seccomp strict mode. */
+void ct_thread_retire_current(void);
+
+/* The tracer's own stack of each thread, in the mapping of its state:
+ * [struct ct_thread][guard page][CT_TRACER_STACK].  The deep work (block
+ * switch, a sample's stack walk) runs there, so the program's stack, or
+ * its small signal stack, only holds the hooks' small frames
+ * (docs/reliability.md, "The program's stack"). */
+#define CT_TRACER_STACK (64u << 10)
+/* Calls fn(arg) with the stack pointer at top (stack.S). */
+void ct_stack_call(void (*fn)(void *), void *arg, void *top);
+/* Calls fn(arg) on t's tracer stack, or where it is when already on it.
+ * block: the signals that may come at any time are blocked meanwhile, so
+ * that no handler of the program runs on the tracer's stack (faults stay
+ * deliverable). */
+void ct_deep_call(struct ct_thread *t, void (*fn)(void *), void *arg,
+                  int block);
 
 /*
  * Appends one EXT record to the calling thread's current block, opening a
@@ -557,7 +598,6 @@ int ct_flight_snapshot(char *name, size_t cap);
 /* At start: the snapshot signal's handler (CALLTRACE_FLIGHT_SIGNAL). */
 void ct_flight_start(void);
 /* The program takes sig for itself: its handler wins. */
-void ct_flight_note_sigaction(int sig);
 
 /* --------------------------------------------------------------- control */
 
@@ -589,10 +629,35 @@ void ct_process_finish(void);
 /* Before exec: finalize the header; after a failed exec: resume. */
 void ct_exec_prepare(void);
 void ct_exec_failed(void);
-/* Called by the sigaction wrapper (sample.c) before the program's handler
- * is installed: a program taking the toggle signal wins, and is told. */
-struct sigaction;
-void ct_note_sigaction(int sig, const struct sigaction *act);
+
+/* ---------------------------------------------------------------- signals */
+
+/* The program's view of the signals the tracer holds (signals.c). */
+#define CT_SIG_CHAIN 1  /* the tracer's handler stays, calls the program's  */
+#define CT_SIG_YIELD 2  /* the program's next disposition replaces ours     */
+/* Called once, by the wrapper, when a YIELD slot gives the signal up. */
+typedef void (*ct_sig_yield_fn)(int sig);
+/* Installs ours for sig and keeps what was there as the program's. */
+int ct_sig_take(int sig, const struct sigaction *ours, int mode,
+                ct_sig_yield_fn on_yield);
+/* CT_SIG_CHAIN or CT_SIG_YIELD while held, else 0. */
+int ct_sig_held(int sig);
+/* The program's disposition of a held signal (async-signal-safe). */
+void ct_sig_program(int sig, struct sigaction *out);
+/* Gives a held signal its program's disposition for real (from a handler
+ * too): the tracer no longer holds it. */
+void ct_sig_release(int sig);
+/* Calls the program's handler of sig, if it has one, as the kernel would
+ * (SA_SIGINFO or not, SA_RESETHAND). */
+void ct_sig_chain(int sig, siginfo_t *info, void *ctx);
+/* exec keeps SIG_IGN: the program's ignored signals are put back before an
+ * exec, and taken again after a failed one. */
+void ct_sig_before_exec(void);
+void ct_sig_exec_failed(void);
+/* libc's sigaction, bypassing the wrappers. */
+int ct_sig_real(int sig, const struct sigaction *act, struct sigaction *old);
+/* Resolves libc's sigaction ahead of any handler's need. */
+void ct_sig_resolve(void);
 /* Measures the cost of one traced call (enter + exit) in picoseconds. */
 uint64_t ct_measure_bias(void);
 /* Set by init.c: the first event may start the tracer lazily. */

@@ -52,6 +52,10 @@ for s in $exports; do
         dlopen|dlmopen|dlclose|dl_iterate_phdr|sigaction|signal|pthread_create) ;;
         longjmp|_longjmp|siglongjmp|__longjmp_chk|__cxa_begin_catch) ;;
         posix_spawn|posix_spawnp|system|popen) ;;
+        # the program's own signal dispositions (signals.c)
+        bsd_signal|sysv_signal|__sysv_signal|sigset|sigignore|siginterrupt) ;;
+        # the TSC turned off, seccomp strict mode (wrap_prctl.c)
+        prctl|syscall) ;;
         # library calls: the unwinder must not meet the return trampoline
         _Unwind_RaiseException|_Unwind_Resume|_Unwind_Resume_or_Rethrow) ;;
         _Unwind_ForcedUnwind|_Unwind_Backtrace|_Unwind_SetIP|pthread_exit) ;;

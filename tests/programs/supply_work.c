@@ -1,7 +1,7 @@
 /* Work for the block supplier's test (tests/e2e/trace_supplier.sh):
  * THREADS threads make CALLS calls of leaf() each; then the program says
- * how many block suppliers it has as children, checks that wait() sees
- * none of them, and either returns, forks a child that does the same
+ * how many block suppliers share its memory, checks that wait() sees
+ * none of them (nor any other child), and either returns, forks a child that does the same
  * work alone, or hangs to be killed. */
 #include <dirent.h>
 #include <errno.h>
@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/kcmp.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -25,11 +27,11 @@ static void *work(void *arg)
     return NULL;
 }
 
-/* Processes whose parent is this process (any of its threads: the
- * thread that started a supplier may have ended since) named
+/* Processes that share this process's memory (kcmp) named
  * calltrace-supply, and how many descriptors they hold; *unnamed: those
- * of its children that have no such name (yet: a supplier names itself
- * once it first runs, which on a loaded machine can be a while). */
+ * that have no such name (yet: a supplier names itself once it first
+ * runs, which on a loaded machine can be a while).  They are not its
+ * children: it is an orphan from the start. */
 static int suppliers(int *fds, int *unnamed)
 {
     char path[300], line[256];
@@ -38,28 +40,40 @@ static int suppliers(int *fds, int *unnamed)
     *unnamed = 0;
     DIR *procs = opendir("/proc");
     for (struct dirent *p; procs && (p = readdir(procs));) {
-        if (p->d_name[0] < '0' || p->d_name[0] > '9')
+        int pid = atoi(p->d_name);
+        if (pid <= 0 || pid == (int)getpid() ||
+            syscall(SYS_kcmp, getpid(), pid, KCMP_VM, 0, 0) != 0)
             continue;
         snprintf(path, sizeof path, "/proc/%s/status", p->d_name);
         FILE *f = fopen(path, "r");
         if (!f)
             continue;
-        int named = 0, ours = 0;
+        int named = 0, thread = 0;
         while (fgets(line, sizeof line, f)) {
             if (strncmp(line, "Name:\tcalltrace-supp", 20) == 0)
                 named = 1;
-            if (strncmp(line, "PPid:\t", 6) == 0)
-                ours = atoi(line + 6) == (int)getpid();
+            if (strncmp(line, "Tgid:\t", 6) == 0)
+                thread = atoi(line + 6) == (int)getpid();
         }
         fclose(f);
-        *unnamed += ours && !named;
-        if (!named || !ours)
+        if (thread)
+            continue;
+        *unnamed += !named;
+        if (!named)
             continue;
         n++;
         snprintf(path, sizeof path, "/proc/%s/fd", p->d_name);
         DIR *d = opendir(path);
-        for (struct dirent *e; d && (e = readdir(d));)
-            *fds += e->d_name[0] != '.';
+        /* Its own pidfd of the program is not one of the program's. */
+        for (struct dirent *e; d && (e = readdir(d));) {
+            char fd[600], target[64] = "";
+            if (e->d_name[0] == '.')
+                continue;
+            snprintf(fd, sizeof fd, "%s/%s", path, e->d_name);
+            ssize_t len = readlink(fd, target, sizeof target - 1);
+            target[len > 0 ? len : 0] = '\0';
+            *fds += strcmp(target, "anon_inode:[pidfd]") != 0;
+        }
         if (d)
             closedir(d);
     }
@@ -83,7 +97,7 @@ static int run(int threads, const char *who)
         n = suppliers(&fds, &unnamed);
     }
     printf("%s: suppliers %d fds %d\n", who, n, fds);
-    if (waitpid(-1, NULL, WNOHANG) != -1 || errno != ECHILD) {
+    if (waitpid(-1, NULL, WNOHANG | __WALL) != -1 || errno != ECHILD) {
         printf("%s: wait() saw a child\n", who);
         return 1;
     }
