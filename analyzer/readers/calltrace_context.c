@@ -1,0 +1,55 @@
+/*
+ * calltrace binary reader: coroutines.  A CONTEXT record says the thread
+ * runs another context (a coroutine's stack) from there on; each context
+ * keeps its own call stack, so its events go to a lane of their own, a
+ * thread of the model labelled "thread TID context N", and every view
+ * shows its frames where they ran.  A lane's open frames are taken from
+ * the record the first time the lane is met (a reading that began at a
+ * later block); afterwards its own events say them.
+ */
+#include "calltrace_reader.h"
+#include "util.h"
+
+struct ctr_lane *ctr_context_enter(struct rd *r, struct cursor *c,
+                                   uint64_t id)
+{
+    for (size_t i = 0; i < c->nlanes; i++)
+        if (c->lanes[i].id == id) {
+            c->lane = (uint32_t)i + 1;
+            return &c->lanes[i];
+        }
+    ct_grow(&c->lanes, &c->lanes_cap, c->nlanes, sizeof *c->lanes);
+    struct ctr_lane *l = &c->lanes[c->nlanes++];
+    l->id = id;
+    l->known = false;
+    if (id == 0) {
+        l->thread = c->thread;
+    } else {
+        struct ct_trace_info *info = r->info;
+        uint64_t tid = info->threads[c->thread].tid;
+        l->thread = ct_trace_thread_new(info, tid);
+        info->threads[l->thread].context = id;
+        info->threads[l->thread].oncpu = info->threads[c->thread].oncpu;
+    }
+    c->lane = (uint32_t)c->nlanes;
+    return l;
+}
+
+bool ctr_context_ahead(const uint8_t *q, const uint8_t *end, bool prefix,
+                       uint64_t *id)
+{
+    uint64_t head, delta, len;
+    while (q < end && *q) {
+        if (ct_get_varint(&q, end, &head) != 0 ||
+            ct_head_split(head, prefix, &delta) != CT_REC_EXT || q >= end)
+            return false;
+        unsigned sub = *q++;
+        if (ct_get_varint(&q, end, &len) != 0 || len > (uint64_t)(end - q))
+            return false;
+        const uint8_t *p = q;
+        if (sub == CT_EXT_CONTEXT)
+            return ct_get_varint(&p, q + len, id) == 0;
+        q += len;
+    }
+    return false;
+}
