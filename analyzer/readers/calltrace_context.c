@@ -7,21 +7,21 @@
  * the record the first time the lane is met (a reading that began at a
  * later block); afterwards its own events say them.
  */
+#include <string.h>
+
 #include "calltrace_reader.h"
 #include "util.h"
 
-struct ctr_lane *ctr_context_enter(struct rd *r, struct cursor *c,
-                                   uint64_t id)
+/* The lane of context id, made the first time. */
+static struct ctr_lane *lane_of(struct rd *r, struct cursor *c, uint64_t id)
 {
     for (size_t i = 0; i < c->nlanes; i++)
-        if (c->lanes[i].id == id) {
-            c->lane = (uint32_t)i + 1;
+        if (c->lanes[i].id == id)
             return &c->lanes[i];
-        }
     ct_grow(&c->lanes, &c->lanes_cap, c->nlanes, sizeof *c->lanes);
     struct ctr_lane *l = &c->lanes[c->nlanes++];
+    memset(l, 0, sizeof *l);
     l->id = id;
-    l->known = false;
     if (id == 0) {
         l->thread = c->thread;
     } else {
@@ -31,7 +31,22 @@ struct ctr_lane *ctr_context_enter(struct rd *r, struct cursor *c,
         info->threads[l->thread].context = id;
         info->threads[l->thread].oncpu = info->threads[c->thread].oncpu;
     }
-    c->lane = (uint32_t)c->nlanes;
+    return l;
+}
+
+struct ctr_lane *ctr_context_leave(struct rd *r, struct cursor *c)
+{
+    /* Before the first CONTEXT record the thread runs its own stack. */
+    return c->lane ? &c->lanes[c->lane - 1] : lane_of(r, c, 0);
+}
+
+struct ctr_lane *ctr_context_enter(struct rd *r, struct cursor *c,
+                                   uint64_t id)
+{
+    if (!c->lane)
+        lane_of(r, c, 0)->known = true;
+    struct ctr_lane *l = lane_of(r, c, id);
+    c->lane = (uint32_t)(l - c->lanes) + 1;
     return l;
 }
 

@@ -346,6 +346,28 @@ static bool overhead_end_follows(const uint8_t *q, const uint8_t *lim,
            *q == CT_EXT_OVERHEAD_END;
 }
 
+/* With the thread's context switches known, a context waiting for the
+ * thread is off the CPU (blocked) as far as its frames go: the lane left
+ * gets an OFFCPU_START, the one entered its OFFCPU_END. */
+static void suspend(struct rd *r, struct cursor *c, struct ct_event *ev,
+                    uint32_t from, struct ctr_lane *to)
+{
+    if (r->info->threads[c->thread].oncpu != CT_ONCPU_SWITCH || c->in_off)
+        return;
+    struct ct_event e = {.kind = CT_EV_OFFCPU_START, .thread = from,
+                         .time = ev->time, .func = CT_FUNC_NONE};
+    for (size_t i = 0; i < c->nlanes; i++)
+        if (c->lanes[i].thread == from)
+            c->lanes[i].suspended = true;
+    push(r, &e);
+    if (to->suspended) {
+        to->suspended = false;
+        e.kind = CT_EV_OFFCPU_END;
+        e.thread = to->thread;
+        push(r, &e);
+    }
+}
+
 /* A CONTEXT record [p, end): the events go to the context's lane from
  * here; the frames it lists open the lane when it is new.  False on
  * damage. */
@@ -361,10 +383,13 @@ static bool context_record(struct rd *r, struct cursor *c,
     }
     if (ct_get_varint(&p, end, &id) != 0)
         return false;
+    uint32_t from = ctr_context_leave(r, c)->thread;
     struct ctr_lane *l = ctr_context_enter(r, c, id);
     ev->thread = l->thread;
     if (p == end) /* a block's mark: the STACK record's lane */
         return true;
+    if (l->thread != from)
+        suspend(r, c, ev, from, l);
     if (ct_get_varint(&p, end, &depth) != 0 || depth > (uint64_t)(end - p))
         return false;
     grow_stacks(r, depth);

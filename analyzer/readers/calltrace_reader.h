@@ -71,6 +71,8 @@ struct ctr_lane {
     uint64_t id;            /* the tracer's context id                    */
     uint32_t thread;        /* its index in ct_trace_info.threads         */
     bool known;             /* its open frames are known to the sinks     */
+    bool suspended;         /* another context of the thread runs: an
+                               OFFCPU_START was handed on for it          */
 };
 
 /* The thread index c's events go to now. */
@@ -189,6 +191,9 @@ uint64_t ctr_first_record_time(const struct ct_input *in,
 bool ctr_flush(struct rd *r);
 void ctr_run(struct rd *r, struct cursor *c, uint64_t limit);
 uint64_t ctr_next_time(struct rd *r, struct cursor *c);
+/* The lane c's events go to now (made for the thread's own stack before
+ * any CONTEXT record). */
+struct ctr_lane *ctr_context_leave(struct rd *r, struct cursor *c);
 /* c goes over to context id (0: the thread's own stack), a lane made for
  * it the first time; returns the lane. */
 struct ctr_lane *ctr_context_enter(struct rd *r, struct cursor *c,
