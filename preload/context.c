@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
+#include "plt.h"
 #include "tracer.h"
 
 CT_API int swapcontext(ucontext_t *oucp, const ucontext_t *ucp);
@@ -57,6 +58,8 @@ struct saved {
     uint32_t depth;
     uint32_t cap;         /* frames the arrays hold                       */
     uintptr_t *stack;     /* fns, then ~sp, then hidden bits              */
+    uint32_t nplt, plt_cap;
+    void *plt;            /* its open library calls (plt.c)               */
 };
 
 struct contexts {
@@ -179,19 +182,40 @@ static void load_frames(struct ct_thread *t, const struct saved *s)
     t->depth = depth;
 }
 
+/* Keeps the thread's open library calls in s (none when there is no
+ * memory: their returns then find no frame, as after a longjmp). */
+static void save_plt(struct saved *s)
+{
+    uint32_t n = ct_plt_frames_out(s->plt, s->plt_cap);
+    if (n > s->plt_cap) {
+        size_t bytes = ct_plt_frame_bytes() * (n < 16 ? 16 : (size_t)n * 2);
+        void *m = map(bytes);
+        if (s->plt)
+            munmap(s->plt, ct_plt_frame_bytes() * s->plt_cap);
+        s->plt = m;
+        s->plt_cap = m ? (uint32_t)(bytes / ct_plt_frame_bytes()) : 0;
+        n = m ? ct_plt_frames_out(s->plt, s->plt_cap) : 0;
+    }
+    s->nplt = n;
+}
+
 /* Under the slow path's guard: the frames of the context left are kept
  * (nothing when none is open and it kept nothing before), those of
  * context id taken up, an empty stack the first time. */
 static void swap_frames(struct ct_thread *t, uint32_t id, void *arg)
 {
     (void)arg;
-    struct saved *cur = saved_of(t, t->context, t->depth > 0);
+    uint32_t plt_open = ct_plt_frames_out(NULL, 0);
+    struct saved *cur = saved_of(t, t->context, t->depth > 0 || plt_open);
     if (cur && !save_frames(t, cur))
         cur->depth = 0;  /* no memory: its frames are forgotten */
+    if (cur)
+        save_plt(cur);
     struct saved *next = saved_of(t, id, 0);
     load_frames(t, next);
+    ct_plt_frames_in(next ? next->plt : NULL, next ? next->nplt : 0);
     if (next)
-        next->depth = 0;
+        next->depth = next->nplt = 0;
 }
 
 static void go_to(uint32_t id)
@@ -201,6 +225,7 @@ static void go_to(uint32_t id)
      * repair handles as a longjmp's. */
     if (!t || (t->flags & CT_T_DEAD) || id == t->context)
         return;
+    ct_plt_settle();
     ct_thread_switch_context(id, swap_frames, NULL);
 }
 
@@ -308,7 +333,7 @@ static void made(ucontext_t *ucp, uintptr_t libc_fn)
     if (id && t && !(t->flags & CT_T_DEAD) && id != t->context) {
         struct saved *s = saved_of(t, id, 0);
         if (s)
-            s->depth = 0;
+            s->depth = s->nplt = 0;
     }
 }
 
@@ -333,9 +358,12 @@ void ct_context_thread_release(struct ct_thread *t)
     struct contexts *c = t->contexts;
     if (!c)
         return;
-    for (uint32_t i = 0; i < c->n; i++)
+    for (uint32_t i = 0; i < c->n; i++) {
         if (c->s[i].stack)
             munmap(c->s[i].stack, saved_bytes(c->s[i].cap));
+        if (c->s[i].plt)
+            munmap(c->s[i].plt, ct_plt_frame_bytes() * c->s[i].plt_cap);
+    }
     munmap(c, sizeof *c + c->cap * sizeof c->s[0]);
     t->contexts = NULL;
 }

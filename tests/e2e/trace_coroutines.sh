@@ -87,6 +87,40 @@ has "0 returns with no call" "$T/mid" || fail "mid: $(grep Unmatched "$T/mid")"
     grep -c ':1\] | bar() { /\* already open \*/' > "$T/open" || true
 expect_eq "mid: bar open on the coroutine's stack" 1 "$(cat "$T/open")"
 
+# The switch made inside a library call (CALLTRACE_LIBCALLS=plt): each
+# context's call stays open until that context runs again, and returns
+# through its own trampoline; a lazily bound slot whose first call is
+# still open records the other context's calls too.
+gcc -shared -fPIC -O1 -o "$T/libcorolib.so" "$PROGRAMS/coro_lib.c"
+build_traced "$T/col" "$PROGRAMS/coro_ucontext.c" -DCORO_LIB \
+    -L"$T" -lcorolib -Wl,-rpath,"$T"
+CALLTRACE_LIBCALLS=plt run_traced "$T/col.raw" "$T/col" 2 > /dev/null
+"$REPORT_SAN" -b -p "$T/col.raw" > "$T/col.rep" || fail "report failed"
+expect_eq "lib: lost" " Lost events: 0" "$(grep '^ Lost events:' "$T/col.rep")"
+has "0 returns with no call, 0 calls with no return, 0 frames open at the end" "$T/col.rep" ||
+    fail "lib: unmatched: $(grep Unmatched "$T/col.rep")"
+"$REPORT_SAN" --tree "$T/col.raw" |
+    sed -n 's/^.*\[ *[0-9]*\(:[0-9]*\)\{0,1\}\] | /\1|/p' |
+    grep -v -e '^|  strtol@plt' -e '^|  makecontext@plt' -e '^|  printf@plt' \
+    > "$T/coltree"
+expect_eq "lib: tree" "|main() {
+|  foo() {
+|    coro_lib_switch@plt();
+:1|bar() {
+:1|  baz();
+:1|  coro_lib_switch@plt();
+|  } /* foo */
+|  foo() {
+|    coro_lib_switch@plt();
+:1|  baz();
+:1|  coro_lib_switch@plt();
+|  } /* foo */
+|  foo() {
+|    coro_lib_switch@plt();
+:1|} /* bar */
+|  } /* foo */
+|} /* main */" "$(cat "$T/coltree")"
+
 # uftrace sees the same calls in the same order (it keeps one stack per
 # thread, so it nests each context's calls under the other's and ends
 # with frames it calls remaining; its PLT hooks do not survive the
