@@ -64,6 +64,12 @@ struct saved {
 
 struct contexts {
     uint32_t n, cap;
+    /* The stack the thread was on when it first switched, whose frames
+     * the trace has shown as the thread's own (context 0) until then:
+     * a thread whose traced calls began inside a coroutine.  Its id and
+     * 0 trade places for this thread. */
+    uint32_t home;
+    int home_known;
     struct saved s[];
 };
 
@@ -103,6 +109,24 @@ static uint32_t context_of(uintptr_t sp)
     return id;
 }
 
+/* Room for more saved contexts in t's table (made the first time);
+ * NULL when there is no memory. */
+static struct contexts *grow(struct ct_thread *t)
+{
+    struct contexts *c = t->contexts;
+    uint32_t cap = c ? c->cap * 2 : 16;
+    struct contexts *nc = map(sizeof *nc + cap * sizeof nc->s[0]);
+    if (!nc)
+        return NULL;
+    if (c) {
+        memcpy(nc, c, sizeof *c + c->n * sizeof c->s[0]);
+        munmap(c, sizeof *c + c->cap * sizeof c->s[0]);
+    }
+    nc->cap = cap;
+    t->contexts = nc;
+    return nc;
+}
+
 /* The thread's saved context id, made when create (NULL: none, or no
  * memory for it). */
 static struct saved *saved_of(struct ct_thread *t, uint32_t id, int create)
@@ -114,17 +138,8 @@ static struct saved *saved_of(struct ct_thread *t, uint32_t id, int create)
     if (!create)
         return NULL;
     if (!c || c->n == c->cap) {
-        uint32_t cap = c ? c->cap * 2 : 16;
-        struct contexts *nc = map(sizeof *nc + cap * sizeof nc->s[0]);
-        if (!nc)
+        if (!(c = grow(t)))
             return NULL;
-        nc->cap = cap;
-        if (c) {
-            nc->n = c->n;
-            memcpy(nc->s, c->s, c->n * sizeof c->s[0]);
-            munmap(c, sizeof *c + c->cap * sizeof c->s[0]);
-        }
-        t->contexts = c = nc;
     }
     struct saved *s = &c->s[c->n++];
     memset(s, 0, sizeof *s);
@@ -218,12 +233,35 @@ static void swap_frames(struct ct_thread *t, uint32_t id, void *arg)
         next->depth = next->nplt = 0;
 }
 
+/* Context id (a stack's) as thread t names it: its home stack is 0. */
+static uint32_t label(struct ct_thread *t, uint32_t id)
+{
+    const struct contexts *c = t->contexts;
+    uint32_t home = c ? c->home : 0;
+    return id == home ? 0 : id == 0 ? home : id;
+}
+
+/* At the thread's first switch: the stack it runs on (here) is home. */
+static void find_home(struct ct_thread *t, uint32_t here)
+{
+    struct contexts *c = t->contexts;
+    if ((c && c->home_known) || (!c && !(c = grow(t))))
+        return;
+    c->home_known = 1;
+    if (t->context == 0)
+        c->home = here;
+}
+
 static void go_to(uint32_t id)
 {
     struct ct_thread *t = ct_self;
+    if (!t || (t->flags & CT_T_DEAD))
+        return;
+    find_home(t, context_of((uintptr_t)__builtin_frame_address(0)));
+    id = label(t, id);
     /* The same context: a jump within its stack, which the hooks'
      * repair handles as a longjmp's. */
-    if (!t || (t->flags & CT_T_DEAD) || id == t->context)
+    if (id == t->context)
         return;
     ct_plt_settle();
     ct_thread_switch_context(id, swap_frames, NULL);
@@ -330,8 +368,8 @@ static void made(ucontext_t *ucp, uintptr_t libc_fn)
     /* A stack used again: the frames its last coroutine left open on
      * this thread are gone (a reader ends them at the next switch). */
     struct ct_thread *t = ct_self;
-    if (id && t && !(t->flags & CT_T_DEAD) && id != t->context) {
-        struct saved *s = saved_of(t, id, 0);
+    if (id && t && !(t->flags & CT_T_DEAD) && label(t, id) != t->context) {
+        struct saved *s = saved_of(t, label(t, id), 0);
         if (s)
             s->depth = s->nplt = 0;
     }
