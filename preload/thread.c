@@ -831,6 +831,8 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch,
     scratch->prev_fn = scratch->prev_site = 0;
     scratch->lost_unrecorded = scratch->lost_pending = 0;
     b->open_depth = put_stack_record(scratch);
+    scratch->context = __atomic_load_n(&t->context, __ATOMIC_RELAXED);
+    put_context_mark(scratch);
     ct_filter_drops_into(t, scratch);
     close_block(scratch, now, CT_BLOCK_LAST, 0);
 }
