@@ -24,6 +24,7 @@ static struct ctr_lane *lane_of(struct rd *r, struct cursor *c, uint64_t id)
     l->id = id;
     if (id == 0) {
         l->thread = c->thread;
+        l->known = c->own_known;
     } else {
         struct ct_trace_info *info = r->info;
         uint64_t tid = info->threads[c->thread].tid;
@@ -43,8 +44,6 @@ struct ctr_lane *ctr_context_leave(struct rd *r, struct cursor *c)
 struct ctr_lane *ctr_context_enter(struct rd *r, struct cursor *c,
                                    uint64_t id)
 {
-    if (!c->lane)
-        lane_of(r, c, 0)->known = true;
     struct ctr_lane *l = lane_of(r, c, id);
     c->lane = (uint32_t)(l - c->lanes) + 1;
     return l;

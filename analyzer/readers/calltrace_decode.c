@@ -480,6 +480,11 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
             }
             ctr_context_enter(r, c, b)->known = true;
             ev->thread = ctr_lane_thread(c);
+        } else if (c->lane) {
+            ctr_context_enter(r, c, 0)->known = true;
+            ev->thread = c->thread;
+        } else {
+            c->own_known = true;
         }
         ev->kind = CT_EV_STACK;
         ev->stack = r->ids;
@@ -762,6 +767,8 @@ static void open_next(struct rd *r, struct cursor *c)
     }
     if (c->next == 1 || b->seq != c->expect_seq)
         c->need_stack = true;
+    if (b->seq == 0)
+        c->own_known = true; /* the thread's start: nothing open before */
     c->expect_seq = b->seq + 1;
     const uint8_t *data = r->in->data + b->off + CT_BLOCK_HEADER_SIZE;
     c->p = data;

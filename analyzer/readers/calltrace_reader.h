@@ -65,6 +65,8 @@ struct cursor {
     size_t nlanes, lanes_cap;
     uint32_t lane;          /* the lane events go to: index + 1, 0 for
                                the thread itself                          */
+    bool own_known;         /* a STACK record opened the thread's own
+                               stack (context 0) in this decoding         */
 };
 
 struct ctr_lane {
