@@ -67,6 +67,14 @@ if command -v protoc > /dev/null; then
     has 'name: "thread [0-9]* context 1"' "$T/p.txt" || fail "perfetto track name"
 fi
 
+# the live view (calltrace top) follows the switches too: foo calls
+# nothing on its own stack, so its self time is its total
+"$FRONT" top -n 1 -s "$T/co.raw" > "$T/top" 2>&1 || fail "calltrace top"
+expect_eq "top: foo" "3 self=total" \
+    "$(awk '$7 == "foo" {print $5, ($2 == $4 ? "self=total" : $2 " of " $4)}' "$T/top")"
+expect_eq "top: bar and baz" "1 2" \
+    "$(awk '$7 == "bar" {b = $5} $7 == "baz" {z = $5} END {print b, z}' "$T/top")"
+
 # Many switches in small blocks: blocks that begin inside the coroutine
 # say so, and every block read alone (--time-range) knows its stack.
 CALLTRACE_BUFSIZE=4K run_traced "$T/many.raw" "$T/co" 20000 > /dev/null
