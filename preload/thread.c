@@ -165,7 +165,8 @@ static uint32_t put_frames_record(struct ct_thread *t, uint8_t sub,
     uint8_t *len_at = p;
     p += 5;
     start = p;
-    memcpy(p, id, idlen);
+    if (idlen)
+        memcpy(p, id, idlen);
     p += idlen;
     uint32_t written = 0;
     uint8_t *count_at = p;
