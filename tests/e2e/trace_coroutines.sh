@@ -75,6 +75,21 @@ expect_eq "top: foo" "3 self=total" \
 expect_eq "top: bar and baz" "1 2" \
     "$(awk '$7 == "bar" {b = $5} $7 == "baz" {z = $5} END {print b, z}' "$T/top")"
 
+# two threads, each with a coroutine of its own, at the same time
+build_traced "$T/thr" "$PROGRAMS/coro_threads.c"
+run_traced "$T/thr.raw" "$T/thr" > /dev/null
+"$REPORT_SAN" -b -p "$T/thr.raw" > "$T/thr.rep" || fail "report failed"
+expect_eq "threads: lost" " Lost events: 0" "$(grep '^ Lost events:' "$T/thr.rep")"
+has "0 returns with no call, 0 calls with no return, 0 frames open at the end" "$T/thr.rep" ||
+    fail "threads: unmatched: $(grep Unmatched "$T/thr.rep")"
+expect_eq "threads: lanes" 2 \
+    "$(grep '^ Threads:' "$T/thr.rep" | grep -o '[0-9]\+:[0-9]\+' | wc -l)"
+for fc in run:2 foo:2002 bar:2 baz:2000; do
+    f=${fc%:*} n=${fc#*:}
+    has -E "^ +[0-9.]+ +[0-9.]+ +[0-9.]+ +$n +.* $f \[" "$T/thr.rep" ||
+        fail "threads: $f not called $n times: $(grep " $f \[" "$T/thr.rep")"
+done
+
 # Many switches in small blocks: blocks that begin inside the coroutine
 # say so, and every block read alone (--time-range) knows its stack.
 CALLTRACE_BUFSIZE=4K run_traced "$T/many.raw" "$T/co" 20000 > /dev/null
