@@ -196,6 +196,13 @@ static inline unsigned ct_head_split(uint64_t head, bool prefix,
 #define CT_EXT_TOGGLE         9u /* u8 1 = tracing on, 0 = off               */
 #define CT_EXT_SWITCH        10u /* off-CPU intervals, see below             */
 #define CT_EXT_CPUTIME       11u /* varint CLOCK_THREAD_CPUTIME_ID ns now    */
+#define CT_EXT_CONTEXT       12u /* varint id: the thread runs context id
+                                    (a coroutine's stack, 0 its own) from
+                                    here; then, at a switch, varint depth,
+                                    depth x varint fn, outermost first: that
+                                    context's open frames.  Without them (a
+                                    block's start, after OVERHEAD_END): the
+                                    block's STACK frames are id's          */
 #define CT_EXT_FILTER_SPEC   16u /* varint generation, the rules' text:
                                     record-time filters in force from here  */
 #define CT_EXT_FILTER_DROPS  17u /* varint generation, varint n, n x (varint

@@ -495,6 +495,43 @@ uintptr_t ct_plt_exit(uintptr_t sp)
     return ret;
 }
 
+void ct_plt_settle(void)
+{
+    struct plt_thread *pt = plt_self;
+    if (pt && !pt->in_tracer && __atomic_load_n(&npending, __ATOMIC_RELAXED))
+        sweep_pending(CT_PLT_MAX_SLOTS);
+}
+
+size_t ct_plt_frame_bytes(void)
+{
+    return sizeof(struct plt_frame);
+}
+
+/* Each context has library calls of its own open: one that switched
+ * away returns only when its context runs again, through its own
+ * trampoline, and must find its frame then. */
+uint32_t ct_plt_frames_out(void *buf, uint32_t cap)
+{
+    const struct plt_thread *pt = plt_self;
+    if (!pt)
+        return 0;
+    if (buf && cap)
+        memcpy(buf, pt->f, (pt->n < cap ? pt->n : cap) * sizeof *pt->f);
+    return pt->n;
+}
+
+void ct_plt_frames_in(const void *buf, uint32_t n)
+{
+    struct plt_thread *pt = plt_self;
+    if (!pt)
+        return;
+    if (n > CT_PLT_MAX_FRAMES)
+        n = CT_PLT_MAX_FRAMES;
+    if (n)
+        memcpy(pt->f, buf, n * sizeof *pt->f);
+    pt->n = n;
+}
+
 uintptr_t ct_plt_real_return(uintptr_t sp)
 {
     const struct plt_thread *pt = plt_self;

@@ -76,6 +76,17 @@ uintptr_t ct_plt_pointer_slot(uintptr_t target, const char *name);
 typedef void (*ct_slot_name_fn)(void *arg, const char *name,
                                 const char *mark, uintptr_t fn);
 uint32_t ct_plt_slot_names(uint32_t from, ct_slot_name_fn fn, void *arg);
+/* A coroutine switch (context.c): the calling thread's open library
+ * calls belong to the context it leaves.  ct_plt_frames_out copies up to
+ * cap of them into buf (ct_plt_frame_bytes each) and returns how many
+ * there are; ct_plt_frames_in makes n of them the open ones. */
+size_t ct_plt_frame_bytes(void);
+/* Before such a switch: a lazy slot whose first call has not returned
+ * (it switched away) gets its stub back now, so the other context's calls
+ * through it are recorded. */
+void ct_plt_settle(void);
+uint32_t ct_plt_frames_out(void *buf, uint32_t cap);
+void ct_plt_frames_in(const void *buf, uint32_t n);
 /* Calls to these are never recorded (they return twice, or look at their
  * caller). */
 int ct_plt_never_patched(const char *name);

@@ -168,19 +168,24 @@ static uint8_t *check_end(const struct ct_thread *t)
     return t->pos + CT_CPU_CHECK_BYTES;
 }
 
-/* The STACK record: frames open at block start so a reader can begin
- * here.  Frames deeper than the shadow stack are written as 0. */
-static uint32_t put_stack_record(struct ct_thread *t)
+/* A record listing the thread's open frames, outermost first: STACK
+ * (sub, at block start, delta 0) or CONTEXT (its id first, dt since the
+ * previous record).  Frames deeper than the shadow stack are written as 0. */
+static uint32_t put_frames_record(struct ct_thread *t, uint8_t sub,
+                                  uint64_t dt, const uint8_t *id, size_t idlen)
 {
-    size_t room = (size_t)(ct_room_end(t->end) - t->pos) - 24;
+    size_t room = (size_t)(ct_room_end(t->end) - t->pos) - 24 - idlen;
     uint8_t *p = t->pos;
     uint8_t *start;
     /* Head and subtype, then a length that needs at most 5 bytes. */
-    p = ct_put_varint(p, ct_head(0, CT_REC_EXT));
-    *p++ = CT_EXT_STACK;
+    p = ct_put_varint(p, ct_head(dt, CT_REC_EXT));
+    *p++ = sub;
     uint8_t *len_at = p;
     p += 5;
     start = p;
+    if (idlen)
+        memcpy(p, id, idlen);
+    p += idlen;
     uint32_t written = 0;
     uint8_t *count_at = p;
     p += 5;
@@ -200,6 +205,24 @@ static uint32_t put_stack_record(struct ct_thread *t)
         len_at[i] = (uint8_t)((len >> (7 * i)) & 0x7f) | (i < 4 ? 0x80 : 0);
     t->pos = p;
     return written;
+}
+
+/* The STACK record: frames open at block start so a reader can begin
+ * here. */
+static uint32_t put_stack_record(struct ct_thread *t)
+{
+    return put_frames_record(t, CT_EXT_STACK, 0, NULL, 0);
+}
+
+/* In a coroutine (context.c): the block's STACK frames are that
+ * context's, which a reader starting at this block must know. */
+static void put_context_mark(struct ct_thread *t)
+{
+    if (!t->context)
+        return;
+    uint8_t id[10];
+    size_t n = (size_t)(ct_put_varint(id, t->context) - id);
+    put_ext(t, t->prev_ticks, CT_EXT_CONTEXT, id, n);
 }
 
 /* Faults every page of a new block in now, inside the OVERHEAD bracket,
@@ -366,6 +389,7 @@ static int switch_block_here(struct ct_thread *t, size_t need)
     /* After E: a block's second record stays OVERHEAD_END (readers rely
      * on it), and the drain reads memory only. */
     ct_cpu_record(t, ct_room_end(t->end), 1);
+    put_context_mark(t);
     t->end = ct_hot_end(check_end(t));
     ct_supply_kick();
     return 0;
@@ -788,6 +812,42 @@ out:
     errno = saved;
 }
 
+/*
+ * The thread goes over to another context (a coroutine's stack): the
+ * shadow stack is swapped even when nothing can be recorded, so the hooks
+ * keep matching the frames of the stack they run on.  The CONTEXT record
+ * lists the new context's frames: a reader that has not seen them (it
+ * began at a later block) takes them from there.
+ */
+void ct_thread_switch_context(uint32_t id,
+                              void (*swap)(struct ct_thread *t, uint32_t id,
+                                           void *arg),
+                              void *arg)
+{
+    int saved = errno;
+    struct ct_thread *t = slow_begin();
+    if (!t)
+        goto out;
+    swap(t, id, arg);
+    t->context = id;
+    if (t->blk && !ct_proc.failed) {
+        uint8_t b[10];
+        size_t n = (size_t)(ct_put_varint(b, id) - b);
+        size_t need = 48 + 10 * (size_t)(t->depth < CT_MAX_DEPTH
+                                             ? t->depth : CT_MAX_DEPTH);
+        size_t cap = ct_proc.cfg.bufsize - CT_BLOCK_HEADER_SIZE -
+                     CT_BLOCK_RESERVE;
+        if (need <= cap / 2 && ensure_room(t, need) == 0)
+            put_frames_record(t, CT_EXT_CONTEXT,
+                              tick_delta(t, ct_now()), b, n);
+        else
+            count_lost(t, 1);
+    }
+    slow_end(t);
+out:
+    errno = saved;
+}
+
 int ct_tracer_append_ext(unsigned subtype, const void *payload, size_t len)
 {
     int saved = errno;
@@ -882,6 +942,7 @@ void ct_thread_key_dtor(void *arg)
     ct_supply_thread_end(t);
     ct_cpu_thread_release(t, 0);
     ct_filter_thread_release(t);
+    ct_context_thread_release(t);
     ct_self = &dead_thread;
     unregister_thread(t);
     munmap(t, MAP_SIZE);
@@ -931,6 +992,8 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch,
     scratch->prev_fn = scratch->prev_site = 0;
     scratch->lost_unrecorded = scratch->lost_pending = 0;
     b->open_depth = put_stack_record(scratch);
+    scratch->context = __atomic_load_n(&t->context, __ATOMIC_RELAXED);
+    put_context_mark(scratch);
     ct_filter_drops_into(t, scratch);
     close_block(scratch, now, CT_BLOCK_LAST, 0);
 }

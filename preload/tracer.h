@@ -284,6 +284,9 @@ struct ct_thread {
     void *filter;                 /* record-time filter state (filter.c)    */
     int32_t supply_slot;          /* supply.c: slot + 1, 0 none yet, -1 never */
     uint8_t *tstack_lo;           /* its tracer stack; NULL for a scratch one */
+    uint32_t context;             /* the context (stack) the thread runs, 0
+                                     its own; the shadow stack is its frames */
+    void *contexts;               /* other contexts' frames (context.c)     */
 
     uintptr_t stack[CT_MAX_DEPTH];         /* shadow stack of entered fns   */
     /* ~(caller stack pointer) at each frame's enter hook, one slot up:
@@ -370,6 +373,16 @@ int ct_tracer_append_ext(unsigned subtype, const void *payload, size_t len);
  * left(frame's stack pointer at its enter hook, arg) holds (jump.c). */
 void ct_leave_frames(int (*left)(uintptr_t sp, const void *arg),
                      const void *arg);
+
+/* The calling thread goes over to context id (context.c): under the
+ * slow path's guard, swap(t, id, arg) exchanges the shadow stack for
+ * that context's, then a CONTEXT record lists its frames. */
+void ct_thread_switch_context(uint32_t id,
+                              void (*swap)(struct ct_thread *t, uint32_t id,
+                                           void *arg),
+                              void *arg);
+/* A thread's state is going away: its saved contexts with it. */
+void ct_context_thread_release(struct ct_thread *t);
 
 /* The definition of name that a wrapper of the tracer's stands in front
  * of: RTLD_NEXT's, else the first loaded object's that is not the tracer

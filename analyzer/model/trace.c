@@ -56,7 +56,8 @@ uint32_t ct_trace_thread_rank(const struct ct_trace_info *info,
 {
     uint32_t rank = 0;
     for (uint32_t i = 0; i < thread && thread < info->nthreads; i++)
-        rank += info->threads[i].tid == info->threads[thread].tid;
+        rank += info->threads[i].tid == info->threads[thread].tid &&
+                info->threads[i].context == info->threads[thread].context;
     return rank;
 }
 
@@ -73,7 +74,9 @@ void ct_trace_thread_label(const struct ct_trace_info *info, uint32_t thread,
                      ti && ti->tid ? ti->tid : (uint64_t)thread);
     uint32_t rank = ct_trace_thread_rank(info, thread);
     if (rank && n >= 0 && (size_t)n < cap)
-        snprintf(buf + n, cap - (size_t)n, " #%" PRIu32, rank + 1);
+        n += snprintf(buf + n, cap - (size_t)n, " #%" PRIu32, rank + 1);
+    if (ti && ti->context && n >= 0 && (size_t)n < cap)
+        snprintf(buf + n, cap - (size_t)n, " context %" PRIu64, ti->context);
 }
 
 void ct_trace_add_meta(struct ct_trace_info *info, const char *key,

@@ -105,6 +105,9 @@ struct ct_thread_info {
                              source (evlog states): tid is only a key, the
                              name says what it is                          */
     uint8_t oncpu;        /* CT_ONCPU_*: what tells its on-CPU time         */
+    uint64_t context;     /* 0, or a coroutine (a context of thread tid
+                             with a call stack of its own, CONTEXT records)
+                             shown as a thread of its own                  */
 };
 
 /* ct_thread_info.oncpu and ct_trace_info.oncpu (as in calltrace_format.h) */

@@ -346,6 +346,72 @@ static bool overhead_end_follows(const uint8_t *q, const uint8_t *lim,
            *q == CT_EXT_OVERHEAD_END;
 }
 
+/* With the thread's context switches known, a context waiting for the
+ * thread is off the CPU (blocked) as far as its frames go: the lane left
+ * gets an OFFCPU_START, the one entered its OFFCPU_END. */
+static void suspend(struct rd *r, struct cursor *c, struct ct_event *ev,
+                    uint32_t from, struct ctr_lane *to)
+{
+    if (r->info->threads[c->thread].oncpu != CT_ONCPU_SWITCH || c->in_off)
+        return;
+    struct ct_event e = {.kind = CT_EV_OFFCPU_START, .thread = from,
+                         .time = ev->time, .func = CT_FUNC_NONE};
+    for (size_t i = 0; i < c->nlanes; i++)
+        if (c->lanes[i].thread == from)
+            c->lanes[i].suspended = true;
+    push(r, &e);
+    if (to->suspended) {
+        to->suspended = false;
+        e.kind = CT_EV_OFFCPU_END;
+        e.thread = to->thread;
+        push(r, &e);
+    }
+}
+
+/* A CONTEXT record [p, end): the events go to the context's lane from
+ * here; the frames it lists open the lane when it is new.  False on
+ * damage. */
+static bool context_record(struct rd *r, struct cursor *c,
+                           struct ct_event *ev, const uint8_t *p,
+                           const uint8_t *end)
+{
+    uint64_t id, depth, fn;
+    if (r->worker) {
+        r->damaged = true; /* lanes are the serial path's */
+        r->stop = true;
+        return true;
+    }
+    if (ct_get_varint(&p, end, &id) != 0)
+        return false;
+    uint32_t from = ctr_context_leave(r, c)->thread;
+    struct ctr_lane *l = ctr_context_enter(r, c, id);
+    ev->thread = l->thread;
+    if (p == end) /* a block's mark: the STACK record's lane */
+        return true;
+    if (l->thread != from)
+        suspend(r, c, ev, from, l);
+    if (ct_get_varint(&p, end, &depth) != 0 || depth > (uint64_t)(end - p))
+        return false;
+    grow_stacks(r, depth);
+    for (uint64_t i = 0; i < depth; i++) {
+        if (ct_get_varint(&p, end, &fn) != 0)
+            return false;
+        r->ids[i] = intern_fn(r, fn, ev->time);
+    }
+    if (l->known || depth == 0) {
+        l->known = true;
+        return true;
+    }
+    l->known = true;
+    ev->kind = CT_EV_STACK;
+    ev->stack = r->ids;
+    ev->depth = (uint32_t)depth;
+    push(r, ev);
+    ev->stack = NULL;
+    ev->depth = 0;
+    return true;
+}
+
 /* An EXT record's payload [p, p + len).  Returns false on damage. */
 static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
                        unsigned subtype, const uint8_t *p, size_t len)
@@ -404,6 +470,22 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
         }
         if (c->continued)
             r->nopened = (uint32_t)a; /* checked against the last piece */
+        /* In a coroutine: the frames are that context's (its mark follows
+         * the OVERHEAD_END). */
+        if (ctr_context_ahead(end, c->end, c->cur->prefix, &b)) {
+            if (r->worker) {
+                r->damaged = true; /* lanes are the serial path's */
+                r->stop = true;
+                return true;
+            }
+            ctr_context_enter(r, c, b)->known = true;
+            ev->thread = ctr_lane_thread(c);
+        } else if (c->lane) {
+            ctr_context_enter(r, c, 0)->known = true;
+            ev->thread = c->thread;
+        } else {
+            c->own_known = true;
+        }
         ev->kind = CT_EV_STACK;
         ev->stack = r->ids;
         ev->depth = (uint32_t)a;
@@ -460,6 +542,8 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
         push(r, ev);
         ev->count = 0;
         return true;
+    case CT_EXT_CONTEXT:
+        return context_record(r, c, ev, p, end);
     case CT_EXT_FILTER_SPEC:
         if (ct_get_varint(&p, end, &a) != 0)
             return false;
@@ -498,10 +582,11 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
     uint64_t time = c->time, prev_fn = c->prev_fn, prev_site = c->prev_site;
     uint64_t nrec = 0;
     int status = 0;
-    struct ct_event ev = {.thread = c->thread, .func = CT_FUNC_NONE};
+    struct ct_event ev = {.thread = ctr_lane_thread(c),
+                          .func = CT_FUNC_NONE};
     struct ct_event *buf = r->buf;
     size_t nbuf = r->nbuf, buf_cap = r->buf_cap;
-    uint32_t thread = c->thread;
+    uint32_t thread = ev.thread;
     bool need_stack = c->need_stack;
     bool prefix = c->cur->prefix;
     bool fuse = r->direct != NULL;
@@ -607,6 +692,7 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
             r->nbuf = nbuf;
             bool ok = ext_record(r, c, &ev, subtype, p, (size_t)a);
             nbuf = r->nbuf;
+            thread = ev.thread; /* a CONTEXT record moves to another lane */
             if (!ok)
                 goto bad;
             if (r->stop)
@@ -681,6 +767,8 @@ static void open_next(struct rd *r, struct cursor *c)
     }
     if (c->next == 1 || b->seq != c->expect_seq)
         c->need_stack = true;
+    if (b->seq == 0)
+        c->own_known = true; /* the thread's start: nothing open before */
     c->expect_seq = b->seq + 1;
     const uint8_t *data = r->in->data + b->off + CT_BLOCK_HEADER_SIZE;
     c->p = data;
@@ -722,7 +810,7 @@ static void offcpu_event(struct rd *r, struct cursor *c, uint64_t t,
     struct ctr_interval *iv = &c->iv[c->iv_next];
     struct ct_event ev = {.kind = start ? CT_EV_OFFCPU_START
                                         : CT_EV_OFFCPU_END,
-                          .thread = c->thread, .time = t,
+                          .thread = ctr_lane_thread(c), .time = t,
                           .func = CT_FUNC_NONE,
                           .count = start && iv->preempted};
     if (start) {

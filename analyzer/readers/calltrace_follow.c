@@ -221,6 +221,16 @@ struct fthread {
     uint32_t expect_seq;
     bool started, need_stack, ended;
     size_t tail;            /* offset of its latest block queued, 0 none  */
+    /* Coroutines (CONTEXT records): the thread index its events go to,
+     * one per context of the thread (calltrace_context.c's lanes). */
+    uint32_t on;
+    struct flane *lanes;
+    size_t nlanes, lanes_cap;
+};
+
+struct flane {
+    uint64_t id;
+    uint32_t thread;
 };
 
 struct ct_follow {
@@ -268,8 +278,10 @@ void ct_follow_free(struct ct_follow *f)
     /* Names already resolved stay; no later lookup may use the symbolizer */
     ct_functab_set_resolver(f->info->funcs, NULL, NULL);
     ct_symbolizer_free(f->sym);
-    for (size_t i = 0; i < f->nth; i++)
+    for (size_t i = 0; i < f->nth; i++) {
         free(f->th[i].queue);
+        free(f->th[i].lanes);
+    }
     free(f->th);
     free(f->ids);
     free(f->holes);
@@ -363,6 +375,7 @@ static struct fthread *thread_of(struct ct_follow *f, const struct ct_input *in,
     t->tid = h->tid;
     t->thread = reused ? ct_trace_thread_new(f->info, h->tid)
                        : ct_trace_thread(f->info, h->tid);
+    t->on = t->thread;
     return t;
 }
 
@@ -533,12 +546,79 @@ static uint32_t intern(struct ct_follow *f, uint64_t fn)
     return id;
 }
 
+/* t goes over to its context id: the thread index of its lane, made
+ * the first time (*fresh). */
+static uint32_t lane_of(struct ct_follow *f, struct fthread *t, uint64_t id,
+                        bool *fresh)
+{
+    *fresh = false;
+    if (id == 0)
+        return t->on = t->thread;
+    for (size_t i = 0; i < t->nlanes; i++)
+        if (t->lanes[i].id == id)
+            return t->on = t->lanes[i].thread;
+    ct_grow(&t->lanes, &t->lanes_cap, t->nlanes, sizeof *t->lanes);
+    struct flane *l = &t->lanes[t->nlanes++];
+    l->id = id;
+    l->thread = ct_trace_thread_new(f->info, t->tid);
+    f->info->threads[l->thread].context = id;
+    *fresh = true;
+    return t->on = l->thread;
+}
+
+/* Reads n frames at p into f->ids; false on damage. */
+static bool read_frames(struct ct_follow *f, const uint8_t *p,
+                        const uint8_t *pend, uint64_t n)
+{
+    uint64_t fn;
+    if (n > f->ids_cap) {
+        f->ids_cap = n;
+        f->ids = ct_xrealloc(f->ids, n * sizeof *f->ids);
+    }
+    for (uint64_t i = 0; i < n; i++) {
+        if (ct_get_varint(&p, pend, &fn) != 0)
+            return false;
+        f->ids[i] = intern(f, fn);
+    }
+    return true;
+}
+
+/* A CONTEXT record: the thread's events go to that context's lane; a new
+ * lane opens with the frames the record lists. */
+static bool context_record(struct ct_follow *f, struct fthread *t,
+                           const struct rec *r, uint64_t time)
+{
+    const uint8_t *p = r->payload, *pend = r->payload + r->len;
+    uint64_t id, depth;
+    bool fresh;
+    if (ct_get_varint(&p, pend, &id) != 0)
+        return false;
+    lane_of(f, t, id, &fresh);
+    if (p == pend || !fresh)
+        return true;
+    if (ct_get_varint(&p, pend, &depth) != 0 || depth > r->len ||
+        !read_frames(f, p, pend, depth))
+        return false;
+    if (depth) {
+        struct ct_event ev = {.kind = CT_EV_STACK, .thread = t->on,
+                              .time = time, .func = CT_FUNC_NONE,
+                              .stack = f->ids, .depth = (uint32_t)depth};
+        emit(f, &ev);
+    }
+    return true;
+}
+
 /* The STACK record that opens a decoding: the frames open then. */
 static bool stack_record(struct ct_follow *f, struct fthread *t,
                          const struct rec *r, const uint8_t *next,
                          const uint8_t *end, uint64_t time)
 {
-    struct ct_event ev = {.thread = t->thread, .time = time,
+    uint64_t id;
+    bool fresh;
+    /* In a coroutine: the frames are that context's (its mark follows). */
+    if (ctr_context_ahead(next, end, prefix_of(f), &id))
+        lane_of(f, t, id, &fresh);
+    struct ct_event ev = {.thread = t->on, .time = time,
                           .func = CT_FUNC_NONE};
     /* As calltrace_decode.c: the block's start up to its OVERHEAD_END is
      * the tracer's work. */
@@ -551,18 +631,10 @@ static bool stack_record(struct ct_follow *f, struct fthread *t,
         emit(f, &ev);
     }
     const uint8_t *p = r->payload, *pend = r->payload + r->len;
-    uint64_t depth, fn;
-    if (ct_get_varint(&p, pend, &depth) != 0 || depth > r->len)
+    uint64_t depth;
+    if (ct_get_varint(&p, pend, &depth) != 0 || depth > r->len ||
+        !read_frames(f, p, pend, depth))
         return false;
-    if (depth > f->ids_cap) {
-        f->ids_cap = depth;
-        f->ids = ct_xrealloc(f->ids, depth * sizeof *f->ids);
-    }
-    for (uint64_t i = 0; i < depth; i++) {
-        if (ct_get_varint(&p, pend, &fn) != 0)
-            return false;
-        f->ids[i] = intern(f, fn);
-    }
     ev.kind = CT_EV_STACK;
     ev.stack = f->ids;
     ev.depth = (uint32_t)depth;
@@ -574,7 +646,7 @@ static bool stack_record(struct ct_follow *f, struct fthread *t,
 static bool apply(struct ct_follow *f, struct fthread *t, const struct rec *r,
                   const uint8_t *next, const uint8_t *end, uint64_t time)
 {
-    struct ct_event ev = {.thread = t->thread, .time = time,
+    struct ct_event ev = {.thread = t->on, .time = time,
                           .func = CT_FUNC_NONE};
     bool first = t->need_stack;
     t->need_stack = false; /* only a block's leading STACK opens it */
@@ -597,6 +669,8 @@ static bool apply(struct ct_follow *f, struct fthread *t, const struct rec *r,
     switch (r->subtype) {
     case CT_EXT_STACK:
         return !first || stack_record(f, t, r, next, end, time);
+    case CT_EXT_CONTEXT:
+        return context_record(f, t, r, time);
     case CT_EXT_OVERHEAD_START:
     case CT_EXT_OVERHEAD_END:
         ev.kind = r->subtype == CT_EXT_OVERHEAD_START ? CT_EV_OVERHEAD_START

@@ -59,7 +59,29 @@ struct cursor {
     size_t niv, iv_cap, iv_next;
     uint32_t switches_read; /* blocks[] whose SWITCH records are in iv    */
     bool in_off;            /* OFFCPU_START handed on, END not yet        */
+    /* Coroutines (CONTEXT records): each context of the thread is a lane
+     * of its own, a thread of the model (calltrace_context.c). */
+    struct ctr_lane *lanes;
+    size_t nlanes, lanes_cap;
+    uint32_t lane;          /* the lane events go to: index + 1, 0 for
+                               the thread itself                          */
+    bool own_known;         /* a STACK record opened the thread's own
+                               stack (context 0) in this decoding         */
 };
+
+struct ctr_lane {
+    uint64_t id;            /* the tracer's context id                    */
+    uint32_t thread;        /* its index in ct_trace_info.threads         */
+    bool known;             /* its open frames are known to the sinks     */
+    bool suspended;         /* another context of the thread runs: an
+                               OFFCPU_START was handed on for it          */
+};
+
+/* The thread index c's events go to now. */
+static inline uint32_t ctr_lane_thread(const struct cursor *c)
+{
+    return c->lane ? c->lanes[c->lane - 1].thread : c->thread;
+}
 
 struct rd;
 
@@ -171,6 +193,17 @@ uint64_t ctr_first_record_time(const struct ct_input *in,
 bool ctr_flush(struct rd *r);
 void ctr_run(struct rd *r, struct cursor *c, uint64_t limit);
 uint64_t ctr_next_time(struct rd *r, struct cursor *c);
+/* The lane c's events go to now (made for the thread's own stack before
+ * any CONTEXT record). */
+struct ctr_lane *ctr_context_leave(struct rd *r, struct cursor *c);
+/* c goes over to context id (0: the thread's own stack), a lane made for
+ * it the first time; returns the lane. */
+struct ctr_lane *ctr_context_enter(struct rd *r, struct cursor *c,
+                                   uint64_t id);
+/* Whether a CONTEXT record comes among the EXT records at [q, end) before
+ * the first call or return, and its id. */
+bool ctr_context_ahead(const uint8_t *q, const uint8_t *end, bool prefix,
+                       uint64_t *id);
 
 void ctr_merge(struct rd *r, struct cursor *cs, size_t n);
 

@@ -195,8 +195,10 @@ static int read_calltrace(const struct ct_input *in,
                 " decoded, %" PRIu64 " records (%" PRIu64 " fused)\n",
                 ct_calltrace_stats.blocks, ct_calltrace_stats.blocks_decoded,
                 ct_calltrace_stats.records, ct_calltrace_stats.fused);
-    for (size_t i = 0; i < ncs; i++)
+    for (size_t i = 0; i < ncs; i++) {
         free(cs[i].iv);
+        free(cs[i].lanes);
+    }
     free(cs);
     free(order);
     free(blocks);

@@ -42,6 +42,10 @@ static void print_threads(FILE *out, const struct ct_trace_info *info)
                 continue;
             if (synthetic)
                 fprintf(out, "%s%s", sep, t->name[0] ? t->name : "unnamed");
+            else if (t->context) /* a coroutine: tid:context */
+                fprintf(out, "%s%s%" PRIu64 ":%" PRIu64 "%s%s", sep,
+                        any ? "" : "tid ", t->tid, t->context,
+                        t->name[0] ? " " : "", t->name);
             else
                 fprintf(out, "%s%s%" PRIu64 "%s%s", sep, any ? "" : "tid ",
                         t->tid, t->name[0] ? " " : "", t->name);

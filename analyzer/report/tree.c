@@ -580,8 +580,12 @@ uint64_t ct_tree_finish(struct ct_sink *sink)
             tq_flush(&t->q);
             const struct ct_thread_info *ti =
                 i < tr->info->nthreads ? &tr->info->threads[i] : NULL;
-            fprintf(tr->out, "\n==== Thread %zu (tid %llu%s%s) ====\n", i,
-                    (unsigned long long)(ti ? ti->tid : i),
+            char ctx[32] = "";
+            if (ti && ti->context)
+                snprintf(ctx, sizeof ctx, ", context %llu",
+                         (unsigned long long)ti->context);
+            fprintf(tr->out, "\n==== Thread %zu (tid %llu%s%s%s) ====\n", i,
+                    (unsigned long long)(ti ? ti->tid : i), ctx,
                     ti && ti->name[0] ? ", " : "", ti ? ti->name : "");
             fflush(t->q.out);
             copy_spool(t->q.out, tr->out);

@@ -76,9 +76,15 @@ static void print_item(struct tqueue *q, const struct titem *it)
                      ct_ticks_to_ns(info, it->oncpu));
         }
     }
-    uint64_t tid = it->thread < info->nthreads ? info->threads[it->thread].tid
-                                               : it->thread;
-    fprintf(out, "%*s [%6" PRIu64 "] | ", q->oncpu ? 21 : 10, dur, tid);
+    const struct ct_thread_info *ti =
+        it->thread < info->nthreads ? &info->threads[it->thread] : NULL;
+    uint64_t tid = ti ? ti->tid : it->thread;
+    /* A coroutine's frames: tid:context, their own stack's depth. */
+    if (ti && ti->context)
+        fprintf(out, "%*s [%6" PRIu64 ":%" PRIu64 "] | ", q->oncpu ? 21 : 10,
+                dur, tid, ti->context);
+    else
+        fprintf(out, "%*s [%6" PRIu64 "] | ", q->oncpu ? 21 : 10, dur, tid);
     if (it->depth < TREE_INDENT_MAX)
         fprintf(out, "%*s", (int)(2 * it->depth), "");
     else

@@ -65,6 +65,10 @@ static uint64_t tid_of(struct chrome_export *x, uint32_t thread)
             x->keys[i] = tid ? (uint64_t)ct_trace_thread_rank(
                                    x->info, (uint32_t)i) << 32 | tid
                              : i;
+            /* a coroutine's stack: a track of its own (below 2^53, which
+             * a JSON number keeps exactly, for context ids below 2^12) */
+            if (tid && x->info->threads[i].context)
+                x->keys[i] |= (x->info->threads[i].context & 0xfffu) << 40;
         }
     }
     return x->keys[thread];

@@ -115,6 +115,16 @@ static void describe_thread(struct perfetto_export *x, uint32_t thread,
     size_t td = pb_begin(b, PKT_TRACK_DESCRIPTOR);
     pb_uint(b, TD_UUID, THREAD_UUID0 + (uint64_t)thread);
     pb_uint(b, TD_PARENT, PROCESS_UUID);
+    if (ti && ti->context) {
+        /* A coroutine: a track of its own, named, not the thread's (the
+         * same tid would merge the two stacks into one). */
+        char name[64];
+        ct_trace_thread_label(x->info, thread, name, sizeof name);
+        clean_string(b, TD_NAME, name, strlen(name));
+        pb_end(b, td);
+        pb_end(b, pkt);
+        return;
+    }
     size_t th = pb_begin(b, TD_THREAD);
     pb_uint(b, THD_PID, x->info->pid ? x->info->pid : 1);
     pb_uint(b, THD_TID, tid);

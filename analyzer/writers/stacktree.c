@@ -352,7 +352,11 @@ const char *ct_stacktree_name(const struct ct_stacktree *t, uint32_t n,
     /* a tid reused by a later thread: a root frame of its own */
     uint32_t rank = ct_trace_thread_rank(t->info, node->thread);
     if (rank && w >= 0 && (size_t)w < len)
-        snprintf(buf + w, len - (size_t)w, " #%u", (unsigned)rank + 1);
+        w += snprintf(buf + w, len - (size_t)w, " #%u", (unsigned)rank + 1);
+    /* a coroutine's stack: a root frame of its own */
+    if (th && th->context && w >= 0 && (size_t)w < len)
+        snprintf(buf + w, len - (size_t)w, " context %llu",
+                 (unsigned long long)th->context);
     return buf;
 }
 
