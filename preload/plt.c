@@ -515,8 +515,9 @@ uint32_t ct_plt_frames_out(void *buf, uint32_t cap)
     const struct plt_thread *pt = plt_self;
     if (!pt)
         return 0;
-    if (buf && cap)
-        memcpy(buf, pt->f, (pt->n < cap ? pt->n : cap) * sizeof *pt->f);
+    struct plt_frame *out = buf;
+    for (uint32_t i = 0; out && i < pt->n && i < cap; i++)
+        out[i] = *frame_at(pt, i);
     return pt->n;
 }
 
@@ -527,9 +528,13 @@ void ct_plt_frames_in(const void *buf, uint32_t n)
         return;
     if (n > CT_PLT_MAX_FRAMES)
         n = CT_PLT_MAX_FRAMES;
-    if (n)
-        memcpy(pt->f, buf, n * sizeof *pt->f);
-    pt->n = n;
+    /* Frames past the room the budget gives are dropped: the context
+     * switched in runs on with the calls it has room for. */
+    const struct plt_frame *in = buf;
+    uint32_t i = 0;
+    for (; i < n && frame_room(pt, i) == 0; i++)
+        *frame_at(pt, i) = in[i];
+    pt->n = i;
 }
 
 uintptr_t ct_plt_real_return(uintptr_t sp)
