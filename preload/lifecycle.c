@@ -295,6 +295,7 @@ void ct_exec_failed(void)
         return;
     exec_pending = 0;
     ct_proc.finished = 0;
+    ct_threads_resume_others();
     if (ct_proc.hdr)
         __atomic_fetch_and(&ct_proc.hdr->flags, ~CT_FILE_FINISHED,
                            __ATOMIC_RELAXED);

@@ -109,14 +109,12 @@ static void count_lost(struct ct_thread *t, uint64_t n)
 }
 
 /* Closes the current block (which has CT_BLOCK_RESERVE bytes left for
- * these last records) and unmaps it, or at a block switch hands it to the
- * supplier to unmap (overhead_start). */
-static void close_block(struct ct_thread *t, uint64_t now, uint32_t flags,
-                        int overhead_start)
+ * these last records); close_block also unmaps it, or at a block switch
+ * hands it to the supplier to unmap (overhead_start). */
+static void seal_block(struct ct_thread *t, uint64_t now, uint32_t flags,
+                       int overhead_start)
 {
     struct ct_block_header *b = t->blk;
-    if (!b)
-        return;
     fold_pending(t);
     if (t->lost_unrecorded)
         put_lost_record(t, now);
@@ -128,6 +126,15 @@ static void close_block(struct ct_thread *t, uint64_t now, uint32_t flags,
     b->last_ticks = t->prev_ticks;
     __atomic_store_n(&b->flags, b->flags | CT_BLOCK_CLOSED | flags,
                      __ATOMIC_RELEASE);
+}
+
+static void close_block(struct ct_thread *t, uint64_t now, uint32_t flags,
+                        int overhead_start)
+{
+    struct ct_block_header *b = t->blk;
+    if (!b)
+        return;
+    seal_block(t, now, flags, overhead_start);
     if (!overhead_start || ct_supply_retire(t, b) < 0)
         munmap(b, (size_t)(t->limit - (uint8_t *)b));
     t->blk = NULL;
@@ -216,6 +223,26 @@ static uint32_t block_size(const struct ct_thread *t, size_t need)
     return size;
 }
 
+/* Whether the exiting thread has ended t (ct_threads_end_others). */
+static int ended(const struct ct_thread *t)
+{
+    return __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE) & CT_SEQ_ENDED;
+}
+
+/* The number of a new block of t, or -1 once t has been ended: the block
+ * the exiting thread wrote for it must stay its last, in number and in
+ * time.  One exchange decides between the thread and the exiting one. */
+static int64_t take_seq(struct ct_thread *t)
+{
+    uint32_t cur = __atomic_load_n(&t->seq, __ATOMIC_RELAXED);
+    do {
+        if (cur & CT_SEQ_ENDED)
+            return -1;
+    } while (!__atomic_compare_exchange_n(&t->seq, &cur, cur + 1, 1,
+                                          __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+    return cur;
+}
+
 /* How long a thread waits before it tries again for a block that could
  * not be had for now (CT_BLOCK_RETRY). */
 #define RETRY_NS 10000000u  /* 10 ms */
@@ -230,7 +257,7 @@ static uint32_t block_size(const struct ct_thread *t, size_t need)
 static int switch_block(struct ct_thread *t, size_t need)
 {
     uint64_t now = ct_now();
-    if (t->flags & CT_T_NOBLOCK)
+    if ((t->flags & CT_T_NOBLOCK) || ended(t))
         return -1;
     /* A block that could not be had a moment ago (file.c): the events till
      * the next try are counted lost by the caller. */
@@ -241,6 +268,12 @@ static int switch_block(struct ct_thread *t, size_t need)
     uint8_t *nb = ct_supply_take(t, size, &populated);
     if (!nb && (nb = ct_file_new_block(size, &limit_hit)))
         ct_supply_own_block(t);
+    int64_t seq = nb ? take_seq(t) : -1;
+    if (nb && seq < 0) {
+        /* ended meanwhile: the block stays empty, which readers skip */
+        munmap(nb, size);
+        nb = NULL;
+    }
     if (!nb) {
         if (limit_hit == CT_BLOCK_LIMIT)
             t->flags |= CT_T_NOBLOCK;
@@ -261,9 +294,7 @@ static int switch_block(struct ct_thread *t, size_t need)
     b->header_size = CT_BLOCK_HEADER_SIZE;
     b->size = size;
     b->tid = t->tid;
-    /* Atomic: the exiting thread may take a number for this thread's
-     * last block at the same time (ct_threads_end_others). */
-    b->seq = __atomic_fetch_add(&t->seq, 1, __ATOMIC_RELAXED);
+    b->seq = (uint32_t)seq;
     b->first_ticks = now;
     t->blk = b;
     t->limit = nb + size;
@@ -427,10 +458,36 @@ static void sync_global(struct ct_thread *t)
     }
 }
 
+/*
+ * An event of a thread the exiting thread has ended: counted lost in the
+ * thread's own block, which the reader reads whole.  The event that was
+ * under way in the hook when the exit began may have been written after
+ * the time the exiting thread gave the last block: that block moves to
+ * the thread's last record, so the thread's blocks stay in time order.
+ * The thread comes back here for every event: its `expect` is left stale.
+ */
+static void event_after_end(struct ct_thread *t)
+{
+    if (t->busy) {
+        t->lost_pending++;
+        ct_count_lost_global(1);
+        return;
+    }
+    count_lost(t, 1);
+    struct ct_block_header *b =
+        __atomic_load_n(&t->exit_blk, __ATOMIC_ACQUIRE);
+    if (b && !ct_proc.streaming && b->first_ticks < t->prev_ticks)
+        b->first_ticks = b->last_ticks = t->prev_ticks;
+}
+
 /* Common entry of both slow paths: NULL when the event is to be ignored. */
 static struct ct_thread *slow_begin(void)
 {
     struct ct_thread *t = ct_self;
+    if (t && ct_unlikely(ended(t))) {
+        event_after_end(t);
+        return NULL;
+    }
     if (t && t->busy) {
         /* Re-entry from a signal handler that interrupted the tracer. */
         t->lost_pending++;
@@ -694,7 +751,7 @@ void ct_thread_region(int on)
 void ct_thread_close_current(int last)
 {
     struct ct_thread *t = ct_self;
-    if (!t || t->busy || (t->flags & CT_T_DEAD))
+    if (!t || t->busy || (t->flags & CT_T_DEAD) || ended(t))
         return;
     t->busy = 1;
     ct_signal_fence();
@@ -714,6 +771,12 @@ void ct_thread_key_dtor(void *arg)
         return;
     t->busy = 1;
     ct_signal_fence();
+    if (ended(t)) {
+        /* the exiting thread wrote this thread's end already */
+        if (t->blk)
+            munmap(t->blk, (size_t)(t->limit - (uint8_t *)t->blk));
+        t->blk = NULL;
+    }
     if (!t->blk && !ct_proc.failed && t->seq > 0 && !(t->flags & CT_T_NOBLOCK))
         switch_block(t, 0);  /* the end of a thread deserves a record */
     if (t->filter)
@@ -735,13 +798,15 @@ void ct_thread_key_dtor(void *arg)
  * shadow stack) end with THREAD_END at the time of the exit, so a main
  * blocked in pthread_join while another thread calls exit() is charged up
  * to the exit and its frames show as never returned.  The thread's own
- * block is never touched (it may be writing it right now); the block is
- * new, with the next seq of the thread.  scratch is working space for
- * the encoders.
+ * block is never written by another thread (it may be writing it right
+ * now); the block is new, with the number ct_threads_end_others took for
+ * it, and stays mapped for the thread (event_after_end).  scratch is
+ * working space for the encoders.
  */
-static void end_other(struct ct_thread *t, struct ct_thread *scratch,
-                      uint64_t now)
+static void end_other(struct ct_thread *t, struct ct_thread *scratch)
 {
+    uint32_t seq = (__atomic_load_n(&t->seq, __ATOMIC_ACQUIRE) &
+                    ~CT_SEQ_ENDED) - 1;
     uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
     uint32_t kept = depth < CT_MAX_DEPTH ? depth : CT_MAX_DEPTH;
     size_t need = CT_BLOCK_HEADER_SIZE + 32 + 10 * (size_t)depth +
@@ -752,13 +817,15 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch,
     uint8_t *nb = ct_file_new_block(size, &limit_hit);
     if (!nb)
         return;
+    /* Taken after the thread's number: later than its blocks so far */
+    uint64_t now = ct_now();
     struct ct_block_header *b = (struct ct_block_header *)nb;
     b->magic = CT_BLOCK_MAGIC;
     b->kind = CT_BLOCK_EVENTS;
     b->header_size = CT_BLOCK_HEADER_SIZE;
     b->size = size;
     b->tid = t->tid;
-    b->seq = __atomic_fetch_add(&t->seq, 1, __ATOMIC_RELAXED);
+    b->seq = seq;
     b->first_ticks = now;
     scratch->depth = depth;
     memcpy(scratch->stack, t->stack, kept * sizeof *t->stack);
@@ -772,9 +839,50 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch,
     scratch->lost_unrecorded = scratch->lost_pending = 0;
     b->open_depth = put_stack_record(scratch);
     ct_filter_drops_into(t, scratch);
-    close_block(scratch, now, CT_BLOCK_LAST, 0);
+    seal_block(scratch, now, CT_BLOCK_LAST, 0);
+    __atomic_store_n(&t->exit_blk, b, __ATOMIC_RELEASE);
 }
 
+/* Bounded: exit() from a signal handler that interrupted this very thread
+ * inside the registry lock must not hang.  1 when locked. */
+static int threads_trylock_bounded(void)
+{
+    for (long spin = 0; spin < (1L << 22); spin++) {
+        if (!__atomic_exchange_n(&registry_lock, 1, __ATOMIC_ACQUIRE))
+            return 1;
+        __builtin_ia32_pause();
+    }
+    return 0;
+}
+
+/* A new generation of ct_global_word, on or off as it was: every thread's
+ * next event comes to the slow path once. */
+static void global_bump(void)
+{
+    __atomic_fetch_add(&ct_global_word, 2, __ATOMIC_ACQ_REL);
+}
+
+/* Takes the number of t's last block, unless t wrote no block yet or was
+ * ended already: 1 when taken. */
+static int end_seq(struct ct_thread *t)
+{
+    uint32_t cur = __atomic_load_n(&t->seq, __ATOMIC_RELAXED);
+    do {
+        if (cur == 0 || (cur & CT_SEQ_ENDED))
+            return 0;
+    } while (!__atomic_compare_exchange_n(&t->seq, &cur,
+                                          (cur + 1) | CT_SEQ_ENDED, 1,
+                                          __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+    return 1;
+}
+
+/*
+ * Every other thread that has written a block is ended first: the number
+ * of its last block is taken (so no block switch of its own comes after),
+ * and the bump of the global word sends its next event to the slow path,
+ * which records nothing more for it (event_after_end).  Then each gets
+ * its last block.
+ */
 void ct_threads_end_others(void)
 {
     struct ct_thread *self = ct_self;
@@ -786,22 +894,30 @@ void ct_threads_end_others(void)
                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (scratch == MAP_FAILED)
         return;
-    /* Bounded: exit() from a signal handler that interrupted this very
-     * thread inside the registry lock must not hang. */
-    int locked = 0;
-    for (long spin = 0; spin < (1L << 22) && !locked; spin++) {
-        locked = !__atomic_exchange_n(&registry_lock, 1, __ATOMIC_ACQUIRE);
-        if (!locked)
-            __builtin_ia32_pause();
-    }
-    if (locked) {
-        uint64_t now = ct_now();
+    if (threads_trylock_bounded()) {
         for (struct ct_thread *t = registry; t; t = t->next)
-            if (t != self && !(t->flags & CT_T_DEAD) && t->seq > 0)
-                end_other(t, scratch, now);
+            if (t != self)
+                end_seq(t);
+        global_bump();
+        for (struct ct_thread *t = registry; t; t = t->next)
+            if (t != self && ended(t))
+                end_other(t, scratch);
         ct_threads_unlock();
     }
     munmap(scratch, sizeof *scratch);
+}
+
+/* After a failed exec: the threads ended for it record again, after the
+ * last blocks written for them (a reader sees those threads end there and
+ * go on, as before the exec).  Those blocks stay mapped. */
+void ct_threads_resume_others(void)
+{
+    if (!threads_trylock_bounded())
+        return;
+    for (struct ct_thread *t = registry; t; t = t->next)
+        __atomic_fetch_and(&t->seq, ~CT_SEQ_ENDED, __ATOMIC_ACQ_REL);
+    global_bump();
+    ct_threads_unlock();
 }
 
 void ct_thread_after_fork_child(void)

@@ -191,6 +191,11 @@ static inline __attribute__((always_inline)) uint64_t ct_now(void)
 #define CT_T_NOBLOCK 0x1u  /* the size limit was reached: no more blocks    */
 #define CT_T_DEAD    0x2u  /* the thread has ended                          */
 
+/* ct_thread.seq: set once the exiting thread has taken the number of
+ * this thread's last block (ct_threads_end_others): no block may follow
+ * it, and the thread records nothing more. */
+#define CT_SEQ_ENDED 0x80000000u
+
 /* ct_thread.stop bits: any set sends every event to the slow path. */
 #define CT_STOP_REGION 0x1u  /* inside CALLTRACE_OFF() ... CALLTRACE_ON()   */
 #define CT_STOP_HIDDEN 0x2u  /* hidden frames are open                      */
@@ -256,6 +261,10 @@ struct ct_thread {
     struct ct_cpu cpu;            /* on-CPU records (cputime.c)             */
     void *filter;                 /* record-time filter state (filter.c)    */
     int32_t supply_slot;          /* supply.c: slot + 1, 0 none yet, -1 never */
+    /* The last block the exiting thread wrote for this thread at a clean
+     * close (thread.c, end_other), still mapped so the thread can move its
+     * start past a record of its own written later. */
+    struct ct_block_header *exit_blk;
 
     uintptr_t stack[CT_MAX_DEPTH];         /* shadow stack of entered fns   */
     /* ~(caller stack pointer) at each frame's enter hook, one slot up:
@@ -406,6 +415,8 @@ void ct_thread_close_current(int last);
 /* At a clean close: every other live thread gets a last block whose
  * THREAD_END, at the time of the exit, ends its open frames. */
 void ct_threads_end_others(void);
+/* After a failed exec: the threads ended for it record again. */
+void ct_threads_resume_others(void);
 /* pthread key destructor: the thread is ending. */
 void ct_thread_key_dtor(void *arg);
 /* In a forked child: forget the parent's blocks and other threads, keep
