@@ -57,6 +57,11 @@ struct plt_slot {
 #define LAZY_PENDING 2   /* called: on the pending list until checked     */
 #define MAX_PENDING 256
 
+/* lazy is written under the pending lock and read by every call without
+ * it: atomic, relaxed, for the quick look that decides to take the lock. */
+static uint32_t lazy_of(uint32_t slot);
+static void set_lazy(uint32_t slot, uint32_t v);
+
 struct plt_frame {
     uintptr_t ret;        /* the real return address; 0 for a tail call    */
     uintptr_t *retp;      /* where it is on the stack                      */
@@ -239,10 +244,20 @@ static void repatch(uint32_t slot);
  * notices the write and puts the stub back. */
 uintptr_t ct_plt_direct[CT_PLT_MAX_SLOTS];
 
+static uint32_t lazy_of(uint32_t slot)
+{
+    return __atomic_load_n(&slots[slot].lazy, __ATOMIC_RELAXED);
+}
+
+static void set_lazy(uint32_t slot, uint32_t v)
+{
+    __atomic_store_n(&slots[slot].lazy, v, __ATOMIC_RELAXED);
+}
+
 static void publish(uint32_t slot)
 {
     const struct plt_slot *s = &slots[slot];
-    uintptr_t direct = s->lazy == LAZY_NO ? __atomic_load_n(&s->target, __ATOMIC_RELAXED) : 0;
+    uintptr_t direct = lazy_of(slot) == LAZY_NO ? __atomic_load_n(&s->target, __ATOMIC_RELAXED) : 0;
     __atomic_store_n(&ct_plt_direct[slot], direct, __ATOMIC_RELEASE);
 }
 
@@ -251,8 +266,8 @@ static void publish(uint32_t slot)
 static void add_pending(uint32_t slot)
 {
     lock_pending();
-    if (slots[slot].lazy == LAZY_MAYBE && npending < MAX_PENDING) {
-        slots[slot].lazy = LAZY_PENDING;
+    if (lazy_of(slot) == LAZY_MAYBE && npending < MAX_PENDING) {
+        set_lazy(slot, LAZY_PENDING);
         pending[npending] = slot;
         __atomic_store_n(&npending, npending + 1, __ATOMIC_RELEASE);
     }
@@ -269,9 +284,10 @@ static void sweep_pending(uint32_t finished)
         uintptr_t now = __atomic_load_n(slots[slot].got, __ATOMIC_RELAXED);
         if (now != stub_addr(slot) || slot == finished) {
             repatch(slot);
-            slots[slot].lazy = LAZY_NO;
+            set_lazy(slot, LAZY_NO);
             publish(slot);
-            pending[i] = pending[--npending];
+            pending[i] = pending[npending - 1];
+            __atomic_store_n(&npending, npending - 1, __ATOMIC_RELEASE);
         } else {
             i++;
         }
@@ -297,7 +313,7 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
         return target;
     pt->in_tracer = 1;
     ct_signal_fence();
-    if (ct_unlikely(slots[slot].lazy == LAZY_MAYBE))
+    if (ct_unlikely(lazy_of(slot) == LAZY_MAYBE))
         add_pending(slot);
     if (ct_unlikely(__atomic_load_n(&npending, __ATOMIC_RELAXED)))
         sweep_pending(CT_PLT_MAX_SLOTS);
@@ -323,7 +339,7 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
          * the slot on the way, and unless its return puts the stub back,
          * every later call through it goes past the tracer. */
         ct_count_unseen_exit();
-        if (slots[slot].lazy != LAZY_PENDING || tail)
+        if (lazy_of(slot) != LAZY_PENDING || tail)
             goto out;
     }
     struct plt_frame *f = &pt->f[pt->n];
@@ -394,11 +410,15 @@ uintptr_t ct_plt_exit(uintptr_t sp)
     pt->n = i - 1;
     if (ct_unlikely(__atomic_load_n(&npending, __ATOMIC_RELAXED)))
         sweep_pending(slot);
-    if (ct_unlikely(slots[slot].lazy == LAZY_MAYBE)) {
+    if (ct_unlikely(lazy_of(slot) == LAZY_MAYBE)) {
         /* The pending list was full when this call began. */
-        repatch(slot);
-        slots[slot].lazy = LAZY_NO;
-        publish(slot);
+        lock_pending();
+        if (lazy_of(slot) == LAZY_MAYBE) {
+            repatch(slot);
+            set_lazy(slot, LAZY_NO);
+            publish(slot);
+        }
+        unlock_pending();
     }
     pop_shadow_to(depth, slots[slot].fn);
     ct_signal_fence();
@@ -696,7 +716,7 @@ static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy,
     slots[i].target = cur;
     slots[i].got = got;
     slots[i].fn = plt ? plt : stub_addr(i);
-    slots[i].lazy = maybe_lazy ? LAZY_MAYBE : LAZY_NO;
+    set_lazy(i, maybe_lazy ? LAZY_MAYBE : LAZY_NO);
     slot_name[i] = ct_scratch_keep(name);
     slot_mark[i] = mark;
     publish(i);

@@ -218,7 +218,8 @@ static void prefault(uint8_t *nb, uint32_t size)
 static uint32_t block_size(const struct ct_thread *t, size_t need)
 {
     uint32_t size = ct_proc.cfg.bufsize;
-    if (t->seq == 0 && size > CT_FIRST_BLOCK && need <= CT_FIRST_BLOCK / 4)
+    if (__atomic_load_n(&t->seq, __ATOMIC_RELAXED) == 0 &&
+        size > CT_FIRST_BLOCK && need <= CT_FIRST_BLOCK / 4)
         return CT_FIRST_BLOCK;
     return size;
 }
@@ -523,7 +524,8 @@ static void slow_end(struct ct_thread *t)
 
 static int recording(const struct ct_thread *t)
 {
-    return !(ct_global_word & 1) && t->region == 0;
+    return !(__atomic_load_n(&ct_global_word, __ATOMIC_RELAXED) & 1) &&
+           t->region == 0;
 }
 
 static void pop_frame(struct ct_thread *t);
@@ -777,7 +779,8 @@ void ct_thread_key_dtor(void *arg)
             munmap(t->blk, (size_t)(t->limit - (uint8_t *)t->blk));
         t->blk = NULL;
     }
-    if (!t->blk && !ct_proc.failed && t->seq > 0 && !(t->flags & CT_T_NOBLOCK))
+    if (!t->blk && !ct_proc.failed && __atomic_load_n(&t->seq, __ATOMIC_RELAXED) &&
+        !(t->flags & CT_T_NOBLOCK))
         switch_block(t, 0);  /* the end of a thread deserves a record */
     if (t->filter)
         ct_filter_thread_close(t);
