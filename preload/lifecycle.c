@@ -148,6 +148,21 @@ static void fork_child(void)
     ct_control_after_fork();
 }
 
+void ct_clone_prepare(void)
+{
+    fork_prepare();
+}
+
+void ct_clone_parent(void)
+{
+    fork_parent();
+}
+
+void ct_clone_child(void)
+{
+    fork_child();
+}
+
 static void quick_exit_close(void)
 {
     ct_process_finish();
@@ -266,6 +281,10 @@ static void tell_if_no_calls_ran(void)
 void ct_process_finish(void)
 {
     if (ct_proc.started != 2 || ct_proc.finished)
+        return;
+    /* _exit in a child sharing our memory (vfork, clone(CLONE_VM)): the
+     * trace is the parent's, which goes on. */
+    if ((uint32_t)getpid() != ct_proc.pid)
         return;
     int saved = errno;
     ct_proc.finished = 1;

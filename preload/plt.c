@@ -298,6 +298,13 @@ static void sweep_pending(uint32_t finished)
 uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
 {
     uintptr_t target = __atomic_load_n(&slots[slot].target, __ATOMIC_RELAXED);
+    struct ct_thread *self = ct_self;
+    if (ct_unlikely(self && ct_thread_foreign(self))) {
+        /* a CLONE_VM child: this TLS, the frames too, are its parent's;
+         * lost: the call and its return, which no hook will see */
+        ct_count_lost_global(2);
+        return target;
+    }
     struct plt_thread *pt = plt_thread_get();
     if (!pt)
         return target;
@@ -911,6 +918,12 @@ static void patch_all(int at_start)
     if (ct_plt_named_count() != named)
         ct_maps_write();
     errno = saved;
+}
+
+void ct_plt_clone_fresh(void)
+{
+    if (plt_self)
+        plt_self->n = 0;
 }
 
 void ct_plt_start(int mode)

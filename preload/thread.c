@@ -27,6 +27,12 @@ static int registry_lock;
 static struct ct_thread dead_thread = {.stop = CT_STOP_DEAD,
                                        .expect = ~0ull,
                                        .flags = CT_T_DEAD};
+/* The state of an execution context that cannot have one of its own (a
+ * CLONE_VM child with a TLS the tracer did not lay out): its events are
+ * counted lost. */
+static struct ct_thread lost_thread = {.stop = CT_STOP_DEAD,
+                                       .expect = ~0ull,
+                                       .flags = CT_T_DEAD};
 
 void ct_global_update(void)
 {
@@ -65,7 +71,36 @@ static uint32_t stop_bits(const struct ct_thread *t)
            (t->hidden_count ? CT_STOP_HIDDEN : 0) |
            (t->flags & CT_T_DEAD ? CT_STOP_DEAD : 0) | ct_filter_stop |
            (ct_clock_is_tsc ? 0 : CT_STOP_MONO) |
-           (ct_proc.count_after_failure ? CT_STOP_FAILED : 0);
+           (ct_proc.count_after_failure ? CT_STOP_FAILED : 0) |
+           (__atomic_load_n(&t->sharers, __ATOMIC_RELAXED) ? CT_STOP_SHARED
+                                                            : 0);
+}
+
+int ct_thread_foreign_slow(const struct ct_thread *t)
+{
+    int saved = errno;
+    uint32_t tid = (uint32_t)syscall(SYS_gettid);
+    errno = saved;
+    return tid != t->tid;
+}
+
+void ct_thread_share_begin(struct ct_thread *t)
+{
+    __atomic_add_fetch(&t->sharers, 1, __ATOMIC_ACQ_REL);
+    /* The owner, outside the hooks: a handler's slow path that runs now
+     * stores the bit again from the count. */
+    __atomic_or_fetch(&t->stop, CT_STOP_SHARED, __ATOMIC_ACQ_REL);
+}
+
+/* The owner's next slow path clears the bit once the count is 0. */
+void ct_thread_share_end(struct ct_thread *t)
+{
+    __atomic_sub_fetch(&t->sharers, 1, __ATOMIC_ACQ_REL);
+}
+
+void ct_thread_set_lost(void)
+{
+    ct_self = &lost_thread;
 }
 
 #define tick_delta ct_tick_delta
@@ -416,7 +451,7 @@ struct ct_thread *ct_thread_get(void)
 {
     struct ct_thread *t = ct_self;
     if (t)
-        return t->flags & CT_T_DEAD ? NULL : t;
+        return (t->flags & CT_T_DEAD) || ct_thread_foreign(t) ? NULL : t;
     if (making)
         return NULL;
     if (ct_proc.started != 2) {
@@ -485,6 +520,10 @@ static void event_after_end(struct ct_thread *t)
 static struct ct_thread *slow_begin(void)
 {
     struct ct_thread *t = ct_self;
+    if (t && ct_unlikely(ct_thread_foreign(t))) {
+        ct_count_lost_global(1);  /* a CLONE_VM child sharing the state */
+        return NULL;
+    }
     if (t && ct_unlikely(ended(t))) {
         event_after_end(t);
         return NULL;
@@ -792,7 +831,9 @@ void ct_thread_key_dtor(void *arg)
     ct_filter_thread_release(t);
     ct_self = &dead_thread;
     unregister_thread(t);
-    munmap(t, sizeof *t);
+    /* a CLONE_VM child still running may look at it */
+    if (!__atomic_load_n(&t->sharers, __ATOMIC_ACQUIRE))
+        munmap(t, sizeof *t);
 }
 
 /*
@@ -950,4 +991,19 @@ void ct_thread_after_fork_child(void)
     self->seen_word = self->expect = ~0ull;
     register_thread(self);
     ct_proc.threads = 1;
+}
+
+/* A child of clone() without CLONE_VM runs its function on a new stack:
+ * none of the frames open in the parent are its. */
+void ct_thread_clone_fresh(void)
+{
+    struct ct_thread *t = ct_self;
+    if (!t || (t->flags & CT_T_DEAD))
+        return;
+    t->depth = 0;
+    t->blind = 0;
+    t->hidden_count = 0;
+    memset(t->hidden, 0, sizeof t->hidden);
+    t->sharers = 0;
+    t->stop = stop_bits(t);
 }

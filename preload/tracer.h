@@ -16,6 +16,7 @@
  *   lifecycle.c  start, clean close, fork, crash signals, bias measurement
  *   wrap.c       exec*, _exit, dlopen wrappers
  *   wrap_spawn.c the environment of children: posix_spawn*, system, popen
+ *   wrap_clone.c clone(): children the fork and thread handlers do not see
  *   jump.c       longjmp family and __cxa_begin_catch: frames a jump leaves
  *   runpath.c    the caller's own library search path, for dlopen
  *   next.c       the definitions the wrappers stand in front of
@@ -207,6 +208,11 @@ static inline __attribute__((always_inline)) uint64_t ct_now(void)
 /* The trace failed with its file still there: every event is counted as
  * lost (file.c, ct_fail). */
 #define CT_STOP_FAILED 0x20u
+/* A child made by clone(CLONE_VM) without a TLS of its own shares this
+ * thread's TLS, so its ct_self too: while such children live every event
+ * of both comes to the slow path, which records the owner's (by thread
+ * id) and counts the others' lost (wrap_clone.c). */
+#define CT_STOP_SHARED 0x40u
 
 /* How one thread's on-CPU time is kept (cputime.c). */
 struct ct_cpu {
@@ -265,6 +271,7 @@ struct ct_thread {
      * close (thread.c, end_other), still mapped so the thread can move its
      * start past a record of its own written later. */
     struct ct_block_header *exit_blk;
+    uint32_t sharers;     /* live CLONE_VM children sharing the TLS (atomic) */
 
     uintptr_t stack[CT_MAX_DEPTH];         /* shadow stack of entered fns   */
     /* ~(caller stack pointer) at each frame's enter hook, one slot up:
@@ -422,6 +429,25 @@ void ct_thread_key_dtor(void *arg);
 /* In a forked child: forget the parent's blocks and other threads, keep
  * this thread's shadow stack. */
 void ct_thread_after_fork_child(void);
+/* Execution contexts made by clone() (wrap_clone.c).  A CLONE_VM child
+ * that shares the calling thread's TLS starts (begin) and ends (end); the
+ * state of a child with memory of its own starts with no frame open
+ * (fresh); a context the tracer cannot give a state of its own gets one
+ * that counts its events lost (lost). */
+void ct_thread_share_begin(struct ct_thread *t);
+void ct_thread_share_end(struct ct_thread *t);
+void ct_thread_clone_fresh(void);
+void ct_thread_set_lost(void);
+/* Whether the calling context is another one sharing t (CT_STOP_SHARED):
+ * a test of the stop word, a system call only while t is shared. */
+int ct_thread_foreign_slow(const struct ct_thread *t);
+static inline int ct_thread_foreign(const struct ct_thread *t)
+{
+    if (ct_likely(!(__atomic_load_n(&t->stop, __ATOMIC_RELAXED) &
+                    CT_STOP_SHARED)))
+        return 0;
+    return ct_thread_foreign_slow(t);
+}
 void ct_threads_lock(void);
 void ct_threads_unlock(void);
 
@@ -595,6 +621,11 @@ void ct_process_finish(void);
 /* Before exec: finalize the header; after a failed exec: resume. */
 void ct_exec_prepare(void);
 void ct_exec_failed(void);
+/* clone() without CLONE_VM (wrap_clone.c): the fork handlers' work around
+ * it, the child's run on the child's new stack. */
+void ct_clone_prepare(void);
+void ct_clone_parent(void);
+void ct_clone_child(void);
 /* Called by the sigaction wrapper (sample.c) before the program's handler
  * is installed: a program taking the toggle signal wins, and is told. */
 struct sigaction;
