@@ -119,10 +119,12 @@ void ct_note_sigaction(int sig, const struct sigaction *act)
 static void fork_prepare(void)
 {
     ct_threads_lock();
+    ct_threads_fork_keep(1);
 }
 
 static void fork_parent(void)
 {
+    ct_threads_fork_keep(0);
     ct_threads_unlock();
 }
 

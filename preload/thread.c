@@ -419,6 +419,29 @@ static void make_key(void)
     thread_key_ok = pthread_key_create(&thread_key, ct_thread_key_dtor) == 0;
 }
 
+/*
+ * A thread's state is wiped in a child process the fork handlers did not
+ * see being made (syscall(SYS_clone), clone3 without CLONE_VM): the child
+ * finds a zeroed state, whose tid of 0 sends its first event to
+ * unseen_child, instead of writing into its parent's blocks.  Around a
+ * fork that the handlers see, the states are kept (fork_keep).  Kernels
+ * before 4.14 refuse the advice, and such a child is not told apart.
+ */
+static void wipe_on_fork(struct ct_thread *t, int wipe)
+{
+    int saved = errno;
+    (void)madvise(t, sizeof *t, wipe ? MADV_WIPEONFORK : MADV_KEEPONFORK);
+    errno = saved;
+}
+
+/* fork handlers, with the registry locked: keep (1) the states in the
+ * child, or go back to wiping them (0). */
+void ct_threads_fork_keep(int keep)
+{
+    for (struct ct_thread *t = registry; t; t = t->next)
+        wipe_on_fork(t, !keep);
+}
+
 static struct ct_thread *thread_create(void)
 {
     static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -427,6 +450,7 @@ static struct ct_thread *thread_create(void)
     if (m == MAP_FAILED)
         return NULL;
     struct ct_thread *t = m;
+    wipe_on_fork(t, 1);
     t->tid = (uint32_t)syscall(SYS_gettid);
     t->expect = ~0ull;
     t->seen_word = ~0ull;
@@ -516,6 +540,14 @@ static void event_after_end(struct ct_thread *t)
         b->first_ticks = b->last_ticks = t->prev_ticks;
 }
 
+/* The first event of a child process made where the fork handlers did
+ * not see it (its state wiped, wipe_on_fork): the child work of fork, so
+ * it writes a trace of its own. */
+static void CT_COLD unseen_child(void)
+{
+    ct_clone_child();
+}
+
 /* Common entry of both slow paths: NULL when the event is to be ignored. */
 static struct ct_thread *slow_begin(void)
 {
@@ -528,6 +560,9 @@ static struct ct_thread *slow_begin(void)
         event_after_end(t);
         return NULL;
     }
+    if (t && ct_unlikely(t->tid == 0) && t != &dead_thread &&
+        t != &lost_thread)
+        unseen_child();
     if (t && t->busy) {
         /* Re-entry from a signal handler that interrupted the tracer. */
         t->lost_pending++;
@@ -989,6 +1024,7 @@ void ct_thread_after_fork_child(void)
     self->lost_pending = self->lost_unrecorded = 0;
     ct_cpu_thread_release(self, 1);
     self->seen_word = self->expect = ~0ull;
+    wipe_on_fork(self, 1);
     register_thread(self);
     ct_proc.threads = 1;
 }

@@ -429,6 +429,9 @@ void ct_thread_key_dtor(void *arg);
 /* In a forked child: forget the parent's blocks and other threads, keep
  * this thread's shadow stack. */
 void ct_thread_after_fork_child(void);
+/* In the fork handlers, registry locked: thread states kept in the child
+ * (1) or wiped there, as they are otherwise (0). */
+void ct_threads_fork_keep(int keep);
 /* Execution contexts made by clone() (wrap_clone.c).  A CLONE_VM child
  * that shares the calling thread's TLS starts (begin) and ends (end); the
  * state of a child with memory of its own starts with no frame open

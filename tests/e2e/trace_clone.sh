@@ -14,7 +14,7 @@ calls() {  # REPORT-OUTPUT FUNCTION: its calls in the flat profile
 }
 lost() { sed -n 's/^ Lost events: \([0-9]*\).*/\1/p' <<<"$1"; }
 for libcalls in none plt; do
-    for mode in process vm vfork vfork_exit thread; do
+    for mode in process vm vfork vfork_exit thread raw; do
         what="$mode (libcalls $libcalls)"
         rm -rf "$T/o"; mkdir "$T/o"
         out=$(timeout 120 env CALLTRACE_LIBCALLS=$libcalls CALLTRACE_OUTPUT="$T/o/t-%p.raw" \
@@ -28,7 +28,7 @@ for libcalls in none plt; do
             if [ "$(calls "$r" child)" = 1 ]; then
                 expect_eq "$what: child's lost" 0 "$(lost "$r")"
                 ct_child=1
-            elif [ $mode = process ]; then
+            elif [ $mode = process ] || [ $mode = raw ]; then
                 expect_eq "$what: parent's lost" 0 "$(lost "$r")"
             else
                 # the child's calls of f and child(), entered and left; its
@@ -41,7 +41,7 @@ for libcalls in none plt; do
                 expect_eq "$what: lost" $want "$(lost "$r")"
             fi
         done
-        if [ $mode = process ]; then
+        if [ $mode = process ] || [ $mode = raw ]; then
             expect_eq "$what: files" 2 "$files"
             [ "${ct_child:-}" = 1 ] || fail "$what: no trace of the child"
         else

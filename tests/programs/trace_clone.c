@@ -2,13 +2,15 @@
  * Execution contexts made with glibc's clone() (trace_clone.sh): a child
  * calls f() N times while its parent does the same.
  *
- *   trace_clone process|vm|vfork|vfork_exit|thread N
+ *   trace_clone process|vm|vfork|vfork_exit|thread|raw N
  *
  * process  clone(SIGCHLD): a process with memory of its own
  * vm       clone(CLONE_VM | SIGCHLD): a process sharing the memory and TLS
  * vfork    clone(CLONE_VM | CLONE_VFORK | SIGCHLD): the parent waits
  * thread   clone(CLONE_THREAD ...) without a TLS of its own
  * vfork_exit  as vfork, the child ending with _exit
+ * raw      syscall(SYS_clone, SIGCHLD): a process made past glibc, on a
+ *          copy of the parent's stack, ending with _exit
  * The child also makes library calls (strtol).
  */
 #define _GNU_SOURCE
@@ -71,10 +73,18 @@ int main(int argc, char **argv)
     else if (strcmp(mode, "thread") == 0)
         flags = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND |
                 CLONE_THREAD | CLONE_SYSVSEM | CLONE_CHILD_CLEARTID;
-    else if (strcmp(mode, "process") != 0)
+    else if (strcmp(mode, "process") != 0 && strcmp(mode, "raw") != 0)
         return 2;
     static pid_t ctid = 1;
-    pid_t pid = clone(child, stack + size, flags, NULL, NULL, NULL, &ctid);
+    pid_t pid;
+    if (strcmp(mode, "raw") == 0) {
+        child_exits = 1;
+        pid = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
+        if (pid == 0)
+            child(NULL);
+    } else {
+        pid = clone(child, stack + size, flags, NULL, NULL, NULL, &ctid);
+    }
     if (pid < 0) {
         perror("clone");
         return 3;
