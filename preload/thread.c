@@ -72,8 +72,10 @@ static uint32_t stop_bits(const struct ct_thread *t)
            (t->flags & CT_T_DEAD ? CT_STOP_DEAD : 0) | ct_filter_stop |
            (ct_clock_is_tsc ? 0 : CT_STOP_MONO) |
            (ct_proc.count_after_failure ? CT_STOP_FAILED : 0) |
-           (__atomic_load_n(&t->sharers, __ATOMIC_RELAXED) ? CT_STOP_SHARED
-                                                            : 0);
+           (__atomic_load_n(&t->sharers, __ATOMIC_RELAXED) ||
+                    __atomic_load_n(&t->vforked, __ATOMIC_RELAXED)
+                ? CT_STOP_SHARED
+                : 0);
 }
 
 int ct_thread_foreign_slow(const struct ct_thread *t)
@@ -89,6 +91,14 @@ void ct_thread_share_begin(struct ct_thread *t)
     __atomic_add_fetch(&t->sharers, 1, __ATOMIC_ACQ_REL);
     /* The owner, outside the hooks: a handler's slow path that runs now
      * stores the bit again from the count. */
+    __atomic_or_fetch(&t->stop, CT_STOP_SHARED, __ATOMIC_ACQ_REL);
+}
+
+/* The caller of vfork runs again only once the child has called exec or
+ * _exit: its next slow path (slow_begin) ends the mode. */
+void ct_thread_vfork_begin(struct ct_thread *t)
+{
+    __atomic_store_n(&t->vforked, 1, __ATOMIC_RELEASE);
     __atomic_or_fetch(&t->stop, CT_STOP_SHARED, __ATOMIC_ACQ_REL);
 }
 
@@ -556,6 +566,8 @@ static struct ct_thread *slow_begin(void)
         ct_count_lost_global(1);  /* a CLONE_VM child sharing the state */
         return NULL;
     }
+    if (t && ct_unlikely(t->vforked))
+        __atomic_store_n(&t->vforked, 0, __ATOMIC_RELEASE);  /* the owner */
     if (t && ct_unlikely(ended(t))) {
         event_after_end(t);
         return NULL;

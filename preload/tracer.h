@@ -272,6 +272,7 @@ struct ct_thread {
      * start past a record of its own written later. */
     struct ct_block_header *exit_blk;
     uint32_t sharers;     /* live CLONE_VM children sharing the TLS (atomic) */
+    uint32_t vforked;     /* a vfork child may be running on this state     */
 
     uintptr_t stack[CT_MAX_DEPTH];         /* shadow stack of entered fns   */
     /* ~(caller stack pointer) at each frame's enter hook, one slot up:
@@ -438,6 +439,8 @@ void ct_threads_fork_keep(int keep);
  * (fresh); a context the tracer cannot give a state of its own gets one
  * that counts its events lost (lost). */
 void ct_thread_share_begin(struct ct_thread *t);
+/* The same for a vfork child: over once the caller runs again. */
+void ct_thread_vfork_begin(struct ct_thread *t);
 void ct_thread_share_end(struct ct_thread *t);
 void ct_thread_clone_fresh(void);
 void ct_thread_set_lost(void);

@@ -15,8 +15,10 @@
  *    one the tracer can keep a state in: the child's events are counted
  *    lost.
  *
- * Contexts made without glibc's clone (syscall(SYS_clone), clone3) are not
- * seen: docs/tracer.md, "Execution contexts".
+ * vfork (wrap_vfork.S) is the second case, the caller waiting.  A child
+ * process made past glibc (syscall(SYS_clone), clone3) without CLONE_VM
+ * finds its thread state wiped (thread.c, wipe_on_fork); one with
+ * CLONE_VM is not seen: docs/tracer.md, "Execution contexts".
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -57,6 +59,28 @@ static int child_start(void *p)
     int rc = st.fn(st.arg);
     ct_thread_share_end(st.shared);
     return rc;
+}
+
+/* The real vfork, for wrap_vfork.S; fork where none is found (POSIX lets
+ * vfork be fork). */
+uintptr_t ct_vfork_next;
+void ct_vfork_begin(void);
+
+void ct_vfork_begin(void)
+{
+    int saved = errno;
+    if (!__atomic_load_n(&ct_vfork_next, __ATOMIC_ACQUIRE)) {
+        void *next = dlsym(RTLD_NEXT, "vfork");
+        if (!next)
+            next = dlsym(RTLD_NEXT, "fork");
+        __atomic_store_n(&ct_vfork_next, (uintptr_t)next, __ATOMIC_RELEASE);
+    }
+    /* the caller's own state first: a child making it would put it in
+     * the TLS it borrows */
+    struct ct_thread *t = ct_proc.started == 2 ? ct_thread_get() : NULL;
+    if (t)
+        ct_thread_vfork_begin(t);
+    errno = saved;
 }
 
 CT_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)

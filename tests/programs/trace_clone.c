@@ -2,13 +2,14 @@
  * Execution contexts made with glibc's clone() (trace_clone.sh): a child
  * calls f() N times while its parent does the same.
  *
- *   trace_clone process|vm|vfork|vfork_exit|thread|raw N
+ *   trace_clone process|vm|vfork|vfork_exit|vfork_call|thread|raw N
  *
  * process  clone(SIGCHLD): a process with memory of its own
  * vm       clone(CLONE_VM | SIGCHLD): a process sharing the memory and TLS
  * vfork    clone(CLONE_VM | CLONE_VFORK | SIGCHLD): the parent waits
  * thread   clone(CLONE_THREAD ...) without a TLS of its own
  * vfork_exit  as vfork, the child ending with _exit
+ * vfork_call  vfork(), the child calling f and ending with _exit
  * raw      syscall(SYS_clone, SIGCHLD): a process made past glibc, on a
  *          copy of the parent's stack, ending with _exit
  * The child also makes library calls (strtol).
@@ -77,7 +78,13 @@ int main(int argc, char **argv)
         return 2;
     static pid_t ctid = 1;
     pid_t pid;
-    if (strcmp(mode, "raw") == 0) {
+    if (strcmp(mode, "vfork_call") == 0) {
+        child_exits = 1;
+        pid = vfork();
+        if (pid == 0)
+            child(NULL);
+        flags = SIGCHLD;
+    } else if (strcmp(mode, "raw") == 0) {
         child_exits = 1;
         pid = (pid_t)syscall(SYS_clone, SIGCHLD, NULL, NULL, NULL, 0);
         if (pid == 0)
