@@ -18,7 +18,7 @@
  * vfork (wrap_vfork.S) is the second case, the caller waiting.  A child
  * process made past glibc (syscall(SYS_clone), clone3) without CLONE_VM
  * finds its thread state wiped (thread.c, wipe_on_fork); one with
- * CLONE_VM is not seen: docs/tracer.md, "Execution contexts".
+ * CLONE_VM is not seen: docs/tracer.md, "What is kept, and when".
  */
 #include <dlfcn.h>
 #include <errno.h>

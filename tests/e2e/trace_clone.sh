@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# Execution contexts made with glibc's clone() (docs/tracer.md, "Execution
-# contexts"): a child with memory of its own writes its own trace, as after
-# fork; a child sharing the memory and the TLS (CLONE_VM, vfork, a thread
+# Execution contexts made with clone() and vfork() (docs/tracer.md, "What
+# is kept, and when"): a child with memory of its own writes its own trace,
+# as after fork; a child sharing the memory and the TLS (CLONE_VM, vfork, a thread
 # without a TLS of its own) has its events counted lost while the parent's
 # are recorded.  Exact counts: recorded + lost = made, in every variant,
 # with and without library calls recorded.
