@@ -52,10 +52,12 @@ static int child_start(void *p)
         ct_process_finish();
         return rc;
     }
-    if (!st.shared) {
-        ct_thread_set_lost();
+    if (st.flags & CLONE_SETTLS) {
+        ct_thread_set_lost();  /* in the child's own TLS */
         return st.fn(st.arg);
     }
+    if (!st.shared)  /* the caller has no state: this TLS is not ours to set */
+        return st.fn(st.arg);
     int rc = st.fn(st.arg);
     ct_thread_share_end(st.shared);
     return rc;
