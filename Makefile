@@ -61,8 +61,16 @@ REPORT := $(BUILD)/calltrace-report
 FRONT  := $(BUILD)/calltrace
 REPORT_SAN := $(BUILD)/san/calltrace-report
 
+# The tracer built with ThreadSanitizer, for tests/e2e/trace_tsan.sh
+# (docs/reliability.md, "ThreadSanitizer").  sample.c and wrap.c stay
+# uninstrumented: they interpose functions TSan calls while it starts.
+LIB_TSAN   := $(BUILD)/tsan/libcalltrace.so
+TSAN_PLAIN := preload/sample.c preload/wrap.c
+TSAN_PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(BUILD)/tsan/%.o) \
+                     $(PRELOAD_ASM:%.S=$(BUILD)/tsan/%.o)
+
 .PHONY: all deps demo check unit e2e fuzz fuzz-long bench clean install \
-        uninstall
+        uninstall tsan
 all: $(LIB) $(REPORT) $(FRONT)
 
 deps:
@@ -87,6 +95,20 @@ $(BUILD)/frontend/preload/%.o: preload/%.c $(wildcard include/*.h preload/*.h)
 
 $(REPORT_SAN): $(SAN_ANALYZER_LIB_OBJS) $(BUILD)/san/analyzer/main.o
 	$(CC) $(SAN) -o $@ $^ $(ANALYZER_LIBS)
+
+tsan: $(LIB_TSAN)
+
+$(LIB_TSAN): $(TSAN_PRELOAD_OBJS)
+	$(CC) -shared -fsanitize=thread -o $@ $^ $(PRELOAD_LIBS)
+
+$(BUILD)/tsan/preload/%.o: preload/%.c $(wildcard include/*.h preload/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) $(PRELOAD_CFLAGS) \
+	    $(if $(filter $<,$(TSAN_PLAIN)),,-fsanitize=thread) -c -o $@ $<
+
+$(BUILD)/tsan/preload/%.o: preload/%.S preload/plt.h
+	@mkdir -p $(dir $@)
+	$(CC) $(CPPFLAGS) -c -o $@ $<
 
 $(BUILD)/preload/%.o: preload/%.c $(wildcard include/*.h preload/*.h)
 	@mkdir -p $(dir $@)
@@ -133,7 +155,7 @@ demo: deps all
 unit: $(UNIT_BINS)
 	@tests/run-unit.sh $(UNIT_BINS)
 
-e2e: all $(REPORT_SAN)
+e2e: all $(REPORT_SAN) $(LIB_TSAN)
 	@BUILD=$(BUILD) tests/run-e2e.sh
 
 fuzz: $(ANALYZER_LIB_SRCS)
@@ -142,7 +164,7 @@ fuzz: $(ANALYZER_LIB_SRCS)
 fuzz-long:
 	@BUILD=$(BUILD) tests/fuzz/run.sh long
 
-check: deps all $(REPORT_SAN) $(UNIT_BINS)
+check: deps all $(REPORT_SAN) $(LIB_TSAN) $(UNIT_BINS)
 	@BUILD=$(BUILD) tests/run-all.sh $(UNIT_BINS)
 
 bench: all

@@ -215,9 +215,10 @@ uint64_t ct_ns_to_ticks(uint64_t ns)
 {
     if (!ns)
         return 0;
-    if (ct_clock.kind != CT_CLOCK_TSC || !ct_clock.tick_hz)
+    uint64_t hz = __atomic_load_n(&ct_clock.tick_hz, __ATOMIC_RELAXED);
+    if (ct_clock.kind != CT_CLOCK_TSC || !hz)
         return ns;
-    unsigned __int128 t = (unsigned __int128)ns * ct_clock.tick_hz;
+    unsigned __int128 t = (unsigned __int128)ns * hz;
     uint64_t ticks = (uint64_t)(t / 1000000000u);
     return ticks ? ticks : 1;
 }

@@ -715,7 +715,10 @@ void ct_file_finish(int clean)
     uint64_t end_ticks = ct_now();
     uint64_t end_mono = ct_mono_ns();
     ct_clock_refine(end_ticks, end_mono);
-    h->tick_hz = ct_clock.tick_hz;
+    /* threads at a block switch refine the rate too (clock.c) */
+    __atomic_store_n(&h->tick_hz,
+                     __atomic_load_n(&ct_clock.tick_hz, __ATOMIC_RELAXED),
+                     __ATOMIC_RELAXED);
     h->end_ticks = end_ticks;
     h->end_monotonic_ns = end_mono;
     __atomic_fetch_or(&h->flags, CT_FILE_FINISHED, __ATOMIC_RELEASE);

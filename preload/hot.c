@@ -71,7 +71,7 @@ hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
     struct ct_thread *t = ct_self;
     if (ct_unlikely(!t))
         goto slow;
-    uint64_t w = ct_global_word;
+    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
     /* Tracing off makes `expect` ~0, so this fails then too. */
     if (ct_unlikely(((t->gate & ~(uint64_t)IGNORED_STOP(tsc)) |
                      (t->expect ^ w)) != 0)) {
@@ -131,7 +131,7 @@ hook_exit(void *fn, void *site, int tsc)
     struct ct_thread *t = ct_self;
     if (ct_unlikely(!t))
         goto slow;
-    uint64_t w = ct_global_word;
+    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
     if (ct_unlikely(((t->gate & ~(uint64_t)IGNORED_STOP(tsc)) |
                      (t->expect ^ w)) != 0)) {
         if ((w & 1) && t->depth == 0 && t->blind &&

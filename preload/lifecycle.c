@@ -142,10 +142,12 @@ static void install_handlers(void)
 static void fork_prepare(void)
 {
     ct_threads_lock();
+    ct_threads_fork_keep(1);
 }
 
 static void fork_parent(void)
 {
+    ct_threads_fork_keep(0);
     ct_threads_unlock();
 }
 
@@ -169,6 +171,21 @@ static void fork_child(void)
     ct_global_update();
     ct_sample_after_fork_child();
     ct_control_after_fork();
+}
+
+void ct_clone_prepare(void)
+{
+    fork_prepare();
+}
+
+void ct_clone_parent(void)
+{
+    fork_parent();
+}
+
+void ct_clone_child(void)
+{
+    fork_child();
 }
 
 static void quick_exit_close(void)
@@ -290,6 +307,10 @@ void ct_process_finish(void)
 {
     if (ct_proc.started != 2 || ct_proc.finished)
         return;
+    /* _exit in a child sharing our memory (vfork, clone(CLONE_VM)): the
+     * trace is the parent's, which goes on. */
+    if ((uint32_t)getpid() != ct_proc.pid)
+        return;
     int saved = errno;
     ct_proc.finished = 1;
     ct_sample_stop();
@@ -321,6 +342,7 @@ void ct_exec_failed(void)
         return;
     exec_pending = 0;
     ct_proc.finished = 0;
+    ct_threads_resume_others();
     if (ct_proc.hdr)
         __atomic_fetch_and(&ct_proc.hdr->flags, ~CT_FILE_FINISHED,
                            __ATOMIC_RELAXED);

@@ -58,6 +58,11 @@ struct plt_slot {
 #define LAZY_PENDING 2   /* called: on the pending list until checked     */
 #define MAX_PENDING 256
 
+/* lazy is written under the pending lock and read by every call without
+ * it: atomic, relaxed, for the quick look that decides to take the lock. */
+static uint32_t lazy_of(uint32_t slot);
+static void set_lazy(uint32_t slot, uint32_t v);
+
 struct plt_frame {
     uintptr_t ret;        /* the real return address; 0 for a tail call    */
     uintptr_t *retp;      /* where it is on the stack                      */
@@ -323,10 +328,20 @@ static void unlock_pending(void)
 static void repatch(uint32_t slot);
 
 
+static uint32_t lazy_of(uint32_t slot)
+{
+    return __atomic_load_n(&SLOT(slot).lazy, __ATOMIC_RELAXED);
+}
+
+static void set_lazy(uint32_t slot, uint32_t v)
+{
+    __atomic_store_n(&SLOT(slot).lazy, v, __ATOMIC_RELAXED);
+}
+
 static void publish(uint32_t slot)
 {
     const struct plt_slot *s = &SLOT(slot);
-    uintptr_t direct = s->lazy == LAZY_NO ? __atomic_load_n(&s->target, __ATOMIC_RELAXED) : 0;
+    uintptr_t direct = lazy_of(slot) == LAZY_NO ? __atomic_load_n(&s->target, __ATOMIC_RELAXED) : 0;
     __atomic_store_n(&ct_plt_direct[slot], direct, __ATOMIC_RELEASE);
 }
 
@@ -335,8 +350,8 @@ static void publish(uint32_t slot)
 static void add_pending(uint32_t slot)
 {
     lock_pending();
-    if (SLOT(slot).lazy == LAZY_MAYBE && npending < MAX_PENDING) {
-        SLOT(slot).lazy = LAZY_PENDING;
+    if (lazy_of(slot) == LAZY_MAYBE && npending < MAX_PENDING) {
+        set_lazy(slot, LAZY_PENDING);
         pending[npending] = slot;
         __atomic_store_n(&npending, npending + 1, __ATOMIC_RELEASE);
     }
@@ -353,9 +368,10 @@ static void sweep_pending(uint32_t finished)
         uintptr_t now = __atomic_load_n(SLOT(slot).got, __ATOMIC_RELAXED);
         if (now != stub_addr(slot) || slot == finished) {
             repatch(slot);
-            SLOT(slot).lazy = LAZY_NO;
+            set_lazy(slot, LAZY_NO);
             publish(slot);
-            pending[i] = pending[--npending];
+            pending[i] = pending[npending - 1];
+            __atomic_store_n(&npending, npending - 1, __ATOMIC_RELEASE);
         } else {
             i++;
         }
@@ -366,6 +382,13 @@ static void sweep_pending(uint32_t finished)
 uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
 {
     uintptr_t target = __atomic_load_n(&SLOT(slot).target, __ATOMIC_RELAXED);
+    struct ct_thread *self = ct_self;
+    if (ct_unlikely(self && ct_thread_foreign(self))) {
+        /* a CLONE_VM child: this TLS, the frames too, are its parent's;
+         * lost: the call and its return, which no hook will see */
+        ct_count_lost_global(2);
+        return target;
+    }
     struct plt_thread *pt = plt_thread_get();
     if (!pt) {
         count_unrecorded_call();
@@ -383,7 +406,7 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
         return target;
     pt->in_tracer = 1;
     ct_signal_fence();
-    if (ct_unlikely(SLOT(slot).lazy == LAZY_MAYBE))
+    if (ct_unlikely(lazy_of(slot) == LAZY_MAYBE))
         add_pending(slot);
     if (ct_unlikely(__atomic_load_n(&npending, __ATOMIC_RELAXED)))
         sweep_pending(CT_PLT_MAX_SLOTS);
@@ -412,7 +435,7 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
          * the slot on the way, and unless its return puts the stub back,
          * every later call through it goes past the tracer. */
         ct_count_unseen_exit();
-        if (SLOT(slot).lazy != LAZY_PENDING || tail)
+        if (lazy_of(slot) != LAZY_PENDING || tail)
             goto out;
     }
     struct plt_frame *f = frame_at(pt, pt->n);
@@ -483,11 +506,15 @@ uintptr_t ct_plt_exit(uintptr_t sp)
     pt->n = i - 1;
     if (ct_unlikely(__atomic_load_n(&npending, __ATOMIC_RELAXED)))
         sweep_pending(slot);
-    if (ct_unlikely(SLOT(slot).lazy == LAZY_MAYBE)) {
+    if (ct_unlikely(lazy_of(slot) == LAZY_MAYBE)) {
         /* The pending list was full when this call began. */
-        repatch(slot);
-        SLOT(slot).lazy = LAZY_NO;
-        publish(slot);
+        lock_pending();
+        if (lazy_of(slot) == LAZY_MAYBE) {
+            repatch(slot);
+            set_lazy(slot, LAZY_NO);
+            publish(slot);
+        }
+        unlock_pending();
     }
     pop_shadow_to(depth, SLOT(slot).fn);
     ct_signal_fence();
@@ -829,7 +856,7 @@ static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy,
     SLOT(i).target = cur;
     SLOT(i).got = got;
     SLOT(i).fn = plt ? plt : stub_addr(i);
-    SLOT(i).lazy = maybe_lazy ? LAZY_MAYBE : LAZY_NO;
+    set_lazy(i, maybe_lazy ? LAZY_MAYBE : LAZY_NO);
     SLOT_NAME(i) = ct_scratch_keep(name);
     SLOT_MARK(i) = mark;
     publish(i);
@@ -1024,6 +1051,12 @@ static void patch_all(int at_start)
     if (ct_plt_named_count() != named)
         ct_maps_write();
     errno = saved;
+}
+
+void ct_plt_clone_fresh(void)
+{
+    if (plt_self)
+        plt_self->n = 0;
 }
 
 void ct_plt_start(int mode)

@@ -27,6 +27,9 @@
  * a dlopen).  No-ops when CALLTRACE_LIBCALLS=none. */
 void ct_plt_start(int mode);
 void ct_plt_after_load(void);
+/* A clone() child without CLONE_VM: no library call of the parent's is
+ * open on its new stack. */
+void ct_plt_clone_fresh(void);
 
 /* Called by the stubs and the trampoline (plt_tramp.S). */
 uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp);

@@ -311,7 +311,7 @@ void *ct_supply_take(struct ct_thread *t, uint32_t size, int *populated)
     if (st == 0) {
         /* A thread's first block does not count: a process of many
          * short threads is not one that writes much. */
-        if (t->seq > 0 &&
+        if (__atomic_load_n(&t->seq, __ATOMIC_RELAXED) > 0 &&
             __atomic_add_fetch(&S.switches, 1, __ATOMIC_RELAXED) >= START_AFTER)
             start();
         return NULL;

@@ -44,6 +44,21 @@ static struct ct_thread *dead_state(void)
     return p;
 }
 #define dead_thread (*dead_state())
+/* The state of an execution context that cannot have one of its own (a
+ * CLONE_VM child with a TLS the tracer did not lay out): its events are
+ * counted lost.  Only the fields before the stack, as dead_thread. */
+static union {
+    uint8_t bytes[offsetof(struct ct_thread, stack)];
+    uint64_t align;
+} lost_storage __attribute__((aligned(64)));
+
+static struct ct_thread *lost_state(void)
+{
+    void *p = &lost_storage;
+    __asm__("" : "+r"(p));
+    return p;
+}
+#define lost_thread (*lost_state())
 
 void ct_global_update(void)
 {
@@ -82,7 +97,46 @@ static uint32_t stop_bits(const struct ct_thread *t)
            (t->hidden_count ? CT_STOP_HIDDEN : 0) |
            (t->flags & CT_T_DEAD ? CT_STOP_DEAD : 0) | ct_filter_stop |
            (ct_clock_is_tsc ? 0 : CT_STOP_MONO) |
-           (ct_proc.count_after_failure ? CT_STOP_FAILED : 0);
+           (ct_proc.count_after_failure ? CT_STOP_FAILED : 0) |
+           (__atomic_load_n(&t->sharers, __ATOMIC_RELAXED) ||
+                    __atomic_load_n(&t->vforked, __ATOMIC_RELAXED)
+                ? CT_STOP_SHARED
+                : 0);
+}
+
+int ct_thread_foreign_slow(const struct ct_thread *t)
+{
+    int saved = errno;
+    uint32_t tid = (uint32_t)syscall(SYS_gettid);
+    errno = saved;
+    return tid != t->tid;
+}
+
+void ct_thread_share_begin(struct ct_thread *t)
+{
+    __atomic_add_fetch(&t->sharers, 1, __ATOMIC_ACQ_REL);
+    /* The owner, outside the hooks: a handler's slow path that runs now
+     * stores the bit again from the count. */
+    __atomic_or_fetch(&t->stop, CT_STOP_SHARED, __ATOMIC_ACQ_REL);
+}
+
+/* The caller of vfork runs again only once the child has called exec or
+ * _exit: its next slow path (slow_begin) ends the mode. */
+void ct_thread_vfork_begin(struct ct_thread *t)
+{
+    __atomic_store_n(&t->vforked, 1, __ATOMIC_RELEASE);
+    __atomic_or_fetch(&t->stop, CT_STOP_SHARED, __ATOMIC_ACQ_REL);
+}
+
+/* The owner's next slow path clears the bit once the count is 0. */
+void ct_thread_share_end(struct ct_thread *t)
+{
+    __atomic_sub_fetch(&t->sharers, 1, __ATOMIC_ACQ_REL);
+}
+
+void ct_thread_set_lost(void)
+{
+    ct_self = &lost_thread;
 }
 
 #define tick_delta ct_tick_delta
@@ -126,14 +180,12 @@ static void count_lost(struct ct_thread *t, uint64_t n)
 }
 
 /* Closes the current block (which has CT_BLOCK_RESERVE bytes left for
- * these last records) and unmaps it, or at a block switch hands it to the
- * supplier to unmap (overhead_start). */
-static void close_block(struct ct_thread *t, uint64_t now, uint32_t flags,
-                        int overhead_start)
+ * these last records); close_block also unmaps it, or at a block switch
+ * hands it to the supplier to unmap (overhead_start). */
+static void seal_block(struct ct_thread *t, uint64_t now, uint32_t flags,
+                       int overhead_start)
 {
     struct ct_block_header *b = t->blk;
-    if (!b)
-        return;
     fold_pending(t);
     if (t->lost_unrecorded)
         put_lost_record(t, now);
@@ -145,6 +197,15 @@ static void close_block(struct ct_thread *t, uint64_t now, uint32_t flags,
     b->last_ticks = t->prev_ticks;
     __atomic_store_n(&b->flags, b->flags | CT_BLOCK_CLOSED | flags,
                      __ATOMIC_RELEASE);
+}
+
+static void close_block(struct ct_thread *t, uint64_t now, uint32_t flags,
+                        int overhead_start)
+{
+    struct ct_block_header *b = t->blk;
+    if (!b)
+        return;
+    seal_block(t, now, flags, overhead_start);
     ct_budget_add(-(int64_t)(t->limit - (uint8_t *)b));
     if (!overhead_start || ct_supply_retire(t, b) < 0)
         munmap(b, (size_t)(t->limit - (uint8_t *)b));
@@ -255,7 +316,8 @@ static uint32_t block_size(const struct ct_thread *t, size_t need,
                            size_t *least)
 {
     uint32_t size = ct_proc.cfg.bufsize;
-    if (t->seq == 0 && size > CT_FIRST_BLOCK && need <= CT_FIRST_BLOCK / 4)
+    if (__atomic_load_n(&t->seq, __ATOMIC_RELAXED) == 0 &&
+        size > CT_FIRST_BLOCK && need <= CT_FIRST_BLOCK / 4)
         size = CT_FIRST_BLOCK;
     uint32_t depth = t->depth < CT_MAX_DEPTH ? t->depth : CT_MAX_DEPTH;
     *least = CT_BLOCK_HEADER_SIZE + 64 + 10 * (size_t)depth + need +
@@ -302,6 +364,26 @@ static uint8_t *new_block(struct ct_thread *t, size_t need, uint32_t *size,
     }
 }
 
+/* Whether the exiting thread has ended t (ct_threads_end_others). */
+static int ended(const struct ct_thread *t)
+{
+    return __atomic_load_n(&t->seq, __ATOMIC_ACQUIRE) & CT_SEQ_ENDED;
+}
+
+/* The number of a new block of t, or -1 once t has been ended: the block
+ * the exiting thread wrote for it must stay its last, in number and in
+ * time.  One exchange decides between the thread and the exiting one. */
+static int64_t take_seq(struct ct_thread *t)
+{
+    uint32_t cur = __atomic_load_n(&t->seq, __ATOMIC_RELAXED);
+    do {
+        if (cur & CT_SEQ_ENDED)
+            return -1;
+    } while (!__atomic_compare_exchange_n(&t->seq, &cur, cur + 1, 1,
+                                          __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+    return cur;
+}
+
 /* How long a thread waits before it tries again for a block that could
  * not be had for now (CT_BLOCK_RETRY). */
 #define RETRY_NS 10000000u  /* 10 ms */
@@ -339,7 +421,7 @@ static int switch_block(struct ct_thread *t, size_t need)
 static int switch_block_here(struct ct_thread *t, size_t need)
 {
     uint64_t now = ct_now();
-    if (t->flags & CT_T_NOBLOCK)
+    if ((t->flags & CT_T_NOBLOCK) || ended(t))
         return -1;
     /* A block that could not be had a moment ago (file.c): the events till
      * the next try are counted lost by the caller. */
@@ -348,6 +430,13 @@ static int switch_block_here(struct ct_thread *t, size_t need)
     uint32_t size;
     int limit_hit = 0, populated = 0;
     uint8_t *nb = new_block(t, need, &size, &limit_hit, &populated);
+    int64_t seq = nb ? take_seq(t) : -1;
+    if (nb && seq < 0) {
+        /* ended meanwhile: the block stays empty, which readers skip */
+        munmap(nb, size);
+        ct_budget_add(-(int64_t)size);
+        nb = NULL;
+    }
     if (!nb) {
         if (limit_hit == CT_BLOCK_LIMIT)
             t->flags |= CT_T_NOBLOCK;
@@ -369,9 +458,7 @@ static int switch_block_here(struct ct_thread *t, size_t need)
     b->header_size = CT_BLOCK_HEADER_SIZE;
     b->size = size;
     b->tid = t->tid;
-    /* Atomic: the exiting thread may take a number for this thread's
-     * last block at the same time (ct_threads_end_others). */
-    b->seq = __atomic_fetch_add(&t->seq, 1, __ATOMIC_RELAXED);
+    b->seq = (uint32_t)seq;
     b->first_ticks = now;
     t->blk = b;
     t->limit = nb + size;
@@ -461,7 +548,33 @@ static void make_key(void)
     dead_thread.stop = CT_STOP_DEAD;
     dead_thread.expect = ~0ull;
     dead_thread.flags = CT_T_DEAD;
+    lost_thread.stop = CT_STOP_DEAD;
+    lost_thread.expect = ~0ull;
+    lost_thread.flags = CT_T_DEAD;
     thread_key_ok = pthread_key_create(&thread_key, ct_thread_key_dtor) == 0;
+}
+
+/*
+ * A thread's state is wiped in a child process the fork handlers did not
+ * see being made (syscall(SYS_clone), clone3 without CLONE_VM): the child
+ * finds a zeroed state, whose tid of 0 sends its first event to
+ * unseen_child, instead of writing into its parent's blocks.  Around a
+ * fork that the handlers see, the states are kept (fork_keep).  Kernels
+ * before 4.14 refuse the advice, and such a child is not told apart.
+ */
+static void wipe_on_fork(struct ct_thread *t, int wipe)
+{
+    int saved = errno;
+    (void)madvise(t, sizeof *t, wipe ? MADV_WIPEONFORK : MADV_KEEPONFORK);
+    errno = saved;
+}
+
+/* fork handlers, with the registry locked: keep (1) the states in the
+ * child, or go back to wiping them (0). */
+void ct_threads_fork_keep(int keep)
+{
+    for (struct ct_thread *t = registry; t; t = t->next)
+        wipe_on_fork(t, !keep);
 }
 
 /* The state, a guard page, the tracer's stack (tracer.h). */
@@ -531,6 +644,7 @@ static struct ct_thread *thread_create(void)
         return NULL;
     }
     ct_budget_add(MAP_SIZE);
+    wipe_on_fork(m, 1);
     /* A tracer stack that overflows faults instead of writing over the
      * state. */
     mprotect((uint8_t *)m + STATE_SIZE, 4096, PROT_NONE);
@@ -552,7 +666,7 @@ struct ct_thread *ct_thread_get(void)
 {
     struct ct_thread *t = ct_self;
     if (t)
-        return t->flags & CT_T_DEAD ? NULL : t;
+        return (t->flags & CT_T_DEAD) || ct_thread_foreign(t) ? NULL : t;
     if (making)
         return NULL;
     if (ct_proc.started != 2) {
@@ -595,10 +709,53 @@ static void sync_global(struct ct_thread *t)
     }
 }
 
+/*
+ * An event of a thread the exiting thread has ended: counted lost in the
+ * thread's own block, which the reader reads whole.  The event that was
+ * under way in the hook when the exit began may have been written after
+ * the time the exiting thread gave the last block: that block moves to
+ * the thread's last record, so the thread's blocks stay in time order.
+ * The thread comes back here for every event: its `expect` is left stale.
+ */
+static void event_after_end(struct ct_thread *t)
+{
+    if (t->busy) {
+        t->lost_pending++;
+        ct_count_lost_global(1);
+        return;
+    }
+    count_lost(t, 1);
+    struct ct_block_header *b =
+        __atomic_load_n(&t->exit_blk, __ATOMIC_ACQUIRE);
+    if (b && !ct_proc.streaming && b->first_ticks < t->prev_ticks)
+        b->first_ticks = b->last_ticks = t->prev_ticks;
+}
+
+/* The first event of a child process made where the fork handlers did
+ * not see it (its state wiped, wipe_on_fork): the child work of fork, so
+ * it writes a trace of its own. */
+static void CT_COLD unseen_child(void)
+{
+    ct_clone_child();
+}
+
 /* Common entry of both slow paths: NULL when the event is to be ignored. */
 static struct ct_thread *slow_begin(void)
 {
     struct ct_thread *t = ct_self;
+    if (t && ct_unlikely(ct_thread_foreign(t))) {
+        ct_count_lost_global(1);  /* a CLONE_VM child sharing the state */
+        return NULL;
+    }
+    if (t && ct_unlikely(t->vforked))
+        __atomic_store_n(&t->vforked, 0, __ATOMIC_RELEASE);  /* the owner */
+    if (t && ct_unlikely(ended(t))) {
+        event_after_end(t);
+        return NULL;
+    }
+    if (t && ct_unlikely(t->tid == 0) && t != &dead_thread &&
+        t != &lost_thread)
+        unseen_child();
     if (t && t->busy) {
         /* Re-entry from a signal handler that interrupted the tracer. */
         t->lost_pending++;
@@ -638,7 +795,8 @@ static void slow_end(struct ct_thread *t)
 
 static int recording(const struct ct_thread *t)
 {
-    return !(ct_global_word & 1) && t->region == 0;
+    return !(__atomic_load_n(&ct_global_word, __ATOMIC_RELAXED) & 1) &&
+           t->region == 0;
 }
 
 static void pop_frame(struct ct_thread *t);
@@ -902,7 +1060,7 @@ void ct_thread_region(int on)
 void ct_thread_close_current(int last)
 {
     struct ct_thread *t = ct_self;
-    if (!t || t->busy || (t->flags & CT_T_DEAD))
+    if (!t || t->busy || (t->flags & CT_T_DEAD) || ended(t))
         return;
     t->busy = 1;
     ct_signal_fence();
@@ -932,7 +1090,14 @@ void ct_thread_key_dtor(void *arg)
         return;
     t->busy = 1;
     ct_signal_fence();
-    if (!t->blk && !ct_proc.failed && t->seq > 0 && !(t->flags & CT_T_NOBLOCK))
+    if (ended(t)) {
+        /* the exiting thread wrote this thread's end already */
+        if (t->blk)
+            munmap(t->blk, (size_t)(t->limit - (uint8_t *)t->blk));
+        t->blk = NULL;
+    }
+    if (!t->blk && !ct_proc.failed && __atomic_load_n(&t->seq, __ATOMIC_RELAXED) &&
+        !(t->flags & CT_T_NOBLOCK))
         switch_block(t, 0);  /* the end of a thread deserves a record */
     if (t->filter)
         ct_filter_thread_close(t);
@@ -945,8 +1110,11 @@ void ct_thread_key_dtor(void *arg)
     ct_context_thread_release(t);
     ct_self = &dead_thread;
     unregister_thread(t);
-    munmap(t, MAP_SIZE);
-    ct_budget_add(-(int64_t)MAP_SIZE);
+    /* a CLONE_VM child still running may look at it */
+    if (!__atomic_load_n(&t->sharers, __ATOMIC_ACQUIRE)) {
+        munmap(t, MAP_SIZE);
+        ct_budget_add(-(int64_t)MAP_SIZE);
+    }
 }
 
 /*
@@ -955,13 +1123,15 @@ void ct_thread_key_dtor(void *arg)
  * shadow stack) end with THREAD_END at the time of the exit, so a main
  * blocked in pthread_join while another thread calls exit() is charged up
  * to the exit and its frames show as never returned.  The thread's own
- * block is never touched (it may be writing it right now); the block is
- * new, with the next seq of the thread.  scratch is working space for
- * the encoders.
+ * block is never written by another thread (it may be writing it right
+ * now); the block is new, with the number ct_threads_end_others took for
+ * it, and stays mapped for the thread (event_after_end).  scratch is
+ * working space for the encoders.
  */
-static void end_other(struct ct_thread *t, struct ct_thread *scratch,
-                      uint64_t now)
+static void end_other(struct ct_thread *t, struct ct_thread *scratch)
 {
+    uint32_t seq = (__atomic_load_n(&t->seq, __ATOMIC_ACQUIRE) &
+                    ~CT_SEQ_ENDED) - 1;
     uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
     uint32_t kept = depth < CT_MAX_DEPTH ? depth : CT_MAX_DEPTH;
     size_t need = CT_BLOCK_HEADER_SIZE + 32 + 10 * (size_t)depth +
@@ -973,13 +1143,15 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch,
     if (!nb)
         return;
     ct_budget_add(size);
+    /* Taken after the thread's number: later than its blocks so far */
+    uint64_t now = ct_now();
     struct ct_block_header *b = (struct ct_block_header *)nb;
     b->magic = CT_BLOCK_MAGIC;
     b->kind = CT_BLOCK_EVENTS;
     b->header_size = CT_BLOCK_HEADER_SIZE;
     b->size = size;
     b->tid = t->tid;
-    b->seq = __atomic_fetch_add(&t->seq, 1, __ATOMIC_RELAXED);
+    b->seq = seq;
     b->first_ticks = now;
     scratch->depth = depth;
     memcpy(scratch->stack, t->stack, kept * sizeof *t->stack);
@@ -995,9 +1167,50 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch,
     scratch->context = __atomic_load_n(&t->context, __ATOMIC_RELAXED);
     put_context_mark(scratch);
     ct_filter_drops_into(t, scratch);
-    close_block(scratch, now, CT_BLOCK_LAST, 0);
+    seal_block(scratch, now, CT_BLOCK_LAST, 0);
+    __atomic_store_n(&t->exit_blk, b, __ATOMIC_RELEASE);
 }
 
+/* Bounded: exit() from a signal handler that interrupted this very thread
+ * inside the registry lock must not hang.  1 when locked. */
+static int threads_trylock_bounded(void)
+{
+    for (long spin = 0; spin < (1L << 22); spin++) {
+        if (!__atomic_exchange_n(&registry_lock, 1, __ATOMIC_ACQUIRE))
+            return 1;
+        __builtin_ia32_pause();
+    }
+    return 0;
+}
+
+/* A new generation of ct_global_word, on or off as it was: every thread's
+ * next event comes to the slow path once. */
+static void global_bump(void)
+{
+    __atomic_fetch_add(&ct_global_word, 2, __ATOMIC_ACQ_REL);
+}
+
+/* Takes the number of t's last block, unless t wrote no block yet or was
+ * ended already: 1 when taken. */
+static int end_seq(struct ct_thread *t)
+{
+    uint32_t cur = __atomic_load_n(&t->seq, __ATOMIC_RELAXED);
+    do {
+        if (cur == 0 || (cur & CT_SEQ_ENDED))
+            return 0;
+    } while (!__atomic_compare_exchange_n(&t->seq, &cur,
+                                          (cur + 1) | CT_SEQ_ENDED, 1,
+                                          __ATOMIC_ACQ_REL, __ATOMIC_RELAXED));
+    return 1;
+}
+
+/*
+ * Every other thread that has written a block is ended first: the number
+ * of its last block is taken (so no block switch of its own comes after),
+ * and the bump of the global word sends its next event to the slow path,
+ * which records nothing more for it (event_after_end).  Then each gets
+ * its last block.
+ */
 void ct_threads_end_others(void)
 {
     struct ct_thread *self = ct_self;
@@ -1009,22 +1222,30 @@ void ct_threads_end_others(void)
                                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (scratch == MAP_FAILED)
         return;
-    /* Bounded: exit() from a signal handler that interrupted this very
-     * thread inside the registry lock must not hang. */
-    int locked = 0;
-    for (long spin = 0; spin < (1L << 22) && !locked; spin++) {
-        locked = !__atomic_exchange_n(&registry_lock, 1, __ATOMIC_ACQUIRE);
-        if (!locked)
-            __builtin_ia32_pause();
-    }
-    if (locked) {
-        uint64_t now = ct_now();
+    if (threads_trylock_bounded()) {
         for (struct ct_thread *t = registry; t; t = t->next)
-            if (t != self && !(t->flags & CT_T_DEAD) && t->seq > 0)
-                end_other(t, scratch, now);
+            if (t != self)
+                end_seq(t);
+        global_bump();
+        for (struct ct_thread *t = registry; t; t = t->next)
+            if (t != self && ended(t))
+                end_other(t, scratch);
         ct_threads_unlock();
     }
     munmap(scratch, sizeof *scratch);
+}
+
+/* After a failed exec: the threads ended for it record again, after the
+ * last blocks written for them (a reader sees those threads end there and
+ * go on, as before the exec).  Those blocks stay mapped. */
+void ct_threads_resume_others(void)
+{
+    if (!threads_trylock_bounded())
+        return;
+    for (struct ct_thread *t = registry; t; t = t->next)
+        __atomic_fetch_and(&t->seq, ~CT_SEQ_ENDED, __ATOMIC_ACQ_REL);
+    global_bump();
+    ct_threads_unlock();
 }
 
 void ct_thread_after_fork_child(void)
@@ -1056,6 +1277,22 @@ void ct_thread_after_fork_child(void)
     self->lost_pending = self->lost_unrecorded = 0;
     ct_cpu_thread_release(self, 1);
     self->seen_word = self->expect = ~0ull;
+    wipe_on_fork(self, 1);
     register_thread(self);
     ct_proc.threads = 1;
+}
+
+/* A child of clone() without CLONE_VM runs its function on a new stack:
+ * none of the frames open in the parent are its. */
+void ct_thread_clone_fresh(void)
+{
+    struct ct_thread *t = ct_self;
+    if (!t || (t->flags & CT_T_DEAD))
+        return;
+    t->depth = 0;
+    t->blind = 0;
+    t->hidden_count = 0;
+    memset(t->hidden, 0, sizeof t->hidden);
+    t->sharers = 0;
+    t->stop = stop_bits(t);
 }

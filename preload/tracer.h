@@ -20,6 +20,7 @@
  *   wrap.c       exec*, _exit, dlopen wrappers
  *   wrap_spawn.c the environment of children: posix_spawn*, system, popen
  *   wrap_prctl.c prctl, syscall: the TSC turned off, seccomp strict mode
+ *   wrap_clone.c clone(): children the fork and thread handlers do not see
  *   jump.c       longjmp family and __cxa_begin_catch: frames a jump leaves
  *   runpath.c    the caller's own library search path, for dlopen
  *   next.c       the definitions the wrappers stand in front of
@@ -218,6 +219,11 @@ static inline __attribute__((always_inline)) uint64_t ct_now(void)
 #define CT_T_NOBLOCK 0x1u  /* the size limit was reached: no more blocks    */
 #define CT_T_DEAD    0x2u  /* the thread has ended                          */
 
+/* ct_thread.seq: set once the exiting thread has taken the number of
+ * this thread's last block (ct_threads_end_others): no block may follow
+ * it, and the thread records nothing more. */
+#define CT_SEQ_ENDED 0x80000000u
+
 /* ct_thread.stop bits: any set sends every event to the slow path. */
 #define CT_STOP_REGION 0x1u  /* inside CALLTRACE_OFF() ... CALLTRACE_ON()   */
 #define CT_STOP_HIDDEN 0x2u  /* hidden frames are open                      */
@@ -229,6 +235,11 @@ static inline __attribute__((always_inline)) uint64_t ct_now(void)
 /* The trace failed with its file still there: every event is counted as
  * lost (file.c, ct_fail). */
 #define CT_STOP_FAILED 0x20u
+/* A child made by clone(CLONE_VM) without a TLS of its own shares this
+ * thread's TLS, so its ct_self too: while such children live every event
+ * of both comes to the slow path, which records the owner's (by thread
+ * id) and counts the others' lost (wrap_clone.c). */
+#define CT_STOP_SHARED 0x40u
 
 /* How one thread's on-CPU time is kept (cputime.c). */
 struct ct_cpu {
@@ -287,6 +298,12 @@ struct ct_thread {
     uint32_t context;             /* the context (stack) the thread runs, 0
                                      its own; the shadow stack is its frames */
     void *contexts;               /* other contexts' frames (context.c)     */
+    /* The last block the exiting thread wrote for this thread at a clean
+     * close (thread.c, end_other), still mapped so the thread can move its
+     * start past a record of its own written later. */
+    struct ct_block_header *exit_blk;
+    uint32_t sharers;     /* live CLONE_VM children sharing the TLS (atomic) */
+    uint32_t vforked;     /* a vfork child may be running on this state     */
 
     uintptr_t stack[CT_MAX_DEPTH];         /* shadow stack of entered fns   */
     /* ~(caller stack pointer) at each frame's enter hook, one slot up:
@@ -465,11 +482,37 @@ void ct_thread_close_current(int last);
 /* At a clean close: every other live thread gets a last block whose
  * THREAD_END, at the time of the exit, ends its open frames. */
 void ct_threads_end_others(void);
+/* After a failed exec: the threads ended for it record again. */
+void ct_threads_resume_others(void);
 /* pthread key destructor: the thread is ending. */
 void ct_thread_key_dtor(void *arg);
 /* In a forked child: forget the parent's blocks and other threads, keep
  * this thread's shadow stack. */
 void ct_thread_after_fork_child(void);
+/* In the fork handlers, registry locked: thread states kept in the child
+ * (1) or wiped there, as they are otherwise (0). */
+void ct_threads_fork_keep(int keep);
+/* Execution contexts made by clone() (wrap_clone.c).  A CLONE_VM child
+ * that shares the calling thread's TLS starts (begin) and ends (end); the
+ * state of a child with memory of its own starts with no frame open
+ * (fresh); a context the tracer cannot give a state of its own gets one
+ * that counts its events lost (lost). */
+void ct_thread_share_begin(struct ct_thread *t);
+/* The same for a vfork child: over once the caller runs again. */
+void ct_thread_vfork_begin(struct ct_thread *t);
+void ct_thread_share_end(struct ct_thread *t);
+void ct_thread_clone_fresh(void);
+void ct_thread_set_lost(void);
+/* Whether the calling context is another one sharing t (CT_STOP_SHARED):
+ * a test of the stop word, a system call only while t is shared. */
+int ct_thread_foreign_slow(const struct ct_thread *t);
+static inline int ct_thread_foreign(const struct ct_thread *t)
+{
+    if (ct_likely(!(__atomic_load_n(&t->stop, __ATOMIC_RELAXED) &
+                    CT_STOP_SHARED)))
+        return 0;
+    return ct_thread_foreign_slow(t);
+}
 void ct_threads_lock(void);
 void ct_threads_unlock(void);
 
@@ -671,6 +714,15 @@ void ct_sig_exec_failed(void);
 int ct_sig_real(int sig, const struct sigaction *act, struct sigaction *old);
 /* Resolves libc's sigaction ahead of any handler's need. */
 void ct_sig_resolve(void);
+/* clone() without CLONE_VM (wrap_clone.c): the fork handlers' work around
+ * it, the child's run on the child's new stack. */
+void ct_clone_prepare(void);
+void ct_clone_parent(void);
+void ct_clone_child(void);
+/* Called by the sigaction wrapper (sample.c) before the program's handler
+ * is installed: a program taking the toggle signal wins, and is told. */
+struct sigaction;
+void ct_note_sigaction(int sig, const struct sigaction *act);
 /* Measures the cost of one traced call (enter + exit) in picoseconds. */
 uint64_t ct_measure_bias(void);
 /* Set by init.c: the first event may start the tracer lazily. */
