@@ -719,10 +719,6 @@ void ct_sig_resolve(void);
 void ct_clone_prepare(void);
 void ct_clone_parent(void);
 void ct_clone_child(void);
-/* Called by the sigaction wrapper (sample.c) before the program's handler
- * is installed: a program taking the toggle signal wins, and is told. */
-struct sigaction;
-void ct_note_sigaction(int sig, const struct sigaction *act);
 /* Measures the cost of one traced call (enter + exit) in picoseconds. */
 uint64_t ct_measure_bias(void);
 /* Set by init.c: the first event may start the tracer lazily. */
