@@ -196,6 +196,9 @@ static inline unsigned ct_head_split(uint64_t head, bool prefix,
 #define CT_EXT_TOGGLE         9u /* u8 1 = tracing on, 0 = off               */
 #define CT_EXT_SWITCH        10u /* off-CPU intervals, see below             */
 #define CT_EXT_CPUTIME       11u /* varint CLOCK_THREAD_CPUTIME_ID ns now    */
+#define CT_EXT_SAMPLE_OF     12u /* varint tid, then a CT_EXT_SAMPLE payload:
+                                    a sample of thread tid, written by the
+                                    sampler's thread (kernel sampling)       */
 #define CT_EXT_FILTER_SPEC   16u /* varint generation, the rules' text:
                                     record-time filters in force from here  */
 #define CT_EXT_FILTER_DROPS  17u /* varint generation, varint n, n x (varint
