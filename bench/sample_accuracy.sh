@@ -7,7 +7,8 @@
 # binomial standard error of the sample count.  Samplers: calltrace's
 # kernel sampler (task-clock), its SIGPROF timer (CALLTRACE_SAMPLE_TIMER=1,
 # today's fallback) and `perf record -e task-clock -c 1000000` if present.
-#   bench/sample_accuracy.sh [RUNS]      (BUILD=build-x to pick the library)
+#   bench/sample_accuracy.sh [RUNS]   (BUILD=build-x: the library; CASES="2000 2000/4000":
+#                                      the rounds, "ROUND/SYNC" for tick-locked ones)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
@@ -69,7 +70,7 @@ samplers="kernel timer"
 command -v perf >/dev/null && samplers="$samplers perf"
 echo "| sampler | rounds | hot % per run | largest error (points) | samples | 1 binomial s.e. |"
 echo "| --- | --- | --- | --- | --- | --- |"
-for case in 300 2000 7000 2000/4000; do
+for case in ${CASES:-300 2000 7000 2000/4000}; do
     round=${case%/*}; sync=${case#*/}; [ "$sync" != "$case" ] || sync=
     for s in $samplers; do
         shares=() n=0

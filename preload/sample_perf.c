@@ -13,6 +13,7 @@
  * mapping keeps the event alive, and the program sees no descriptor of
  * ours.  Rings are MADV_DONTFORK: a forked child opens its own.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <link.h>
 #include <linux/perf_event.h>
@@ -328,20 +329,37 @@ static void drain_all(unsigned wait_ms)
 
 /* ---- the sampler's thread ------------------------------------------- */
 
-/* The process's threads, from /proc/self/stat's 20th field. */
-static long thread_count(void)
+/* Whether a thread of the program other than the caller is alive: a main
+ * thread that called pthread_exit stays in the thread count as a zombie
+ * until the whole process ends, so each thread's state is read.  Any doubt
+ * (nothing readable) counts as alive. */
+static int others_alive(void)
 {
-    FILE *f = fopen("/proc/self/stat", "re");
-    if (!f)
-        return -1;
-    char buf[1024];
-    size_t n = fread(buf, 1, sizeof buf - 1, f);
-    fclose(f);
-    buf[n] = '\0';
-    char *p = strrchr(buf, ')');
-    for (int field = 2; p && field < 20; field++)
-        p = strchr(p + 1, ' ');
-    return p ? strtol(p + 1, NULL, 10) : -1;
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return 1;
+    pid_t me = (pid_t)syscall(SYS_gettid);
+    int alive = 0, read_any = 0;
+    struct dirent *e;
+    while (!alive && (e = readdir(d))) {
+        pid_t tid = (pid_t)atoi(e->d_name);
+        if (tid <= 0 || tid == me)
+            continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')');
+        read_any = 1;
+        if (p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X')
+            alive = 1;
+    }
+    closedir(d);
+    return alive || !read_any;
 }
 
 static void *sampler_thread(void *arg)
@@ -354,7 +372,7 @@ static void *sampler_thread(void *arg)
         nanosleep(&nap, NULL);
         /* A program whose threads have all ended is gone but for us: we
          * must not keep it alive. */
-        if (++naps % per_second == 0 && thread_count() == 1)
+        if (++naps % per_second == 0 && !others_alive())
             break;
         pthread_mutex_lock(&g_drain);
         if (atomic_load(&g_running))
