@@ -7,7 +7,8 @@
 # binomial standard error of the sample count.  Samplers: calltrace's
 # kernel sampler (task-clock), its SIGPROF timer (CALLTRACE_SAMPLE_TIMER=1,
 # today's fallback) and `perf record -e task-clock -c 1000000` if present.
-#   bench/sample_accuracy.sh [RUNS]   (BUILD=build-x: the library; CASES="2000 2000/4000":
+#   bench/sample_accuracy.sh [RUNS]   (BUILD=build-x: the library; SAMPLERS="kernel perf";
+#                                      CASES="2000 2000/4000":
 #                                      the rounds, "ROUND/SYNC" for tick-locked ones)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,10 +44,9 @@ print('%.1f %d' % (100.0 * c['hot'] / max(n, 1), n))
 PY
 }
 share_perf() {
-    perf report -i "$W/perf.data" --stdio --sort symbol -q 2>/dev/null |
-        awk '$NF == "hot" { h = $1 } $NF == "warm" { w = $1 }
-             END { gsub("%", "", h); gsub("%", "", w);
-                   printf "%.1f %d\n", 100 * h / (h + w), 0 }'
+    perf report -i "$W/perf.data" --stdio --sort symbol -q -n 2>/dev/null |
+        awk '$4 == "hot" { h = $2 } $4 == "warm" { w = $2 }
+             END { printf "%.1f %d\n", 100 * h / (h + w), h + w }'
 }
 
 run_one() {  # SAMPLER ROUND SYNC
@@ -66,8 +66,8 @@ run_one() {  # SAMPLER ROUND SYNC
     esac
 }
 
-samplers="kernel timer"
-command -v perf >/dev/null && samplers="$samplers perf"
+samplers=${SAMPLERS:-kernel timer}
+[ -n "${SAMPLERS:-}" ] || ! command -v perf >/dev/null || samplers="$samplers perf"
 echo "| sampler | rounds | hot % per run | largest error (points) | samples | 1 binomial s.e. |"
 echo "| --- | --- | --- | --- | --- | --- |"
 for case in ${CASES:-300 2000 7000 2000/4000}; do

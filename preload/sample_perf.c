@@ -14,6 +14,7 @@
  * ours.  Rings are MADV_DONTFORK: a forked child opens its own.
  */
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <linux/perf_event.h>
@@ -67,6 +68,8 @@ static struct slot {
     const void *plt_slot;   /* the thread's library-call frames (plt.c) */
 } g_slots[MAX_SLOTS];
 
+/* One past the highest slot ever used: the drains look no further. */
+static _Atomic int g_slots_hi;
 static pthread_mutex_t g_drain = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int g_running;      /* the sampler's thread should go on    */
 static uint64_t g_period_ns;       /* how often it drains                  */
@@ -165,6 +168,10 @@ int ct_perf_thread_open(uint64_t period_ns, int *slot)
             g_slots[i].len = len;
             g_slots[i].plt_slot = ct_plt_thread_slot();
             atomic_store(&g_slots[i].state, LIVE);
+            int hi = atomic_load(&g_slots_hi);
+            while (hi < i + 1 &&
+                   !atomic_compare_exchange_weak(&g_slots_hi, &hi, i + 1))
+                ;
             *slot = i;
             return 0;
         }
@@ -313,7 +320,8 @@ static void drain_slot(struct slot *s, unsigned wait_ms)
 /* Every ring once; ended threads' rings are unmapped after. */
 static void drain_all(unsigned wait_ms)
 {
-    for (int i = 0; i < MAX_SLOTS; i++) {
+    int hi = atomic_load(&g_slots_hi);
+    for (int i = 0; i < hi; i++) {
         struct slot *s = &g_slots[i];
         int st = atomic_load(&s->state);
         if (st != LIVE && st != ENDED)
@@ -362,9 +370,50 @@ static int others_alive(void)
     return alive || !read_any;
 }
 
+/*
+ * libunwind masks every signal around each look-up of its caches and of
+ * the unwind tables (sigprocmask or pthread_sigmask, twice per frame): on
+ * a virtual machine those system calls were most of the sampler's cost.
+ * The sampler's thread blocks every signal for its whole life, so there a
+ * change of mask changes nothing and is answered without the call; every
+ * other thread's call passes through.
+ */
+static __thread int t_sampler __attribute__((tls_model("initial-exec")));
+
+#define EXPORT __attribute__((visibility("default")))
+
+static int mask_call(int (**real)(int, const sigset_t *, sigset_t *),
+                     const char *name, int how, const sigset_t *set,
+                     sigset_t *old)
+{
+    if (t_sampler) {
+        if (old)
+            sigfillset(old);
+        return 0;
+    }
+    if (!*real)
+        *real = (int (*)(int, const sigset_t *, sigset_t *))dlsym(RTLD_NEXT, name);
+    if (!*real)
+        return ENOSYS;
+    return (*real)(how, set, old);
+}
+
+EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+    static int (*real)(int, const sigset_t *, sigset_t *);
+    return mask_call(&real, "pthread_sigmask", how, set, old);
+}
+
+EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+    static int (*real)(int, const sigset_t *, sigset_t *);
+    return mask_call(&real, "sigprocmask", how, set, old);
+}
+
 static void *sampler_thread(void *arg)
 {
     (void)arg;
+    t_sampler = 1;
     struct timespec nap = {(time_t)(g_period_ns / 1000000000u),
                            (long)(g_period_ns % 1000000000u)};
     uint64_t naps = 0, per_second = 1000000000u / g_period_ns + 1;
@@ -421,7 +470,7 @@ void ct_perf_stop(void)
 {
     atomic_store(&g_running, 0);
     pthread_mutex_lock(&g_drain);
-    for (int i = 0; i < MAX_SLOTS; i++)
+    for (int i = 0; i < atomic_load(&g_slots_hi); i++)
         ct_perf_thread_end(i);
     drain_all(100);
     pthread_mutex_unlock(&g_drain);
@@ -436,6 +485,7 @@ void ct_perf_after_fork_child(void)
         g_slots[i].ring = NULL;
         atomic_store(&g_slots[i].state, FREE);
     }
+    atomic_store(&g_slots_hi, 0);
     atomic_store(&st_records, 0);
     atomic_store(&st_lost, 0);
     atomic_store(&st_leaf_only, 0);
