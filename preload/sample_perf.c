@@ -262,7 +262,6 @@ static void take_sample(const struct slot *s, uint8_t *rec, size_t len,
 
     uintptr_t pcs[CT_SAMPLE_MAX_DEPTH];
     unsigned depth;
-    (void)0;
     int changed = 0;
     if (ct_sample_walk_begin(wait_ms, &changed)) {
         if (changed)
