@@ -576,6 +576,7 @@ static void say_errno(const char *fmt, int err)
 static int start_perf(void)
 {
     int main_slot = -1;
+    int wall_err = g_clock == CLOCK_MONOTONIC ? ct_perf_wall(g_interval_ns) : 0;
     int err = ct_perf_thread_open(g_interval_ns, &main_slot);
     if (err) {
         say_errno("sampling: perf_event_open refused (%s; see "
@@ -591,11 +592,11 @@ static int start_perf(void)
                   "sampling CPU time with a SIGPROF timer instead", EAGAIN);
         return -1;
     }
-    if (g_clock == CLOCK_MONOTONIC)
-        say_and_record("sampling: CALLTRACE_SAMPLE_CLOCK=wall: time spent "
-                       "blocked is not sampled (a wall-clock timer's signal "
-                       "would interrupt the program's blocking calls); "
-                       "sampling CPU time");
+    if (wall_err)
+        say_errno("sampling: CALLTRACE_SAMPLE_CLOCK=wall: the kernel refuses "
+                  "context-switch samples (%s; they need perf_event_paranoid "
+                  "<= 1 or CAP_PERFMON): time spent blocked is not sampled, "
+                  "only CPU time", wall_err);
     g_perf = 1;
     g_clock = CLOCK_THREAD_CPUTIME_ID;
     ct_tracer_set_sampled(g_interval_ns);

@@ -104,6 +104,10 @@ struct ct_perf_regs {
 int ct_perf_thread_open(uint64_t period_ns, int *slot);
 void ct_perf_thread_end(int slot);
 int ct_perf_start(uint64_t interval_ns);
+/* CALLTRACE_SAMPLE_CLOCK=wall, before the first thread's open: every
+ * thread's switches out are sampled too, weighted by the time off the CPU
+ * that follows.  0, or the errno of the refused context-switch event. */
+int ct_perf_wall(uint64_t interval_ns);
 void ct_perf_stop(void);
 void ct_perf_after_fork_child(void);
 struct ct_perf_stats {

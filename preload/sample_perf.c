@@ -66,7 +66,22 @@ static struct slot {
     void *ring;
     size_t len;
     const void *plt_slot;   /* the thread's library-call frames (plt.c) */
+    /* wall: the context-switch event's own ring (an event whose
+     * descriptor is closed lives as long as its ring is mapped), and the
+     * stack of the latest switch out, written with its weight at the
+     * switch in. */
+    void *ring_cs;
+    uint64_t id_cs;
+    uint64_t out_ns, carry_ns;
+    unsigned out_depth;     /* 0: no switch out pending                 */
+    uintptr_t out_pcs[CT_SAMPLE_MAX_DEPTH];
 } g_slots[MAX_SLOTS];
+
+/* CALLTRACE_SAMPLE_CLOCK=wall: each thread's switches out are sampled
+ * too (stack copy at the switch), each weighted by the time off the CPU
+ * that follows; 0 when not asked or refused. */
+static int g_wall;
+static uint64_t g_interval_ns;
 
 /* One past the highest slot ever used: the drains look no further. */
 static _Atomic int g_slots_hi;
@@ -115,32 +130,46 @@ static uint64_t reg_mask(void)
 
 /* ---- per thread ----------------------------------------------------- */
 
-static int open_event(uint64_t period_ns)
+/* Both events write the same layout (the identifier first tells them
+ * apart) on the same clock, as one ring requires. */
+static int open_event(uint64_t period_ns, int switches)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
     a.size = sizeof a;
     a.type = PERF_TYPE_SOFTWARE;
-    a.config = PERF_COUNT_SW_TASK_CLOCK;
-    a.sample_period = period_ns;
-    a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_REGS_USER |
+    a.config = switches ? PERF_COUNT_SW_CONTEXT_SWITCHES : PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_period = switches ? 1 : period_ns;
+    a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+                    PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER |
                     PERF_SAMPLE_STACK_USER;
     a.sample_regs_user = reg_mask();
     a.sample_stack_user = STACK_COPY;
-    a.exclude_kernel = 1;
+    a.use_clockid = 1;
+    a.clockid = CLOCK_MONOTONIC;
+    /* A switch happens in the kernel: its event must not exclude it
+     * (perf_event_paranoid <= 1 or CAP_PERFMON); the user registers and
+     * stack are still the ones recorded. */
+    a.exclude_kernel = !switches;
     a.exclude_hv = 1;
     a.exclude_callchain_kernel = 1;
+    if (switches) {
+        a.context_switch = 1;   /* the switch in ends the time off */
+        a.sample_id_all = 1;
+    }
     return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
                         PERF_FLAG_FD_CLOEXEC);
 }
 
-int ct_perf_thread_open(uint64_t period_ns, int *slot)
+/* Opens the calling thread's event and maps its ring of len bytes, the
+ * descriptor closed: 0 with *ring and *id, or an errno. */
+static int open_ring(uint64_t period_ns, int switches, size_t len,
+                     void **ring, uint64_t *id)
 {
-    int fd = open_event(period_ns);
+    int fd = open_event(period_ns, switches);
     if (fd < 0)
         return errno;
     uint64_t id1 = 0, id2 = 0;
-    size_t len = (size_t)page_size() * (1 + RING_DATA_PAGES);
     if (ioctl(fd, PERF_EVENT_IOC_ID, &id1) != 0) {
         int err = errno;
         close(fd);
@@ -158,8 +187,38 @@ int ct_perf_thread_open(uint64_t period_ns, int *slot)
             close(fd);
         return err ? err : EBADF;
     }
-    close(fd);
+    close(fd);  /* the mapping keeps the event alive */
     madvise(m, len, MADV_DONTFORK);
+    *ring = m;
+    *id = id1;
+    return 0;
+}
+
+int ct_perf_wall(uint64_t interval_ns)
+{
+    g_interval_ns = interval_ns;
+    int fd = open_event(interval_ns, 0);
+    if (fd < 0)
+        return errno;
+    int cs = open_event(0, 1);
+    int err = cs < 0 ? errno : 0;
+    if (cs >= 0)
+        close(cs);
+    close(fd);
+    g_wall = !err;
+    return err;
+}
+
+int ct_perf_thread_open(uint64_t period_ns, int *slot)
+{
+    size_t len = (size_t)page_size() * (1 + RING_DATA_PAGES);
+    void *m = NULL, *m_cs = NULL;
+    uint64_t id = 0, id_cs = 0;
+    int err = open_ring(period_ns, 0, len, &m, &id);
+    if (err)
+        return err;
+    if (g_wall && open_ring(0, 1, len, &m_cs, &id_cs) != 0)
+        m_cs = NULL, id_cs = 0;  /* this thread's time off is not sampled */
     for (int i = 0; i < MAX_SLOTS; i++) {
         int expected = FREE;
         if (atomic_compare_exchange_strong(&g_slots[i].state, &expected, SETUP)) {
@@ -167,6 +226,10 @@ int ct_perf_thread_open(uint64_t period_ns, int *slot)
             g_slots[i].ring = m;
             g_slots[i].len = len;
             g_slots[i].plt_slot = ct_plt_thread_slot();
+            g_slots[i].ring_cs = m_cs;
+            g_slots[i].id_cs = id_cs;
+            g_slots[i].out_depth = 0;
+            g_slots[i].carry_ns = 0;
             atomic_store(&g_slots[i].state, LIVE);
             int hi = atomic_load(&g_slots_hi);
             while (hi < i + 1 &&
@@ -177,6 +240,8 @@ int ct_perf_thread_open(uint64_t period_ns, int *slot)
         }
     }
     munmap(m, len);
+    if (m_cs)
+        munmap(m_cs, len);
     return ENOSPC;
 }
 
@@ -231,15 +296,58 @@ static int in_tracer(const uintptr_t *pcs, unsigned depth)
 
 /* Unwinds one PERF_RECORD_SAMPLE and writes it; wait_ms is how long the
  * walk may wait for a loader call of the program to end. */
-static void take_sample(const struct slot *s, uint8_t *rec, size_t len,
+/* Writes one sample of the slot's thread; 0 when written. */
+static void write_sample(const struct slot *s, uint64_t weight,
+                        const uintptr_t *pcs, unsigned depth)
+{
+    if (in_tracer(pcs, depth)) {
+        atomic_fetch_add_explicit(&st_in_tracer, 1, memory_order_relaxed);
+        return;
+    }
+    /* varint tid, then the CT_EXT_SAMPLE payload */
+    uint8_t payload[10 + CT_SAMPLE_PAYLOAD_MAX];
+    uint8_t *p = ct_put_varint(payload, s->tid);
+    p += ct_sample_encode(p, weight, pcs, depth);
+    if (ct_tracer_append_ext(CT_EXT_SAMPLE_OF, payload,
+                             (size_t)(p - payload)) == 0)
+        atomic_fetch_add_explicit(&st_records, 1, memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(&st_not_written, 1, memory_order_relaxed);
+}
+
+/* A PERF_RECORD_SWITCH: at a switch in, the stack of the switch out gets
+ * the time off the CPU in intervals as its weight (the rest carried to
+ * the next one, so totals stay right). */
+static void take_switch(struct slot *s, const uint8_t *rec, size_t len)
+{
+    const struct perf_event_header *h = (const void *)rec;
+    /* sample_id: pid, tid, time, identifier */
+    if (len < sizeof *h + 24 || (h->misc & PERF_RECORD_MISC_SWITCH_OUT) ||
+        !s->out_depth)
+        return;
+    uint64_t t;
+    memcpy(&t, rec + sizeof *h + 8, 8);
+    if (t > s->out_ns) {
+        uint64_t off = t - s->out_ns + s->carry_ns;
+        uint64_t weight = off / g_interval_ns;
+        s->carry_ns = off % g_interval_ns;
+        if (weight)
+            write_sample(s, weight, s->out_pcs, s->out_depth);
+    }
+    s->out_depth = 0;
+}
+
+static void take_sample(struct slot *s, uint8_t *rec, size_t len,
                         unsigned wait_ms)
 {
     struct rd r = {rec + sizeof(struct perf_event_header), rec + len};
-    uint64_t pidtid, abi, v, size, dyn = 0;
+    uint64_t ident, pidtid, time, abi, v, size, dyn = 0;
     struct ct_perf_regs regs;
     memset(&regs, 0, sizeof regs);
-    if (get64(&r, &pidtid) != 0 || get64(&r, &abi) != 0)
+    if (get64(&r, &ident) != 0 || get64(&r, &pidtid) != 0 ||
+        get64(&r, &time) != 0 || get64(&r, &abi) != 0)
         return;
+    int out = s->id_cs && ident == s->id_cs;  /* a switch out */
     if (abi == PERF_SAMPLE_REGS_ABI_NONE)
         return;   /* a kernel thread's or no user state: nothing to walk */
     for (unsigned i = 0; i < NREGS; i++) {
@@ -249,7 +357,7 @@ static void take_sample(const struct slot *s, uint8_t *rec, size_t len,
     }
     if (get64(&r, &size) != 0 || size > (size_t)(r.end - r.p))
         return;
-    if (regs.r[16] >= g_self_lo && regs.r[16] < g_self_hi) {
+    if (!out && regs.r[16] >= g_self_lo && regs.r[16] < g_self_hi) {
         atomic_fetch_add_explicit(&st_in_tracer, 1, memory_order_relaxed);
         return;
     }
@@ -274,26 +382,20 @@ static void take_sample(const struct slot *s, uint8_t *rec, size_t len,
         depth = 1;
         atomic_fetch_add_explicit(&st_leaf_only, 1, memory_order_relaxed);
     }
-    if (in_tracer(pcs, depth)) {
-        atomic_fetch_add_explicit(&st_in_tracer, 1, memory_order_relaxed);
+    if (out) {
+        /* Kept until the switch in says how long the thread was off. */
+        memcpy(s->out_pcs, pcs, depth * sizeof pcs[0]);
+        s->out_depth = depth;
+        s->out_ns = time;
         return;
     }
-    /* varint tid, then the CT_EXT_SAMPLE payload (weight 1: the kernel's
-     * period is exact, nothing merged). */
-    uint8_t payload[10 + CT_SAMPLE_PAYLOAD_MAX];
-    uint8_t *p = ct_put_varint(payload, (uint32_t)(pidtid >> 32));
-    p += ct_sample_encode(p, 1, pcs, depth);
-    if (ct_tracer_append_ext(CT_EXT_SAMPLE_OF, payload,
-                             (size_t)(p - payload)) == 0)
-        atomic_fetch_add_explicit(&st_records, 1, memory_order_relaxed);
-    else
-        atomic_fetch_add_explicit(&st_not_written, 1, memory_order_relaxed);
+    write_sample(s, 1, pcs, depth);  /* the kernel's period is exact */
 }
 
-static void drain_slot(struct slot *s, unsigned wait_ms)
+static void drain_ring(struct slot *s, void *ring, unsigned wait_ms)
 {
-    struct perf_event_mmap_page *pg = s->ring;
-    const uint8_t *data = (const uint8_t *)s->ring + page_size();
+    struct perf_event_mmap_page *pg = ring;
+    const uint8_t *data = (const uint8_t *)ring + page_size();
     uint64_t size = (uint64_t)page_size() * RING_DATA_PAGES;
     uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = pg->data_tail;
@@ -306,6 +408,8 @@ static void drain_slot(struct slot *s, unsigned wait_ms)
         ring_copy(data, size, tail, rec, h.size);
         if (h.type == PERF_RECORD_SAMPLE) {
             take_sample(s, rec, h.size, wait_ms);
+        } else if (h.type == PERF_RECORD_SWITCH) {
+            take_switch(s, rec, h.size);
         } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
             uint64_t n;
             memcpy(&n, rec + sizeof h + 8, 8);
@@ -325,10 +429,15 @@ static void drain_all(unsigned wait_ms)
         int st = atomic_load(&s->state);
         if (st != LIVE && st != ENDED)
             continue;
-        drain_slot(s, wait_ms);
+        drain_ring(s, s->ring, wait_ms);
+        if (s->ring_cs)
+            drain_ring(s, s->ring_cs, wait_ms);
         if (st == ENDED) {
             munmap(s->ring, s->len);
+            if (s->ring_cs)
+                munmap(s->ring_cs, s->len);
             s->ring = NULL;
+            s->ring_cs = NULL;
             atomic_store(&s->state, FREE);
         }
     }
@@ -482,6 +591,7 @@ void ct_perf_after_fork_child(void)
     pthread_mutex_init(&g_drain, NULL);
     for (int i = 0; i < MAX_SLOTS; i++) {
         g_slots[i].ring = NULL;
+        g_slots[i].ring_cs = NULL;
         atomic_store(&g_slots[i].state, FREE);
     }
     atomic_store(&g_slots_hi, 0);
@@ -518,6 +628,11 @@ int ct_perf_start(uint64_t interval_ns)
 }
 void ct_perf_stop(void) {}
 void ct_perf_after_fork_child(void) {}
+int ct_perf_wall(uint64_t interval_ns)
+{
+    (void)interval_ns;
+    return ENOSYS;
+}
 void ct_perf_get_stats(struct ct_perf_stats *out)
 {
     memset(out, 0, sizeof *out);

@@ -2,9 +2,10 @@
 # Sampling mode beyond the plain profile: the kernel samples without a
 # signal, so the program's own SIGPROF handler (installed after us, or
 # before us by another profiler) gets its own signals and none of ours
-# while sampling goes on; neither clock samples blocked time (a wall-clock
-# signal would interrupt blocking calls) and `wall` says so; `both` puts
-# calls and samples of an instrumented program in one trace.
+# while sampling goes on; the wall clock sees blocked time (the kernel's
+# context-switch samples, where it allows them: root in CI; elsewhere it
+# says it cannot) and the CPU clock does not; `both` puts calls and
+# samples of an instrumented program in one trace.
 source "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || skip "no $LIB"
 command -v python3 >/dev/null || skip "python3 not installed"
@@ -90,14 +91,19 @@ for clock in wall cpu; do
     "$T/sample_decode" "$T/w-$clock.raw" >"$T/w.txt"
     read -r share total < <(sleeper_share "$T/w.txt" "$T/sample_wall")
     echo "$clock clock: sleeper in $share% of $total samples"
-    # 400 ms asleep against ~400 ms busy: the time asleep is not sampled.
-    awk -v s="$share" 'BEGIN { exit !(s <= 2) }' ||
-        fail "$clock clock: sleeper in $share% of the samples"
-    if [ $clock = wall ]; then
-        grep -q "wall: time spent blocked is not sampled" "$T/err" ||
-            fail "wall clock: stderr: $(cat "$T/err")"
+    if [ $clock = wall ] && ! grep -q "refuses context-switch samples" "$T/err"; then
+        expect_eq "wall clock: stderr" "" "$(cat "$T/err")"
+        # 400 ms asleep against ~400 ms busy: about half.
+        awk -v s="$share" 'BEGIN { exit !(s >= 20 && s <= 80) }' ||
+            fail "wall clock: sleeper in $share% of the samples"
     else
-        expect_eq "cpu clock: stderr" "" "$(cat "$T/err")"
+        [ "$(id -u)" != 0 ] || [ $clock = cpu ] ||
+            fail "wall clock refused as root: $(cat "$T/err")"
+        [ $clock = cpu ] || echo "wall clock: $(cat "$T/err")"
+        [ $clock = wall ] || expect_eq "cpu clock: stderr" "" "$(cat "$T/err")"
+        # The time asleep is not sampled.
+        awk -v s="$share" 'BEGIN { exit !(s <= 2) }' ||
+            fail "$clock clock: sleeper in $share% of the samples"
     fi
 done
 CALLTRACE_SAMPLE_CLOCK=sundial CALLTRACE_MODE=sample \
