@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -221,6 +222,7 @@ static void test_walk_guard(void **state)
  * middle() and outer(). */
 static struct ct_perf_regs captured;
 static uint8_t stack_copy[8192];
+static size_t copied;
 
 __attribute__((noinline, noipa)) static void capture(void)
 {
@@ -233,7 +235,17 @@ __attribute__((noinline, noipa)) static void capture(void)
                            REG_R15, REG_RIP};
     for (int i = 0; i < 17; i++)
         captured.r[i] = (uint64_t)g[order[i]];
-    memcpy(stack_copy, (const void *)(uintptr_t)captured.r[7], sizeof stack_copy);
+    /* As the kernel does, no further than the stack's mapping goes. */
+    uintptr_t sp = (uintptr_t)captured.r[7], lo, hi;
+    copied = 0;
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[512];
+    while (maps && fgets(line, sizeof line, maps))
+        if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && sp >= lo && sp < hi)
+            copied = hi - sp < sizeof stack_copy ? hi - sp : sizeof stack_copy;
+    if (maps)
+        fclose(maps);
+    memcpy(stack_copy, (const void *)sp, copied);
 }
 
 __attribute__((noinline, noipa)) static void middle(void) { capture(); __asm__ volatile(""); }
@@ -256,8 +268,8 @@ static void test_remote_walk(void **state)
     assert_int_equal(ct_sample_walk_begin(0, &changed), 1);
     ct_sample_remote_objects_changed(dl_iterate_phdr);
     uintptr_t pcs[16];
-    unsigned n = ct_sample_remote_unwind(&captured, stack_copy,
-                                         sizeof stack_copy, NULL, pcs, 16);
+    unsigned n = ct_sample_remote_unwind(&captured, stack_copy, copied,
+                                         NULL, pcs, 16);
     ct_sample_walk_end();
     assert_true(n >= 4);
     assert_int_equal(pcs[0], captured.r[16]);
