@@ -506,16 +506,27 @@ static int mask_call(int (**real)(int, const sigset_t *, sigset_t *),
     return (*real)(how, set, old);
 }
 
+static int (*real_pthread_sigmask)(int, const sigset_t *, sigset_t *);
+static int (*real_sigprocmask)(int, const sigset_t *, sigset_t *);
+
+/* Resolved when the library is loaded: a program may change its mask in a
+ * signal handler, where dlsym must not run.  A call before this (another
+ * library's constructor) resolves its own. */
+__attribute__((constructor)) static void resolve_masks(void)
+{
+    sigset_t none;
+    mask_call(&real_pthread_sigmask, "pthread_sigmask", SIG_BLOCK, NULL, &none);
+    mask_call(&real_sigprocmask, "sigprocmask", SIG_BLOCK, NULL, &none);
+}
+
 EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
 {
-    static int (*real)(int, const sigset_t *, sigset_t *);
-    return mask_call(&real, "pthread_sigmask", how, set, old);
+    return mask_call(&real_pthread_sigmask, "pthread_sigmask", how, set, old);
 }
 
 EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
 {
-    static int (*real)(int, const sigset_t *, sigset_t *);
-    return mask_call(&real, "sigprocmask", how, set, old);
+    return mask_call(&real_sigprocmask, "sigprocmask", how, set, old);
 }
 
 static void *sampler_thread(void *arg)
