@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
 # Sampling mode cost: uninstrumented programs run plain, under calltrace's
-# sampler at 10 ms (the default) and 1 ms, and under gperftools' CPU
-# profiler at 100 Hz and 1000 Hz, all in one hyperfine invocation per
+# sampler at 10 ms (the default) and 1 ms (the kernel's task-clock), its
+# SIGPROF timer at 1 ms (CALLTRACE_SAMPLE_TIMER=1, the fallback), under
+# `perf record --call-graph=dwarf` at 1 ms when perf is installed, and
+# under gperftools' CPU profiler at 100 Hz and 1000 Hz, all in one
+# hyperfine invocation per
 # program.  Prints a Markdown table of mean wall times and ratios to the
 # plain run (the minimum is the steadier figure on a shared machine: noise
 # only adds); the figures in RESULTS-sampling.md come from it.
@@ -25,6 +28,12 @@ for prog in fib 7030; do
     cmds=("$cmd"
           "rm -f $W/t.raw*; CALLTRACE_MODE=sample CALLTRACE_OUTPUT=$W/t.raw LD_PRELOAD=$LIB $cmd"
           "rm -f $W/t.raw*; CALLTRACE_MODE=sample CALLTRACE_SAMPLE_INTERVAL=1ms CALLTRACE_OUTPUT=$W/t.raw LD_PRELOAD=$LIB $cmd")
+    names+=("calltrace timer 1ms")
+    cmds+=("rm -f $W/t.raw*; CALLTRACE_SAMPLE_TIMER=1 CALLTRACE_MODE=sample CALLTRACE_SAMPLE_INTERVAL=1ms CALLTRACE_OUTPUT=$W/t.raw LD_PRELOAD=$LIB $cmd")
+    if command -v perf >/dev/null; then
+        names+=("perf record dwarf 1ms")
+        cmds+=("perf record -q -o $W/perf.data -e task-clock -c 1000000 --call-graph=dwarf $cmd")
+    fi
     if [ -f "$PROFILER" ]; then
         names+=("gperftools 100Hz" "gperftools 1000Hz")
         cmds+=("CPUPROFILE=$W/g.prof CPUPROFILE_FREQUENCY=100 LD_PRELOAD=$PROFILER $cmd"

@@ -203,6 +203,9 @@ static inline unsigned ct_head_split(uint64_t head, bool prefix,
                                     context's open frames.  Without them (a
                                     block's start, after OVERHEAD_END): the
                                     block's STACK frames are id's          */
+#define CT_EXT_SAMPLE_OF     13u /* varint tid, then a CT_EXT_SAMPLE payload:
+                                    a sample of thread tid, written by the
+                                    sampler's thread (kernel sampling)       */
 #define CT_EXT_FILTER_SPEC   16u /* varint generation, the rules' text:
                                     record-time filters in force from here  */
 #define CT_EXT_FILTER_DROPS  17u /* varint generation, varint n, n x (varint

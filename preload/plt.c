@@ -35,6 +35,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "budget.h"
@@ -573,6 +574,46 @@ uintptr_t ct_plt_real_return(uintptr_t sp)
     for (uint32_t i = pt->n; i > 0; i--)
         if (frame_at(pt, i - 1)->retp == retp && frame_at(pt, i - 1)->ret)
             return frame_at(pt, i - 1)->ret;
+    return 0;
+}
+
+/* Another thread's plt_self, read by the sampler's thread (sample_perf.c)
+ * while that thread runs on: every read goes through process_vm_readv,
+ * which fails instead of faulting when the thread has ended and its
+ * frames are unmapped.  The answer may be stale, never unsafe. */
+const void *ct_plt_thread_slot(void)
+{
+    return &plt_self;
+}
+
+static int read_own(void *dst, const void *src, size_t len)
+{
+    struct iovec local = {dst, len}, remote = {(void *)src, len};
+    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) ==
+                   (ssize_t)len ? 0 : -1;
+}
+
+uintptr_t ct_plt_real_return_of(const void *slot, uintptr_t sp)
+{
+    const struct plt_thread *pt;
+    uint32_t n;
+    if (!slot || read_own(&pt, slot, sizeof pt) != 0 || !pt ||
+        read_own(&n, &pt->n, sizeof n) != 0)
+        return 0;
+    /* The call sampled may have returned since: its frame, above the
+     * live ones, keeps its values until the next call reuses it (most
+     * often the same call again), so a few frames above n are tried too. */
+    n += 8;
+    if (n > CT_PLT_MAX_FRAMES)
+        n = CT_PLT_MAX_FRAMES;
+    const uintptr_t *retp = (const uintptr_t *)(sp - sizeof(uintptr_t));
+    for (uint32_t i = n; i > 0; i--) {
+        struct plt_frame f;
+        if (read_own(&f, &pt->f[i - 1], sizeof f) != 0)
+            return 0;
+        if (f.retp == retp && f.ret)
+            return f.ret;
+    }
     return 0;
 }
 

@@ -47,6 +47,10 @@ void ct_plt_rearm(uintptr_t sp);
  * the stack pointer after that return: the real return address, or 0.
  * Reads this thread's frames only (safe in a signal handler). */
 uintptr_t ct_plt_real_return(uintptr_t sp);
+/* The same for another thread, from its ct_plt_thread_slot() (taken on
+ * that thread): safe to call while it runs or after it ended. */
+const void *ct_plt_thread_slot(void);
+uintptr_t ct_plt_real_return_of(const void *slot, uintptr_t sp);
 
 /* Around the tracer's own calls into libraries (nested mode would record
  * them): returns whether it began a quiet stretch, for ct_plt_quiet_end. */

@@ -95,6 +95,9 @@ static _Atomic int g_state = OFF;
 static uint64_t g_interval_ns;
 static int g_started;          /* sampling ran, even if it stopped since */
 static clockid_t g_clock = CLOCK_THREAD_CPUTIME_ID;
+/* 1: the kernel samples (sample_perf.c), no signal, no timer; 0: the
+ * SIGPROF timers below, where perf_event_open is refused. */
+static int g_perf;
 /* sival_ptr of our timers' signals: a SIGPROF without it is not ours. */
 static char g_timer_tag;
 
@@ -109,6 +112,10 @@ static TLS int t_slot = -1;   /* this thread's timer in g_timers          */
  * and a loader call never overlap (see docs/sampling.md). */
 static _Atomic int g_loader_busy, g_walkers;
 static _Atomic int g_fork_gate;  /* closed while a fork is being prepared */
+/* Bumped by every dlopen and dlclose: a walk outside a handler re-reads
+ * the loaded objects when it changed. */
+static _Atomic uint64_t g_loader_gen;
+static uint64_t g_walk_seen_gen = ~0ull;
 
 /* Every live timer, so that all of them can be deleted when the program
  * takes SIGPROF over.  Slot value: (timer_t << 1) | 1, 0 when free. */
@@ -224,12 +231,46 @@ static void on_sigprof(int sig, siginfo_t *si, void *ucontext)
     errno = saved_errno;
 }
 
+int ct_sample_walk_begin(unsigned wait_ms, int *changed)
+{
+    struct timespec nap = {0, 200000};
+    for (unsigned waited_us = 0;; waited_us += 200) {
+        atomic_fetch_add(&g_walkers, 1);
+        if (!t_in_loader && atomic_load(&g_loader_busy) == 0 &&
+            atomic_load(&g_fork_gate) == 0)
+            break;
+        atomic_fetch_sub(&g_walkers, 1);
+        if (waited_us >= wait_ms * 1000u)
+            return 0;
+        nanosleep(&nap, NULL);
+    }
+    /* libunwind's own dl_iterate_phdr calls pass the wrapper uncounted,
+     * as from the handler. */
+    t_in_handler = 1;
+    uint64_t gen = atomic_load(&g_loader_gen);
+    *changed = gen != g_walk_seen_gen;
+    g_walk_seen_gen = gen;
+    return 1;
+}
+
+void ct_sample_walk_end(void)
+{
+    t_in_handler = 0;
+    atomic_fetch_sub(&g_walkers, 1);
+}
+
 /* ---- timers --------------------------------------------------------- */
 
 static void arm_this_thread(void)
 {
     if (atomic_load(&g_state) != ON || t_slot >= 0)
         return;
+    if (g_perf) {
+        /* Each thread's own event, set up on the thread itself. */
+        if (ct_perf_thread_open(g_interval_ns, &t_slot) != 0)
+            atomic_fetch_add(&st_no_timer, 1);
+        return;
+    }
     /* The tracer's per-thread state is made here, not by the first sample:
      * making it takes the registry lock, which this thread may hold when a
      * signal arrives (fork). */
@@ -278,7 +319,10 @@ static void delete_slot(int i)
 static void disarm_this_thread(void *unused)
 {
     (void)unused;
-    if (t_slot >= 0) {
+    if (t_slot >= 0 && g_perf) {
+        ct_perf_thread_end(t_slot);
+        t_slot = -1;
+    } else if (t_slot >= 0) {
         delete_slot(t_slot);
         t_slot = -1;
     }
@@ -346,6 +390,9 @@ struct start {
     void *arg;
 };
 
+/* In a section of its own: the kernel sampler tells this frame, under
+ * every thread it started, from the tracer's own work (sample_perf.c). */
+__attribute__((section("ct_thread_start"), noinline))
 static void *start_sampled_thread(void *p)
 {
     struct start s = *(struct start *)p;
@@ -400,6 +447,7 @@ int ct_loader_enter(void)
 
 void ct_loader_leave(void)
 {
+    atomic_fetch_add(&g_loader_gen, 1);
     loader_leave();
 }
 
@@ -467,6 +515,7 @@ EXPORT int dlclose(void *handle)
     int rc = REAL(dlclose)(handle);
     int saved = errno;
     ct_maps_after_unload(rc);
+    atomic_fetch_add(&g_loader_gen, 1);
     loader_leave();
     errno = saved;
     return rc;
@@ -498,6 +547,49 @@ static uint64_t interval_from_env(void)
     return CT_SAMPLE_DEFAULT_NS;
 }
 
+static void say_errno(const char *fmt, int err)
+{
+    char line[320];
+    snprintf(line, sizeof line, fmt, strerror(err));
+    say_and_record(line);
+}
+
+/* The kernel's sampling, when it lets us: the main thread's event first,
+ * then the sampler's thread.  -1 (after one line saying why) when the
+ * timers must do. */
+static int start_perf(void)
+{
+    int main_slot = -1;
+    int wall_err = g_clock == CLOCK_MONOTONIC ? ct_perf_wall(g_interval_ns) : 0;
+    int err = ct_perf_thread_open(g_interval_ns, &main_slot);
+    if (err) {
+        say_errno("sampling: perf_event_open refused (%s; see "
+                  "/proc/sys/kernel/perf_event_paranoid): sampling CPU time "
+                  "with a SIGPROF timer instead, bound to the scheduler tick "
+                  "and less accurate", err);
+        return -1;
+    }
+    if (ct_perf_start(g_interval_ns) != 0) {
+        ct_perf_thread_end(main_slot);
+        ct_perf_stop();
+        say_errno("sampling: cannot start the sampler's thread (%s): "
+                  "sampling CPU time with a SIGPROF timer instead", EAGAIN);
+        return -1;
+    }
+    if (wall_err)
+        say_errno("sampling: CALLTRACE_SAMPLE_CLOCK=wall: the kernel refuses "
+                  "context-switch samples (%s; they need perf_event_paranoid "
+                  "<= 1 or CAP_PERFMON): time spent blocked is not sampled, "
+                  "only CPU time", wall_err);
+    g_perf = 1;
+    g_clock = CLOCK_THREAD_CPUTIME_ID;
+    ct_tracer_set_sampled(g_interval_ns);
+    g_started = 1;
+    t_slot = main_slot;
+    atomic_store(&g_state, ON);
+    return 0;
+}
+
 static clockid_t clock_from_env(void)
 {
     const char *text = ct_env_get("CALLTRACE_SAMPLE_CLOCK");
@@ -523,6 +615,15 @@ void ct_sample_init(void)
         return;
     g_interval_ns = interval_from_env();
     g_clock = clock_from_env();
+    /* CALLTRACE_SAMPLE_TIMER=1: the SIGPROF timer even where the kernel
+     * would sample (a kernel whose perf sampling misbehaves; tests). */
+    const char *timer = ct_env_get("CALLTRACE_SAMPLE_TIMER");
+    if (!(timer && strcmp(timer, "1") == 0) && start_perf() == 0)
+        return;
+    /* The fallback samples CPU time only: a wall-clock timer's signal
+     * would interrupt the program's blocking calls (signal(7): nanosleep,
+     * poll, select, epoll_wait... are never restarted). */
+    g_clock = CLOCK_THREAD_CPUTIME_ID;
 
     struct sigaction cur;
     if (ct_sig_real(SIGPROF, NULL, &cur) == 0 &&
@@ -574,6 +675,12 @@ void ct_sample_after_fork_child(void)
 {
     if (atomic_load(&g_state) != ON)
         return;
+    if (g_perf) {
+        ct_perf_after_fork_child();
+        t_slot = -1;
+        arm_this_thread();
+        return;
+    }
     /* The child has this thread only, and no timers: forget the
      * parent's, and its counts. */
     atomic_store(&st_samples, 0);
@@ -587,11 +694,43 @@ void ct_sample_after_fork_child(void)
     arm_this_thread();
 }
 
+/* The last drain, then what the figures rest on, when anything was
+ * lost or cut short. */
+static void stop_perf(void)
+{
+    ct_perf_stop();
+    t_slot = -1;
+    struct ct_perf_stats st;
+    ct_perf_get_stats(&st);
+    uint64_t no_event = atomic_load(&st_no_timer);
+    if (st.lost + st.leaf_only + st.not_written + no_event + st.in_tracer == 0)
+        return;
+    char msg[320];
+    int n = snprintf(msg, sizeof msg,
+                     "calltrace: sampling: %llu records, %llu samples lost "
+                     "(ring full), %llu with the leaf only (loader busy), "
+                     "%llu not written, %llu threads without an event, "
+                     "%llu in the tracer's own code (left out)",
+                     (unsigned long long)st.records,
+                     (unsigned long long)st.lost,
+                     (unsigned long long)st.leaf_only,
+                     (unsigned long long)st.not_written,
+                     (unsigned long long)no_event,
+                     (unsigned long long)st.in_tracer);
+    if (n > 0)
+        ct_tracer_append_ext(CT_EXT_USER, msg,
+                             (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+}
+
 void ct_sample_stop(void)
 {
     int expected = ON;
     if (!atomic_compare_exchange_strong(&g_state, &expected, OFF))
         return;
+    if (g_perf) {
+        stop_perf();
+        return;
+    }
     delete_all_timers();
     /* Samples that lost their callers or were not written are told in the
      * trace, so the report's reader knows what the figures rest on. */

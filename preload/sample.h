@@ -88,4 +88,49 @@ struct ct_sample_stats {
 };
 void ct_sample_get_stats(struct ct_sample_stats *out);
 
+/* ---- signal-free sampling: the kernel's perf_event task-clock ------- */
+
+/* A sample's user registers in libunwind's x86-64 numbering: rax rdx rcx
+ * rbx rsi rdi rbp rsp r8..r15 rip. */
+struct ct_perf_regs {
+    uint64_t r[17];
+};
+
+/* sample_perf.c.  open: 0 when the calling thread's event and ring are set
+ * up (*slot set), else an errno.  end: the thread is ending; its ring is
+ * drained and unmapped by the sampler's thread.  start: the sampler's
+ * thread.  stop: the last drain, by the caller, and no thread after it.
+ * after_fork_child: the parent's rings and thread are gone. */
+int ct_perf_thread_open(uint64_t period_ns, int *slot);
+void ct_perf_thread_end(int slot);
+int ct_perf_start(uint64_t interval_ns);
+/* CALLTRACE_SAMPLE_CLOCK=wall, before the first thread's open: every
+ * thread's switches out are sampled too, weighted by the time off the CPU
+ * that follows.  0, or the errno of the refused context-switch event. */
+int ct_perf_wall(uint64_t interval_ns);
+void ct_perf_stop(void);
+void ct_perf_after_fork_child(void);
+struct ct_perf_stats {
+    uint64_t records, lost, leaf_only, not_written;
+    uint64_t in_tracer;   /* the tracer's own code on top: dropped */
+};
+void ct_perf_get_stats(struct ct_perf_stats *out);
+
+/* sample.c: the loader guard for a walk outside a signal handler.  begin
+ * returns 1 once no loader call or fork is under way and none can start
+ * until end (it waits up to wait_ms), 0 when it gave up.  *changed is set
+ * when objects were loaded or unloaded since the previous walk. */
+int ct_sample_walk_begin(unsigned wait_ms, int *changed);
+void ct_sample_walk_end(void);
+
+/* sample_remote.c: libunwind's remote interface over a sample's copy. */
+int ct_sample_remote_prepare(void);
+struct dl_phdr_info;
+void ct_sample_remote_objects_changed(
+    int (*iterate)(int (*)(struct dl_phdr_info *, size_t, void *), void *));
+unsigned ct_sample_remote_unwind(const struct ct_perf_regs *regs,
+                                 uint8_t *stack, size_t stack_len,
+                                 const void *plt_slot,
+                                 uintptr_t *pcs, unsigned max);
+
 #endif /* CT_SAMPLE_H */

@@ -111,7 +111,8 @@ uint64_t ct_stream_count_events(const uint8_t *p, size_t len,
             if (ct_get_varint(&s, e, &a) != 0 || a > (uint64_t)(e - s))
                 break;
             s += a;
-            if (sub == CT_EXT_SAMPLE || sub == CT_EXT_USER)
+            if (sub == CT_EXT_SAMPLE || sub == CT_EXT_SAMPLE_OF ||
+                sub == CT_EXT_USER)
                 n++;
             if (sub == CT_EXT_SWITCH)
                 ls = (uint32_t)(rec - p) + 1;

@@ -493,8 +493,13 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
         ev->stack = NULL;
         ev->depth = 0;
         return true;
+    case CT_EXT_SAMPLE_OF:
     case CT_EXT_SAMPLE: {
         uint64_t weight;
+        /* A sample the sampler's thread wrote for another thread: counted
+         * like the thread's own (the profile is the process's). */
+        if (subtype == CT_EXT_SAMPLE_OF && ct_get_varint(&p, end, &weight) != 0)
+            return false;
         if (r->worker) {
             r->damaged = true; /* the symbolizer is not shared */
             r->stop = true;

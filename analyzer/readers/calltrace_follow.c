@@ -706,6 +706,7 @@ static bool apply(struct ct_follow *f, struct fthread *t, const struct rec *r,
         ev.count = a;
         break;
     case CT_EXT_SAMPLE:
+    case CT_EXT_SAMPLE_OF:
         f->st.samples_skipped++;
         return true;
     default:

@@ -43,9 +43,10 @@ line_of() { grep -n "/\* $1 \*/" "$src" | cut -d: -f1; }
 LA=$(line_of HOT_A); LB=$(line_of HOT_B); CA=$(line_of CALL_A); CB=$(line_of CALL_B)
 gcc -std=gnu11 -O0 -g -o "$T/lines" "$src"
 
-# About one second of CPU: n scaled from a short timed run.
-start=$(date +%s%N); "$T/lines" 2000000 >/dev/null; end=$(date +%s%N)
-n=$(awk -v ns=$(( end - start )) 'BEGIN { n = 2e6 * 1e9 / (ns > 0 ? ns : 1)
+# About one second of CPU: n scaled from the CPU time (not the wall time,
+# which a loaded machine stretches) of a short run.
+cpu=$( { TIMEFORMAT=%U; time "$T/lines" 2000000 >/dev/null; } 2>&1 )
+n=$(awk -v s="$cpu" 'BEGIN { n = 2e6 / (s > 0.001 ? s : 0.001)
     printf "%d", (n < 1e5 ? 1e5 : (n > 1e9 ? 1e9 : n)) }')
 
 CALLTRACE_MODE=sample CALLTRACE_SAMPLE_INTERVAL=1ms \

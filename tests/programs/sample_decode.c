@@ -80,12 +80,15 @@ static int print_events(uint32_t tid, const uint8_t *p, const uint8_t *end,
             p += len;
             if (sub == CT_EXT_USER) {
                 printf("V %u %.*s\n", tid, (int)len, (const char *)q);
-            } else if (sub == CT_EXT_SAMPLE) {
-                uint64_t weight, depth, pc;
+            } else if (sub == CT_EXT_SAMPLE || sub == CT_EXT_SAMPLE_OF) {
+                uint64_t weight, depth, pc, of = tid;
+                /* a sample of thread `of`, written by the sampler's thread */
+                if (sub == CT_EXT_SAMPLE_OF && ct_get_varint(&q, qend, &of))
+                    return -1;
                 if (ct_get_varint(&q, qend, &weight) ||
                     ct_get_varint(&q, qend, &depth) || depth == 0)
                     return -1;
-                printf("S %u %llu %llu", tid, (unsigned long long)weight,
+                printf("S %u %llu %llu", (unsigned)of, (unsigned long long)weight,
                        (unsigned long long)depth);
                 for (uint64_t i = 0; i < depth; i++) {
                     if (ct_get_varint(&q, qend, &pc))

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 #include <cmocka.h>
 
@@ -185,6 +186,102 @@ static void test_loader_guard(void **state)
     assert_int_equal(ct_sample_loader_busy(), 0);
 }
 
+/* The loader guard for walks outside a handler (the kernel sampler's
+ * thread): refused inside a loader call, and it tells when objects were
+ * loaded or unloaded since the previous walk. */
+static int walk_inside(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)info, (void)size;
+    int changed;
+    *(int *)data = ct_sample_walk_begin(0, &changed);
+    if (*(int *)data)
+        ct_sample_walk_end();
+    return 1;
+}
+
+static void test_walk_guard(void **state)
+{
+    (void)state;
+    int changed = 0, got = -1;
+    assert_int_equal(ct_sample_walk_begin(0, &changed), 1);
+    ct_sample_walk_end();
+    assert_int_equal(ct_sample_walk_begin(0, &changed), 1);
+    ct_sample_walk_end();
+    assert_int_equal(changed, 0);            /* nothing loaded since */
+    assert_int_equal(ct_loader_enter(), 1);  /* a dlopen, as wrap.c's */
+    ct_loader_leave();
+    assert_int_equal(ct_sample_walk_begin(0, &changed), 1);
+    ct_sample_walk_end();
+    assert_int_equal(changed, 1);
+    dl_iterate_phdr(walk_inside, &got);
+    assert_int_equal(got, 0);                /* the loader is busy */
+}
+
+/* The remote walk over a copy of this thread's registers and stack, as the
+ * kernel would have taken them in capture(): the copy is unwound through
+ * middle() and outer(). */
+static struct ct_perf_regs captured;
+static uint8_t stack_copy[8192];
+static size_t copied;
+
+__attribute__((noinline, noipa)) static void capture(void)
+{
+    ucontext_t uc;
+    getcontext(&uc);
+    const greg_t *g = uc.uc_mcontext.gregs;
+    const int order[17] = {REG_RAX, REG_RDX, REG_RCX, REG_RBX, REG_RSI,
+                           REG_RDI, REG_RBP, REG_RSP, REG_R8,  REG_R9,
+                           REG_R10, REG_R11, REG_R12, REG_R13, REG_R14,
+                           REG_R15, REG_RIP};
+    for (int i = 0; i < 17; i++)
+        captured.r[i] = (uint64_t)g[order[i]];
+    /* As the kernel does, no further than the stack's mapping goes. */
+    uintptr_t sp = (uintptr_t)captured.r[7], lo, hi;
+    copied = 0;
+    FILE *maps = fopen("/proc/self/maps", "r");
+    char line[512];
+    while (maps && fgets(line, sizeof line, maps))
+        if (sscanf(line, "%lx-%lx", &lo, &hi) == 2 && sp >= lo && sp < hi)
+            copied = hi - sp < sizeof stack_copy ? hi - sp : sizeof stack_copy;
+    if (maps)
+        fclose(maps);
+    memcpy(stack_copy, (const void *)sp, copied);
+}
+
+__attribute__((noinline, noipa)) static void middle(void) { capture(); __asm__ volatile(""); }
+__attribute__((noinline, noipa)) static void outer(void) { middle(); __asm__ volatile(""); }
+
+/* A return address inside fn: middle() and outer() are a call and a
+ * return, far shorter than 256 bytes even with the sanitizers. */
+static int in_fn(uintptr_t pc, void (*fn)(void))
+{
+    return pc - 1 >= (uintptr_t)fn && pc - 1 < (uintptr_t)fn + 256;
+}
+
+static void test_remote_walk(void **state)
+{
+    (void)state;
+    if (ct_sample_remote_prepare() != 0)
+        skip();
+    outer();
+    int changed;
+    assert_int_equal(ct_sample_walk_begin(0, &changed), 1);
+    ct_sample_remote_objects_changed(dl_iterate_phdr);
+    uintptr_t pcs[16];
+    unsigned n = ct_sample_remote_unwind(&captured, stack_copy, copied,
+                                         NULL, pcs, 16);
+    ct_sample_walk_end();
+    assert_true(n >= 4);
+    assert_int_equal(pcs[0], captured.r[16]);
+    int seen_middle = 0, seen_outer = 0;
+    for (unsigned i = 1; i < n; i++) {
+        seen_middle |= in_fn(pcs[i], middle);
+        seen_outer |= in_fn(pcs[i], outer);
+    }
+    assert_true(seen_middle);
+    assert_true(seen_outer);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -195,6 +292,8 @@ int main(void)
         cmocka_unit_test(test_take_walks),
         cmocka_unit_test(test_reentry_guard),
         cmocka_unit_test(test_loader_guard),
+        cmocka_unit_test(test_walk_guard),
+        cmocka_unit_test(test_remote_walk),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,652 @@
+/*
+ * Signal-free sampling: every sampled thread opens the kernel's
+ * perf_event task-clock on itself (a high-resolution timer on the
+ * thread's own CPU time), and at each period the kernel copies the user
+ * registers and the top of the user stack into the thread's ring.  No
+ * signal reaches the program, so none of its blocking calls is ever
+ * interrupted.  The sampler's own thread drains the rings every few
+ * milliseconds, unwinds each copy with libunwind (sample_remote.c) and
+ * writes one CT_EXT_SAMPLE_OF record, naming the sampled thread, into its
+ * own block.  docs/sampling.md explains the choices.
+ *
+ * As in cputime.c, the descriptor is closed once the ring is mapped: the
+ * mapping keeps the event alive, and the program sees no descriptor of
+ * ours.  Rings are MADV_DONTFORK: a forked child opens its own.
+ */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <link.h>
+#include <linux/perf_event.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "calltrace_format.h"
+#include "plt.h"
+#include "sample.h"
+#include "tracer.h"
+
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+
+/* Bytes of user stack copied per sample (perf record's default): deeper
+ * frames are cut at the root. */
+#define STACK_COPY 8192u
+/* Data pages of each ring: 15 samples of a full copy. */
+#define RING_DATA_PAGES 32u
+#define MAX_SLOTS 4096
+
+/* perf's register numbers, in the order the kernel writes them (bit
+ * order), and libunwind's number of each. */
+static const struct {
+    int perf, unw;
+} reg_map[] = {
+    {PERF_REG_X86_AX, 0},  {PERF_REG_X86_BX, 3},   {PERF_REG_X86_CX, 2},
+    {PERF_REG_X86_DX, 1},  {PERF_REG_X86_SI, 4},   {PERF_REG_X86_DI, 5},
+    {PERF_REG_X86_BP, 6},  {PERF_REG_X86_SP, 7},   {PERF_REG_X86_IP, 16},
+    {PERF_REG_X86_R8, 8},  {PERF_REG_X86_R9, 9},   {PERF_REG_X86_R10, 10},
+    {PERF_REG_X86_R11, 11}, {PERF_REG_X86_R12, 12}, {PERF_REG_X86_R13, 13},
+    {PERF_REG_X86_R14, 14}, {PERF_REG_X86_R15, 15},
+};
+#define NREGS (sizeof reg_map / sizeof reg_map[0])
+
+enum { FREE, SETUP, LIVE, ENDED };
+static struct slot {
+    _Atomic int state;
+    uint32_t tid;
+    void *ring;
+    size_t len;
+    const void *plt_slot;   /* the thread's library-call frames (plt.c) */
+    /* wall: the context-switch event's own ring (an event whose
+     * descriptor is closed lives as long as its ring is mapped), and the
+     * stack of the latest switch out, written with its weight at the
+     * switch in. */
+    void *ring_cs;
+    uint64_t id_cs;
+    uint64_t out_ns, carry_ns;
+    unsigned out_depth;     /* 0: no switch out pending                 */
+    uintptr_t out_pcs[CT_SAMPLE_MAX_DEPTH];
+} g_slots[MAX_SLOTS];
+
+/* CALLTRACE_SAMPLE_CLOCK=wall: each thread's switches out are sampled
+ * too (stack copy at the switch), each weighted by the time off the CPU
+ * that follows; 0 when not asked or refused. */
+static int g_wall;
+static uint64_t g_interval_ns;
+
+/* One past the highest slot ever used: the drains look no further. */
+static _Atomic int g_slots_hi;
+static pthread_mutex_t g_drain = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic int g_running;      /* the sampler's thread should go on    */
+static uint64_t g_period_ns;       /* how often it drains                  */
+static _Atomic uint64_t st_records, st_lost, st_leaf_only, st_not_written,
+    st_in_tracer;
+/* The tracer's own code: a sample that lands in it is the tracer's
+ * overhead, not the program's profile (the signal sampler dropped them
+ * too: the tracer's guard held). */
+static uintptr_t g_self_lo, g_self_hi;
+
+static int find_self(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    uintptr_t me = (uintptr_t)data;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && me >= lo &&
+            me < lo + ph->p_memsz) {
+            g_self_lo = lo;
+            g_self_hi = lo + ph->p_memsz;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static long page_size(void)
+{
+    static long ps;
+    if (!ps)
+        ps = sysconf(_SC_PAGESIZE);
+    return ps;
+}
+
+static uint64_t reg_mask(void)
+{
+    uint64_t m = 0;
+    for (unsigned i = 0; i < NREGS; i++)
+        m |= 1ull << reg_map[i].perf;
+    return m;
+}
+
+/* ---- per thread ----------------------------------------------------- */
+
+/* Both events write the same layout (the identifier first tells them
+ * apart) on the same clock, as one ring requires. */
+static int open_event(uint64_t period_ns, int switches)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof a);
+    a.size = sizeof a;
+    a.type = PERF_TYPE_SOFTWARE;
+    a.config = switches ? PERF_COUNT_SW_CONTEXT_SWITCHES : PERF_COUNT_SW_TASK_CLOCK;
+    a.sample_period = switches ? 1 : period_ns;
+    a.sample_type = PERF_SAMPLE_IDENTIFIER | PERF_SAMPLE_TID |
+                    PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER |
+                    PERF_SAMPLE_STACK_USER;
+    a.sample_regs_user = reg_mask();
+    a.sample_stack_user = STACK_COPY;
+    a.use_clockid = 1;
+    a.clockid = CLOCK_MONOTONIC;
+    /* A switch happens in the kernel: its event must not exclude it
+     * (perf_event_paranoid <= 1 or CAP_PERFMON); the user registers and
+     * stack are still the ones recorded. */
+    a.exclude_kernel = !switches;
+    a.exclude_hv = 1;
+    a.exclude_callchain_kernel = 1;
+    if (switches) {
+        a.context_switch = 1;   /* the switch in ends the time off */
+        a.sample_id_all = 1;
+    }
+    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
+                        PERF_FLAG_FD_CLOEXEC);
+}
+
+/* Opens the calling thread's event and maps its ring of len bytes, the
+ * descriptor closed: 0 with *ring and *id, or an errno. */
+static int open_ring(uint64_t period_ns, int switches, size_t len,
+                     void **ring, uint64_t *id)
+{
+    int fd = open_event(period_ns, switches);
+    if (fd < 0)
+        return errno;
+    uint64_t id1 = 0, id2 = 0;
+    if (ioctl(fd, PERF_EVENT_IOC_ID, &id1) != 0) {
+        int err = errno;
+        close(fd);
+        return err;
+    }
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    int err = m == MAP_FAILED ? errno : 0;
+    /* The same event before and after the mmap: another thread of the
+     * program did not close the number and reuse it meanwhile (cputime.c). */
+    int ours = ioctl(fd, PERF_EVENT_IOC_ID, &id2) == 0 && id1 == id2;
+    if (err || !ours) {
+        if (m != MAP_FAILED)
+            munmap(m, len);
+        if (ours)
+            close(fd);
+        return err ? err : EBADF;
+    }
+    close(fd);  /* the mapping keeps the event alive */
+    madvise(m, len, MADV_DONTFORK);
+    *ring = m;
+    *id = id1;
+    return 0;
+}
+
+int ct_perf_wall(uint64_t interval_ns)
+{
+    g_interval_ns = interval_ns;
+    int fd = open_event(interval_ns, 0);
+    if (fd < 0)
+        return errno;
+    int cs = open_event(0, 1);
+    int err = cs < 0 ? errno : 0;
+    if (cs >= 0)
+        close(cs);
+    close(fd);
+    g_wall = !err;
+    return err;
+}
+
+int ct_perf_thread_open(uint64_t period_ns, int *slot)
+{
+    size_t len = (size_t)page_size() * (1 + RING_DATA_PAGES);
+    void *m = NULL, *m_cs = NULL;
+    uint64_t id = 0, id_cs = 0;
+    int err = open_ring(period_ns, 0, len, &m, &id);
+    if (err)
+        return err;
+    if (g_wall && open_ring(0, 1, len, &m_cs, &id_cs) != 0)
+        m_cs = NULL, id_cs = 0;  /* this thread's time off is not sampled */
+    for (int i = 0; i < MAX_SLOTS; i++) {
+        int expected = FREE;
+        if (atomic_compare_exchange_strong(&g_slots[i].state, &expected, SETUP)) {
+            g_slots[i].tid = (uint32_t)syscall(SYS_gettid);
+            g_slots[i].ring = m;
+            g_slots[i].len = len;
+            g_slots[i].plt_slot = ct_plt_thread_slot();
+            g_slots[i].ring_cs = m_cs;
+            g_slots[i].id_cs = id_cs;
+            g_slots[i].out_depth = 0;
+            g_slots[i].carry_ns = 0;
+            atomic_store(&g_slots[i].state, LIVE);
+            int hi = atomic_load(&g_slots_hi);
+            while (hi < i + 1 &&
+                   !atomic_compare_exchange_weak(&g_slots_hi, &hi, i + 1))
+                ;
+            *slot = i;
+            return 0;
+        }
+    }
+    munmap(m, len);
+    if (m_cs)
+        munmap(m_cs, len);
+    return ENOSPC;
+}
+
+void ct_perf_thread_end(int slot)
+{
+    if (slot >= 0 && slot < MAX_SLOTS) {
+        int expected = LIVE;
+        atomic_compare_exchange_strong(&g_slots[slot].state, &expected, ENDED);
+    }
+}
+
+/* ---- draining ------------------------------------------------------- */
+
+/* One record copied out of the ring (it may wrap around its end). */
+static void ring_copy(const uint8_t *data, uint64_t size, uint64_t at,
+                      void *dst, size_t len)
+{
+    uint64_t off = at & (size - 1);
+    size_t first = len < size - off ? len : (size_t)(size - off);
+    memcpy(dst, data + off, first);
+    memcpy((uint8_t *)dst + first, data, len - first);
+}
+
+struct rd {
+    const uint8_t *p, *end;
+};
+
+static int get64(struct rd *r, uint64_t *v)
+{
+    if ((size_t)(r->end - r->p) < 8)
+        return -1;
+    memcpy(v, r->p, 8);
+    r->p += 8;
+    return 0;
+}
+
+/* A frame of the tracer's own code other than the thread start routine
+ * (sample.c, start_sampled_thread, in a section of its own) under every
+ * sampled thread's stack: the tracer was working for itself. */
+extern const char __start_ct_thread_start[] __attribute__((visibility("hidden")));
+extern const char __stop_ct_thread_start[] __attribute__((visibility("hidden")));
+
+static int in_tracer(const uintptr_t *pcs, unsigned depth)
+{
+    for (unsigned i = 0; i < depth; i++)
+        if (pcs[i] >= g_self_lo && pcs[i] < g_self_hi &&
+            !(pcs[i] > (uintptr_t)__start_ct_thread_start &&
+              pcs[i] <= (uintptr_t)__stop_ct_thread_start))
+            return 1;
+    return 0;
+}
+
+/* Unwinds one PERF_RECORD_SAMPLE and writes it; wait_ms is how long the
+ * walk may wait for a loader call of the program to end. */
+/* Writes one sample of the slot's thread; 0 when written. */
+static void write_sample(const struct slot *s, uint64_t weight,
+                        const uintptr_t *pcs, unsigned depth)
+{
+    if (in_tracer(pcs, depth)) {
+        atomic_fetch_add_explicit(&st_in_tracer, 1, memory_order_relaxed);
+        return;
+    }
+    /* varint tid, then the CT_EXT_SAMPLE payload */
+    uint8_t payload[10 + CT_SAMPLE_PAYLOAD_MAX];
+    uint8_t *p = ct_put_varint(payload, s->tid);
+    p += ct_sample_encode(p, weight, pcs, depth);
+    if (ct_tracer_append_ext(CT_EXT_SAMPLE_OF, payload,
+                             (size_t)(p - payload)) == 0)
+        atomic_fetch_add_explicit(&st_records, 1, memory_order_relaxed);
+    else
+        atomic_fetch_add_explicit(&st_not_written, 1, memory_order_relaxed);
+}
+
+/* A PERF_RECORD_SWITCH: at a switch in, the stack of the switch out gets
+ * the time off the CPU in intervals as its weight (the rest carried to
+ * the next one, so totals stay right). */
+static void take_switch(struct slot *s, const uint8_t *rec, size_t len)
+{
+    const struct perf_event_header *h = (const void *)rec;
+    /* sample_id: pid, tid, time, identifier */
+    if (len < sizeof *h + 24 || (h->misc & PERF_RECORD_MISC_SWITCH_OUT) ||
+        !s->out_depth)
+        return;
+    uint64_t t;
+    memcpy(&t, rec + sizeof *h + 8, 8);
+    if (t > s->out_ns) {
+        uint64_t off = t - s->out_ns + s->carry_ns;
+        uint64_t weight = off / g_interval_ns;
+        s->carry_ns = off % g_interval_ns;
+        if (weight)
+            write_sample(s, weight, s->out_pcs, s->out_depth);
+    }
+    s->out_depth = 0;
+}
+
+static void take_sample(struct slot *s, uint8_t *rec, size_t len,
+                        unsigned wait_ms)
+{
+    struct rd r = {rec + sizeof(struct perf_event_header), rec + len};
+    uint64_t ident, pidtid, time, abi, v, size, dyn = 0;
+    struct ct_perf_regs regs;
+    memset(&regs, 0, sizeof regs);
+    if (get64(&r, &ident) != 0 || get64(&r, &pidtid) != 0 ||
+        get64(&r, &time) != 0 || get64(&r, &abi) != 0)
+        return;
+    int out = s->id_cs && ident == s->id_cs;  /* a switch out */
+    if (abi == PERF_SAMPLE_REGS_ABI_NONE)
+        return;   /* a kernel thread's or no user state: nothing to walk */
+    for (unsigned i = 0; i < NREGS; i++) {
+        if (get64(&r, &v) != 0)
+            return;
+        regs.r[reg_map[i].unw] = v;
+    }
+    if (get64(&r, &size) != 0 || size > (size_t)(r.end - r.p))
+        return;
+    if (!out && regs.r[16] >= g_self_lo && regs.r[16] < g_self_hi) {
+        atomic_fetch_add_explicit(&st_in_tracer, 1, memory_order_relaxed);
+        return;
+    }
+    uint8_t *stack = (uint8_t *)r.p;
+    r.p += size;
+    if (size && get64(&r, &dyn) != 0)
+        dyn = 0;
+    if (dyn > size)
+        dyn = size;
+
+    uintptr_t pcs[CT_SAMPLE_MAX_DEPTH];
+    unsigned depth;
+    int changed = 0;
+    if (ct_sample_walk_begin(wait_ms, &changed)) {
+        if (changed)
+            ct_sample_remote_objects_changed(dl_iterate_phdr);
+        depth = ct_sample_remote_unwind(&regs, stack, (size_t)dyn, s->plt_slot,
+                                        pcs, CT_SAMPLE_MAX_DEPTH);
+        ct_sample_walk_end();
+    } else {
+        pcs[0] = (uintptr_t)regs.r[16];
+        depth = 1;
+        atomic_fetch_add_explicit(&st_leaf_only, 1, memory_order_relaxed);
+    }
+    if (out) {
+        /* Kept until the switch in says how long the thread was off. */
+        memcpy(s->out_pcs, pcs, depth * sizeof pcs[0]);
+        s->out_depth = depth;
+        s->out_ns = time;
+        return;
+    }
+    write_sample(s, 1, pcs, depth);  /* the kernel's period is exact */
+}
+
+static void drain_ring(struct slot *s, void *ring, unsigned wait_ms)
+{
+    struct perf_event_mmap_page *pg = ring;
+    const uint8_t *data = (const uint8_t *)ring + page_size();
+    uint64_t size = (uint64_t)page_size() * RING_DATA_PAGES;
+    uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+    uint64_t tail = pg->data_tail;
+    static uint8_t rec[65536];  /* under g_drain */
+    while (tail < head) {
+        struct perf_event_header h;
+        ring_copy(data, size, tail, &h, sizeof h);
+        if (h.size < sizeof h || h.size > head - tail)
+            break;
+        ring_copy(data, size, tail, rec, h.size);
+        if (h.type == PERF_RECORD_SAMPLE) {
+            take_sample(s, rec, h.size, wait_ms);
+        } else if (h.type == PERF_RECORD_SWITCH) {
+            take_switch(s, rec, h.size);
+        } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
+            uint64_t n;
+            memcpy(&n, rec + sizeof h + 8, 8);
+            atomic_fetch_add_explicit(&st_lost, n, memory_order_relaxed);
+        }
+        tail += h.size;
+    }
+    __atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+}
+
+/* Every ring once; ended threads' rings are unmapped after. */
+static void drain_all(unsigned wait_ms)
+{
+    int hi = atomic_load(&g_slots_hi);
+    for (int i = 0; i < hi; i++) {
+        struct slot *s = &g_slots[i];
+        int st = atomic_load(&s->state);
+        if (st != LIVE && st != ENDED)
+            continue;
+        drain_ring(s, s->ring, wait_ms);
+        if (s->ring_cs)
+            drain_ring(s, s->ring_cs, wait_ms);
+        if (st == ENDED) {
+            munmap(s->ring, s->len);
+            if (s->ring_cs)
+                munmap(s->ring_cs, s->len);
+            s->ring = NULL;
+            s->ring_cs = NULL;
+            atomic_store(&s->state, FREE);
+        }
+    }
+}
+
+/* ---- the sampler's thread ------------------------------------------- */
+
+/* Whether a thread of the program other than the caller is alive: a main
+ * thread that called pthread_exit stays in the thread count as a zombie
+ * until the whole process ends, so each thread's state is read.  Any doubt
+ * (nothing readable) counts as alive. */
+static int others_alive(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    if (!d)
+        return 1;
+    pid_t me = (pid_t)syscall(SYS_gettid);
+    int alive = 0, read_any = 0;
+    struct dirent *e;
+    while (!alive && (e = readdir(d))) {
+        pid_t tid = (pid_t)atoi(e->d_name);
+        if (tid <= 0 || tid == me)
+            continue;
+        char path[64], buf[512];
+        snprintf(path, sizeof path, "/proc/self/task/%d/stat", (int)tid);
+        FILE *f = fopen(path, "re");
+        if (!f)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, f);
+        fclose(f);
+        buf[n] = '\0';
+        const char *p = strrchr(buf, ')');
+        read_any = 1;
+        if (p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X')
+            alive = 1;
+    }
+    closedir(d);
+    return alive || !read_any;
+}
+
+/*
+ * libunwind masks every signal around each look-up of its caches and of
+ * the unwind tables (sigprocmask or pthread_sigmask, twice per frame): on
+ * a virtual machine those system calls were most of the sampler's cost.
+ * The sampler's thread blocks every signal for its whole life, so there a
+ * change of mask changes nothing and is answered without the call; every
+ * other thread's call passes through.
+ */
+static __thread int t_sampler __attribute__((tls_model("initial-exec")));
+
+#define EXPORT __attribute__((visibility("default")))
+
+static int mask_call(int (**real)(int, const sigset_t *, sigset_t *),
+                     const char *name, int how, const sigset_t *set,
+                     sigset_t *old)
+{
+    if (t_sampler) {
+        if (old)
+            sigfillset(old);
+        return 0;
+    }
+    if (!*real)
+        *real = (int (*)(int, const sigset_t *, sigset_t *))dlsym(RTLD_NEXT, name);
+    if (!*real)
+        return ENOSYS;
+    return (*real)(how, set, old);
+}
+
+static int (*real_pthread_sigmask)(int, const sigset_t *, sigset_t *);
+static int (*real_sigprocmask)(int, const sigset_t *, sigset_t *);
+
+/* Resolved when the library is loaded: a program may change its mask in a
+ * signal handler, where dlsym must not run.  A call before this (another
+ * library's constructor) resolves its own. */
+__attribute__((constructor)) static void resolve_masks(void)
+{
+    sigset_t none;
+    mask_call(&real_pthread_sigmask, "pthread_sigmask", SIG_BLOCK, NULL, &none);
+    mask_call(&real_sigprocmask, "sigprocmask", SIG_BLOCK, NULL, &none);
+}
+
+EXPORT int pthread_sigmask(int how, const sigset_t *set, sigset_t *old)
+{
+    return mask_call(&real_pthread_sigmask, "pthread_sigmask", how, set, old);
+}
+
+EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
+{
+    return mask_call(&real_sigprocmask, "sigprocmask", how, set, old);
+}
+
+static void *sampler_thread(void *arg)
+{
+    (void)arg;
+    t_sampler = 1;
+    struct timespec nap = {(time_t)(g_period_ns / 1000000000u),
+                           (long)(g_period_ns % 1000000000u)};
+    uint64_t naps = 0, per_second = 1000000000u / g_period_ns + 1;
+    while (atomic_load(&g_running)) {
+        nanosleep(&nap, NULL);
+        /* A program whose threads have all ended is gone but for us: we
+         * must not keep it alive. */
+        if (++naps % per_second == 0 && !others_alive())
+            break;
+        pthread_mutex_lock(&g_drain);
+        if (atomic_load(&g_running))
+            drain_all(50);
+        pthread_mutex_unlock(&g_drain);
+    }
+    return NULL;
+}
+
+static int start_thread(void)
+{
+    /* Every signal blocked: the program's signals go to its own threads. */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    pthread_attr_setstacksize(&at, 256 << 10);
+    int (*create)(pthread_t *, const pthread_attr_t *, void *(*)(void *),
+                  void *) = ct_next_definition("pthread_create");
+    pthread_t th;
+    atomic_store(&g_running, 1);
+    int err = create ? create(&th, &at, sampler_thread, NULL) : ENOSYS;
+    pthread_attr_destroy(&at);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (err)
+        atomic_store(&g_running, 0);
+    return err;
+}
+
+int ct_perf_start(uint64_t interval_ns)
+{
+    dl_iterate_phdr(find_self, (void *)(uintptr_t)ct_perf_start);
+    if (ct_sample_remote_prepare() < 0)
+        ct_message("calltrace: sampling: cannot load libunwind's remote "
+                   "unwinder (libunwind-x86_64.so.8): samples keep the "
+                   "interrupted pc only");
+    /* Four samples a drain at most, a ring holding fifteen; 1 to 20 ms. */
+    uint64_t p = interval_ns * 4;
+    g_period_ns = p < 1000000u ? 1000000u : p > 20000000u ? 20000000u : p;
+    return start_thread() == 0 ? 0 : -1;
+}
+
+void ct_perf_stop(void)
+{
+    atomic_store(&g_running, 0);
+    pthread_mutex_lock(&g_drain);
+    for (int i = 0; i < atomic_load(&g_slots_hi); i++)
+        ct_perf_thread_end(i);
+    drain_all(100);
+    pthread_mutex_unlock(&g_drain);
+}
+
+void ct_perf_after_fork_child(void)
+{
+    /* The parent's rings were not copied (MADV_DONTFORK) and its sampler
+     * thread is not here. */
+    pthread_mutex_init(&g_drain, NULL);
+    for (int i = 0; i < MAX_SLOTS; i++) {
+        g_slots[i].ring = NULL;
+        g_slots[i].ring_cs = NULL;
+        atomic_store(&g_slots[i].state, FREE);
+    }
+    atomic_store(&g_slots_hi, 0);
+    atomic_store(&st_records, 0);
+    atomic_store(&st_lost, 0);
+    atomic_store(&st_leaf_only, 0);
+    atomic_store(&st_not_written, 0);
+    atomic_store(&st_in_tracer, 0);
+    if (atomic_load(&g_running))
+        start_thread();
+}
+
+void ct_perf_get_stats(struct ct_perf_stats *out)
+{
+    out->records = atomic_load(&st_records);
+    out->lost = atomic_load(&st_lost);
+    out->leaf_only = atomic_load(&st_leaf_only);
+    out->not_written = atomic_load(&st_not_written);
+    out->in_tracer = atomic_load(&st_in_tracer);
+}
+
+#else /* !__x86_64__: the timer sampler only */
+
+int ct_perf_thread_open(uint64_t period_ns, int *slot)
+{
+    (void)period_ns, (void)slot;
+    return ENOSYS;
+}
+void ct_perf_thread_end(int slot) { (void)slot; }
+int ct_perf_start(uint64_t interval_ns)
+{
+    (void)interval_ns;
+    return -1;
+}
+void ct_perf_stop(void) {}
+void ct_perf_after_fork_child(void) {}
+int ct_perf_wall(uint64_t interval_ns)
+{
+    (void)interval_ns;
+    return ENOSYS;
+}
+void ct_perf_get_stats(struct ct_perf_stats *out)
+{
+    memset(out, 0, sizeof *out);
+}
+
+#endif

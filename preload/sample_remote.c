@@ -1,0 +1,243 @@
+/*
+ * Stack walks of perf_event samples: the registers and the copy of the
+ * user stack that the kernel wrote into a thread's ring (sample_perf.c),
+ * unwound later by the sampler's own thread, never inside the program's.
+ *
+ * libunwind's remote interface (libunwind-x86_64.so.8, loaded by dlopen
+ * like the local one) walks an address space given by accessors:
+ *   - registers come from the sample;
+ *   - memory inside the copied stack comes from the copy;
+ *   - other memory is read in place only inside a loaded object's
+ *     readable segments (the unwind tables), listed with dl_iterate_phdr
+ *     while no dlclose can run (sample.c's loader guard); anything else
+ *     (the live stack beyond the copy, a wild pointer) is refused, so a
+ *     bad frame ends the walk instead of faulting;
+ *   - finding the unwind table of a pc is libunwind's own local lookup
+ *     (the objects are this process's), which reads the tables through
+ *     the accessors above.
+ */
+#include <dlfcn.h>
+#include <libunwind.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plt.h"
+#include "sample.h"
+
+#ifndef CT_LIBUNWIND_REMOTE_SONAME
+#define CT_LIBUNWIND_REMOTE_SONAME "libunwind-x86_64.so.8"
+#endif
+
+#define SYMBOL(name) SYMBOL_(name)
+#define SYMBOL_(name) #name
+
+static struct {
+    __typeof__(unw_create_addr_space) *create_addr_space;
+    __typeof__(unw_get_accessors) *get_accessors;
+    __typeof__(unw_init_remote) *init_remote;
+    __typeof__(unw_step) *step;
+    __typeof__(unw_get_reg) *get_reg;
+    __typeof__(unw_set_reg) *set_reg;
+    __typeof__(unw_set_caching_policy) *set_caching_policy;
+    __typeof__(unw_flush_cache) *flush_cache;
+    unw_addr_space_t *local_as;
+} ru;
+static unw_addr_space_t g_as;
+
+/* Readable segments of the loaded objects: where memory outside the stack
+ * copy may be read. */
+#define MAX_SEGS 4096
+static struct seg {
+    uintptr_t lo, hi;
+} g_segs[MAX_SEGS];
+static unsigned g_nsegs;
+
+struct walk {
+    const struct ct_perf_regs *regs;
+    uint8_t *stack;       /* ours: libunwind may write a return address */
+    uintptr_t stack_lo;
+    size_t stack_len;
+};
+
+static int readable(uintptr_t addr, size_t len)
+{
+    unsigned lo = 0, hi = g_nsegs;
+    while (lo < hi) {   /* the last segment starting at or below addr */
+        unsigned mid = (lo + hi) / 2;
+        if (g_segs[mid].lo <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo > 0 && addr + len <= g_segs[lo - 1].hi &&
+           addr + len > addr;
+}
+
+static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
+                      int write, void *arg)
+{
+    (void)as;
+    const struct walk *w = arg;
+    if (addr >= w->stack_lo && addr - w->stack_lo + sizeof *val <= w->stack_len) {
+        if (write)
+            memcpy(w->stack + (addr - w->stack_lo), val, sizeof *val);
+        else
+            memcpy(val, w->stack + (addr - w->stack_lo), sizeof *val);
+        return 0;
+    }
+    if (write || !readable((uintptr_t)addr, sizeof *val))
+        return -UNW_EINVAL;
+    memcpy(val, (const void *)(uintptr_t)addr, sizeof *val);
+    return 0;
+}
+
+static int access_reg(unw_addr_space_t as, unw_regnum_t reg, unw_word_t *val,
+                      int write, void *arg)
+{
+    (void)as;
+    const struct walk *w = arg;
+    if (write)
+        return -UNW_EREADONLYREG;
+    if (reg < 0 || reg > UNW_X86_64_RIP)
+        return -UNW_EBADREG;
+    *val = w->regs->r[reg];
+    return 0;
+}
+
+static int access_fpreg(unw_addr_space_t as, unw_regnum_t reg,
+                        unw_fpreg_t *val, int write, void *arg)
+{
+    (void)as, (void)reg, (void)val, (void)write, (void)arg;
+    return -UNW_EBADREG;
+}
+
+static int resume(unw_addr_space_t as, unw_cursor_t *c, void *arg)
+{
+    (void)as, (void)c, (void)arg;
+    return -UNW_EINVAL;
+}
+
+static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf,
+                         size_t len, unw_word_t *off, void *arg)
+{
+    (void)as, (void)addr, (void)buf, (void)len, (void)off, (void)arg;
+    return -UNW_ENOINFO;
+}
+
+int ct_sample_remote_prepare(void)
+{
+#if defined(__x86_64__)
+    if (g_as)
+        return 0;
+    void *(*real_dlopen)(const char *, int) =
+        (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
+    void *h = real_dlopen ? real_dlopen(CT_LIBUNWIND_REMOTE_SONAME,
+                                        RTLD_NOW | RTLD_LOCAL) : NULL;
+    if (!h)
+        return -1;
+    ru.create_addr_space = (__typeof__(ru.create_addr_space))
+        dlsym(h, SYMBOL(unw_create_addr_space));
+    ru.get_accessors = (__typeof__(ru.get_accessors))
+        dlsym(h, SYMBOL(unw_get_accessors));
+    ru.init_remote = (__typeof__(ru.init_remote))dlsym(h, SYMBOL(unw_init_remote));
+    ru.step = (__typeof__(ru.step))dlsym(h, SYMBOL(unw_step));
+    ru.get_reg = (__typeof__(ru.get_reg))dlsym(h, SYMBOL(unw_get_reg));
+    ru.set_reg = (__typeof__(ru.set_reg))dlsym(h, SYMBOL(unw_set_reg));
+    ru.set_caching_policy = (__typeof__(ru.set_caching_policy))
+        dlsym(h, SYMBOL(unw_set_caching_policy));
+    ru.flush_cache = (__typeof__(ru.flush_cache))dlsym(h, SYMBOL(unw_flush_cache));
+    ru.local_as = (unw_addr_space_t *)dlsym(h, SYMBOL(unw_local_addr_space));
+    if (!ru.create_addr_space || !ru.get_accessors || !ru.init_remote ||
+        !ru.step || !ru.get_reg || !ru.set_reg || !ru.set_caching_policy ||
+        !ru.flush_cache || !ru.local_as)
+        return -1;
+    /* The local address space's lookup of unwind tables (this process's
+     * objects through dl_iterate_phdr); memory and registers are ours. */
+    unw_accessors_t acc = *ru.get_accessors(*ru.local_as);
+    acc.access_mem = access_mem;
+    acc.access_reg = access_reg;
+    acc.access_fpreg = access_fpreg;
+    acc.resume = resume;
+    acc.get_proc_name = get_proc_name;
+    g_as = ru.create_addr_space(&acc, 0);
+    if (!g_as)
+        return -1;
+    ru.set_caching_policy(g_as, UNW_CACHE_GLOBAL);
+    return 0;
+#else
+    return -1;
+#endif
+}
+
+static int add_segments(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size, (void)data;
+    for (int i = 0; i < info->dlpi_phnum && g_nsegs < MAX_SEGS; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R))
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        g_segs[g_nsegs].lo = lo;
+        g_segs[g_nsegs].hi = lo + ph->p_filesz; /* beyond it: maybe unmapped */
+        g_nsegs++;
+    }
+    return 0;
+}
+
+static int seg_order(const void *a, const void *b)
+{
+    const struct seg *x = a, *y = b;
+    return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+void ct_sample_remote_objects_changed(
+    int (*iterate)(int (*)(struct dl_phdr_info *, size_t, void *), void *))
+{
+    if (!g_as)
+        return;
+    g_nsegs = 0;
+    iterate(add_segments, NULL);
+    qsort(g_segs, g_nsegs, sizeof g_segs[0], seg_order);
+    ru.flush_cache(g_as, 0, 0);
+}
+
+/* A frame returning through the library-call trampoline: its caller's
+ * real return address, from that thread's library-call frames (see
+ * sample_unwind.c, real_return). */
+static unw_word_t real_return(unw_cursor_t *cursor, const void *plt_slot)
+{
+    unw_word_t sp;
+    uintptr_t ret;
+    if (ru.get_reg(cursor, UNW_REG_SP, &sp) < 0 ||
+        !(ret = ct_plt_real_return_of(plt_slot, (uintptr_t)sp)) ||
+        ru.set_reg(cursor, UNW_REG_IP, (unw_word_t)ret) < 0)
+        return (unw_word_t)(uintptr_t)ct_plt_return;
+    return (unw_word_t)ret;
+}
+
+unsigned ct_sample_remote_unwind(const struct ct_perf_regs *regs,
+                                 uint8_t *stack, size_t stack_len,
+                                 const void *plt_slot,
+                                 uintptr_t *pcs, unsigned max)
+{
+    if (max == 0)
+        return 0;
+    pcs[0] = (uintptr_t)regs->r[UNW_X86_64_RIP];
+    if (!g_as)
+        return 1;
+    struct walk w = {regs, stack, (uintptr_t)regs->r[UNW_X86_64_RSP], stack_len};
+    unw_cursor_t cursor;
+    if (ru.init_remote(&cursor, g_as, &w) < 0)
+        return 1;
+    unsigned n = 1;
+    while (n < max && ru.step(&cursor) > 0) {
+        unw_word_t ip;
+        if (ru.get_reg(&cursor, UNW_REG_IP, &ip) < 0 || ip == 0)
+            break;
+        if (ip == (unw_word_t)(uintptr_t)ct_plt_return)
+            ip = real_return(&cursor, plt_slot);
+        pcs[n++] = (uintptr_t)ip;
+    }
+    return n;
+}

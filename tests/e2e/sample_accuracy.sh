@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Sampled shares are right to the statistics: a periodic program
+# (tests/programs/sample_periodic.c, rounds of 0.3, 2 and 7 ms of CPU,
+# 70% in hot and 30% in warm by construction; and rounds of 2 ms started
+# every 4 ms of wall time, in step with a 250 Hz scheduler tick, which a
+# timer on the thread's CPU clock follows) sampled at 1 ms must give
+# hot a share within 5 binomial standard errors of 70%, the error derived
+# from the run's own sample count: sqrt(0.7 * 0.3 / N).  A sampler whose
+# samples lock to the program's period, or to the scheduler tick, misses
+# by far more.  The program runs for a fixed CPU time, not wall time, so
+# the count holds under load; no time is asserted.
+. "$(dirname "$0")/lib.sh"
+[ -f "$LIB" ] || skip "no $LIB"
+
+gcc -std=gnu11 -O1 -g -o "$T/periodic" "$PROGRAMS/sample_periodic.c"
+gcc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$CT_ROOT/include" \
+    -o "$T/sample_decode" "$PROGRAMS/sample_decode.c"
+
+# counts DECODED EXE: "hot H warm W other O" from the leaf of each sample.
+counts() {
+    python3 - "$1" "$2" <<'PY'
+import subprocess, sys
+dec, exe = sys.argv[1], sys.argv[2]
+syms = {}
+for l in subprocess.run(['nm', '-S', '--defined-only', exe], capture_output=True,
+                        text=True).stdout.splitlines():
+    p = l.split()
+    if len(p) == 4 and p[3] in ('hot', 'warm'):
+        syms[p[3]] = (int(p[0], 16), int(p[1], 16))
+maps, c = [], {'hot': 0, 'warm': 0, 'other': 0}
+for line in open(dec):
+    f = line.split()
+    if f[0] == 'M' and ' '.join(f[4:]) == exe:
+        maps.append((int(f[2], 16), int(f[3], 16), int(f[1], 16)))
+    elif f[0] == 'S':
+        pc, w, name = int(f[4], 16), int(f[2]), 'other'
+        for lo, hi, base in maps:
+            if lo <= pc < hi:
+                for n, (s, size) in syms.items():
+                    if s <= pc - base < s + size:
+                        name = n
+        c[name] += w
+print('hot', c['hot'], 'warm', c['warm'], 'other', c['other'])
+PY
+}
+
+run=0
+for round_us in 300 2000 7000 2000/4000; do
+    run=$((run + 1))
+    sync=${round_us#*/}
+    [ "$sync" != "$round_us" ] || sync=
+    round_us=${round_us%/*}
+    CALLTRACE_MODE=sample CALLTRACE_SAMPLE_INTERVAL=1ms \
+        run_traced "$T/p$run.raw" "$T/periodic" "$round_us" 1600 $sync \
+        >"$T/out" 2>"$T/err"
+    expect_eq "program output" "done ok" "$(cat "$T/out")"
+    expect_eq "stderr" "" "$(cat "$T/err")"
+    "$T/sample_decode" "$T/p$run.raw" >"$T/p.txt" || fail "decoder rejected the trace"
+    read -r _ hot _ warm _ other < <(counts "$T/p.txt" "$T/periodic")
+    n=$((hot + warm))
+    # About 1600 samples are due; a few hundred at least, or the check
+    # says nothing (a sampler that lost most of them fails here).
+    [ "$n" -ge 800 ] || fail "round ${round_us}us: only $n samples in hot and warm"
+    python3 - "$hot" "$n" "${round_us}us${sync:+ every ${sync}us}" <<'PY' || fail "round ${round_us}us${sync:+ every ${sync}us}: hot $hot of $n samples"
+import math, sys
+hot, n, r = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
+p, sigma = hot / n, math.sqrt(0.7 * 0.3 / n)
+print('round %s: hot %.1f%% of %d samples, 70 +- %.1f (5 sigma)' % (r, 100 * p, n, 500 * sigma))
+sys.exit(0 if abs(p - 0.7) <= 5 * sigma else 1)
+PY
+done
+echo ok
