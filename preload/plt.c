@@ -608,8 +608,12 @@ uintptr_t ct_plt_real_return_of(const void *slot, uintptr_t sp)
         n = CT_PLT_MAX_FRAMES;
     const uintptr_t *retp = (const uintptr_t *)(sp - sizeof(uintptr_t));
     for (uint32_t i = n; i > 0; i--) {
-        struct plt_frame f;
-        if (read_own(&f, &pt->f[i - 1], sizeof f) != 0)
+        struct plt_frame f, *seg;
+        if (read_own(&seg, &pt->seg[(i - 1) / FRAME_SEG], sizeof seg) != 0)
+            return 0;
+        if (!seg)
+            continue;  /* frames that were never mapped */
+        if (read_own(&f, &seg[(i - 1) % FRAME_SEG], sizeof f) != 0)
             return 0;
         if (f.retp == retp && f.ret)
             return f.ret;
