@@ -826,7 +826,7 @@ int ct_follow_poll(struct ct_follow *f, const char *path)
     struct ct_input in = {.path = path, .size = (size_t)st.st_size,
                           .data = (const uint8_t *)""};
     if (in.size) {
-        void *m = mmap(NULL, in.size, PROT_READ, MAP_SHARED, fd, 0);
+        void *m = ct_map_input(fd, in.size, MAP_SHARED);
         if (m == MAP_FAILED) {
             ct_error("cannot map %s: %s", path, strerror(errno));
             close(fd);
