@@ -372,7 +372,7 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
             return false;
         ev->kind = CT_EV_LOST;
         ev->count = a;
-        c->lost_told += a;
+        c->lost_told = ct_sat_add(c->lost_told, a);
         push(r, ev);
         ev->count = 0;
         return true;
