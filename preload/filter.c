@@ -562,20 +562,23 @@ static int decide(struct ct_thread *t, struct fthread *f, const struct fset *s,
         __atomic_store_n(&trigger_on,
                          sp->rules[trig - 1].kind == CT_FRULE_ON,
                          __ATOMIC_RELAXED);
-    if (s->have_trigger && !__atomic_load_n(&trigger_on, __ATOMIC_RELAXED)) {
-        count_drop(t, f, fn, CT_DROP_TRIGGER);
-        return 1;
-    }
     /* Levels count from the outermost included frame: a recursive or
      * nested match inside its levels does not extend them.  Included and
      * excluded both: its callees are recorded, it is not ("only below
-     * main_loop"); its callees' levels count from it. */
+     * main_loop"); its callees' levels count from it.  An included frame
+     * entered while a trigger has recording off still opens its levels,
+     * so that an :on trigger inside it records from there (uftrace's
+     * `-F outer -T start@trace_on` records start and its callees). */
     if (inc && f->allow == 0) {
         const struct ct_frule *r = &sp->rules[inc - 1];
         uint32_t allow = r->levels ? d + r->levels + (exc ? 1 : 0)
                                    : UINT32_MAX;
         if (allow > f->allow)
             f->allow = allow;
+    }
+    if (s->have_trigger && !__atomic_load_n(&trigger_on, __ATOMIC_RELAXED)) {
+        count_drop(t, f, fn, CT_DROP_TRIGGER);
+        return 1;
     }
     if (exc) {
         count_drop(t, f, fn, CT_DROP_EXCLUDED | (exc - 1) << 3);
