@@ -34,6 +34,18 @@ void ct_input_error(const char *file, const char *where, const char *fmt, ...)
 void ct_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ct_warn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* a + b, UINT64_MAX where it would wrap: counts read from a trace (lost
+ * events) are summed so, or 32 damaged counts of 2^63 would sum to 0. */
+static inline uint64_t ct_sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* More lost events than this no trace can have counted (2^56: at one
+ * event every 5 ns, eleven years of dropping in one thread): a larger
+ * count is damage, and the report says so. */
+#define CT_LOST_MAX_PLAUSIBLE (1ull << 56)
+
 /* Exit statuses of calltrace-report. */
 #define CT_EXIT_OK 0
 #define CT_EXIT_USAGE 1

@@ -211,6 +211,10 @@ static inline unsigned ct_head_split(uint64_t head, bool prefix,
 #define CT_EXT_FILTER_DROPS  17u /* varint generation, varint n, n x (varint
                                     reason, varint fn, varint count): calls
                                     left out since the thread's last one    */
+#define CT_EXT_FILTER_UNMATCHED 18u /* varint generation, varint n, n x
+                                    varint rule index: pattern rules of that
+                                    generation's FILTER_SPEC that matched
+                                    no function when they were installed   */
 
 /*
  * CT_EXT_SWITCH payload, self-contained so a reader can use it without

@@ -32,9 +32,12 @@
 #include "budget.h"
 #include "tracer.h"
 
-/* Data pages of the ring: 256 switches (out + in, 16 bytes each) between
- * two drains before the kernel drops and counts. */
-#define RING_DATA_PAGES 2u
+/* Data pages of the ring: 512 switches (out + in, 16 bytes each) between
+ * two drains before the kernel drops and counts.  Drains come every
+ * CT_CPU_CHECK_BYTES (1 KiB) of records, so a thread holds with no loss
+ * as long as it records a call (2 bytes or more) per switch out and in,
+ * at any rate (docs/tracer.md). */
+#define RING_DATA_PAGES 4u
 
 static long page_size(void)
 {

@@ -57,6 +57,7 @@ struct fset {
     uint64_t scanned[MAX_OBJECTS];  /* objects looked at: base ^ name hash */
     uint32_t nscanned;
     uint32_t slots_named;  /* library-call stubs named so far (plt.c)   */
+    uint64_t hits;         /* bit i: rule i named some function         */
     void *demangle;        /* __cxa_demangle, once libstdc++ is there   */
     struct fset *older;  /* kept: a thread may still read it            */
 };
@@ -185,7 +186,8 @@ static const char *demangled(struct scan *sc, const char *name)
 static void scan_symbol(void *arg, const char *name, uintptr_t addr)
 {
     struct scan *sc = arg;
-    uint32_t v = ct_fspec_match(&sc->set->spec, name, demangled(sc, name));
+    uint32_t v = ct_fspec_match_hits(&sc->set->spec, name,
+                                     demangled(sc, name), "", &sc->set->hits);
     if (v)
         insert(sc->set, addr, v);
 }
@@ -198,8 +200,9 @@ static void scan_slot(void *arg, const char *name, const char *mark,
                       uintptr_t fn)
 {
     struct scan *sc = arg;
-    uint32_t v = ct_fspec_match_marked(&sc->set->spec, name,
-                                       demangled(sc, name), mark);
+    uint32_t v = ct_fspec_match_hits(&sc->set->spec, name,
+                                     demangled(sc, name), mark,
+                                     &sc->set->hits);
     if (v)
         insert(sc->set, fn, v);
 }
@@ -297,15 +300,71 @@ static void warn_line(const char *line)
     ct_message("%s", line);
 }
 
+/* Bit i: pattern rule i of s named no function of the objects scanned.
+ * A name@dlsym rule is left out: such a stub is named only when dlsym
+ * hands it out, later. */
+static uint64_t unmatched(const struct fset *s)
+{
+    uint64_t none = 0;
+    for (uint32_t i = 0; i < s->spec.nrules; i++)
+        if (!strstr(s->spec.rules[i].pattern, "@dlsym"))
+            none |= 1ull << i;
+    return none & ~__atomic_load_n(&s->hits, __ATOMIC_RELAXED);
+}
+
+/* Whether every rule of kind k names no function (and there is one). */
+static int all_unmatched(const struct fset *s, uint64_t none, uint32_t k)
+{
+    int any = 0;
+    for (uint32_t i = 0; i < s->spec.nrules; i++)
+        if (s->spec.rules[i].kind == k) {
+            if (!(none >> i & 1))
+                return 0;
+            any = 1;
+        }
+    return any;
+}
+
+/* One line naming the rules that match no function: a mistyped name
+ * would otherwise record nothing (an include, an :on trigger) or leave
+ * out nothing (an exclude) without a word. */
+static void warn_unmatched(const struct fset *s)
+{
+    uint64_t none = unmatched(s);
+    if (!none)
+        return;
+    char list[512], item[300];
+    size_t n = 0;
+    for (uint32_t i = 0; i < s->spec.nrules; i++) {
+        if (!(none >> i & 1))
+            continue;
+        ct_fspec_rule_text(&s->spec.rules[i], item, sizeof item);
+        if (n + strlen(item) + 8 >= sizeof list) {
+            memcpy(list + n, ", ...", 6);
+            n += 5;
+            break;
+        }
+        n += (size_t)snprintf(list + n, sizeof list - n, "%s'%s'",
+                              n ? ", " : "", item);
+    }
+    int nothing = all_unmatched(s, none, CT_FRULE_INCLUDE) ||
+                  all_unmatched(s, none, CT_FRULE_ON);
+    ct_message("calltrace: filter: no function loaded so far matches %s%s",
+               list, nothing ? " (so nothing is recorded)" : "");
+}
+
 void ct_filter_start(void)
 {
     char text[CT_FILTER_TEXT_MAX];
     if (!ct_fspec_from_env(text, sizeof text, ct_env_get, warn_line))
         return;
     char err[256];
-    if (install(text, err, sizeof err) != 0)
+    if (install(text, err, sizeof err) != 0) {
         ct_message("calltrace: filter '%.64s': %s; tracing without it", text,
                    err);
+        return;
+    }
+    warn_unmatched(__atomic_load_n(&current, __ATOMIC_ACQUIRE));
 }
 
 void ct_filter_after_dlopen(void)
@@ -352,6 +411,7 @@ static void put_ext_now(struct ct_thread *t, uint8_t sub, const uint8_t *pl,
 }
 
 static int room_for(struct ct_thread *t, struct fthread *f, size_t len);
+static uint64_t unmatched(const struct fset *s);
 
 static void write_spec(struct ct_thread *t, struct fthread *f,
                        const struct fset *s)
@@ -364,6 +424,18 @@ static void write_spec(struct ct_thread *t, struct fthread *f,
     size_t len = (size_t)(p - buf);
     if (room_for(t, f, len + 24) == 0)
         put_ext_now(t, CT_EXT_FILTER_SPEC, buf, len);
+    /* The rules that named no function, for the report to say so too. */
+    uint64_t none = unmatched(s);
+    if (!none)
+        return;
+    p = ct_put_varint(buf, s->gen);
+    p = ct_put_varint(p, (uint64_t)__builtin_popcountll(none));
+    for (uint32_t i = 0; i < s->spec.nrules; i++)
+        if (none >> i & 1)
+            p = ct_put_varint(p, i);
+    len = (size_t)(p - buf);
+    if (room_for(t, f, len + 24) == 0)
+        put_ext_now(t, CT_EXT_FILTER_UNMATCHED, buf, len);
 }
 
 /* Encodes up to DROPS_PER_RECORD entries from d[*i] on; 0 when done. */
@@ -562,20 +634,23 @@ static int decide(struct ct_thread *t, struct fthread *f, const struct fset *s,
         __atomic_store_n(&trigger_on,
                          sp->rules[trig - 1].kind == CT_FRULE_ON,
                          __ATOMIC_RELAXED);
-    if (s->have_trigger && !__atomic_load_n(&trigger_on, __ATOMIC_RELAXED)) {
-        count_drop(t, f, fn, CT_DROP_TRIGGER);
-        return 1;
-    }
     /* Levels count from the outermost included frame: a recursive or
      * nested match inside its levels does not extend them.  Included and
      * excluded both: its callees are recorded, it is not ("only below
-     * main_loop"); its callees' levels count from it. */
+     * main_loop"); its callees' levels count from it.  An included frame
+     * entered while a trigger has recording off still opens its levels,
+     * so that an :on trigger inside it records from there (uftrace's
+     * `-F outer -T start@trace_on` records start and its callees). */
     if (inc && f->allow == 0) {
         const struct ct_frule *r = &sp->rules[inc - 1];
         uint32_t allow = r->levels ? d + r->levels + (exc ? 1 : 0)
                                    : UINT32_MAX;
         if (allow > f->allow)
             f->allow = allow;
+    }
+    if (s->have_trigger && !__atomic_load_n(&trigger_on, __ATOMIC_RELAXED)) {
+        count_drop(t, f, fn, CT_DROP_TRIGGER);
+        return 1;
     }
     if (exc) {
         count_drop(t, f, fn, CT_DROP_EXCLUDED | (exc - 1) << 3);

@@ -79,6 +79,14 @@ uint32_t ct_fspec_match(const struct ct_fspec *s, const char *name,
  * `operator new(unsigned long)@plt`, `operator new@plt`. */
 uint32_t ct_fspec_match_marked(const struct ct_fspec *s, const char *name,
                                const char *demangled, const char *mark);
+/* The same, and bit i of *hits set for every rule i that matches (all of
+ * them, not only the last of each kind): rules that name no function. */
+uint32_t ct_fspec_match_hits(const struct ct_fspec *s, const char *name,
+                             const char *demangled, const char *mark,
+                             uint64_t *hits);
+/* A rule as it was written ("-lex_*", "fib@3", "start:on"), into dst;
+ * returns its length. */
+size_t ct_fspec_rule_text(const struct ct_frule *r, char *dst, size_t cap);
 #define CT_FMATCH_INCLUDE(v) ((v) & 0xffu)
 #define CT_FMATCH_EXCLUDE(v) ((v) >> 8 & 0xffu)
 #define CT_FMATCH_TRIGGER(v) ((v) >> 16 & 0xffu)

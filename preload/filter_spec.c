@@ -250,6 +250,13 @@ static int match_rule(const struct ct_frule *r, const char *name,
 uint32_t ct_fspec_match_marked(const struct ct_fspec *s, const char *name,
                                const char *demangled, const char *mark)
 {
+    return ct_fspec_match_hits(s, name, demangled, mark, NULL);
+}
+
+uint32_t ct_fspec_match_hits(const struct ct_fspec *s, const char *name,
+                             const char *demangled, const char *mark,
+                             uint64_t *hits)
+{
     /* "ns::f(int)" is also matched as "ns::f", and "void f<int>(int)" as
      * "f<int>". */
     char bare[512];
@@ -269,6 +276,8 @@ uint32_t ct_fspec_match_marked(const struct ct_fspec *s, const char *name,
         const struct ct_frule *r = &s->rules[i];
         if (!match_rule(r, name, demangled, b, bn, mark ? mark : ""))
             continue;
+        if (hits)
+            *hits |= 1ull << i;
         if (r->kind == CT_FRULE_ON || r->kind == CT_FRULE_OFF)
             trig = i + 1;
         else if (r->kind == CT_FRULE_EXCLUDE)
@@ -283,6 +292,20 @@ uint32_t ct_fspec_match(const struct ct_fspec *s, const char *name,
                         const char *demangled)
 {
     return ct_fspec_match_marked(s, name, demangled, "");
+}
+
+size_t ct_fspec_rule_text(const struct ct_frule *r, char *dst, size_t cap)
+{
+    char levels[16] = "";
+    if (r->levels)
+        snprintf(levels, sizeof levels, "@%u", r->levels);
+    int n = snprintf(dst, cap, "%s%s%s%s%s",
+                     r->kind == CT_FRULE_EXCLUDE ? "-" : "",
+                     r->is_regex ? "re:" : "", r->pattern, levels,
+                     r->kind == CT_FRULE_ON    ? ":on"
+                     : r->kind == CT_FRULE_OFF ? ":off"
+                                               : "");
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
 }
 
 /* Appends item (already checked) to dst with a separating comma. */

@@ -454,7 +454,7 @@ static inline uint64_t ct_tick_delta(struct ct_thread *t, uint64_t now)
  * `end` is set that far ahead, so it comes to the slow path by itself),
  * and at the thread's end.
  */
-#define CT_CPU_CHECK_BYTES (8u << 10)
+#define CT_CPU_CHECK_BYTES (1u << 10)
 void ct_cpu_thread_start(struct ct_thread *t);
 /* Writes the thread's SWITCH or CPUTIME record at pos, using no more than
  * up to lim; force writes a SWITCH record even with nothing new. */

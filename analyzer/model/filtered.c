@@ -28,6 +28,19 @@ void ct_filtered_rules(struct ct_trace_info *info, uint64_t gen,
     f->rules[f->nrules++] = (struct ct_filter_rules){gen, t};
 }
 
+void ct_filtered_unmatched(struct ct_trace_info *info, uint64_t gen,
+                           uint32_t index)
+{
+    struct ct_filtered *f = get(info);
+    for (size_t i = 0; i < f->nunmatched; i++)
+        if (f->unmatched[i].gen == gen && f->unmatched[i].index == index)
+            return;
+    ct_grow(&f->unmatched, &f->unmatched_cap, f->nunmatched,
+            sizeof *f->unmatched);
+    f->unmatched[f->nunmatched++] =
+        (struct ct_filter_unmatched){gen, index};
+}
+
 void ct_filtered_left(struct ct_trace_info *info, uint64_t gen,
                       uint32_t reason, uint32_t func, uint64_t count)
 {
@@ -89,6 +102,7 @@ void ct_filtered_free(struct ct_filtered *f)
         free(f->rules[i].text);
     free(f->rules);
     free(f->left);
+    free(f->unmatched);
     free(f);
 }
 

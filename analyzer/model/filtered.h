@@ -30,15 +30,25 @@ struct ct_filter_left {
     uint64_t count;
 };
 
+/* A pattern rule that matched no function (CT_EXT_FILTER_UNMATCHED). */
+struct ct_filter_unmatched {
+    uint64_t gen;
+    uint32_t index;   /* among the generation's pattern items             */
+};
+
 struct ct_filtered {
     struct ct_filter_rules *rules;
     size_t nrules, rules_cap;
+    struct ct_filter_unmatched *unmatched;
+    size_t nunmatched, unmatched_cap;
     struct ct_filter_left *left;
     size_t nleft, left_cap;
 };
 
 void ct_filtered_rules(struct ct_trace_info *info, uint64_t gen,
                        const char *text, size_t len);
+void ct_filtered_unmatched(struct ct_trace_info *info, uint64_t gen,
+                           uint32_t index);
 void ct_filtered_left(struct ct_trace_info *info, uint64_t gen,
                       uint32_t reason, uint32_t func, uint64_t count);
 /* Sorts and merges the counts: by generation, reason, then count down. */

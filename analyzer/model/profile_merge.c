@@ -164,7 +164,7 @@ void ct_profile_merge(struct ct_profile *whole, struct ct_profile *part,
     wc->unmatched_returns += pc->unmatched_returns;
     wc->unmatched_calls += pc->unmatched_calls;
     wc->open_at_end += pc->open_at_end;
-    wc->lost += pc->lost;
+    wc->lost = ct_sat_add(wc->lost, pc->lost);
     for (size_t i = 0; i < part->nevents; i++) {
         ct_grow(&whole->events, &whole->events_cap, whole->nevents,
                 sizeof *whole->events);

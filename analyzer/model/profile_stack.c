@@ -292,7 +292,7 @@ int ct_prof_event(struct ct_profile *p, const struct ct_event *ev)
         break;
     case CT_EV_LOST:
         charge(p, th, ev->time);
-        p->counts.lost += ev->count;
+        p->counts.lost = ct_sat_add(p->counts.lost, ev->count);
         break;
     case CT_EV_STACK:
         charge(p, th, ev->time);

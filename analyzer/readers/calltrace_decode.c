@@ -438,7 +438,7 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
             return false;
         ev->kind = CT_EV_LOST;
         ev->count = a;
-        c->lost_told += a;
+        c->lost_told = ct_sat_add(c->lost_told, a);
         push(r, ev);
         ev->count = 0;
         return true;
@@ -554,6 +554,18 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
             return false;
         ct_filtered_rules(r->info, a, (const char *)p, (size_t)(end - p));
         return true;
+    case CT_EXT_FILTER_UNMATCHED: {
+        uint64_t n, idx;
+        if (ct_get_varint(&p, end, &a) != 0 ||
+            ct_get_varint(&p, end, &n) != 0)
+            return false;
+        for (uint64_t i = 0; i < n; i++) {
+            if (ct_get_varint(&p, end, &idx) != 0 || idx > UINT32_MAX)
+                return false;
+            ct_filtered_unmatched(r->info, a, (uint32_t)idx);
+        }
+        return true;
+    }
     case CT_EXT_FILTER_DROPS: {
         uint64_t n, reason, count;
         if (ct_get_varint(&p, end, &a) != 0 ||

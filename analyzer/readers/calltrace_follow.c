@@ -686,7 +686,7 @@ static bool apply(struct ct_follow *f, struct fthread *t, const struct rec *r,
             return false;
         ev.kind = CT_EV_LOST;
         ev.count = a;
-        t->lost_told += a;
+        t->lost_told = ct_sat_add(t->lost_told, a);
         break;
     case CT_EXT_THREAD_NAME: {
         struct ct_thread_info *ti = &f->info->threads[t->thread];
@@ -823,7 +823,7 @@ static void follow_thread(struct ct_follow *f, const struct ct_input *in,
         }
         if (h.flags & CT_BLOCK_LAST)
             t->ended = true;
-        f->lost_done += h.lost;
+        f->lost_done = ct_sat_add(f->lost_done, h.lost);
         t->cur = 0;
         t->cur_lost = 0;
     }
@@ -872,7 +872,7 @@ int ct_follow_feed(struct ct_follow *f, const struct ct_input *in,
     /* Losses: the blocks read, plus the current ones' live counts. */
     uint64_t lost = f->lost_done;
     for (size_t i = 0; i < f->nth; i++)
-        lost += f->th[i].cur_lost;
+        lost = ct_sat_add(lost, f->th[i].cur_lost);
     f->st.lost = f->hdr.lost > lost ? f->hdr.lost : lost;
     f->info->lost_events = f->st.lost;
     f->st.threads = (uint32_t)f->nth;
@@ -901,7 +901,7 @@ int ct_follow_poll(struct ct_follow *f, const char *path)
     struct ct_input in = {.path = path, .size = (size_t)st.st_size,
                           .data = (const uint8_t *)""};
     if (in.size) {
-        void *m = mmap(NULL, in.size, PROT_READ, MAP_SHARED, fd, 0);
+        void *m = ct_map_input(fd, in.size, MAP_SHARED);
         if (m == MAP_FAILED) {
             ct_error("cannot map %s: %s", path, strerror(errno));
             close(fd);

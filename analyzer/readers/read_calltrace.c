@@ -136,7 +136,7 @@ static int read_calltrace(const struct ct_input *in,
     for (size_t i = 0; i < nblocks; i++)
         if (blocks[i].kind == CT_BLOCK_EVENTS) {
             order[nev++] = &blocks[i];
-            lost += blocks[i].lost;
+            lost = ct_sat_add(lost, blocks[i].lost);
         }
     info->lost_events = h.lost > lost ? h.lost : lost;
     qsort(order, nev, sizeof *order, ctr_cmp_thread_seq);

@@ -61,5 +61,9 @@ const struct ct_reader *ct_reader_detect(const struct ct_input *in);
 /* Maps the file; prints an error and returns -1 on failure. */
 int ct_input_open(struct ct_input *in, const char *path);
 void ct_input_close(struct ct_input *in);
+/* mmap of a whole file of SIZE bytes (FLAGS: MAP_PRIVATE or MAP_SHARED)
+ * whose holes read as zeros and never fault from the file (SIGBUS on a
+ * full tmpfs); MAP_FAILED with errno on failure.  Unmap with munmap. */
+void *ct_map_input(int fd, size_t size, int flags);
 
 #endif /* CT_READER_H */

@@ -43,6 +43,22 @@ static void reason_text(const struct ct_filtered *f, uint64_t gen,
     }
 }
 
+/* The rules that named no function when the tracer installed them: a
+ * mistyped name records nothing, and the report must say why. */
+static void print_unmatched(FILE *out, const struct ct_filtered *f)
+{
+    for (size_t i = 0; i < f->nunmatched; i++) {
+        char item[256];
+        ct_filtered_rule_text(f, f->unmatched[i].gen, f->unmatched[i].index,
+                              item, sizeof item);
+        fprintf(out, "%s%s", i ? ", " : " Filter rules matching no function: ",
+                item);
+    }
+    if (f->nunmatched)
+        fputs(" (no function of the objects loaded when the rules were "
+              "installed had such a name)\n", out);
+}
+
 void ct_report_filtered(struct ct_rep *r)
 {
     struct ct_filtered *f = r->p->info->filtered;
@@ -53,6 +69,7 @@ void ct_report_filtered(struct ct_rep *r)
     for (size_t i = 0; i < f->nrules; i++)
         fprintf(out, " Filter%s: %s\n", f->nrules > 1 ? " (then)" : "",
                 f->rules[i].text[0] ? f->rules[i].text : "none");
+    print_unmatched(out, f);
     uint64_t total = 0;
     for (size_t i = 0; i < f->nleft; i++)
         total += f->left[i].count;

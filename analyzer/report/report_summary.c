@@ -2,10 +2,12 @@
 #include <inttypes.h>
 #include <math.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "report_private.h"
+#include "util.h"
 
 /* The first event's date; with no event, the start the input names (a
  * first time of 0 would be the clock's origin, the machine's boot). */
@@ -111,6 +113,31 @@ static void print_unnamed(FILE *out, const struct ct_profile *p)
           " /usr/lib/debug/.build-id)\n", out);
 }
 
+/* "KEY: VALUE" with VALUE's control characters escaped (\n, \xNN): a
+ * newline in a program's name must not break the header's lines. */
+static void print_escaped(FILE *out, const char *key, const char *s)
+{
+    char *e = ct_escape_line(s, strlen(s));
+    fprintf(out, "%s%s\n", key, e);
+    free(e);
+}
+
+/* Lost events, or the count saturated or beyond any trace's with a word:
+ * a damaged block's lost count (2^63 in each of 32 blocks) must not sum
+ * to a small number nor read as a real one. */
+static void print_lost(FILE *out, uint64_t lost)
+{
+    if (lost == UINT64_MAX)
+        fprintf(out, " Lost events: %" PRIu64 " or more (damaged: the "
+                "blocks' lost counts are impossibly large; their sum is "
+                "saturated)\n", lost);
+    else if (lost > CT_LOST_MAX_PLAUSIBLE)
+        fprintf(out, " Lost events: %" PRIu64 " (damaged: more than any "
+                "trace can have counted)\n", lost);
+    else
+        fprintf(out, " Lost events: %" PRIu64 "\n", lost);
+}
+
 void ct_report_summary(struct ct_rep *r)
 {
     FILE *out = r->out;
@@ -118,10 +145,10 @@ void ct_report_summary(struct ct_rep *r)
     const struct ct_trace_info *info = p->info;
     const struct ct_totals *t = &p->totals;
     const struct ct_counts *c = &p->counts;
-    fprintf(out, "Profiling: %s\n",
-            info->program[0] ? info->program : "(program unknown)");
+    print_escaped(out, "Profiling: ",
+                  info->program[0] ? info->program : "(program unknown)");
     if (info->command[0])
-        fprintf(out, " Command: %s\n", info->command);
+        print_escaped(out, " Command: ", info->command);
     fprintf(out, " Input: %s (%s format)\n", info->path ? info->path : "-",
             info->format ? info->format : "?");
     if (info->pid)
@@ -142,7 +169,7 @@ void ct_report_summary(struct ct_rep *r)
             " returns, %" PRIu64 " user events, %" PRIu64 " samples)\n",
             c->events, c->calls, c->returns, c->user_events, samples);
     uint64_t lost = c->lost > info->lost_events ? c->lost : info->lost_events;
-    fprintf(out, " Lost events: %" PRIu64 "\n", lost);
+    print_lost(out, lost);
     ct_report_filtered(r);
     fprintf(out, " Unmatched: %" PRIu64 " returns with no call, %" PRIu64
             " calls with no return, %" PRIu64 " frames open at the end\n",

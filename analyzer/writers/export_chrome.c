@@ -16,8 +16,11 @@
  * {"never_returned": true}, as do frames still open at a thread's end or
  * at the end of the data (there, at the thread's last event); with
  * --time-range, frames open at the window's end are closed at its end
- * (at the last event, for a thread whose data ends inside it) with
- * {"open_at_window_end": true}, and frames open at its start begin there.
+ * (at the last event, for a thread whose data ends inside it), each E
+ * followed by an instant "open at window end" (category
+ * "calltrace-window", args {"function": NAME}) rather than marked itself,
+ * since a viewer pairs an E with its B by name and args; frames open at
+ * the window's start begin there.
  * Frames open before the data (or the --time-range window) began carry
  * {"entered_before_data": true}: they are not calls.  Sampled stacks
  * become slices from one sample to the next of the same stack (category
@@ -172,17 +175,33 @@ static void begin(void *ctx, uint32_t thread, uint64_t t, uint32_t func,
           x->out);
 }
 
+/* A viewer pairs an E with its B by name and args (speedscope keys a
+ * frame by both, and "repairs" each stack whose E differs, with a
+ * warning): so the E of a frame open at a --time-range window's end has
+ * its B's args, and the mark is a thread instant of its own, category
+ * "calltrace-window", naming the function. */
 static void end(void *ctx, uint32_t thread, uint64_t t, uint32_t func,
                 enum ct_slice_kind kind, const char *mark)
 {
-    (void)kind;
     struct chrome_export *x = ctx;
+    bool window = mark && strcmp(mark, "open_at_window_end") == 0;
+    bool before = kind == CT_SLICE_BEFORE_DATA;
     head(x, 'E', thread, t);
     fputs(",\"name\":", x->out);
     fputs(name_of(x, func), x->out);
-    if (mark)
-        fprintf(x->out, ",\"args\":{\"%s\":true}", mark);
+    if (mark && !window)
+        fprintf(x->out, ",\"args\":{%s\"%s\":true}",
+                before ? "\"entered_before_data\":true," : "", mark);
+    else if (before)
+        fputs(",\"args\":{\"entered_before_data\":true}", x->out);
     putc('}', x->out);
+    if (!window)
+        return;
+    head(x, 'i', thread, t);
+    fputs(",\"s\":\"t\",\"cat\":\"calltrace-window\","
+          "\"name\":\"open at window end\",\"args\":{\"function\":", x->out);
+    fputs(name_of(x, func), x->out);
+    fputs("}}", x->out);
 }
 
 static void instant(void *ctx, uint64_t t, const struct ct_event *ev)

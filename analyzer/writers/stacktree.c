@@ -255,7 +255,7 @@ static int st_event(struct ct_sink *self, const struct ct_event *ev)
         th->depth = 0;
         break;
     case CT_EV_LOST:
-        t->lost += ev->count;
+        t->lost = ct_sat_add(t->lost, ev->count);
         charge(t, th, ev->time);
         break;
     default:

@@ -29,6 +29,17 @@ grep -q 'ns::Grid<int>::operator<(ns::Grid<int> const&) const' "$T/mix.json" ||
     fail "C++ name"
 open_in_speedscope "$T/mix.json" "$SHOTS/chrome-speedscope.png"
 
+# A --time-range window: frames open at its start and end are closed so
+# that every E pairs with its B by name and args, and speedscope reads the
+# window without repairing a stack (it warned for each frame open at the
+# window's end when that E carried a mark of its own).
+"$REPORT_SAN" --export chrome --time-range=1ms..3ms -o "$T/win.json" "$T/mix.raw"
+python3 "$CT_ROOT/tests/e2e/tools/check_chrome.py" "$T/win.json" > /dev/null ||
+    fail "window export: $(python3 "$CT_ROOT/tests/e2e/tools/check_chrome.py" "$T/win.json" 2>&1)"
+has '"cat":"calltrace-window","name":"open at window end"' "$T/win.json" ||
+    fail "window export: no frame marked open at the window's end"
+open_in_speedscope "$T/win.json" "$SHOTS/chrome-window-speedscope.png" strict
+
 # folded: the lines add up to the report's cpu time (ticks times the tick
 # length, as printed), also inside a --time-range window
 folded_total() {

@@ -97,6 +97,25 @@ static void test_match_glob_and_order(void **state)
     assert_string_equal(match("parse", NULL), "2 0 0");
 }
 
+/* Every rule that matches is told, not only the last of its kind (a rule
+ * that names no function is reported), and each is shown as written. */
+static void test_hits_and_text(void **state)
+{
+    (void)state;
+    parse_ok("pa*,par*,-lex_*,re:^fib$@3,start:on,stop:off");
+    uint64_t hits = 0;
+    ct_fspec_match_hits(spec, "parse", NULL, "", &hits);
+    ct_fspec_match_hits(spec, "fib", NULL, "", &hits);
+    assert_true(hits == (1u | 2u | 8u));
+    static const char *const want[] = {"pa*", "par*", "-lex_*",
+                                       "re:^fib$@3", "start:on", "stop:off"};
+    char text[300];
+    for (uint32_t i = 0; i < 6; i++) {
+        ct_fspec_rule_text(&spec->rules[i], text, sizeof text);
+        assert_string_equal(text, want[i]);
+    }
+}
+
 static void test_match_cxx(void **state)
 {
     (void)state;
@@ -259,6 +278,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_match_glob_and_order, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_match_cxx, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_hits_and_text, setup, teardown),
         cmocka_unit_test_setup_teardown(test_match_libcalls, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_escaped_comma, setup, teardown),

@@ -270,6 +270,28 @@ static void test_lost_not_counted_twice(void **state)
     tg_free(&t);
 }
 
+/* Damaged blocks' lost counts (2^63 in each of 32 threads' blocks) must
+ * not sum modulo 2^64 to 0: the sum saturates. */
+static void test_damaged_lost_saturates(void **state)
+{
+    (void)state;
+    struct tg_trace t;
+    one_thread(&t);
+    for (uint32_t k = 0; k < 32; k++) {
+        struct tg_thread *th = tg_thread(&t, 100 + k);
+        tg_entry(&t, th, 10 + k, FA, 0);
+        tg_lost_in_header(th, 1ull << 63);
+        tg_exit(&t, th, 100 + k);
+    }
+    tg_finish(&t);
+    struct ct_trace_info info;
+    struct recorder rec;
+    read_ok(&t, &info, &rec);
+    assert_true(info.lost_events == UINT64_MAX);
+    done(&info, &rec);
+    tg_free(&t);
+}
+
 static void expect_header_error(const uint8_t *data, size_t size)
 {
     struct ct_trace_info info;
@@ -794,6 +816,7 @@ int main(void)
         cmocka_unit_test(test_decodes_every_record),
         cmocka_unit_test(test_header_fields),
         cmocka_unit_test(test_lost_not_counted_twice),
+        cmocka_unit_test(test_damaged_lost_saturates),
         cmocka_unit_test(test_bad_headers),
         cmocka_unit_test(test_blocks_continue_without_stack_events),
         cmocka_unit_test(test_time_range_skips_blocks),

@@ -27,7 +27,7 @@ def main(path):
             sys.exit(f"{where}: time goes back on {key}")
         last[key] = ts
         if e["ph"] == "B":
-            stacks[key].append((e["name"], ts))
+            stacks[key].append((e["name"], ts, e.get("args", {})))
             if e.get("cat") == "call" and not e.get("args", {}).get(
                     "entered_before_data"):
                 n["calls"] += 1
@@ -36,7 +36,7 @@ def main(path):
         elif e["ph"] == "E":
             if not stacks[key]:
                 sys.exit(f"{where}: E with no open slice on {key}")
-            name, begin = stacks[key].pop()
+            name, begin, b_args = stacks[key].pop()
             if name != e["name"]:
                 sys.exit(f"{where}: E {e['name']!r} closes {name!r}")
             if ts < begin:
@@ -44,6 +44,13 @@ def main(path):
             args = e.get("args", {})
             if args.get("never_returned") or args.get("open_at_window_end"):
                 n["never_returned"] += 1
+            # a viewer pairs E with B by name and args (speedscope warns
+            # and repairs the stack otherwise); never_returned aside
+            if {k: v for k, v in args.items() if k != "never_returned"} \
+                    != b_args:
+                sys.exit(f"{where}: E's args differ from its B's")
+        elif e["ph"] == "i" and e.get("cat") == "calltrace-window":
+            n["never_returned"] += 1
         elif e["ph"] == "i":
             n["user" if e.get("cat") == "user" else e.get("cat", "i")] += 1
         else:

@@ -1,14 +1,17 @@
 // Opens a profile in speedscope inside headless Chromium and saves a
 // screenshot.  Exit 0 when speedscope imported it (a profile view is shown,
 // no import error on the page or in the console), 1 otherwise.
-// usage: node speedscope_open.js SPEEDSCOPE_RELEASE_DIR PROFILE PNG
+// usage: node speedscope_open.js SPEEDSCOPE_RELEASE_DIR PROFILE PNG [strict]
+// strict: speedscope's warnings that it repaired a stack (an E that does
+// not match its B, a frame left open) fail too.
 // The page and the profile are served by request interception on a made-up
 // origin, so no server or network is involved.
 const fs = require('fs');
 const path = require('path');
 const { withPage } = require('./chromium');
 
-const [releaseDir, profile, png] = process.argv.slice(2);
+const [releaseDir, profile, png, strict] = process.argv.slice(2);
+const repairTexts = ['Tried to end', 'was still open at end of profile'];
 const origin = 'http://speedscope.invalid';
 const types = { '.html': 'text/html', '.js': 'text/javascript',
                 '.css': 'text/css', '.wasm': 'application/wasm' };
@@ -25,7 +28,8 @@ withPage({ viewport: { width: 1200, height: 700 },
   });
   page.on('console', m => {
     const t = m.text();
-    if (m.type() === 'error' || errorTexts.some(s => t.includes(s)))
+    if (m.type() === 'error' || errorTexts.some(s => t.includes(s)) ||
+        (strict && repairTexts.some(s => t.includes(s))))
       failed.push('console ' + m.type() + ': ' + t);
   });
   await page.route(origin + '/**', route => {

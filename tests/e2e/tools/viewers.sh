@@ -20,12 +20,13 @@ need_speedscope() {
     fi
 }
 
-# open_in_speedscope PROFILE PNG: speedscope imports it without an error
+# open_in_speedscope PROFILE PNG [strict]: speedscope imports it without an
+# error (strict: nor a warning that it repaired a stack)
 # and the screenshot is saved.
 open_in_speedscope() {
     NODE_PATH=$NPM_DIR/node_modules timeout 180 node \
         "$CT_ROOT/tests/e2e/tools/speedscope_open.js" \
-        "$NPM_DIR/node_modules/speedscope/dist/release" "$1" "$2" ||
+        "$NPM_DIR/node_modules/speedscope/dist/release" "$1" "$2" ${3:-} ||
         fail "speedscope could not import $1"
     [ "$(stat -c %s "$2")" -gt 5000 ] || fail "empty screenshot $2"
 }
