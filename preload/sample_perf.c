@@ -533,6 +533,11 @@ static void *sampler_thread(void *arg)
 {
     (void)arg;
     t_sampler = 1;
+    /* A record now, at the start: a sample's weight is the CPU time before
+     * it, so the run's span must begin before the first drain, or the
+     * samples add up to more time than the span they fall in. */
+    static const char name[] = "calltrace-sampler";
+    ct_tracer_append_ext(CT_EXT_THREAD_NAME, name, sizeof name - 1);
     struct timespec nap = {(time_t)(g_period_ns / 1000000000u),
                            (long)(g_period_ns % 1000000000u)};
     uint64_t naps = 0, per_second = 1000000000u / g_period_ns + 1;
