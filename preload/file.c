@@ -2,16 +2,15 @@
  * The output file.  Everything goes through MAP_SHARED mappings of it, so
  * what a thread has stored is in the page cache at once and survives a
  * crash or SIGKILL.  Blocks are reserved with an atomic add on the next
- * free offset; the file is grown with fallocate, which also guarantees the
- * disk blocks (a mapped page beyond a full disk would raise SIGBUS).  Where
- * fallocate is unsupported, ftruncate under a lock that only ever grows the
- * file: two racing ftruncates could otherwise shrink it under a mapping.
+ * free offset; the file keeper (keeper.c) grows the file over a block,
+ * with fallocate, which also guarantees the disk blocks, or zeros written
+ * where fallocate is unsupported, and maps it.
  *
- * No descriptor is kept: a program may close, dup2 over or reuse any
- * number, so a number kept from one block to the next could name the
- * program's own file by then.  Each block opens the file by its absolute
- * name, checks with fstat that it is still the file we created, grows and
- * maps it, and closes the descriptor again (docs/tracer.md).
+ * No descriptor of the file is ever in the program's table: a program may
+ * close, dup2 over or reuse any number at any moment, from any thread, so
+ * a number of the tracer's there could name the program's own file by the
+ * time it is used.  The keeper holds the one descriptor, in a table of its
+ * own, from the file's creation to the trace's end (docs/tracer.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "keeper.h"
 #include "rawsys.h"
 #include "stream.h"
 #include "supply.h"
@@ -177,24 +177,12 @@ void ct_fail_gone(const char *what)
     fail(what, 0, 1);
 }
 
-static void spin_lock(int *l)
-{
-    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-        __builtin_ia32_pause();
-}
-
-static void spin_unlock(int *l)
-{
-    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
-}
-
 /*
  * The process's file size limit (RLIMIT_FSIZE, `ulimit -f`): a write or
  * an extension past it raises SIGXFSZ, whose default action ends the
- * program.  The trace stops short of it, as at CALLTRACE_LIMIT, and
- * whatever grows a file of the tracer's runs with SIGXFSZ held
- * (ct_signal_hold), so a limit lowered under the tracer's feet fails the
- * call with EFBIG instead.
+ * program.  The trace stops short of it, as at CALLTRACE_LIMIT; the file
+ * keeper, which grows the file, has every signal blocked, so a limit
+ * lowered under the tracer's feet fails the call with EFBIG instead.
  */
 static uint64_t fsize_limit(void)
 {
@@ -205,40 +193,9 @@ static uint64_t fsize_limit(void)
     return (uint64_t)rl.rlim_cur;
 }
 
-static int grow_unguarded(int fd, uint64_t off, uint64_t len)
-{
-    if (!ct_proc.no_fallocate) {
-        if (fallocate(fd, 0, (off_t)off, (off_t)len) == 0)
-            return 0;
-        if (errno != EOPNOTSUPP && errno != ENOSYS)
-            return errno;
-        ct_proc.no_fallocate = 1;
-    }
-    int err = 0;
-    spin_lock(&ct_proc.file_lock);
-    if (off + len > ct_proc.file_len) {
-        if (ftruncate(fd, (off_t)(off + len)) == 0)
-            ct_proc.file_len = off + len;
-        else
-            err = errno;
-    }
-    spin_unlock(&ct_proc.file_lock);
-    return err;
-}
-
-/* Makes [off, off + len) part of the file.  0 or an errno value. */
-static int grow(int fd, uint64_t off, uint64_t len)
-{
-    struct ct_signal_hold g;
-    ct_signal_hold(&g, SIGXFSZ);
-    int err = grow_unguarded(fd, off, len);
-    ct_signal_release(&g);
-    return err;
-}
-
 /*
- * A new block that cannot be had for now: no descriptor free to reopen the
- * file (the program is at its limit), no memory or address space to map
+ * A new block that cannot be had for now: no keeper to be had (the
+ * process limit), no memory or address space to map
  * it, no disk space or quota left.  Those pass: the tracer says so once,
  * the thread's events are counted lost, and it tries again a little later
  * (thread.c), so the trace has a gap instead of an end.  The range
@@ -268,34 +225,24 @@ static void trouble(const char *what, int err, int *retry)
 }
 
 /*
- * A descriptor of the trace file for one use, or -1 after stopping the
- * trace.  A file that is gone or replaced (another inode under the name, a
- * symlink) stops tracing: the trace is never written anywhere else.
+ * What the keeper answered, said: 0 when the request was served.  A file
+ * that lost its name or was truncated by someone else stops tracing (the
+ * trace is never written anywhere else); a closed trace (the process is
+ * ending) drops the block without a word.
  */
-static int reopen(int *retry)
+static int keeper_trouble(const char *what, int err, int *retry)
 {
-    int fd = open(ct_proc.reopen, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-    if (fd < 0) {
-        int err = errno;
-        if (err == ENOENT || err == ELOOP)
-            ct_fail_gone("the file was removed or replaced");
-        else
-            trouble("cannot reopen the file", err, retry);
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != ct_proc.dev ||
-        (uint64_t)st.st_ino != ct_proc.ino) {
-        close(fd);
+    if (!err)
+        return 0;
+    if (err == CT_KEEPER_REMOVED)
         ct_fail_gone("the file was removed or replaced");
-        return -1;
-    }
-    return fd;
-}
-
-int ct_file_reopen(void)
-{
-    return reopen(NULL);
+    else if (err == CT_KEEPER_TRUNCATED)
+        ct_fail_gone("the file was truncated by another program");
+    else if (err == CT_KEEPER_CLOSED && retry)
+        *retry = 1;
+    else if (err != CT_KEEPER_CLOSED)
+        trouble(what, err, retry);
+    return -1;
 }
 
 /* Reserves [off, off + size) unless that passes the size limit.  Atomic
@@ -325,22 +272,10 @@ int ct_file_reserve(uint32_t size, uint64_t *off)
 static void *map_at(uint64_t off, uint32_t size, int *retry)
 {
     int saved = errno;
-    int fd = reopen(retry);
     void *p = NULL;
-    if (fd >= 0) {
-        int err = grow(fd, off, size);
-        if (err) {
-            trouble("cannot extend the file", err, retry);
-        } else {
-            p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-                     (off_t)off);
-            if (p == MAP_FAILED) {
-                trouble("cannot map the file", errno, retry);
-                p = NULL;
-            }
-        }
-        close(fd);
-    }
+    if (keeper_trouble("cannot extend or map the file",
+                       ct_keeper_map(off, size, &p), retry))
+        p = NULL;
     errno = saved;
     return p;
 }
@@ -417,48 +352,26 @@ int ct_file_write_maps_block(const void *block, uint32_t size, int *limit_hit)
         tell_fsize();
         return -1;
     }
-    int saved = errno, rc = -1, retry = 0;
-    int fd = reopen(&retry);  /* a MAPS block not written is tried again */
-    if (fd >= 0) {
-        struct ct_signal_hold g;
-        ct_signal_hold(&g, SIGXFSZ);
-        int err = grow(fd, off, size);
-        const char *what = "cannot extend the file";
-        for (size_t done = 0; !err && done < size;) {
-            ssize_t n = pwrite(fd, (const uint8_t *)block + done, size - done,
-                               (off_t)(off + done));
-            if (n > 0)
-                done += (size_t)n;
-            else if (n == 0 || errno != EINTR)
-                err = n == 0 ? EIO : errno, what = "cannot write the file";
-        }
-        ct_signal_release(&g);
-        if (err)
-            trouble(what, err, &retry);
-        else
-            rc = 0;
-        close(fd);
-    }
+    int saved = errno, retry = 0;  /* a MAPS block not written is tried again */
+    int rc = keeper_trouble("cannot write the file",
+                            ct_keeper_write(block, off, size), &retry);
     errno = saved;
     return rc;
 }
 
-static int open_unique(const char *base)
+/* Created by the keeper, which keeps it open: 0 or an errno value. */
+static int create_unique(const char *base)
 {
     snprintf(ct_proc.path, sizeof ct_proc.path, "%s", base);
     for (int i = 1; i < 10000; i++) {
-        int fd = open(ct_proc.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-                      0644);
-        if (fd >= 0 || errno != EEXIST)
-            return fd;
+        int err = ct_keeper_create(ct_proc.path, &ct_proc.dev, &ct_proc.ino);
+        if (err != EEXIST)
+            return err;
         int n = snprintf(ct_proc.path, sizeof ct_proc.path, "%s.%d", base, i);
-        if (n < 0 || (size_t)n >= sizeof ct_proc.path) {
-            errno = ENAMETOOLONG;
-            return -1;
-        }
+        if (n < 0 || (size_t)n >= sizeof ct_proc.path)
+            return ENAMETOOLONG;
     }
-    errno = EEXIST;
-    return -1;
+    return EEXIST;
 }
 
 /* The file's name as seen from any working directory: the program may
@@ -584,16 +497,10 @@ int ct_file_open(int forked_child, uint32_t ppid)
     }
     if (place_in_directory(name, sizeof name, forked_child) < 0)
         return -1;
-    int fd = open_unique(name);
-    if (fd < 0) {
-        snprintf(ct_proc.path, sizeof ct_proc.path, "%s", name);
-        ct_fail("cannot create the file", errno);
-        return -1;
-    }
-    struct stat st;
-    int err = fstat(fd, &st) == 0 ? 0 : errno;
-    close(fd);
+    int err = create_unique(name);
     if (err) {
+        if (err != ENAMETOOLONG && err != EEXIST)
+            snprintf(ct_proc.path, sizeof ct_proc.path, "%s", name);
         ct_fail("cannot create the file", err);
         return -1;
     }
@@ -601,13 +508,8 @@ int ct_file_open(int forked_child, uint32_t ppid)
         ct_fail("cannot name the file by an absolute path", errno);
         return -1;
     }
-    ct_proc.dev = (uint64_t)st.st_dev;
-    ct_proc.ino = (uint64_t)st.st_ino;
     ct_proc.have_file = 1;
     ct_proc.next_off = 0;
-    ct_proc.file_len = 0;
-    ct_proc.file_lock = 0;
-    ct_proc.no_fallocate = 0;
     return ct_file_map_header(ppid);
 }
 
@@ -639,6 +541,8 @@ void ct_file_finish(int clean)
         return;
     }
     ct_supply_stop();
+    if (!ct_proc.streaming)
+        ct_keeper_stop();
     uint64_t end_ticks = ct_now();
     uint64_t end_mono = ct_mono_ns();
     ct_clock_refine(end_ticks, end_mono);
@@ -652,6 +556,7 @@ void ct_file_finish(int clean)
 
 void ct_file_drop(void)
 {
+    ct_keeper_after_fork_child();
     if (ct_proc.hdr)
         munmap(ct_proc.hdr, CT_FILE_HEADER_SIZE);
     ct_proc.hdr = NULL;

@@ -15,6 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "keeper.h"
 #include "plt.h"
 #include "sample.h"
 #include "filter.h"
@@ -295,6 +296,7 @@ void ct_exec_failed(void)
         return;
     exec_pending = 0;
     ct_proc.finished = 0;
+    ct_keeper_resume();
     if (ct_proc.hdr)
         __atomic_fetch_and(&ct_proc.hdr->flags, ~CT_FILE_FINISHED,
                            __ATOMIC_RELAXED);

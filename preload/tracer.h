@@ -457,18 +457,15 @@ struct ct_proc {
     int streaming;                /* blocks live in a window (stream.c)     */
     struct ct_file_header *hdr;   /* mapped, or NULL                        */
     char path[CT_PATH_MAX + 32];  /* the name, as messages show it          */
-    /* No descriptor is held between uses (docs/tracer.md): each block
-     * reopens the file by its absolute name and checks it is the same. */
+    /* The absolute name: a keeper started again after an exec that failed
+     * opens the file by it and checks it is the same (keeper.c). */
     char reopen[CT_PATH_MAX + 4096 + 32];
     uint64_t dev, ino;
     uint64_t next_off;            /* next free offset (atomic)              */
-    uint64_t file_len;            /* length set by ftruncate fallback       */
-    int file_lock;                /* serializes the ftruncate fallback      */
     int count_after_failure;  /* see ct_fail                          */
     int gap_told;         /* said once: a block could not be had for now */
     int fsize_hit;        /* the file size limit (ulimit -f) refused a block */
     int fsize_told;
-    int no_fallocate;
     uint32_t pid;
     int started;                  /* 0 no, 1 starting, 2 running            */
     int failed;
@@ -527,12 +524,10 @@ void ct_count_lost_global(uint64_t n);
  * never in the flight ring, so names always resolve.  0, or -1 with
  * *limit_hit set when the size limit refused it. */
 int ct_file_write_maps_block(const void *block, uint32_t size, int *limit_hit);
-/* A descriptor of the trace file for one use (close it), or -1 after
- * stopping the trace. */
-int ct_file_reopen(void);
 /* Reserves [*off, *off + size) of the file unless that passes the size
  * limit (-1); atomic only.  ct_file_map_at grows the file over a reserved
- * range and maps it, or stops the trace and returns NULL. */
+ * range and maps it, or stops the trace and returns NULL.  Both are safe
+ * in the block supplier's process. */
 int ct_file_reserve(uint32_t size, uint64_t *off);
 void *ct_file_map_at(uint64_t off, uint32_t size);
 

@@ -28,8 +28,8 @@ static void *work(void *arg)
 /* Processes whose parent is this process (any of its threads: the
  * thread that started a supplier may have ended since) named
  * calltrace-supply, and how many descriptors they hold; *unnamed: those
- * of its children that have no such name (yet: a supplier names itself
- * once it first runs, which on a loaded machine can be a while). */
+ * of its children that have no calltrace- name (yet: a supplier names
+ * itself once it first runs, which on a loaded machine can be a while). */
 static int suppliers(int *fds, int *unnamed)
 {
     char path[300], line[256];
@@ -44,15 +44,18 @@ static int suppliers(int *fds, int *unnamed)
         FILE *f = fopen(path, "r");
         if (!f)
             continue;
-        int named = 0, ours = 0;
+        int named = 0, tracers = 0, ours = 0;
         while (fgets(line, sizeof line, f)) {
             if (strncmp(line, "Name:\tcalltrace-supp", 20) == 0)
                 named = 1;
+            /* the file keeper (calltrace-file) is not a supplier */
+            if (strncmp(line, "Name:\tcalltrace-", 16) == 0)
+                tracers = 1;
             if (strncmp(line, "PPid:\t", 6) == 0)
                 ours = atoi(line + 6) == (int)getpid();
         }
         fclose(f);
-        *unnamed += ours && !named;
+        *unnamed += ours && !tracers;
         if (!named || !ours)
             continue;
         n++;
