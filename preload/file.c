@@ -23,6 +23,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -146,7 +147,7 @@ void ct_count_lost_global(uint64_t n)
  * replaced, or the stream's listener is gone), tracing turns off instead,
  * as paused, at next to no cost.
  */
-static void fail(const char *what, int err, int gone)
+static void fail(const char *what, int err, int gone, int hdr_ok)
 {
     if (__atomic_exchange_n(&ct_proc.failed, 1, __ATOMIC_ACQ_REL))
         return;
@@ -154,7 +155,7 @@ static void fail(const char *what, int err, int gone)
     ct_message("calltrace: cannot write trace to %s: %s%s%s; tracing stopped",
                ct_proc.path[0] ? ct_proc.path : ct_proc.cfg.output,
                what, err ? ": " : "", err ? strerror(err) : "");
-    if (ct_proc.hdr)
+    if (ct_proc.hdr && hdr_ok)
         __atomic_fetch_or(&ct_proc.hdr->flags, CT_FILE_FAILED, __ATOMIC_RELAXED);
     if (ct_proc.hdr && !gone && !ct_proc.streaming) {
         __atomic_store_n(&ct_proc.count_after_failure, 1, __ATOMIC_RELEASE);
@@ -169,12 +170,12 @@ static void fail(const char *what, int err, int gone)
 
 void ct_fail(const char *what, int err)
 {
-    fail(what, err, 0);
+    fail(what, err, 0, 1);
 }
 
 void ct_fail_gone(const char *what)
 {
-    fail(what, 0, 1);
+    fail(what, 0, 1, 1);
 }
 
 /*
@@ -243,6 +244,94 @@ static int keeper_trouble(const char *what, int err, int *retry)
     else if (err != CT_KEEPER_CLOSED)
         trouble(what, err, retry);
     return -1;
+}
+
+/*
+ * A SIGBUS in one of the trace's own mappings: the storage under it is
+ * gone (someone truncated the file, `: > t.raw` or logrotate's
+ * copytruncate; an I/O error).  The mapping, found in /proc/self/maps by
+ * the file's device and inode, is covered with anonymous memory, so the
+ * store that faulted completes harmlessly when the handler returns, and
+ * tracing stops with one line; nothing can be counted in a file that lost
+ * its pages.  Async-signal-safe but for the line (as every crash path's).
+ */
+
+/* One line's address range, device and inode; 0 on a line it can read. */
+static int parse_maps_line(const char *l, uintptr_t *lo, uintptr_t *hi,
+                           unsigned *maj, unsigned *min, uint64_t *ino)
+{
+    char *e;
+    *lo = strtoul(l, &e, 16);
+    if (*e != '-')
+        return -1;
+    *hi = strtoul(e + 1, &e, 16);
+    for (int field = 0; field < 2; field++) {  /* perms, offset */
+        while (*e == ' ')
+            e++;
+        while (*e && *e != ' ')
+            e++;
+    }
+    *maj = (unsigned)strtoul(e, &e, 16);
+    if (*e != ':')
+        return -1;
+    *min = (unsigned)strtoul(e + 1, &e, 16);
+    *ino = strtoull(e, &e, 10);
+    return 0;
+}
+
+/* The range of the trace's mapping that holds addr: 0, or -1 when addr is
+ * in no mapping of the trace file. */
+static int trace_mapping_at(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+    long fd = ct_rsys(SYS_open, (long)"/proc/self/maps", O_RDONLY | O_CLOEXEC,
+                      0, 0, 0, 0);
+    if (fd < 0)
+        return -1;
+    char buf[512], line[160];
+    size_t have = 0;
+    int found = -1, eof = 0;
+    while (found < 0 && !eof) {
+        long n = ct_rsys(SYS_read, fd, (long)buf, sizeof buf, 0, 0, 0);
+        eof = n <= 0;
+        for (long i = 0; i < (eof ? 1 : n) && found < 0; i++) {
+            char c = eof ? '\n' : buf[i];
+            if (c != '\n') {
+                if (have < sizeof line - 1)
+                    line[have++] = c;
+                continue;
+            }
+            line[have] = '\0';
+            have = 0;
+            unsigned maj, min;
+            uint64_t ino;
+            if (parse_maps_line(line, lo, hi, &maj, &min, &ino) == 0 &&
+                addr >= *lo && addr < *hi)
+                found = ino == ct_proc.ino && maj == major(ct_proc.dev) &&
+                        min == minor(ct_proc.dev) ? 0 : -2;
+        }
+    }
+    ct_rsys(SYS_close, fd, 0, 0, 0, 0, 0);
+    return found == 0 ? 0 : -1;
+}
+
+int ct_file_fault(const siginfo_t *info)
+{
+    if (!ct_proc.have_file || ct_proc.streaming || !info ||
+        info->si_code != BUS_ADRERR)
+        return 0;
+    uintptr_t lo, hi;
+    if (trace_mapping_at((uintptr_t)info->si_addr, &lo, &hi) < 0)
+        return 0;
+    long p = ct_rsys(SYS_mmap, (long)lo, (long)(hi - lo),
+                     PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p != (long)lo)
+        return 0;
+    /* The header may have lost its page too: a fault in this handler
+     * would end the program.  It is covered when it faults in its turn. */
+    fail("the file lost the storage under its mapping (truncated by "
+         "another program, or an I/O error)", 0, 1, 0);
+    return 1;
 }
 
 /* Reserves [off, off + size) unless that passes the size limit.  Atomic

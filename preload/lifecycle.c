@@ -52,6 +52,11 @@ static void toggle_handler(int sig)
 static void crash_handler(int sig, siginfo_t *info, void *ctx)
 {
     int saved = errno;
+    /* The trace's own mapping lost its storage: never the program's. */
+    if (sig == SIGBUS && ct_file_fault(info)) {
+        errno = saved;
+        return;
+    }
     size_t i = 0;
     while (i < N_CRASH && crash_signals[i] != sig)
         i++;

@@ -500,6 +500,11 @@ void ct_fail_gone(const char *what);
 void ct_count_unseen_exit(void);
 /* Writes the closing fields of the file header. */
 void ct_file_finish(int clean);
+/* SIGBUS at info->si_addr: when it is in a mapping of the trace file, the
+ * mapping is covered with anonymous memory, tracing stops with one line,
+ * and 1 is returned (the faulting store completes when the handler
+ * returns); 0 for any other fault, the program's to take. */
+int ct_file_fault(const siginfo_t *info);
 /* Forgets the parent's file in a forked child (no writes to it). */
 void ct_file_drop(void);
 /* One line on standard error, as long as descriptor 2 is still the file
