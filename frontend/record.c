@@ -446,11 +446,32 @@ static void move_snapshots(const char *trace, const char *output)
     }
 }
 
+/* Whether the staging folder holds a trace: a process makes its file at
+ * its first event, so one that ran no instrumented code leaves none. */
+static bool any_trace(const char *staging)
+{
+    DIR *d = opendir(staging);
+    bool any = false;
+    for (struct dirent *e; d && !any && (e = readdir(d));)
+        any = ct_fe_is_trace_name(e->d_name);
+    if (d)
+        closedir(d);
+    return any;
+}
+
 /* Moves the staged traces to the output; 0, or -1 with a message. */
 static int finish(const char *staging, const char *output, bool quiet,
                   bool sample)
 {
     struct ct_fe_recording r;
+    if (!any_trace(staging)) {
+        remove_recording(staging);
+        if (!quiet)
+            ct_fe_error("no calls were recorded, so no trace was written: "
+                        "build the program with $(calltrace cflags), or "
+                        "record with --sample");
+        return 0;
+    }
     if (ct_fe_recording_open(&r, staging) != 0) {
         ct_fe_error("nothing was recorded (did the program start?)");
         remove_recording(staging);

@@ -18,8 +18,10 @@ struct counter {
 static int count(struct ct_sink *self, const struct ct_event *ev)
 {
     struct counter *c = (struct counter *)self;
-    /* Every event counts, as in the report's "Events:" line. */
-    c->events++;
+    /* As in the report's "Events:" line: every event but the scheduler's
+     * and the clock's (off-CPU spells), which are not the program's. */
+    if (ev->kind < CT_EV_OFFCPU_START)
+        c->events++;
     if (ev->kind == CT_EV_LOST)
         c->lost += ev->count;
     return 0;

@@ -383,9 +383,78 @@ static void tell_fsize(void)
                    "as lost", (unsigned long long)fsize_limit());
 }
 
+/*
+ * The file is made at the first event, or when instrumented code first
+ * runs (even paused), not at the start: a process that runs no
+ * instrumented code and records nothing (a shell, `ls`, any helper under
+ * an inherited LD_PRELOAD) leaves no file and says nothing.
+ * The first thread that needs a block makes it; one that needs a block
+ * meanwhile waits for it (bounded), and a signal handler that interrupts
+ * the making on the same thread gets none (its events counted lost).
+ */
+static struct {
+    int state;            /* 0 none, 1 to be made, 2 being made, 3 done    */
+    int forked_child;
+    uint32_t ppid;
+    uint32_t maker;       /* the tid making it                            */
+    /* The process's start, which the header tells, as if made then. */
+    uint64_t start_ticks, start_realtime_ns, start_monotonic_ns;
+} lazy;
+
+int ct_file_open_lazily(int forked_child, uint32_t ppid)
+{
+    ct_proc.path[0] = '\0';
+    ct_proc.streaming = 0;
+    lazy.forked_child = forked_child;
+    lazy.ppid = ppid;
+    lazy.start_ticks = ct_now();
+    lazy.start_realtime_ns = ct_realtime_ns();
+    lazy.start_monotonic_ns = ct_mono_ns();
+    __atomic_store_n(&lazy.state, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+int ct_file_pending(void)
+{
+    return __atomic_load_n(&lazy.state, __ATOMIC_ACQUIRE) == 1;
+}
+
+void ct_file_make(void)
+{
+    int st = __atomic_load_n(&lazy.state, __ATOMIC_ACQUIRE);
+    if (st == 0 || st == 3)
+        return;
+    uint32_t self = (uint32_t)ct_rsys(SYS_gettid, 0, 0, 0, 0, 0, 0);
+    if (st == 1 && __atomic_compare_exchange_n(&lazy.state, &st, 2, 0,
+                                               __ATOMIC_ACQ_REL,
+                                               __ATOMIC_ACQUIRE)) {
+        lazy.maker = self;
+        int saved = errno;
+        int ok = ct_file_open(lazy.forked_child, lazy.ppid) == 0;
+        if (ok)
+            __atomic_store_n(&ct_proc.hdr->tick_hz, ct_clock.tick_hz,
+                             __ATOMIC_RELAXED);
+        __atomic_store_n(&lazy.state, 3, __ATOMIC_RELEASE);
+        if (ok) {
+            ct_maps_write();
+            ct_cpu_header_after_fork();  /* the on-CPU mode, known by now */
+        }
+        errno = saved;
+        return;
+    }
+    if (lazy.maker == self)
+        return;  /* a handler that interrupted the making */
+    struct timespec nap = {0, 100000};
+    for (int i = 0; i < 50000 &&
+                    __atomic_load_n(&lazy.state, __ATOMIC_ACQUIRE) == 2; i++)
+        ct_rsys(SYS_nanosleep, (long)&nap, 0, 0, 0, 0, 0);
+}
+
 static void *new_block(uint32_t size, int *limit_hit, int in_ring)
 {
     *limit_hit = 0;
+    if (!ct_proc.have_file)
+        ct_file_make();
     if (!ct_proc.have_file || ct_proc.failed)
         return NULL;
     uint64_t off;
@@ -425,6 +494,8 @@ void *ct_file_new_block(uint32_t size, int *limit_hit)
 int ct_file_write_maps_block(const void *block, uint32_t size, int *limit_hit)
 {
     *limit_hit = 0;
+    if (!ct_proc.have_file)
+        ct_file_make();
     if (!ct_proc.have_file || ct_proc.failed)
         return -1;
     if (ct_proc.streaming) {
@@ -521,6 +592,11 @@ static void fill_header(struct ct_file_header *h, uint32_t ppid)
     h->start_ticks = ct_now();
     h->start_realtime_ns = ct_realtime_ns();
     h->start_monotonic_ns = ct_mono_ns();
+    if (lazy.state) {
+        h->start_ticks = lazy.start_ticks;
+        h->start_realtime_ns = lazy.start_realtime_ns;
+        h->start_monotonic_ns = lazy.start_monotonic_ns;
+    }
     h->bias_ps = ct_proc.bias_ps;
     h->block_size = ct_proc.cfg.bufsize;
     ssize_t n = readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
@@ -645,6 +721,7 @@ void ct_file_finish(int clean)
 
 void ct_file_drop(void)
 {
+    lazy.state = 0;
     ct_keeper_after_fork_child();
     if (ct_proc.hdr)
         munmap(ct_proc.hdr, CT_FILE_HEADER_SIZE);

@@ -19,6 +19,7 @@
 #include "plt.h"
 #include "sample.h"
 #include "filter.h"
+#include "stream.h"
 #include "tracer.h"
 
 static const int crash_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
@@ -122,6 +123,17 @@ void ct_note_sigaction(int sig, const struct sigaction *act)
                    "no longer toggles tracing", sigabbrev_np(sig));
 }
 
+/* The trace file is made at the first event when nothing needs it
+ * sooner: not for a stream, a flight ring, the control socket or samples,
+ * which need the file (or its header) from the start. */
+static int open_trace(int forked_child, uint32_t ppid)
+{
+    if (ct_stream_wanted(ct_proc.cfg.output) || ct_proc.cfg.flight ||
+        ct_proc.cfg.control || ct_proc.calls_off || ct_sample_wanted())
+        return ct_file_open(forked_child, ppid);
+    return ct_file_open_lazily(forked_child, ppid);
+}
+
 static void fork_prepare(void)
 {
     ct_threads_lock();
@@ -144,7 +156,7 @@ static void fork_child(void)
     ct_global_update();
     ct_thread_after_fork_child();
     ct_file_drop();
-    if (ct_file_open(1, ppid) == 0) {
+    if (open_trace(1, ppid) == 0) {
         ct_maps_write();
         ct_cpu_header_after_fork();
     }
@@ -183,7 +195,7 @@ void ct_process_start(void)
     /* A first rate for the header, over the bias measurement's tens of us,
      * in case the process is killed before the window closes. */
     ct_clock_calibrate(0);
-    if (ct_file_open(0, (uint32_t)getppid()) == 0) {
+    if (open_trace(0, (uint32_t)getppid()) == 0) {
         ct_maps_write();
         install_handlers();
         ct_flight_start();
@@ -195,7 +207,7 @@ void ct_process_start(void)
         ct_plt_start(ct_proc.calls_off ? CT_LIBCALLS_NONE
                                        : ct_proc.cfg.libcalls);
     }
-    if (ct_proc.hdr && !ct_proc.calls_off)
+    if ((ct_proc.hdr || ct_file_pending()) && !ct_proc.calls_off)
         ct_filter_start();
     /* 100 us pins the TSC rate to a few 1e-4 (clock_gettime's jitter is
      * tens of ns): under a ns of error over a run of a ms.  Longer runs
@@ -207,7 +219,7 @@ void ct_process_start(void)
                          __ATOMIC_RELAXED);
     ct_proc.started = 2;
     ct_global_update();
-    if (ct_proc.hdr)
+    if (ct_proc.hdr || ct_file_pending())
         ct_sample_init();
     ct_control_start();
     errno = saved;

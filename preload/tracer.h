@@ -483,6 +483,12 @@ extern struct ct_proc ct_proc;
 /* Creates the output file and maps its header; forked_child selects the
  * naming rule for a child.  Returns 0, or -1 after reporting the failure. */
 int ct_file_open(int forked_child, uint32_t ppid);
+/* The same, made at the first block asked for (file.c): 0. */
+int ct_file_open_lazily(int forked_child, uint32_t ppid);
+/* 1 while a file made lazily is yet to be made. */
+int ct_file_pending(void);
+/* Makes a file opened lazily now, if it is yet to be made. */
+void ct_file_make(void);
 /* Reserves and maps a block of size bytes.  Returns NULL when the size
  * limit is reached (*limit_hit = CT_BLOCK_LIMIT), when a block cannot be
  * had for now and is worth trying for again later (CT_BLOCK_RETRY: no free
