@@ -307,11 +307,44 @@ static int trace_mapping_at(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
             if (parse_maps_line(line, lo, hi, &maj, &min, &ino) == 0 &&
                 addr >= *lo && addr < *hi)
                 found = ino == ct_proc.ino && maj == major(ct_proc.dev) &&
-                        min == minor(ct_proc.dev) ? 0 : -2;
+                        min == minor(ct_proc.dev) ? 0
+                        : ino == 0 && maj == 0 && min == 0 ? 1 : -2;
         }
     }
     ct_rsys(SYS_close, fd, 0, 0, 0, 0, 0);
-    return found == 0 ? 0 : -1;
+    return found >= 0 ? found : -1;
+}
+
+/* Ranges covered so far: a second thread that faulted in the same mapping
+ * (the header is every thread's) before the first covered it finds
+ * anonymous memory there by the time it looks, and only has to retry. */
+#define COVERED_MAX 64u
+static struct {
+    uintptr_t lo, hi;
+} covered[COVERED_MAX];
+static unsigned ncovered;
+
+static int was_covered(uintptr_t addr)
+{
+    unsigned n = __atomic_load_n(&ncovered, __ATOMIC_ACQUIRE);
+    for (unsigned i = 0; i < n && i < COVERED_MAX; i++)
+        if (addr >= __atomic_load_n(&covered[i].lo, __ATOMIC_ACQUIRE) &&
+            addr < __atomic_load_n(&covered[i].hi, __ATOMIC_ACQUIRE))
+            return 1;
+    return 0;
+}
+
+static void note_covered(uintptr_t lo, uintptr_t hi)
+{
+    unsigned i = __atomic_load_n(&ncovered, __ATOMIC_RELAXED);
+    if (i >= COVERED_MAX)
+        return;
+    i = __atomic_fetch_add(&ncovered, 1, __ATOMIC_ACQ_REL);
+    if (i >= COVERED_MAX)
+        return;
+    __atomic_store_n(&covered[i].hi, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&covered[i].lo, lo, __ATOMIC_RELEASE);
+    __atomic_store_n(&covered[i].hi, hi, __ATOMIC_RELEASE);
 }
 
 int ct_file_fault(const siginfo_t *info)
@@ -319,14 +352,18 @@ int ct_file_fault(const siginfo_t *info)
     if (!ct_proc.have_file || ct_proc.streaming || !info ||
         info->si_code != BUS_ADRERR)
         return 0;
-    uintptr_t lo, hi;
-    if (trace_mapping_at((uintptr_t)info->si_addr, &lo, &hi) < 0)
+    uintptr_t lo, hi, addr = (uintptr_t)info->si_addr;
+    int at = trace_mapping_at(addr, &lo, &hi);
+    if (at == 1 && was_covered(addr))
+        return 1;  /* covered by another thread meanwhile: the store retries */
+    if (at != 0)
         return 0;
     long p = ct_rsys(SYS_mmap, (long)lo, (long)(hi - lo),
                      PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     if (p != (long)lo)
         return 0;
+    note_covered(lo, hi);
     /* The header may have lost its page too: a fault in this handler
      * would end the program.  It is covered when it faults in its turn. */
     fail("the file lost the storage under its mapping (truncated by "
@@ -706,8 +743,6 @@ void ct_file_finish(int clean)
         return;
     }
     ct_supply_stop();
-    if (!ct_proc.streaming)
-        ct_keeper_stop();
     uint64_t end_ticks = ct_now();
     uint64_t end_mono = ct_mono_ns();
     ct_clock_refine(end_ticks, end_mono);

@@ -20,8 +20,8 @@
  *
  * The keeper makes raw system calls only and touches no thread-local
  * state (it runs on the TLS of the thread that started it), blocks every
- * signal, signals no one at its exit, and ends when the program closes its
- * trace, execs or is gone.
+ * signal, signals no one at its exit, and ends when the program execs or
+ * is gone (within a few ms of an exit).
  */
 #include <fcntl.h>
 #include <linux/futex.h>
@@ -42,6 +42,10 @@
 #define STACK_SIZE (64u << 10)
 #define NAP_NS 100000000l        /* at most this long between looks       */
 #define WITHDRAW_NAPS 50         /* 5 s of waiting for a posted request   */
+/* Once the process exits, the keeper ends within this of it, closing its
+ * descriptor; till then it serves what the exit path still needs (the
+ * program's destructors run after the trace is closed). */
+#define CLOSING_NAP_NS 5000000l
 
 enum { R_FREE, R_CLAIMED, R_POSTED, R_SERVING, R_DONE };
 enum { OP_CREATE, OP_MAP, OP_WRITE, OP_COPY };
@@ -66,6 +70,7 @@ static struct {
     uint32_t tid;         /* the keeper's, cleared by the kernel at exit  */
     uint32_t wake;        /* futex word                                    */
     int sleeping;
+    int closing;          /* the process is exiting: look more often      */
     uint32_t parent;
     void *stack;
     /* The keeper's alone. */
@@ -383,7 +388,9 @@ static int keeper_main(void *arg)
         uint32_t w = __atomic_load_n(&K.wake, __ATOMIC_SEQ_CST);
         __atomic_store_n(&K.sleeping, 1, __ATOMIC_SEQ_CST);
         if (!pass() && !program_gone())
-            futex_wait(&K.wake, w, NAP_NS);
+            futex_wait(&K.wake, w, __atomic_load_n(&K.closing,
+                                                   __ATOMIC_RELAXED)
+                                       ? CLOSING_NAP_NS : NAP_NS);
         __atomic_store_n(&K.sleeping, 0, __ATOMIC_SEQ_CST);
     }
     if (K.fd >= 0)
@@ -423,6 +430,7 @@ static int start(void)
     if (!r) {
         K.fd = -1;
         K.stop = 0;
+        K.closing = 0;
         K.parent = ct_proc.pid;
         unsigned u[3], g[3];
         sys(SYS_getresuid, (long)&u[0], (long)&u[1], (long)&u[2], 0, 0, 0);
@@ -564,6 +572,11 @@ void ct_keeper_stop(void)
         futex_wait(&K.tid, tid, NAP_NS);
     }
     __atomic_store_n(&K.state, 3, __ATOMIC_RELEASE);
+}
+
+void ct_keeper_closing(void)
+{
+    __atomic_store_n(&K.closing, 1, __ATOMIC_RELAXED);
 }
 
 void ct_keeper_resume(void)

@@ -35,13 +35,16 @@ int ct_keeper_write(const void *buf, uint64_t off, uint64_t len);
  * bytes of patch at patch_off of the copy. */
 int ct_keeper_copy(const char *name, const void *patch, uint64_t patch_off,
                    uint32_t patch_len);
-/* The trace is closed (exit, exec): the keeper closes the file and ends;
- * the caller waits (bounded) until it has, so no descriptor of the file
- * outlives the program.  Later requests fail with CT_KEEPER_CLOSED until
+/* The process execs: the keeper closes the file and ends; the caller
+ * waits (bounded) until it has, so the old image's keeper does not live on
+ * beside the new one.  Later requests fail with CT_KEEPER_CLOSED until
  * ct_keeper_resume (an exec that failed): the next keeper opens the file
  * by its absolute name in its own descriptor table and checks it is still
  * the same. */
 void ct_keeper_stop(void);
+/* The process exits: the keeper still serves the exit path (destructors)
+ * and ends, closing the file, within a few ms of the process. */
+void ct_keeper_closing(void);
 /* The exec failed: the next request may start a keeper again. */
 void ct_keeper_resume(void);
 /* A forked child forgets its parent's keeper. */

@@ -294,6 +294,7 @@ void ct_process_finish(void)
     ct_maps_write_if_changed();
     tell_if_no_calls_ran();
     ct_file_finish(1);
+    ct_keeper_closing();
     errno = saved;
 }
 
@@ -305,6 +306,7 @@ void ct_exec_prepare(void)
         return;
     exec_pending = 1;
     ct_process_finish();
+    ct_keeper_stop();
 }
 
 void ct_exec_failed(void)
