@@ -461,6 +461,10 @@ void ct_file_make(void)
     int st = __atomic_load_n(&lazy.state, __ATOMIC_ACQUIRE);
     if (st == 0 || st == 3)
         return;
+    /* A vfork child shares the parent's memory but is not its process:
+     * the file is the parent's to make. */
+    if ((uint32_t)ct_rsys(SYS_getpid, 0, 0, 0, 0, 0, 0) != ct_proc.pid)
+        return;
     uint32_t self = (uint32_t)ct_rsys(SYS_gettid, 0, 0, 0, 0, 0, 0);
     if (st == 1 && __atomic_compare_exchange_n(&lazy.state, &st, 2, 0,
                                                __ATOMIC_ACQ_REL,
