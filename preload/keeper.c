@@ -576,7 +576,12 @@ void ct_keeper_stop(void)
 
 void ct_keeper_closing(void)
 {
+    if (__atomic_load_n(&K.state, __ATOMIC_ACQUIRE) != 2)
+        return;
     __atomic_store_n(&K.closing, 1, __ATOMIC_RELAXED);
+    /* Asleep for up to NAP_NS: woken to sleep the shorter nap. */
+    __atomic_add_fetch(&K.wake, 1, __ATOMIC_SEQ_CST);
+    futex_wake(&K.wake);
 }
 
 void ct_keeper_resume(void)
