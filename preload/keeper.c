@@ -38,7 +38,7 @@
 #include "rawsys.h"
 #include "tracer.h"
 
-#define NSLOTS 16u
+#define NSLOTS 64u
 #define STACK_SIZE (64u << 10)
 #define NAP_NS 100000000l        /* at most this long between looks       */
 #define WITHDRAW_NAPS 50         /* 5 s of waiting for a posted request   */
@@ -497,12 +497,29 @@ static long call(struct req *q, struct req *out)
     return r;
 }
 
+static void nap(void)
+{
+    struct timespec ts = {0, 100000};
+    sys(SYS_nanosleep, (long)&ts, 0, 0, 0, 0, 0);
+}
+
+/* A keeper being started by another thread, or every slot taken (many
+ * threads switching blocks at once): waited for, up to 5 s. */
 static long request(struct req *tmpl)
 {
     long r = start();
+    for (int i = 0; r == -EAGAIN && i < 50000 &&
+                    __atomic_load_n(&K.state, __ATOMIC_ACQUIRE) == 1; i++) {
+        nap();
+        r = start();
+    }
     if (r)
         return r;
     struct req *q = claim();
+    for (int i = 0; !q && i < 50000; i++) {
+        nap();
+        q = claim();
+    }
     if (!q)
         return -EAGAIN;
     /* Field by field: the state word is the claim, never written over. */
