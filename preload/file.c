@@ -2,16 +2,15 @@
  * The output file.  Everything goes through MAP_SHARED mappings of it, so
  * what a thread has stored is in the page cache at once and survives a
  * crash or SIGKILL.  Blocks are reserved with an atomic add on the next
- * free offset; the file is grown with fallocate, which also guarantees the
- * disk blocks (a mapped page beyond a full disk would raise SIGBUS).  Where
- * fallocate is unsupported, ftruncate under a lock that only ever grows the
- * file: two racing ftruncates could otherwise shrink it under a mapping.
+ * free offset; the file keeper (keeper.c) grows the file over a block,
+ * with fallocate, which also guarantees the disk blocks, or zeros written
+ * where fallocate is unsupported, and maps it.
  *
- * No descriptor is kept: a program may close, dup2 over or reuse any
- * number, so a number kept from one block to the next could name the
- * program's own file by then.  Each block opens the file by its absolute
- * name, checks with fstat that it is still the file we created, grows and
- * maps it, and closes the descriptor again (docs/tracer.md).
+ * No descriptor of the file is ever in the program's table: a program may
+ * close, dup2 over or reuse any number at any moment, from any thread, so
+ * a number of the tracer's there could name the program's own file by the
+ * time it is used.  The keeper holds the one descriptor, in a table of its
+ * own, from the file's creation to the trace's end (docs/tracer.md).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,10 +23,12 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "keeper.h"
 #include "rawsys.h"
 #include "stream.h"
 #include "supply.h"
@@ -146,7 +147,7 @@ void ct_count_lost_global(uint64_t n)
  * replaced, or the stream's listener is gone), tracing turns off instead,
  * as paused, at next to no cost.
  */
-static void fail(const char *what, int err, int gone)
+static void fail(const char *what, int err, int gone, int hdr_ok)
 {
     if (__atomic_exchange_n(&ct_proc.failed, 1, __ATOMIC_ACQ_REL))
         return;
@@ -154,7 +155,7 @@ static void fail(const char *what, int err, int gone)
     ct_message("calltrace: cannot write trace to %s: %s%s%s; tracing stopped",
                ct_proc.path[0] ? ct_proc.path : ct_proc.cfg.output,
                what, err ? ": " : "", err ? strerror(err) : "");
-    if (ct_proc.hdr)
+    if (ct_proc.hdr && hdr_ok)
         __atomic_fetch_or(&ct_proc.hdr->flags, CT_FILE_FAILED, __ATOMIC_RELAXED);
     if (ct_proc.hdr && !gone && !ct_proc.streaming) {
         __atomic_store_n(&ct_proc.count_after_failure, 1, __ATOMIC_RELEASE);
@@ -169,32 +170,20 @@ static void fail(const char *what, int err, int gone)
 
 void ct_fail(const char *what, int err)
 {
-    fail(what, err, 0);
+    fail(what, err, 0, 1);
 }
 
 void ct_fail_gone(const char *what)
 {
-    fail(what, 0, 1);
-}
-
-static void spin_lock(int *l)
-{
-    while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-        __builtin_ia32_pause();
-}
-
-static void spin_unlock(int *l)
-{
-    __atomic_store_n(l, 0, __ATOMIC_RELEASE);
+    fail(what, 0, 1, 1);
 }
 
 /*
  * The process's file size limit (RLIMIT_FSIZE, `ulimit -f`): a write or
  * an extension past it raises SIGXFSZ, whose default action ends the
- * program.  The trace stops short of it, as at CALLTRACE_LIMIT, and
- * whatever grows a file of the tracer's runs with SIGXFSZ held
- * (ct_signal_hold), so a limit lowered under the tracer's feet fails the
- * call with EFBIG instead.
+ * program.  The trace stops short of it, as at CALLTRACE_LIMIT; the file
+ * keeper, which grows the file, has every signal blocked, so a limit
+ * lowered under the tracer's feet fails the call with EFBIG instead.
  */
 static uint64_t fsize_limit(void)
 {
@@ -205,40 +194,9 @@ static uint64_t fsize_limit(void)
     return (uint64_t)rl.rlim_cur;
 }
 
-static int grow_unguarded(int fd, uint64_t off, uint64_t len)
-{
-    if (!ct_proc.no_fallocate) {
-        if (fallocate(fd, 0, (off_t)off, (off_t)len) == 0)
-            return 0;
-        if (errno != EOPNOTSUPP && errno != ENOSYS)
-            return errno;
-        ct_proc.no_fallocate = 1;
-    }
-    int err = 0;
-    spin_lock(&ct_proc.file_lock);
-    if (off + len > ct_proc.file_len) {
-        if (ftruncate(fd, (off_t)(off + len)) == 0)
-            ct_proc.file_len = off + len;
-        else
-            err = errno;
-    }
-    spin_unlock(&ct_proc.file_lock);
-    return err;
-}
-
-/* Makes [off, off + len) part of the file.  0 or an errno value. */
-static int grow(int fd, uint64_t off, uint64_t len)
-{
-    struct ct_signal_hold g;
-    ct_signal_hold(&g, SIGXFSZ);
-    int err = grow_unguarded(fd, off, len);
-    ct_signal_release(&g);
-    return err;
-}
-
 /*
- * A new block that cannot be had for now: no descriptor free to reopen the
- * file (the program is at its limit), no memory or address space to map
+ * A new block that cannot be had for now: no keeper to be had (the
+ * process limit), no memory or address space to map
  * it, no disk space or quota left.  Those pass: the tracer says so once,
  * the thread's events are counted lost, and it tries again a little later
  * (thread.c), so the trace has a gap instead of an end.  The range
@@ -268,34 +226,149 @@ static void trouble(const char *what, int err, int *retry)
 }
 
 /*
- * A descriptor of the trace file for one use, or -1 after stopping the
- * trace.  A file that is gone or replaced (another inode under the name, a
- * symlink) stops tracing: the trace is never written anywhere else.
+ * What the keeper answered, said: 0 when the request was served.  A file
+ * that lost its name or was truncated by someone else stops tracing (the
+ * trace is never written anywhere else); a closed trace (the process is
+ * ending) drops the block without a word.
  */
-static int reopen(int *retry)
+static int keeper_trouble(const char *what, int err, int *retry)
 {
-    int fd = open(ct_proc.reopen, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY);
-    if (fd < 0) {
-        int err = errno;
-        if (err == ENOENT || err == ELOOP)
-            ct_fail_gone("the file was removed or replaced");
-        else
-            trouble("cannot reopen the file", err, retry);
-        return -1;
-    }
-    struct stat st;
-    if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != ct_proc.dev ||
-        (uint64_t)st.st_ino != ct_proc.ino) {
-        close(fd);
+    if (!err)
+        return 0;
+    if (err == CT_KEEPER_REMOVED)
         ct_fail_gone("the file was removed or replaced");
-        return -1;
-    }
-    return fd;
+    else if (err == CT_KEEPER_TRUNCATED)
+        ct_fail_gone("the file was truncated by another program");
+    else if (err == CT_KEEPER_CLOSED && retry)
+        *retry = 1;
+    else if (err != CT_KEEPER_CLOSED)
+        trouble(what, err, retry);
+    return -1;
 }
 
-int ct_file_reopen(void)
+/*
+ * A SIGBUS in one of the trace's own mappings: the storage under it is
+ * gone (someone truncated the file, `: > t.raw` or logrotate's
+ * copytruncate; an I/O error).  The mapping, found in /proc/self/maps by
+ * the file's device and inode, is covered with anonymous memory, so the
+ * store that faulted completes harmlessly when the handler returns, and
+ * tracing stops with one line; nothing can be counted in a file that lost
+ * its pages.  Async-signal-safe but for the line (as every crash path's).
+ */
+
+/* One line's address range, device and inode; 0 on a line it can read. */
+static int parse_maps_line(const char *l, uintptr_t *lo, uintptr_t *hi,
+                           unsigned *maj, unsigned *min, uint64_t *ino)
 {
-    return reopen(NULL);
+    char *e;
+    *lo = strtoul(l, &e, 16);
+    if (*e != '-')
+        return -1;
+    *hi = strtoul(e + 1, &e, 16);
+    for (int field = 0; field < 2; field++) {  /* perms, offset */
+        while (*e == ' ')
+            e++;
+        while (*e && *e != ' ')
+            e++;
+    }
+    *maj = (unsigned)strtoul(e, &e, 16);
+    if (*e != ':')
+        return -1;
+    *min = (unsigned)strtoul(e + 1, &e, 16);
+    *ino = strtoull(e, &e, 10);
+    return 0;
+}
+
+/* The range of the trace's mapping that holds addr: 0, or -1 when addr is
+ * in no mapping of the trace file. */
+static int trace_mapping_at(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
+{
+    long fd = ct_rsys(SYS_open, (long)"/proc/self/maps", O_RDONLY | O_CLOEXEC,
+                      0, 0, 0, 0);
+    if (fd < 0)
+        return -1;
+    char buf[512], line[160];
+    size_t have = 0;
+    int found = -1, eof = 0;
+    while (found < 0 && !eof) {
+        long n = ct_rsys(SYS_read, fd, (long)buf, sizeof buf, 0, 0, 0);
+        eof = n <= 0;
+        for (long i = 0; i < (eof ? 1 : n) && found < 0; i++) {
+            char c = eof ? '\n' : buf[i];
+            if (c != '\n') {
+                if (have < sizeof line - 1)
+                    line[have++] = c;
+                continue;
+            }
+            line[have] = '\0';
+            have = 0;
+            unsigned maj, min;
+            uint64_t ino;
+            if (parse_maps_line(line, lo, hi, &maj, &min, &ino) == 0 &&
+                addr >= *lo && addr < *hi)
+                found = ino == ct_proc.ino && maj == major(ct_proc.dev) &&
+                        min == minor(ct_proc.dev) ? 0
+                        : ino == 0 && maj == 0 && min == 0 ? 1 : -2;
+        }
+    }
+    ct_rsys(SYS_close, fd, 0, 0, 0, 0, 0);
+    return found >= 0 ? found : -1;
+}
+
+/* Ranges covered so far: a second thread that faulted in the same mapping
+ * (the header is every thread's) before the first covered it finds
+ * anonymous memory there by the time it looks, and only has to retry. */
+#define COVERED_MAX 64u
+static struct {
+    uintptr_t lo, hi;
+} covered[COVERED_MAX];
+static unsigned ncovered;
+
+static int was_covered(uintptr_t addr)
+{
+    unsigned n = __atomic_load_n(&ncovered, __ATOMIC_ACQUIRE);
+    for (unsigned i = 0; i < n && i < COVERED_MAX; i++)
+        if (addr >= __atomic_load_n(&covered[i].lo, __ATOMIC_ACQUIRE) &&
+            addr < __atomic_load_n(&covered[i].hi, __ATOMIC_ACQUIRE))
+            return 1;
+    return 0;
+}
+
+static void note_covered(uintptr_t lo, uintptr_t hi)
+{
+    unsigned i = __atomic_load_n(&ncovered, __ATOMIC_RELAXED);
+    if (i >= COVERED_MAX)
+        return;
+    i = __atomic_fetch_add(&ncovered, 1, __ATOMIC_ACQ_REL);
+    if (i >= COVERED_MAX)
+        return;
+    __atomic_store_n(&covered[i].hi, 0, __ATOMIC_RELEASE);
+    __atomic_store_n(&covered[i].lo, lo, __ATOMIC_RELEASE);
+    __atomic_store_n(&covered[i].hi, hi, __ATOMIC_RELEASE);
+}
+
+int ct_file_fault(const siginfo_t *info)
+{
+    if (!ct_proc.have_file || ct_proc.streaming || !info ||
+        info->si_code != BUS_ADRERR)
+        return 0;
+    uintptr_t lo, hi, addr = (uintptr_t)info->si_addr;
+    int at = trace_mapping_at(addr, &lo, &hi);
+    if (at == 1 && was_covered(addr))
+        return 1;  /* covered by another thread meanwhile: the store retries */
+    if (at != 0)
+        return 0;
+    long p = ct_rsys(SYS_mmap, (long)lo, (long)(hi - lo),
+                     PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p != (long)lo)
+        return 0;
+    note_covered(lo, hi);
+    /* The header may have lost its page too: a fault in this handler
+     * would end the program.  It is covered when it faults in its turn. */
+    fail("the file lost the storage under its mapping (truncated by "
+         "another program, or an I/O error)", 0, 1, 0);
+    return 1;
 }
 
 /* Reserves [off, off + size) unless that passes the size limit.  Atomic
@@ -325,22 +398,10 @@ int ct_file_reserve(uint32_t size, uint64_t *off)
 static void *map_at(uint64_t off, uint32_t size, int *retry)
 {
     int saved = errno;
-    int fd = reopen(retry);
     void *p = NULL;
-    if (fd >= 0) {
-        int err = grow(fd, off, size);
-        if (err) {
-            trouble("cannot extend the file", err, retry);
-        } else {
-            p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-                     (off_t)off);
-            if (p == MAP_FAILED) {
-                trouble("cannot map the file", errno, retry);
-                p = NULL;
-            }
-        }
-        close(fd);
-    }
+    if (keeper_trouble("cannot extend or map the file",
+                       ct_keeper_map(off, size, &p), retry))
+        p = NULL;
     errno = saved;
     return p;
 }
@@ -359,9 +420,82 @@ static void tell_fsize(void)
                    "as lost", (unsigned long long)fsize_limit());
 }
 
+/*
+ * The file is made at the first event, or when instrumented code first
+ * runs (even paused), not at the start: a process that runs no
+ * instrumented code and records nothing (a shell, `ls`, any helper under
+ * an inherited LD_PRELOAD) leaves no file and says nothing.
+ * The first thread that needs a block makes it; one that needs a block
+ * meanwhile waits for it (bounded), and a signal handler that interrupts
+ * the making on the same thread gets none (its events counted lost).
+ */
+static struct {
+    int state;            /* 0 none, 1 to be made, 2 being made, 3 done    */
+    int forked_child;
+    uint32_t ppid;
+    uint32_t maker;       /* the tid making it                            */
+    /* The process's start, which the header tells, as if made then. */
+    uint64_t start_ticks, start_realtime_ns, start_monotonic_ns;
+} lazy;
+
+int ct_file_open_lazily(int forked_child, uint32_t ppid)
+{
+    ct_proc.path[0] = '\0';
+    ct_proc.streaming = 0;
+    lazy.forked_child = forked_child;
+    lazy.ppid = ppid;
+    lazy.start_ticks = ct_now();
+    lazy.start_realtime_ns = ct_realtime_ns();
+    lazy.start_monotonic_ns = ct_mono_ns();
+    __atomic_store_n(&lazy.state, 1, __ATOMIC_RELEASE);
+    return 0;
+}
+
+int ct_file_pending(void)
+{
+    return __atomic_load_n(&lazy.state, __ATOMIC_ACQUIRE) == 1;
+}
+
+void ct_file_make(void)
+{
+    int st = __atomic_load_n(&lazy.state, __ATOMIC_ACQUIRE);
+    if (st == 0 || st == 3)
+        return;
+    /* A vfork child shares the parent's memory but is not its process:
+     * the file is the parent's to make. */
+    if ((uint32_t)ct_rsys(SYS_getpid, 0, 0, 0, 0, 0, 0) != ct_proc.pid)
+        return;
+    uint32_t self = (uint32_t)ct_rsys(SYS_gettid, 0, 0, 0, 0, 0, 0);
+    if (st == 1 && __atomic_compare_exchange_n(&lazy.state, &st, 2, 0,
+                                               __ATOMIC_ACQ_REL,
+                                               __ATOMIC_ACQUIRE)) {
+        lazy.maker = self;
+        int saved = errno;
+        int ok = ct_file_open(lazy.forked_child, lazy.ppid) == 0;
+        if (ok)
+            __atomic_store_n(&ct_proc.hdr->tick_hz, ct_clock.tick_hz,
+                             __ATOMIC_RELAXED);
+        __atomic_store_n(&lazy.state, 3, __ATOMIC_RELEASE);
+        if (ok) {
+            ct_maps_write();
+            ct_cpu_header_after_fork();  /* the on-CPU mode, known by now */
+        }
+        errno = saved;
+        return;
+    }
+    if (lazy.maker == self)
+        return;  /* a handler that interrupted the making */
+    struct timespec nap = {0, 100000};
+    for (int i = 0; i < 50000 &&
+                    __atomic_load_n(&lazy.state, __ATOMIC_ACQUIRE) == 2; i++)
+        ct_rsys(SYS_nanosleep, (long)&nap, 0, 0, 0, 0, 0);
+}
+
 static void *new_block(uint32_t size, int *limit_hit, int in_ring)
 {
     *limit_hit = 0;
+    if (!ct_proc.have_file)
+        ct_file_make();
     if (!ct_proc.have_file || ct_proc.failed)
         return NULL;
     uint64_t off;
@@ -401,6 +535,8 @@ void *ct_file_new_block(uint32_t size, int *limit_hit)
 int ct_file_write_maps_block(const void *block, uint32_t size, int *limit_hit)
 {
     *limit_hit = 0;
+    if (!ct_proc.have_file)
+        ct_file_make();
     if (!ct_proc.have_file || ct_proc.failed)
         return -1;
     if (ct_proc.streaming) {
@@ -417,48 +553,26 @@ int ct_file_write_maps_block(const void *block, uint32_t size, int *limit_hit)
         tell_fsize();
         return -1;
     }
-    int saved = errno, rc = -1, retry = 0;
-    int fd = reopen(&retry);  /* a MAPS block not written is tried again */
-    if (fd >= 0) {
-        struct ct_signal_hold g;
-        ct_signal_hold(&g, SIGXFSZ);
-        int err = grow(fd, off, size);
-        const char *what = "cannot extend the file";
-        for (size_t done = 0; !err && done < size;) {
-            ssize_t n = pwrite(fd, (const uint8_t *)block + done, size - done,
-                               (off_t)(off + done));
-            if (n > 0)
-                done += (size_t)n;
-            else if (n == 0 || errno != EINTR)
-                err = n == 0 ? EIO : errno, what = "cannot write the file";
-        }
-        ct_signal_release(&g);
-        if (err)
-            trouble(what, err, &retry);
-        else
-            rc = 0;
-        close(fd);
-    }
+    int saved = errno, retry = 0;  /* a MAPS block not written is tried again */
+    int rc = keeper_trouble("cannot write the file",
+                            ct_keeper_write(block, off, size), &retry);
     errno = saved;
     return rc;
 }
 
-static int open_unique(const char *base)
+/* Created by the keeper, which keeps it open: 0 or an errno value. */
+static int create_unique(const char *base)
 {
     snprintf(ct_proc.path, sizeof ct_proc.path, "%s", base);
     for (int i = 1; i < 10000; i++) {
-        int fd = open(ct_proc.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC,
-                      0644);
-        if (fd >= 0 || errno != EEXIST)
-            return fd;
+        int err = ct_keeper_create(ct_proc.path, &ct_proc.dev, &ct_proc.ino);
+        if (err != EEXIST)
+            return err;
         int n = snprintf(ct_proc.path, sizeof ct_proc.path, "%s.%d", base, i);
-        if (n < 0 || (size_t)n >= sizeof ct_proc.path) {
-            errno = ENAMETOOLONG;
-            return -1;
-        }
+        if (n < 0 || (size_t)n >= sizeof ct_proc.path)
+            return ENAMETOOLONG;
     }
-    errno = EEXIST;
-    return -1;
+    return EEXIST;
 }
 
 /* The file's name as seen from any working directory: the program may
@@ -592,6 +706,11 @@ static void fill_header(struct ct_file_header *h, uint32_t ppid)
     h->start_ticks = ct_now();
     h->start_realtime_ns = ct_realtime_ns();
     h->start_monotonic_ns = ct_mono_ns();
+    if (lazy.state) {
+        h->start_ticks = lazy.start_ticks;
+        h->start_realtime_ns = lazy.start_realtime_ns;
+        h->start_monotonic_ns = lazy.start_monotonic_ns;
+    }
     h->bias_ps = ct_proc.bias_ps;
     h->block_size = ct_proc.cfg.bufsize;
     ssize_t n = readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
@@ -657,16 +776,10 @@ int ct_file_open(int forked_child, uint32_t ppid)
     }
     if (place_in_directory(name, sizeof name, forked_child) < 0)
         return -1;
-    int fd = open_unique(name);
-    if (fd < 0) {
-        snprintf(ct_proc.path, sizeof ct_proc.path, "%s", name);
-        ct_fail("cannot create the file", errno);
-        return -1;
-    }
-    struct stat st;
-    int err = fstat(fd, &st) == 0 ? 0 : errno;
-    close(fd);
+    int err = create_unique(name);
     if (err) {
+        if (err != ENAMETOOLONG && err != EEXIST)
+            snprintf(ct_proc.path, sizeof ct_proc.path, "%s", name);
         ct_fail("cannot create the file", err);
         return -1;
     }
@@ -674,13 +787,8 @@ int ct_file_open(int forked_child, uint32_t ppid)
         ct_fail("cannot name the file by an absolute path", errno);
         return -1;
     }
-    ct_proc.dev = (uint64_t)st.st_dev;
-    ct_proc.ino = (uint64_t)st.st_ino;
     ct_proc.have_file = 1;
     ct_proc.next_off = 0;
-    ct_proc.file_len = 0;
-    ct_proc.file_lock = 0;
-    ct_proc.no_fallocate = 0;
     return ct_file_map_header(ppid);
 }
 
@@ -728,6 +836,8 @@ void ct_file_finish(int clean)
 
 void ct_file_drop(void)
 {
+    lazy.state = 0;
+    ct_keeper_after_fork_child();
     if (ct_proc.hdr)
         munmap(ct_proc.hdr, CT_FILE_HEADER_SIZE);
     ct_proc.hdr = NULL;

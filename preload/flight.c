@@ -32,6 +32,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "keeper.h"
 #include "tracer.h"
 
 uint32_t ct_flight_slots;
@@ -53,21 +54,6 @@ static void release_ring(void)
     ct_flight_slots = 0;
 }
 
-/* Disk space for the whole ring now: a mapped page past a full disk would
- * raise SIGBUS later. */
-static int allocate(int fd, uint64_t off, uint64_t len)
-{
-    if (fallocate(fd, 0, (off_t)off, (off_t)len) == 0)
-        return 0;
-    if (errno != EOPNOTSUPP && errno != ENOSYS)
-        return errno;
-    if (ftruncate(fd, (off_t)(off + len)) != 0)
-        return errno;
-    ct_proc.no_fallocate = 1;
-    ct_proc.file_len = off + len;
-    return 0;
-}
-
 void ct_flight_setup(struct ct_file_header *h)
 {
     release_ring();  /* a forked child starts a ring of its own */
@@ -86,21 +72,12 @@ void ct_flight_setup(struct ct_file_header *h)
     if (n > UINT32_MAX / 2)
         n = UINT32_MAX / 2;
     uint64_t bytes = n * size;
-    int fd = ct_file_reopen();
-    if (fd < 0)
-        return;
-    struct ct_signal_hold g;
-    ct_signal_hold(&g, SIGXFSZ);
-    int err = allocate(fd, h->header_size, bytes);
-    ct_signal_release(&g);
+    /* The keeper makes the disk space for the whole ring now: a mapped
+     * page past a full disk would raise SIGBUS later. */
     void *p = MAP_FAILED;
-    if (!err) {
-        p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-                 h->header_size);
-        if (p == MAP_FAILED)
-            err = errno;
-    }
-    close(fd);
+    int err = ct_keeper_map(h->header_size, bytes, &p);
+    if (err)
+        p = MAP_FAILED;
     void *c = err ? MAP_FAILED
                   : mmap(NULL, n * sizeof *claims, PROT_READ | PROT_WRITE,
                          MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
@@ -162,70 +139,35 @@ int ct_flight_reserve(uint32_t size, uint64_t *off)
     return -1;
 }
 
-/* Whole-file copy with the kernel's help where it can; a plain loop
- * through a mapped buffer otherwise (no stack: a signal stack is small). */
-static int copy_file(int in, int out, uint64_t len)
+/* The header as the copy should have it: a view of a running process.
+ * Static: snapshots are one at a time (copying) and a signal stack is
+ * small. */
+static uint8_t snap_header[CT_FILE_HEADER_SIZE];
+
+static void fill_snap_header(void)
 {
-    loff_t ioff = 0, ooff = 0;
-    while ((uint64_t)ioff < len) {
-        ssize_t n = copy_file_range(in, &ioff, out, &ooff,
-                                    (size_t)(len - (uint64_t)ioff), 0);
-        if (n > 0)
-            continue;
-        if (n == 0)
-            return 0;
-        if (errno == EINTR)
-            continue;
-        break;
-    }
-    if ((uint64_t)ioff >= len)
-        return 0;
-    enum { BUF = 1 << 20 };
-    uint8_t *buf = mmap(NULL, BUF, PROT_READ | PROT_WRITE,
-                        MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (buf == MAP_FAILED)
-        return -1;
-    int rc = 0;
-    while ((uint64_t)ioff < len && rc == 0) {
-        ssize_t n = pread(in, buf, BUF, ioff);
-        if (n <= 0) {
-            if (n < 0 && errno == EINTR)
-                continue;
-            break;
-        }
-        for (ssize_t w = 0; w < n;) {
-            ssize_t k = pwrite(out, buf + w, (size_t)(n - w), ooff);
-            if (k < 0 && errno == EINTR)
-                continue;
-            if (k <= 0) {
-                rc = -1;
-                break;
-            }
-            w += k;
-            ooff += k;
-        }
-        ioff += n;
-    }
-    munmap(buf, BUF);
-    return rc;
+    struct ct_file_header *c = (struct ct_file_header *)snap_header;
+    memcpy(snap_header, ct_proc.hdr, sizeof snap_header);
+    c->flags = __atomic_load_n(&ct_proc.hdr->flags, __ATOMIC_RELAXED) |
+               CT_FILE_SNAPSHOT;
+    c->threads = __atomic_load_n(&ct_proc.threads, __ATOMIC_RELAXED);
+    c->lost = __atomic_load_n(&ct_proc.lost, __ATOMIC_RELAXED);
 }
 
-static int open_snapshot(char *name, size_t cap)
+/* The copy is made by the file keeper, from its own descriptor to a file
+ * it creates: no descriptor number of the program's is used for either. */
+static int copy_to_snapshot(char *name, size_t cap)
 {
     for (int tries = 0; tries < 10000; tries++) {
         unsigned k = __atomic_add_fetch(&snapshots, 1, __ATOMIC_RELAXED);
         int w = snprintf(name, cap, "%s.snap%u", ct_proc.reopen, k);
-        if (w < 0 || (size_t)w >= cap) {
-            errno = ENAMETOOLONG;
-            return -1;
-        }
-        int fd = open(name, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC |
-                      O_NOFOLLOW | O_NOCTTY, 0644);
-        if (fd >= 0 || errno != EEXIST)
-            return fd;
+        if (w < 0 || (size_t)w >= cap)
+            return ENAMETOOLONG;
+        int err = ct_keeper_copy(name, snap_header, 0, sizeof snap_header);
+        if (err != EEXIST)
+            return err;
     }
-    errno = EEXIST;
-    return -1;
+    return EEXIST;
 }
 
 int ct_flight_snapshot(char *name, size_t cap)
@@ -239,44 +181,11 @@ int ct_flight_snapshot(char *name, size_t cap)
         errno = EBUSY;
         return -1;
     }
-    int rc = -1, err = 0;
-    /* A snapshot past ulimit -f fails, with EFBIG. */
-    struct ct_signal_hold g;
-    ct_signal_hold(&g, SIGXFSZ);
-    int in = ct_file_reopen();
-    int out = in < 0 ? -1 : open_snapshot(name, cap);
-    struct stat st;
-    if (in < 0 || out < 0 || fstat(in, &st) != 0) {
-        err = errno;
-    } else if (copy_file(in, out, (uint64_t)st.st_size) != 0) {
-        err = errno;
-        unlink(name);
-    } else {
-        /* The copy says what it is: a view of a running process. */
-        uint32_t flags = __atomic_load_n(&ct_proc.hdr->flags,
-                                         __ATOMIC_RELAXED) | CT_FILE_SNAPSHOT;
-        uint32_t threads = __atomic_load_n(&ct_proc.threads,
-                                           __ATOMIC_RELAXED);
-        uint64_t lost = __atomic_load_n(&ct_proc.lost, __ATOMIC_RELAXED);
-        if (pwrite(out, &flags, sizeof flags,
-                   offsetof(struct ct_file_header, flags)) != sizeof flags ||
-            pwrite(out, &threads, sizeof threads,
-                   offsetof(struct ct_file_header, threads)) !=
-                sizeof threads ||
-            pwrite(out, &lost, sizeof lost,
-                   offsetof(struct ct_file_header, lost)) != sizeof lost)
-            err = errno;
-        else
-            rc = 0;
-    }
-    if (out >= 0)
-        close(out);
-    if (in >= 0)
-        close(in);
-    ct_signal_release(&g);
+    fill_snap_header();
+    int err = copy_to_snapshot(name, cap);
     __atomic_store_n(&copying, 0, __ATOMIC_RELEASE);
-    errno = rc ? (err ? err : EIO) : saved;
-    return rc;
+    errno = err ? err : saved;
+    return err ? -1 : 0;
 }
 
 static void snapshot_handler(int sig)

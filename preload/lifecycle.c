@@ -17,9 +17,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "keeper.h"
 #include "plt.h"
 #include "sample.h"
 #include "filter.h"
+#include "stream.h"
 #include "tracer.h"
 
 static const int crash_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
@@ -75,6 +77,11 @@ static void close_for_crash(void)
 static void crash_handler(int sig, siginfo_t *info, void *ctx)
 {
     int saved = errno;
+    /* The trace's own mapping lost its storage: never the program's. */
+    if (sig == SIGBUS && ct_file_fault(info)) {
+        errno = saved;
+        return;
+    }
     struct sigaction prog;
     ct_sig_program(sig, &prog);
     /* sa_handler shares its storage with sa_sigaction */
@@ -139,6 +146,17 @@ static void install_handlers(void)
                    "not toggle tracing", sigabbrev_np(sig));
 }
 
+/* The trace file is made at the first event when nothing needs it
+ * sooner: not for a stream, a flight ring, the control socket or samples,
+ * which need the file (or its header) from the start. */
+static int open_trace(int forked_child, uint32_t ppid)
+{
+    if (ct_stream_wanted(ct_proc.cfg.output) || ct_proc.cfg.flight ||
+        ct_proc.cfg.control || ct_proc.calls_off || ct_sample_wanted())
+        return ct_file_open(forked_child, ppid);
+    return ct_file_open_lazily(forked_child, ppid);
+}
+
 static void fork_prepare(void)
 {
     ct_threads_lock();
@@ -163,7 +181,7 @@ static void fork_child(void)
     ct_global_update();
     ct_thread_after_fork_child();
     ct_file_drop();
-    if (ct_file_open(1, ppid) == 0) {
+    if (open_trace(1, ppid) == 0) {
         ct_maps_write();
         ct_cpu_header_after_fork();
     }
@@ -217,7 +235,7 @@ void ct_process_start(void)
     /* A first rate for the header, over the bias measurement's tens of us,
      * in case the process is killed before the window closes. */
     ct_clock_calibrate(0);
-    if (ct_file_open(0, (uint32_t)getppid()) == 0) {
+    if (open_trace(0, (uint32_t)getppid()) == 0) {
         ct_maps_write();
         install_handlers();
         ct_flight_start();
@@ -229,7 +247,7 @@ void ct_process_start(void)
         ct_plt_start(ct_proc.calls_off ? CT_LIBCALLS_NONE
                                        : ct_proc.cfg.libcalls);
     }
-    if (ct_proc.hdr && !ct_proc.calls_off)
+    if ((ct_proc.hdr || ct_file_pending()) && !ct_proc.calls_off)
         ct_filter_start();
     /* 100 us pins the TSC rate to a few 1e-4 (clock_gettime's jitter is
      * tens of ns): under a ns of error over a run of a ms.  Longer runs
@@ -241,7 +259,7 @@ void ct_process_start(void)
                          __ATOMIC_RELAXED);
     ct_proc.started = 2;
     ct_global_update();
-    if (ct_proc.hdr)
+    if (ct_proc.hdr || ct_file_pending())
         ct_sample_init();
     ct_control_start();
     errno = saved;
@@ -320,6 +338,7 @@ void ct_process_finish(void)
     ct_maps_write_if_changed();
     tell_if_no_calls_ran();
     ct_file_finish(1);
+    ct_keeper_closing();
     errno = saved;
 }
 
@@ -333,6 +352,7 @@ void ct_exec_prepare(void)
         return;
     exec_pending = 1;
     ct_process_finish();
+    ct_keeper_stop();
 }
 
 void ct_exec_failed(void)
@@ -343,6 +363,7 @@ void ct_exec_failed(void)
     exec_pending = 0;
     ct_proc.finished = 0;
     ct_threads_resume_others();
+    ct_keeper_resume();
     if (ct_proc.hdr)
         __atomic_fetch_and(&ct_proc.hdr->flags, ~CT_FILE_FINISHED,
                            __ATOMIC_RELAXED);

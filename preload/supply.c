@@ -40,6 +40,7 @@
 #include <unistd.h>
 
 #include "helper.h"
+#include "keeper.h"
 #include "rawsys.h"
 #include "supply.h"
 #include "tracer.h"
@@ -87,27 +88,15 @@ static int munmap_raw(void *p, size_t len)
     return (int)ct_rsys(SYS_munmap, (long)p, (long)len, 0, 0, 0, 0);
 }
 
-/* The file by its name, checked to be ours: as file.c's reopen, without
- * libc.  The supplier opens it for each block, so a trace file removed or
- * replaced is noticed as soon as without it (by the thread, which then
- * finds nothing ready and reopens it itself). */
+/* Grown and mapped by the file keeper (keeper.c), which holds the file's
+ * one descriptor: a file removed or replaced is noticed there (by the
+ * thread, which then finds nothing ready and asks the keeper itself). */
 static uint8_t *map_block(uint64_t off, uint32_t size)
 {
-    long fd = ct_rsys(SYS_open, (long)ct_proc.reopen,
-                      O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY, 0, 0, 0, 0);
-    if (fd < 0)
+    void *m = NULL;
+    if (ct_keeper_map(off, size, &m) != 0)
         return NULL;
-    struct stat st;
-    long p = -1;
-    if (ct_rsys(SYS_fstat, fd, (long)&st, 0, 0, 0, 0) == 0 &&
-        (uint64_t)st.st_dev == ct_proc.dev &&
-        (uint64_t)st.st_ino == ct_proc.ino && !ct_proc.no_fallocate &&
-        ct_rsys(SYS_fallocate, fd, 0, (long)off, size, 0, 0) == 0)
-        p = ct_rsys(SYS_mmap, 0, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-                    (long)off);
-    ct_rsys(SYS_close, fd, 0, 0, 0, 0, 0);
-    if (p < 0 && p > -4096)
-        return NULL;
+    long p = (long)m;
     uint8_t *b = (uint8_t *)p;
     /* A fork while the block waits must not copy it; the thread that takes
      * it gives it back to fork (as every block of its own). */

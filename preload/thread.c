@@ -843,8 +843,12 @@ void ct_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
     leave_frames_below(t, sp);
     /* Every thread's first call comes here: enough to tell, at exit, a
      * program that was not built for tracing (lifecycle.c). */
-    if (!__atomic_load_n(&ct_proc.calls_ran, __ATOMIC_RELAXED))
+    if (!__atomic_load_n(&ct_proc.calls_ran, __ATOMIC_RELAXED)) {
         __atomic_store_n(&ct_proc.calls_ran, 1, __ATOMIC_RELAXED);
+        /* Instrumented code runs: the trace exists from here, even when
+         * paused (file.c makes it at the first event). */
+        ct_file_make();
+    }
     uint32_t d = t->depth;
     int hide = !recording(t);
     if (t->filter || ct_filter_stop) {

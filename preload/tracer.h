@@ -559,18 +559,15 @@ struct ct_proc {
     int streaming;                /* blocks live in a window (stream.c)     */
     struct ct_file_header *hdr;   /* mapped, or NULL                        */
     char path[CT_PATH_MAX + 32];  /* the name, as messages show it          */
-    /* No descriptor is held between uses (docs/tracer.md): each block
-     * reopens the file by its absolute name and checks it is the same. */
+    /* The absolute name: a keeper started again after an exec that failed
+     * opens the file by it and checks it is the same (keeper.c). */
     char reopen[CT_PATH_MAX + 4096 + 32];
     uint64_t dev, ino;
     uint64_t next_off;            /* next free offset (atomic)              */
-    uint64_t file_len;            /* length set by ftruncate fallback       */
-    int file_lock;                /* serializes the ftruncate fallback      */
     int count_after_failure;  /* see ct_fail                          */
     int gap_told;         /* said once: a block could not be had for now */
     int fsize_hit;        /* the file size limit (ulimit -f) refused a block */
     int fsize_told;
-    int no_fallocate;
     uint32_t pid;
     int started;                  /* 0 no, 1 starting, 2 running            */
     int failed;
@@ -588,6 +585,12 @@ extern struct ct_proc ct_proc;
 /* Creates the output file and maps its header; forked_child selects the
  * naming rule for a child.  Returns 0, or -1 after reporting the failure. */
 int ct_file_open(int forked_child, uint32_t ppid);
+/* The same, made at the first block asked for (file.c): 0. */
+int ct_file_open_lazily(int forked_child, uint32_t ppid);
+/* 1 while a file made lazily is yet to be made. */
+int ct_file_pending(void);
+/* Makes a file opened lazily now, if it is yet to be made. */
+void ct_file_make(void);
 /* Reserves and maps a block of size bytes.  Returns NULL when the size
  * limit is reached (*limit_hit = CT_BLOCK_LIMIT), when a block cannot be
  * had for now and is worth trying for again later (CT_BLOCK_RETRY: no free
@@ -605,6 +608,11 @@ void ct_fail_gone(const char *what);
 void ct_count_unseen_exit(void);
 /* Writes the closing fields of the file header. */
 void ct_file_finish(int clean);
+/* SIGBUS at info->si_addr: when it is in a mapping of the trace file, the
+ * mapping is covered with anonymous memory, tracing stops with one line,
+ * and 1 is returned (the faulting store completes when the handler
+ * returns); 0 for any other fault, the program's to take. */
+int ct_file_fault(const siginfo_t *info);
 /* Forgets the parent's file in a forked child (no writes to it). */
 void ct_file_drop(void);
 /* One line on standard error, as long as descriptor 2 is still the file
@@ -629,12 +637,10 @@ void ct_count_lost_global(uint64_t n);
  * never in the flight ring, so names always resolve.  0, or -1 with
  * *limit_hit set when the size limit refused it. */
 int ct_file_write_maps_block(const void *block, uint32_t size, int *limit_hit);
-/* A descriptor of the trace file for one use (close it), or -1 after
- * stopping the trace. */
-int ct_file_reopen(void);
 /* Reserves [*off, *off + size) of the file unless that passes the size
  * limit (-1); atomic only.  ct_file_map_at grows the file over a reserved
- * range and maps it, or stops the trace and returns NULL. */
+ * range and maps it, or stops the trace and returns NULL.  Both are safe
+ * in the block supplier's process. */
 int ct_file_reserve(uint32_t size, uint64_t *off);
 void *ct_file_map_at(uint64_t off, uint32_t size);
 

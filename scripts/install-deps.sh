@@ -21,6 +21,8 @@ need="$need chromium nodejs protobuf-compiler librsvg2-bin libxml2-utils"
 # Go's pprof, built by tests/e2e/export_pprof.sh from Debian's sources,
 # reads the pprof export; zlib1g-dev writes its gzip stream.
 need="$need golang-go golang-github-google-pprof-dev zlib1g-dev"
+# e2fsprogs: trace_storage.sh fills a loop-mounted ext2 (no fallocate).
+need="$need e2fsprogs"
 # tmux drives calltrace top in a pseudo-terminal (tests/e2e/live_top.sh).
 need="$need tmux"
 # uftrace traces the same programs: views_uftrace.sh compares its trees

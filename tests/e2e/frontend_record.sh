@@ -90,6 +90,19 @@ if grep -q "not built" <("$FRONT" record -q -o x.raw ./app exit 0 2>&1); then
     fail "note for an instrumented program"
 fi
 
+# A program that records nothing at all (no instrumented code, no user
+# event): its process makes no file, so there is no recording, and the
+# line says so; the program's status passes through.
+printf 'int main(void) { return 4; }\n' > nothing.c
+gcc -O1 -o nothing nothing.c
+set +e
+"$FRONT" record -o nothing.raw ./nothing >/dev/null 2>err.txt; rc=$?
+set -e
+expect_eq "nothing recorded: status" 4 "$rc"
+has "no calls were recorded, so no trace was written" err.txt ||
+    fail "nothing recorded: message: $(cat err.txt)"
+[ ! -e nothing.raw ] || fail "nothing recorded: a recording was written"
+
 # cflags builds a program that includes calltrace.h.
 # shellcheck disable=SC2046
 gcc $("$FRONT" cflags) -o app2 "$PROGRAMS/frontend_app.c"

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# What a trace does when a new block cannot be had.
-#  - For now (here: the program holds every descriptor it may, so the file
-#    cannot be reopened, EMFILE): one line, the thread's events are counted
-#    lost, and it tries again every 10 ms; once the program gives its
-#    descriptors back, recording goes on.  Before, tracing stopped for good
-#    and dropped the rest without a count.
-#  - For good (here: the process gave up its user, run as root, and the
-#    file is root's): one line, tracing stops, and every later call and
-#    return is still counted lost.
+# The trace does not depend on the program's descriptors or user.
+#  - The program holds every descriptor it may (EMFILE for any open): the
+#    file keeper's descriptor is in a table of its own, so no block is
+#    missed: no line, nothing lost, every call recorded.  (Before, the
+#    file was reopened in the program's table for each block, and the
+#    trace had a gap while the program held them.)
+#  - The process gives up its user (run as root; the file is root's): the
+#    keeper's descriptor was opened before, as a log file's would be, so
+#    the trace goes on, complete.
 # Either way recorded plus lost is exactly what the program made, library
-# calls included (a lazily bound slot's first call that is not recorded
-# used to leave the slot unpatched, so its later calls went uncounted).
+# calls included.  A gap that passes (a full disk) is tested in
+# trace_storage.sh.
 . "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || fail "no $LIB"
 build_traced "$T/lost" "$PROGRAMS/lost_after_failure.c"
@@ -29,20 +29,15 @@ for libcalls in plt none; do
     want=${out#events=}
     # Without library calls recorded, only main's and f's events count.
     [ $libcalls = none ] && want=4000002
-    expect_eq "$libcalls: one line" 1 "$(wc -l < "$T/err")"
-    has "cannot reopen the file: Too many open files; events are counted lost until it can" "$T/err" ||
-        fail "$libcalls: message: $(cat "$T/err")"
+    [ ! -s "$T/err" ] || fail "$libcalls: tracer spoke: $(cat "$T/err")"
     "$REPORT" -b -p "$T/out/t.raw" > "$T/report" || fail "$libcalls: report"
     expect_eq "$libcalls: calls and returns, recorded or counted lost" "$want" \
         "$(total "$T/report")"
-    lost=$(awk '/^ Lost events:/ {print $3}' "$T/report")
-    [ "$lost" -gt 1000000 ] || fail "$libcalls: only $lost lost"
-    f=$(calls_of f "$T/report")
-    [ "$f" -gt 900000 ] && [ "$f" -lt 1100000 ] ||
-        fail "$libcalls: $f calls of f recorded: not the second million"
+    expect_eq "$libcalls: lost" 0 "$(awk '/^ Lost events:/ {print $3}' "$T/report")"
+    expect_eq "$libcalls: calls of f" 2000000 "$(calls_of f "$T/report")"
     [ $libcalls = none ] ||
         expect_eq "plt: getppid@plt after the gap" 1000 "$(calls_of getppid@plt "$T/report")"
-    # The blocks tried for in the gap were given back: no holes.
+    # No holes in the file.
     apparent=$(stat -c %s "$T/out/t.raw")
     allocated=$(( $(stat -c %b "$T/out/t.raw") * $(stat -c %B "$T/out/t.raw") ))
     [ "$apparent" -le "$allocated" ] ||
@@ -56,11 +51,8 @@ out=$(CALLTRACE_LIBCALLS=none CALLTRACE_BUFSIZE=64K \
     CALLTRACE_OUTPUT="$T/out/t.raw" LD_PRELOAD=$LIB "$T/setuid" 2> "$T/err") ||
     fail "setuid: the program failed: $out $(cat "$T/err")"
 expect_eq "setuid: output" done "$out"
-has "cannot reopen the file: Permission denied; tracing stopped" "$T/err" ||
-    fail "setuid: message: $(cat "$T/err")"
+[ ! -s "$T/err" ] || fail "setuid: tracer spoke: $(cat "$T/err")"
 "$REPORT" -b -p "$T/out/t.raw" > "$T/report" || fail "setuid: report"
-has "stopped early after a write failure" "$T/report" ||
-    fail "setuid: the report does not say the trace stopped early"
-expect_eq "setuid: calls and returns, recorded or counted lost" 2200002 \
-    "$(total "$T/report")"
-echo "ok: a gap is counted and closed, a stop is counted"
+expect_eq "setuid: calls and returns recorded" 2200002 "$(total "$T/report")"
+expect_eq "setuid: lost" 0 "$(awk '/^ Lost events:/ {print $3}' "$T/report")"
+echo "ok: the trace needs none of the program's descriptors, nor its user"

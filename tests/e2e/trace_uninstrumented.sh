@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# A program built without -finstrument-functions: the tracer says once at
-# exit why the trace has no calls, and the report's summary says it too.
+# A program built without -finstrument-functions that records user events:
+# the tracer says once at exit why the trace has no calls, and the report's
+# summary says it too.  One that records nothing leaves no file.
 # An instrumented program, even one that never turns tracing on, hears
 # nothing.
 . "$(dirname "$0")/lib.sh"
@@ -33,8 +34,19 @@ expect_eq "paused, instrumented" "" "$(cat "$T/s.err")"
 expect_eq "instrumented" "" "$(cat "$T/t.err")"
 "$REPORT_SAN" "$T/t.raw" > "$T/t.txt" 2>/dev/null || fail "report t"
 ! grep -q "^ calls: none" "$T/t.txt" || fail "instrumented program reported as not"
-# A shell (not instrumented) running the program: one line, from the
-# shell; the helper started by a traced process keeps quiet.
-CALLTRACE_OUTPUT="$T/sh-%p.raw" LD_PRELOAD=$LIB sh -c "$T/plain > /dev/null" 2> "$T/sh.err" || true
-expect_eq "one line for a shell and its child" 1 "$(grep -c 'ran no instrumented function' "$T/sh.err")"
+# A shell (not instrumented) running the program: the shell records
+# nothing, so it leaves no file and says nothing (the file is made at the
+# first event); the program it runs, whose user events make a trace, keeps
+# quiet too, its parent being traced.
+mkdir "$T/sh"
+(cd "$T/sh" && LD_PRELOAD=$LIB sh -c "$T/plain > /dev/null; ls > /dev/null") 2> "$T/sh.err" || true
+expect_eq "a shell and its child say nothing" "" "$(cat "$T/sh.err")"
+expect_eq "one file: the program's, not the shell's nor ls's" 1 "$(ls "$T/sh" | wc -l)"
+"$REPORT_SAN" -b "$T/sh"/*.raw > "$T/sh.txt" 2>&1 || fail "report of the shell's child: $(tail -n 2 "$T/sh.txt")"
+has "$T/plain" "$T/sh.txt" || fail "the one file is not the program's: $(head -n 5 "$T/sh.txt")"
+# dash, ls and true alone: nothing at all.
+mkdir "$T/none"
+(cd "$T/none" && LD_PRELOAD=$LIB dash -c 'ls > /dev/null; true') 2> "$T/none.err" || true
+expect_eq "dash and ls: nothing said" "" "$(cat "$T/none.err")"
+expect_eq "dash and ls: no file" "" "$(ls "$T/none")"
 echo ok

@@ -1,9 +1,10 @@
 /*
- * A trace with a gap (tests/e2e/trace_lost_failure.sh): the program uses
- * up its descriptors, so the tracer cannot reopen its file for the next
- * block (EMFILE); it makes 1 M calls of f meanwhile, gives the descriptors
- * back, waits 50 ms (the tracer tries again every 10 ms) and makes 1 M
- * more, and library calls.  It prints how many events it made in all:
+ * A program that uses up its descriptors (tests/e2e/trace_lost_failure.sh):
+ * the tracer, whose file keeper has a table of its own, must not miss a
+ * block; it makes 1 M calls of f meanwhile, gives the descriptors back,
+ * waits 50 ms and makes 1 M more, and library calls.  (Before the keeper,
+ * the tracer reopened its file in the program's table and the trace had a
+ * gap there.)  It prints how many events it made in all:
  * main, f, and each library call (setrlimit, open, close, usleep, getppid,
  * printf), a call and a return each.
  */

@@ -1,7 +1,7 @@
 /* A process that gives up its user part-way (tests/e2e/trace_lost_failure.sh,
- * run as root): the tracer can no longer reopen its trace file, owned by
- * root, and stops; the calls after are counted lost.  1.1 M calls of f
- * and main's, a call and a return each; library calls are not recorded. */
+ * run as root): the trace file, owned by root, was opened by the file
+ * keeper before, so the trace goes on.  1.1 M calls of f and main's, a
+ * call and a return each; library calls are not recorded. */
 #include <stdio.h>
 #include <unistd.h>
 

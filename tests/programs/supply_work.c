@@ -48,15 +48,18 @@ static int suppliers(int *fds, int *unnamed)
         FILE *f = fopen(path, "r");
         if (!f)
             continue;
-        int named = 0, thread = 0;
+        int named = 0, other = 0, thread = 0;
         while (fgets(line, sizeof line, f)) {
             if (strncmp(line, "Name:\tcalltrace-supp", 20) == 0)
                 named = 1;
+            /* the file keeper (calltrace-file) is not a supplier */
+            else if (strncmp(line, "Name:\tcalltrace-", 16) == 0)
+                other = 1;
             if (strncmp(line, "Tgid:\t", 6) == 0)
                 thread = atoi(line + 6) == (int)getpid();
         }
         fclose(f);
-        if (thread)
+        if (thread || other)
             continue;
         *unnamed += !named;
         if (!named)

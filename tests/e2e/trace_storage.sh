@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# The storage behind the trace's shared mappings goes away, and the program
+# never notices (docs/tracer.md, "When the storage goes").
+#  - The trace is truncated (`: > t.raw`, logrotate's copytruncate) while
+#    threads write it: one line, tracing stops, the program's output and
+#    exit status are those of a run without the tracer (it died of SIGBUS).
+#  - As root: the disk fills, on a small tmpfs (fallocate) and on a
+#    loop-mounted ext2 (no fallocate: the keeper writes the zeros, so a full
+#    disk is ENOSPC, not SIGBUS): one line, the program runs on, and
+#    recorded plus lost is exactly what the program made.  The file
+#    systems are made here and removed after.
+. "$(dirname "$0")/lib.sh"
+[ -f "$LIB" ] || fail "no $LIB"
+build_traced "$T/work" "$PROGRAMS/storage_work.c"
+total() {  # calls and returns recorded, plus events lost
+    awk '/^ Events:/ {c = substr($3, 2); r = $5}
+         /^ Lost events:/ {l = $3} END {print c + r + l}' "$1"
+}
+lost_of() { awk '/^ Lost events:/ {print $3}' "$1"; }
+plain=$("$T/work" 4 400000) || fail "untraced run"
+
+# Truncated in the middle of the run (at the mark), and at moments left to
+# chance.
+for how in mark 0.05 0.2; do
+    rm -f "$T/t.raw" "$T/mark"
+    mark=()
+    [ $how = mark ] && mark=("$T/mark")
+    CALLTRACE_BUFSIZE=64K CALLTRACE_OUTPUT="$T/t.raw" LD_PRELOAD=$LIB \
+        "$T/work" 4 400000 "${mark[@]}" > "$T/out" 2> "$T/err" &
+    pid=$!
+    if [ $how = mark ]; then
+        for _ in $(seq 1 2000); do [ -e "$T/mark" ] && break; sleep 0.01; done
+        [ -e "$T/mark" ] || { kill $pid; fail "truncate: the mark never came"; }
+        truncate -s 0 "$T/t.raw"
+        rm -f "$T/mark"
+    else
+        sleep $how
+        truncate -s 0 "$T/t.raw" 2>/dev/null || true
+    fi
+    set +e; wait $pid; rc=$?; set -e
+    expect_eq "truncated ($how): status" 0 "$rc"
+    expect_eq "truncated ($how): output" "$plain" "$(cat "$T/out")"
+    [ "$(wc -l < "$T/err")" -le 1 ] || fail "truncated ($how): more than one line: $(cat "$T/err")"
+    if [ $how = mark ]; then
+        has "^calltrace: cannot write trace to $T/t.raw: the file \(lost the storage under its mapping\|was truncated by another program\).*; tracing stopped$" "$T/err" ||
+            fail "truncated: message: $(cat "$T/err")"
+    fi
+done
+
+[ "$(id -u)" = 0 ] || { echo "ok (the full file systems need root)"; exit 0; }
+want=${plain#*events=}
+full() {  # NAME DIR: trace into DIR until it is full
+    CALLTRACE_BUFSIZE=64K CALLTRACE_OUTPUT="$2/t.raw" LD_PRELOAD=$LIB \
+        "$T/work" 4 400000 > "$T/out" 2> "$T/err" || fail "$1: status $?: $(cat "$T/err")"
+    expect_eq "$1: output" "$plain" "$(cat "$T/out")"
+    expect_eq "$1: one line" 1 "$(wc -l < "$T/err")"
+    has "No space left on device; events are counted lost until it can$" "$T/err" ||
+        fail "$1: message: $(cat "$T/err")"
+    "$REPORT" -b -p "$2/t.raw" > "$T/report" || fail "$1: report"
+    expect_eq "$1: calls and returns, recorded or counted lost" "$want" "$(total "$T/report")"
+    [ "$(lost_of "$T/report")" -gt 0 ] || fail "$1: nothing lost on a full disk"
+}
+unmount() {  # the keeper is gone with the program: nothing holds the fs
+    umount "$1" 2>/dev/null || { sleep 1; umount "$1"; }
+}
+
+mkdir "$T/tmpfs"
+if mount -t tmpfs -o size=1m tmpfs "$T/tmpfs" 2>/dev/null; then
+    trap 'umount "$T/tmpfs" 2>/dev/null || true; rm -rf "$T"' EXIT
+    full "tmpfs" "$T/tmpfs"
+    unmount "$T/tmpfs"
+else
+    echo "no tmpfs could be mounted: that part skipped"
+fi
+
+mkdir "$T/ext2"
+dd if=/dev/zero of="$T/ext2.img" bs=1M count=2 2>/dev/null
+command -v mkfs.ext2 > /dev/null || fail "no mkfs.ext2 (e2fsprogs)"
+mkfs.ext2 -q -F "$T/ext2.img"
+if mount -o loop "$T/ext2.img" "$T/ext2" 2>/dev/null; then
+    trap 'umount "$T/ext2" 2>/dev/null || true; rm -rf "$T"' EXIT
+    full "ext2" "$T/ext2"
+    unmount "$T/ext2"
+else
+    echo "no loop device could be mounted: the ext2 part skipped"
+fi
+echo "ok: the trace's storage went and the program never knew"
