@@ -25,6 +25,7 @@
 
 #include "helper.h"
 #include "rawsys.h"
+#include "tracer.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434
@@ -46,14 +47,16 @@ static int middle(void *p)
     h->pidfd = (int)fd;
     /* glibc's clone may write errno on failure: the program's thread
      * keeps its own (ct_helper_start). */
-    int pid = clone(h->fn, h->stack + h->stack_size, CLONE_VM, h->arg);
+    int pid = ct_clone_real(h->fn, h->stack + h->stack_size, CLONE_VM, h->arg,
+                            NULL, NULL, NULL);
     return pid < 0 ? MIDDLE_NO_CLONE : MIDDLE_OK;
 }
 
 static int start_direct(struct ct_helper *h)
 {
     h->pidfd = -1;
-    int pid = clone(h->fn, h->stack + h->stack_size, CLONE_VM, h->arg);
+    int pid = ct_clone_real(h->fn, h->stack + h->stack_size, CLONE_VM, h->arg,
+                            NULL, NULL, NULL);
     return pid < 0 ? errno : 0;
 }
 
@@ -66,7 +69,8 @@ int ct_helper_start(struct ct_helper *h)
     sigfillset(&all);
     pthread_sigmask(SIG_SETMASK, &all, &old);
     int err = 0;
-    int mid = clone(middle, h->stack + MIDDLE_STACK, CLONE_VM | CLONE_VFORK, h);
+    int mid = ct_clone_real(middle, h->stack + MIDDLE_STACK,
+                            CLONE_VM | CLONE_VFORK, h, NULL, NULL, NULL);
     if (mid < 0) {
         err = errno;
     } else {

@@ -444,9 +444,10 @@ static int start(void)
         sigset_t all, old;
         sigfillset(&all);
         sys(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, 8, 0, 0);
-        int pid = clone(keeper_main, (uint8_t *)K.stack + STACK_SIZE,
-                        CLONE_VM | CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID,
-                        NULL, NULL, NULL, (pid_t *)&K.tid);
+        int pid = ct_clone_real(keeper_main, (uint8_t *)K.stack + STACK_SIZE,
+                                CLONE_VM | CLONE_CHILD_SETTID |
+                                    CLONE_CHILD_CLEARTID,
+                                NULL, NULL, NULL, (pid_t *)&K.tid);
         sys(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
         if (pid < 0)
             r = -EAGAIN;

@@ -722,6 +722,9 @@ int ct_sig_real(int sig, const struct sigaction *act, struct sigaction *old);
 void ct_sig_resolve(void);
 /* clone() without CLONE_VM (wrap_clone.c): the fork handlers' work around
  * it, the child's run on the child's new stack. */
+/* glibc's clone itself, past the wrapper: for the tracer's own processes. */
+int ct_clone_real(int (*fn)(void *), void *stack, int flags, void *arg,
+                  pid_t *ptid, void *tls, pid_t *ctid);
 void ct_clone_prepare(void);
 void ct_clone_parent(void);
 void ct_clone_child(void);

@@ -85,6 +85,26 @@ void ct_vfork_begin(void)
     errno = saved;
 }
 
+/* glibc's clone for the tracer's own processes (the file keeper, the
+ * helpers): they run no instrumented code, and through the wrapper a
+ * CLONE_VM one would put its caller in the shared mode for its whole
+ * life, every event of the caller on the slow path. */
+int ct_clone_real(int (*fn)(void *), void *stack, int flags, void *arg,
+                  pid_t *ptid, void *tls, pid_t *ctid)
+{
+    static clone_fn next;
+    clone_fn f = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
+    if (!f) {
+        f = (clone_fn)dlsym(RTLD_NEXT, "clone");
+        if (!f) {
+            errno = ENOSYS;
+            return -1;
+        }
+        __atomic_store_n(&next, f, __ATOMIC_RELEASE);
+    }
+    return f(fn, stack, flags, arg, ptid, tls, ctid);
+}
+
 CT_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
 {
     va_list ap;
