@@ -99,7 +99,7 @@ set +e
 "$FRONT" record -o nothing.raw ./nothing >/dev/null 2>err.txt; rc=$?
 set -e
 expect_eq "nothing recorded: status" 4 "$rc"
-has "no calls were recorded, so no trace was written" err.txt ||
+has "no process left a trace, so nothing.raw is not written" err.txt ||
     fail "nothing recorded: message: $(cat err.txt)"
 [ ! -e nothing.raw ] || fail "nothing recorded: a recording was written"
 

@@ -6,11 +6,12 @@
 
 date_of() { sed -n 's/^ Date: //p' "$1"; }
 
-# a program with no instrumented function: a trace without events
+# an instrumented program run paused: a trace without events (a program
+# with no instrumented function leaves no trace at all)
 printf 'int main(void) { return 0; }\n' > "$T/plain.c"
-gcc -o "$T/plain" "$T/plain.c"
+build_traced "$T/plain" "$T/plain.c"
 before=$(date +%s)
-run_traced "$T/empty.raw" "$T/plain"
+CALLTRACE_START_PAUSED=1 run_traced "$T/empty.raw" "$T/plain"
 after=$(date +%s)
 "$REPORT_SAN" -b -p "$T/empty.raw" > "$T/empty.txt"
 grep -q "^ Events: 0 " "$T/empty.txt" || fail "the trace has events: $(grep Events "$T/empty.txt")"
