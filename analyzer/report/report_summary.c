@@ -114,9 +114,18 @@ static void print_unnamed(FILE *out, const struct ct_profile *p)
 }
 
 /* "KEY: VALUE" with VALUE's control characters escaped (\n, \xNN): a
- * newline in a program's name must not break the header's lines. */
+ * newline in a program's name must not break the header's lines.  A value
+ * without any is printed as it is: the command line is quoted as a shell
+ * would quote it ('it'\''s'), and a doubled backslash would spoil that. */
 static void print_escaped(FILE *out, const char *key, const char *s)
 {
+    int plain = 1;
+    for (const unsigned char *c = (const unsigned char *)s; *c; c++)
+        plain &= *c >= 0x20 && *c != 0x7f;
+    if (plain) {
+        fprintf(out, "%s%s\n", key, s);
+        return;
+    }
     char *e = ct_escape_line(s, strlen(s));
     fprintf(out, "%s%s\n", key, e);
     free(e);
