@@ -529,6 +529,11 @@ EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
     return mask_call(&real_sigprocmask, "sigprocmask", how, set, old);
 }
 
+/* Set once the sampler's thread has written its first record: start_thread
+ * waits for it, so that no CPU time of the program's sampled before that
+ * record falls outside the run's span. */
+static atomic_int g_named;
+
 static void *sampler_thread(void *arg)
 {
     (void)arg;
@@ -538,6 +543,13 @@ static void *sampler_thread(void *arg)
      * samples add up to more time than the span they fall in. */
     static const char name[] = "calltrace-sampler";
     ct_tracer_append_ext(CT_EXT_THREAD_NAME, name, sizeof name - 1);
+    atomic_store(&g_named, 1);
+    /* libunwind loads here, not on the program's thread: its milliseconds
+     * of CPU are the tracer's, and fall after the record above. */
+    if (ct_sample_remote_prepare() < 0)
+        ct_message("calltrace: sampling: cannot load libunwind's remote "
+                   "unwinder (libunwind-x86_64.so.8): samples keep the "
+                   "interrupted pc only");
     struct timespec nap = {(time_t)(g_period_ns / 1000000000u),
                            (long)(g_period_ns % 1000000000u)};
     uint64_t naps = 0, per_second = 1000000000u / g_period_ns + 1;
@@ -569,9 +581,15 @@ static int start_thread(void)
                   void *) = ct_next_definition("pthread_create");
     pthread_t th;
     atomic_store(&g_running, 1);
+    atomic_store(&g_named, 0);
     int err = create ? create(&th, &at, sampler_thread, NULL) : ENOSYS;
     pthread_attr_destroy(&at);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
+    /* at most about a second: a sampler that never runs costs no more */
+    for (int i = 0; !err && !atomic_load(&g_named) && i < 10000; i++) {
+        struct timespec nap = {0, 100000};
+        nanosleep(&nap, NULL);
+    }
     if (err)
         atomic_store(&g_running, 0);
     return err;
@@ -580,10 +598,6 @@ static int start_thread(void)
 int ct_perf_start(uint64_t interval_ns)
 {
     dl_iterate_phdr(find_self, (void *)(uintptr_t)ct_perf_start);
-    if (ct_sample_remote_prepare() < 0)
-        ct_message("calltrace: sampling: cannot load libunwind's remote "
-                   "unwinder (libunwind-x86_64.so.8): samples keep the "
-                   "interrupted pc only");
     /* Four samples a drain at most, a ring holding fifteen; 1 to 20 ms. */
     uint64_t p = interval_ns * 4;
     g_period_ns = p < 1000000u ? 1000000u : p > 20000000u ? 20000000u : p;
