@@ -24,7 +24,10 @@ PRELOAD_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-instrument-functions
 # -z now: every symbol the tracer calls is bound at load, so no call of
 # the tracer runs the loader's lazy binding (a frame of several KiB) on
 # the program's stack, or on a small signal stack (docs/reliability.md).
-PRELOAD_LIBS   := -ldl -lpthread -Wl,-z,now
+# The linker's __start_/__stop_ symbols of the tracer's own sections stay
+# inside the library (preload/exports.map): it exports only the hooks and
+# the wrappers.
+PRELOAD_LIBS   := -ldl -lpthread -Wl,-z,now -Wl,--version-script=preload/exports.map
 ANALYZER_LIBS  := -lbfd -lm -lz
 
 PRELOAD_SRCS  := $(sort $(wildcard preload/*.c))
@@ -76,8 +79,8 @@ all: $(LIB) $(REPORT) $(FRONT)
 deps:
 	@scripts/install-deps.sh
 
-$(LIB): $(PRELOAD_OBJS)
-	$(CC) -shared -o $@ $^ $(PRELOAD_LIBS)
+$(LIB): $(PRELOAD_OBJS) preload/exports.map
+	$(CC) -shared -o $@ $(PRELOAD_OBJS) $(PRELOAD_LIBS)
 
 $(REPORT): $(ANALYZER_OBJS)
 	$(CC) -o $@ $^ $(ANALYZER_LIBS)

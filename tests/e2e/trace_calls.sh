@@ -56,6 +56,12 @@ for s in $exports; do
         bsd_signal|sysv_signal|__sysv_signal|sigset|sigignore|siginterrupt) ;;
         # the TSC turned off, seccomp strict mode (wrap_prctl.c)
         prctl|syscall) ;;
+        # children the fork and thread handlers do not see (wrap_clone.c)
+        clone|vfork) ;;
+        # coroutines: each context its own call stack (context.c)
+        makecontext|swapcontext|setcontext) ;;
+        # the kernel sampler's thread makes no mask system call per frame
+        sigprocmask|pthread_sigmask) ;;
         # library calls: the unwinder must not meet the return trampoline
         _Unwind_RaiseException|_Unwind_Resume|_Unwind_Resume_or_Rethrow) ;;
         _Unwind_ForcedUnwind|_Unwind_Backtrace|_Unwind_SetIP|pthread_exit) ;;
