@@ -60,7 +60,7 @@ static const struct {
 #define NREGS (sizeof reg_map / sizeof reg_map[0])
 
 enum { FREE, SETUP, LIVE, ENDED };
-static struct slot {
+struct slot {
     _Atomic int state;
     uint32_t tid;
     void *ring;
@@ -75,7 +75,26 @@ static struct slot {
     uint64_t out_ns, carry_ns;
     unsigned out_depth;     /* 0: no switch out pending                 */
     uintptr_t out_pcs[CT_SAMPLE_MAX_DEPTH];
-} g_slots[MAX_SLOTS];
+};
+/* MAX_SLOTS of them, mapped when sampling starts: in .bss they took
+ * 4.4 MB of every traced process's address space, which RLIMIT_AS counts
+ * even where no page is touched. */
+static struct slot *g_slots;
+
+static int slots_map(void)
+{
+    if (__atomic_load_n(&g_slots, __ATOMIC_ACQUIRE))
+        return 0;
+    void *m = mmap(NULL, MAX_SLOTS * sizeof(struct slot),
+                   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return ENOMEM;
+    struct slot *none = NULL;
+    if (!__atomic_compare_exchange_n(&g_slots, &none, (struct slot *)m, 0,
+                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        munmap(m, MAX_SLOTS * sizeof(struct slot));
+    return 0;
+}
 
 /* CALLTRACE_SAMPLE_CLOCK=wall: each thread's switches out are sampled
  * too (stack copy at the switch), each weighted by the time off the CPU
@@ -211,6 +230,8 @@ int ct_perf_wall(uint64_t interval_ns)
 
 int ct_perf_thread_open(uint64_t period_ns, int *slot)
 {
+    if (slots_map() != 0)
+        return ENOMEM;
     size_t len = (size_t)page_size() * (1 + RING_DATA_PAGES);
     void *m = NULL, *m_cs = NULL;
     uint64_t id = 0, id_cs = 0;
@@ -619,7 +640,7 @@ void ct_perf_after_fork_child(void)
     /* The parent's rings were not copied (MADV_DONTFORK) and its sampler
      * thread is not here. */
     pthread_mutex_init(&g_drain, NULL);
-    for (int i = 0; i < MAX_SLOTS; i++) {
+    for (int i = 0; g_slots && i < MAX_SLOTS; i++) {
         g_slots[i].ring = NULL;
         g_slots[i].ring_cs = NULL;
         atomic_store(&g_slots[i].state, FREE);
