@@ -66,9 +66,13 @@ REPORT_SAN := $(BUILD)/san/calltrace-report
 
 # The tracer built with ThreadSanitizer, for tests/e2e/trace_tsan.sh
 # (docs/reliability.md, "ThreadSanitizer").  sample.c and wrap.c stay
-# uninstrumented: they interpose functions TSan calls while it starts.
+# uninstrumented: they interpose functions TSan calls while it starts;
+# so do keeper.c and helper.c, whose code runs in processes that share the
+# program's memory and the TLS of the thread that cloned them, where
+# TSan's instrumentation would write that thread's state from two places.
 LIB_TSAN   := $(BUILD)/tsan/libcalltrace.so
-TSAN_PLAIN := preload/sample.c preload/wrap.c
+TSAN_PLAIN := preload/sample.c preload/wrap.c preload/keeper.c \
+              preload/helper.c
 TSAN_PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(BUILD)/tsan/%.o) \
                      $(PRELOAD_ASM:%.S=$(BUILD)/tsan/%.o)
 

@@ -95,7 +95,13 @@ int ct_clone_real(int (*fn)(void *), void *stack, int flags, void *arg,
     static clone_fn next;
     clone_fn f = __atomic_load_n(&next, __ATOMIC_ACQUIRE);
     if (!f) {
-        f = (clone_fn)dlsym(RTLD_NEXT, "clone");
+        /* libc's own, under the name it defines clone as an alias of: an
+         * interposer of clone (ThreadSanitizer's runtime takes it for a
+         * fork and resets the caller's state in the memory the child
+         * shares) must not see the tracer's processes */
+        f = (clone_fn)dlsym(RTLD_NEXT, "__clone");
+        if (!f)
+            f = (clone_fn)dlsym(RTLD_NEXT, "clone");
         if (!f) {
             errno = ENOSYS;
             return -1;
