@@ -38,6 +38,23 @@
 
 enum { MIDDLE_OK = 0, MIDDLE_NO_CLONE = 1, MIDDLE_NO_PIDFD = 2 };
 
+/* The helper itself, with its tid kept in *h->ctid (the kernel clears it
+ * when the helper ends; it writes it only once the helper first runs, so
+ * it is written here too, before the program goes on). */
+static int clone_helper(struct ct_helper *h)
+{
+    int flags = CLONE_VM;
+    if (h->ctid)
+        flags |= CLONE_CHILD_SETTID | CLONE_CHILD_CLEARTID;
+    int pid = ct_clone_real(h->fn, h->stack + h->stack_size, flags, h->arg,
+                            NULL, NULL, (pid_t *)h->ctid);
+    uint32_t none = 0;
+    if (pid > 0 && h->ctid)
+        __atomic_compare_exchange_n(h->ctid, &none, (uint32_t)pid, 0,
+                                    __ATOMIC_RELEASE, __ATOMIC_RELAXED);
+    return pid;
+}
+
 static int middle(void *p)
 {
     struct ct_helper *h = p;
@@ -47,16 +64,14 @@ static int middle(void *p)
     h->pidfd = (int)fd;
     /* glibc's clone may write errno on failure: the program's thread
      * keeps its own (ct_helper_start). */
-    int pid = ct_clone_real(h->fn, h->stack + h->stack_size, CLONE_VM, h->arg,
-                            NULL, NULL, NULL);
+    int pid = clone_helper(h);
     return pid < 0 ? MIDDLE_NO_CLONE : MIDDLE_OK;
 }
 
 static int start_direct(struct ct_helper *h)
 {
     h->pidfd = -1;
-    int pid = ct_clone_real(h->fn, h->stack + h->stack_size, CLONE_VM, h->arg,
-                            NULL, NULL, NULL);
+    int pid = clone_helper(h);
     return pid < 0 ? errno : 0;
 }
 

@@ -21,6 +21,8 @@ struct ct_helper {
     uint32_t parent;     /* the program's pid                              */
     int pidfd;           /* in the helper's descriptor table; -1: none,
                           * the helper is the program's child (old kernel) */
+    uint32_t *ctid;      /* NULL, or where the helper's tid is kept while it
+                          * lives: cleared, and futex-woken, when it ends */
 };
 
 /* Starts h->fn(h->arg) on h->stack with every signal blocked, fills

@@ -34,6 +34,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "helper.h"
 #include "keeper.h"
 #include "rawsys.h"
 #include "tracer.h"
@@ -73,6 +74,7 @@ static struct {
     int closing;          /* the process is exiting: look more often      */
     uint32_t parent;
     void *stack;
+    struct ct_helper helper;  /* how it was started: its pidfd of the program */
     /* The keeper's alone. */
     int fd;               /* in the keeper's table; -1 none                */
     int no_fallocate;
@@ -370,7 +372,7 @@ static int pass(void)
 static int program_gone(void)
 {
     return __atomic_load_n(&K.stop, __ATOMIC_ACQUIRE) ||
-           (uint32_t)sys(SYS_getppid, 0, 0, 0, 0, 0, 0) != K.parent;
+           ct_helper_program_gone(&K.helper);
 }
 
 static int keeper_main(void *arg)
@@ -378,9 +380,7 @@ static int keeper_main(void *arg)
     (void)arg;
     /* Nothing of the program's: a copy of its descriptors would keep its
      * pipes and files open. */
-    if (sys(SYS_close_range, 0, ~0u, 0, 0, 0, 0) < 0)
-        for (long fd = 0; fd < 65536; fd++)
-            sys(SYS_close, fd, 0, 0, 0, 0, 0);
+    ct_helper_close_others(&K.helper, -1);
     sys(SYS_prctl, PR_SET_NAME, (long)"calltrace-file", 0, 0, 0, 0);
     while (!program_gone()) {
         if (pass())
@@ -395,6 +395,8 @@ static int keeper_main(void *arg)
     }
     if (K.fd >= 0)
         sys(SYS_close, K.fd, 0, 0, 0, 0, 0);
+    if (K.helper.pidfd >= 0)
+        sys(SYS_close, K.helper.pidfd, 0, 0, 0, 0, 0);
     sys(SYS_exit, 0, 0, 0, 0, 0, 0);
     return 0;
 }
@@ -439,20 +441,18 @@ static int start(void)
         K.gid[0] = g[0], K.gid[1] = g[1], K.gid[2] = g[2];
         K.uid[3] = (uint32_t)sys(SYS_setfsuid, -1, 0, 0, 0, 0, 0);
         K.gid[3] = (uint32_t)sys(SYS_setfsgid, -1, 0, 0, 0, 0, 0);
-        /* No signal reaches the keeper's copy of the program's handlers:
-         * it starts with all blocked, and its exit signals no one. */
-        sigset_t all, old;
-        sigfillset(&all);
-        sys(SYS_rt_sigprocmask, SIG_SETMASK, (long)&all, (long)&old, 8, 0, 0);
-        int pid = ct_clone_real(keeper_main, (uint8_t *)K.stack + STACK_SIZE,
-                                CLONE_VM | CLONE_CHILD_SETTID |
-                                    CLONE_CHILD_CLEARTID,
-                                NULL, NULL, NULL, (pid_t *)&K.tid);
-        sys(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
-        if (pid < 0)
+        /* Not the program's child, so no wait of the program's (even
+         * with __WALL) meets it; every signal blocked, its exit signalling
+         * no one (helper.c).  K.tid is its tid while it lives. */
+        __atomic_store_n(&K.tid, 0, __ATOMIC_RELAXED);
+        K.helper.fn = keeper_main;
+        K.helper.arg = NULL;
+        K.helper.stack = K.stack;
+        K.helper.stack_size = STACK_SIZE;
+        K.helper.ctid = &K.tid;
+        if (ct_helper_start(&K.helper) != 0 ||
+            !__atomic_load_n(&K.tid, __ATOMIC_ACQUIRE))
             r = -EAGAIN;
-        else
-            __atomic_store_n(&K.tid, (uint32_t)pid, __ATOMIC_RELEASE);
     }
     __atomic_store_n(&K.state, r ? 0 : 2, __ATOMIC_RELEASE);
     return (int)r;
