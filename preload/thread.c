@@ -24,41 +24,31 @@ int ct_enabled = 1;
 
 static struct ct_thread *registry;
 static int registry_lock;
-/* Where ct_self points once a thread has ended, so late events are
- * dropped (and counted) instead of touching freed memory.  Only the
- * fields before the shadow stack: a dead thread's depth is 0, so nothing
- * reads its frames, and a whole state took 66 KiB of every traced
- * process's address space.  Set up with the key (make_key), before any
- * thread can end. */
-static union {
+/* States that hold only the fields before the shadow stack: their depth
+ * is 0, so nothing reads their frames, and a whole state took 66 KiB of
+ * every traced process's address space.  Set up with the key (make_key),
+ * before any thread can end. */
+union head_storage {
     uint8_t bytes[offsetof(struct ct_thread, stack)];
     uint64_t align;
-} dead_storage __attribute__((aligned(64)));
+} __attribute__((aligned(64)));
+static union head_storage dead_storage, lost_storage;
 
 /* The compiler is not to check the state's fields against the storage's
  * size: only those before the stack are ever touched. */
-static struct ct_thread *dead_state(void)
+static struct ct_thread *head_state(union head_storage *storage)
 {
-    void *p = &dead_storage;
+    void *p = storage;
     __asm__("" : "+r"(p));
     return p;
 }
-#define dead_thread (*dead_state())
+/* Where ct_self points once a thread has ended, so late events are
+ * dropped (and counted) instead of touching freed memory. */
+#define dead_thread (*head_state(&dead_storage))
 /* The state of an execution context that cannot have one of its own (a
  * CLONE_VM child with a TLS the tracer did not lay out): its events are
- * counted lost.  Only the fields before the stack, as dead_thread. */
-static union {
-    uint8_t bytes[offsetof(struct ct_thread, stack)];
-    uint64_t align;
-} lost_storage __attribute__((aligned(64)));
-
-static struct ct_thread *lost_state(void)
-{
-    void *p = &lost_storage;
-    __asm__("" : "+r"(p));
-    return p;
-}
-#define lost_thread (*lost_state())
+ * counted lost. */
+#define lost_thread (*head_state(&lost_storage))
 
 void ct_global_update(void)
 {
