@@ -84,7 +84,7 @@ check rec "$T/rec.raw"
     "$T/fc" 400000 pause > "$T/recs.out" &
 fe=$!
 for _ in $(seq 200); do grep -q ready "$T/recs.out" 2>/dev/null && break; sleep 0.05; done
-child=$(pgrep -P $fe) || fail "record: no child"
+child=$(program_of $fe) || fail "record: no child"
 kill -USR1 "$child"
 for _ in $(seq 100); do [ -n "$(find "$T" -name 'calltrace-*.raw.snap1')" ] && break; sleep 0.05; done
 kill -TERM "$child"

@@ -35,7 +35,7 @@ rm -f ready
 rec=$!
 for _ in $(seq 200); do [ -e ready ] && break; sleep 0.05; done
 [ -e ready ] || { kill "$rec"; fail "control: the program did not start"; }
-pid=$(pgrep -P "$rec")
+pid=$(program_of "$rec")
 snap=$("$FRONT" control "$pid" snapshot)
 case $snap in
     "snapshot $T/ctl.raw.snap1 (until the run ends: "*"/.calltrace-record-"*"/calltrace-$pid.raw.snap1)") ;;

@@ -47,3 +47,16 @@ run_traced() {
 expect_eq() {
     [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"
 }
+
+# program_of PID: the traced program among the children of PID (calltrace
+# record): record, a child subreaper, also adopts the tracer's helpers
+# (calltrace-file, -supply, -send), which are started after the program,
+# and may not have named themselves yet.
+program_of() {
+    local p kids=()
+    for p in $(pgrep -P "$1" | sort -n); do
+        case $(cat "/proc/$p/comm" 2>/dev/null) in calltrace-*) continue;; esac
+        kids+=("$p")
+    done
+    [ ${#kids[@]} -gt 0 ] && echo "${kids[0]}"
+}
