@@ -96,9 +96,10 @@ static uint32_t stop_bits(const struct ct_thread *t)
 
 int ct_thread_foreign_slow(const struct ct_thread *t)
 {
-    int saved = errno;
-    uint32_t tid = (uint32_t)syscall(SYS_gettid);
-    errno = saved;
+    /* Raw: libc's syscall() is the tracer's wrapper (wrap_prctl.c), and
+     * a context that shares this TLS must take no lock of libc's, whose
+     * owner is the tid that TLS holds. */
+    uint32_t tid = (uint32_t)ct_rsys(SYS_gettid, 0, 0, 0, 0, 0, 0);
     return tid != t->tid;
 }
 

@@ -86,7 +86,14 @@ CT_API long syscall(long number, ...)
     for (int i = 0; i < 6; i++)
         a[i] = va_arg(ap, long);
     va_end(ap);
-    syscall_fn next = (syscall_fn)dlsym(RTLD_NEXT, "syscall");
+    /* Looked up once: dlsym takes the loader's lock, which a context
+     * sharing the caller's TLS (a CLONE_VM child) must not meet twice. */
+    static syscall_fn cached;
+    syscall_fn next = __atomic_load_n(&cached, __ATOMIC_ACQUIRE);
+    if (!next) {
+        next = (syscall_fn)dlsym(RTLD_NEXT, "syscall");
+        __atomic_store_n(&cached, next, __ATOMIC_RELEASE);
+    }
     if (number == SYS_prctl)
         before(a[0], a[1]);
     else if (number == SYS_seccomp && a[0] == SECCOMP_SET_MODE_STRICT)
