@@ -20,13 +20,13 @@ int helper_b_calls(int n);
 
 #ifdef NEW
 NOINLINE int pad(int x) { return x + 1; }
-#define HEAVY 20000000L
-#define LIGHT 2000000L
+#define HEAVY 40000000L
+#define LIGHT 4000000L
 #define CHATTY 8
 #define HELPER_B 6
 #else
-#define HEAVY 2000000L
-#define LIGHT 20000000L
+#define HEAVY 4000000L
+#define LIGHT 40000000L
 #define CHATTY 5
 #define HELPER_B 2
 #endif
