@@ -219,6 +219,11 @@ static void parse(struct request *r, int argc, char **argv, const char *verb,
         /* one name is OLD; none: the recording record kept, and the last */
         if (file && !old)
             old = file, file = NULL;
+        if (!old && access(CT_FE_DEFAULT_TRACE ".old", F_OK) != 0)
+            ct_fe_usage_error(verb, "no %s.old to compare with: name OLD, "
+                              "or record again (record keeps the previous "
+                              "recording as %s.old)", CT_FE_DEFAULT_TRACE,
+                              CT_FE_DEFAULT_TRACE);
         push(r, diff_option(ct_fe_diff_base(
                     old ? old : CT_FE_DEFAULT_TRACE ".old", verb)));
     }

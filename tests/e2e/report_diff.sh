@@ -140,6 +140,13 @@ if [ -x "$FRONT" ]; then
         fail "calltrace export folded --diff failed"
     cmp -s "$T/fe.folded" <(sort "$T/calls.folded") ||
         fail "calltrace export folded --diff differs"
+    rm "$T/cwd/calltrace.raw.old"
+    set +e
+    (cd "$T/cwd" && "$FRONT" diff) > /dev/null 2> "$T/err"
+    expect_eq "status of calltrace diff with no calltrace.raw.old" 1 $?
+    set -e
+    has "no calltrace.raw.old to compare with" "$T/err" ||
+        fail "no calltrace.raw.old: $(cat "$T/err")"
 fi
 
 # Bad use: one clear error each.
