@@ -215,6 +215,9 @@ static void summary(const struct printer *pr, struct ct_profile *p[2],
         fprintf(out, "  %s: %s", s ? "new" : "old", info->path);
         if (info->program[0])
             fprintf(out, " (%s)", info->program);
+        /* a sampled run has no calls; its times are estimates */
+        if (info->sampled)
+            fputs(" [sampled: times estimated from samples, no calls]", out);
         fputc('\n', out);
     }
     char unit[32], pct[32];
