@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "diff.h"
 #include "options.h"
 #include "reader.h"
 #include "util.h"
@@ -47,6 +48,14 @@ static void usage(FILE *f)
 "      --min-duration=T   with --tree: hide calls shorter than T (e.g. 10us)\n"
 "      --hide=NAME        leave out NAME (a name or a glob; repeatable) but\n"
 "                         keep its callees, as called by its caller\n"
+"      --diff=OLD         compare the run in OLD with the one in FILE: per\n"
+"                         function and arc, calls, self and total time in\n"
+"                         both and the change, largest first (-p: functions\n"
+"                         only, -q: arcs only); with --export=folded or\n"
+"                         flamegraph, a differential flame graph\n"
+"      --threshold=PCT    with --diff: leave out rows whose calls are equal\n"
+"                         and whose times changed by less than PCT% of the\n"
+"                         total time\n"
 "\n"
 "Input and output:\n"
 "      --format=NAME      read FILE as NAME instead of detecting it\n"
@@ -82,7 +91,9 @@ static void usage(FILE *f)
 "--min-duration need --tree; -p, -q, -b, --min-percent, --no-events and\n"
 "--by-line shape the report only; --subtract-bias and --threads not\n"
 "--dump; --focus goes with the report and --tree only; --by-line\n"
-"needs samples, --lenient a text log.\n"
+"needs samples, --lenient a text log; --diff goes with the report and\n"
+"--export=folded or flamegraph, not with --focus, --threads, --by-line,\n"
+"--cpu, --min-percent or --no-events; --threshold needs --diff.\n"
 "\n"
 "Exit status: 0 success, 1 bad usage (also: --focus names nothing, -o or\n"
 "standard output is the input file, a --time-range holding no event), 2\n"
@@ -213,7 +224,7 @@ enum {
     OPT_TREE, OPT_DEPTH, OPT_MIN_DURATION, OPT_FORMAT, OPT_LENIENT, OPT_DUMP,
     OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
     OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS, OPT_SHORT_NAMES, OPT_HIDE,
-    OPT_FOLDED_VALUE, OPT_ICICLE,
+    OPT_FOLDED_VALUE, OPT_ICICLE, OPT_DIFF, OPT_THRESHOLD,
 };
 
 /* The CPUs online, at most 8: more threads than that only wait on memory. */
@@ -260,6 +271,8 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"edge-threshold", required_argument, NULL, OPT_EDGE_THRESHOLD},
         {"folded-value", required_argument, NULL, OPT_FOLDED_VALUE},
         {"icicle", no_argument, NULL, OPT_ICICLE},
+        {"diff", required_argument, NULL, OPT_DIFF},
+        {"threshold", required_argument, NULL, OPT_THRESHOLD},
         {"output", required_argument, NULL, 'o'},
         {"jobs", required_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
@@ -343,6 +356,13 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
             o->folded_calls = strcmp(optarg, "calls") == 0;
             break;
         case OPT_ICICLE: o->icicle = true; break;
+        case OPT_DIFF: o->diff_base = optarg; break;
+        case OPT_THRESHOLD:
+            o->diff_threshold = parse_percent(
+                "--threshold wants a percentage from 0 to 100, got '%s'",
+                optarg);
+            o->have_threshold = true;
+            break;
         case 'o': o->output = optarg; break;
         case 'j': {
             unsigned long v = strtoul(optarg, &end, 10);
@@ -367,6 +387,9 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
                                        : "only one input file at a time");
     o->input = argv[optind];
     refuse_conflicts(o, &seen);
+    const char *no_diff = ct_diff_refuse(o);
+    if (no_diff)
+        bad_usage("%s", no_diff);
     if ((o->node_threshold >= 0 || o->edge_threshold >= 0) &&
         (!o->export_format || strcmp(o->export_format, "dot") != 0))
         bad_usage("%s", "--node-threshold and --edge-threshold go with "

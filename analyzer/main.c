@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "diff.h"
 #include "export.h"
 #include "hide.h"
 #include "options.h"
@@ -210,7 +211,8 @@ int main(int argc, char **argv)
                  "timed: use CALLTRACE_MODE=sample or both)", in.path);
         status = CT_EXIT_USAGE;
     } else if (profile) {
-        int r = ct_report_print(out, profile, &opts);
+        int r = opts.diff_base ? ct_diff_print(out, profile, &opts)
+                               : ct_report_print(out, profile, &opts);
         if (r != CT_EXIT_OK)
             status = r;
     }

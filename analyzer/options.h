@@ -40,6 +40,9 @@ struct ct_options {
     double edge_threshold;      /* --edge-threshold P (dot), -1 = default    */
     bool folded_calls;          /* --folded-value=calls (folded, flamegraph) */
     bool icicle;                /* --icicle: flamegraph top-down             */
+    const char *diff_base;      /* --diff OLD: compare with this run         */
+    double diff_threshold;      /* --threshold PCT (with --diff)             */
+    bool have_threshold;
 };
 
 /* Parses argv; on --help/--version prints and exits 0; on bad usage prints

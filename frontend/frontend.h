@@ -28,6 +28,11 @@ int ct_fe_run(int argc, char **argv);
 /* report, tree, dump and export: extra = the analyzer option the verb
  * stands for ("--tree", "--dump", "--export"), NULL for report. */
 int ct_fe_report(int argc, char **argv, const char *verb, const char *extra);
+/* diff: report's form of two runs (report.c with verb "diff"); diff.c
+ * gives the trace a recording passed to --diff stands for (malloc'ed;
+ * exits naming a folder of several processes) and the verb's usage. */
+char *ct_fe_diff_base(const char *path, const char *verb);
+void ct_fe_diff_usage(void);
 int ct_fe_cflags(int argc, char **argv);
 int ct_fe_control(int argc, char **argv);
 /* calltrace recv: stores streamed traces (recv.c). */

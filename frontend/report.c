@@ -16,7 +16,10 @@
 
 static void usage(const char *verb, const char *analyzer)
 {
-    printf(
+    if (strcmp(verb, "diff") == 0)
+        ct_fe_diff_usage();
+    else
+        printf(
 "Usage: calltrace %s%s [OPTION]... [FILE]\n"
 "Run calltrace-report%s on FILE (default calltrace.raw).  FILE may be a\n"
 "recording of several processes (a folder with one trace each): the report\n"
@@ -124,12 +127,22 @@ struct request {
     bool merge;
     bool output;          /* -o given: one output for the whole report  */
     bool exporting;
+    bool diffing;         /* calltrace diff: OLD [NEW]                  */
 };
 
 static void push(struct request *r, const char *arg)
 {
     r->args[r->nargs++] = (char *)arg;
     r->args[r->nargs] = NULL;
+}
+
+static char *diff_option(char *old)
+{
+    char *o;
+    if (!old || asprintf(&o, "--diff=%s", old) < 0)
+        exit(CT_FE_FAILED);
+    free(old);
+    return o;
 }
 
 static void parse(struct request *r, int argc, char **argv, const char *verb,
@@ -159,11 +172,20 @@ static void parse(struct request *r, int argc, char **argv, const char *verb,
     } else if (extra) {
         push(r, extra);
     }
-    const char *file = NULL;
+    const char *file = NULL, *old = NULL;
     bool options_done = false;
+    r->diffing = strcmp(verb, "diff") == 0;
     for (; i < argc; i++) {
         const char *a = argv[i];
         if (options_done || a[0] != '-' || a[1] == 0) {
+            if (file && r->diffing && !old) {
+                old = file;
+                file = a;
+                continue;
+            }
+            if (file && r->diffing)
+                ct_fe_usage_error(verb, "two recordings at most, OLD and "
+                                  "NEW ('%s' is a third)", a);
             if (file)
                 ct_fe_usage_error(verb, "only one recording at a time ('%s' "
                                   "and '%s')", file, a);
@@ -181,13 +203,29 @@ static void parse(struct request *r, int argc, char **argv, const char *verb,
             if (!strcmp(a, "-o") || !strncmp(a, "--output", 8) ||
                 (!strncmp(a, "-o", 2) && a[2]))
                 r->output = true;
+            if (!strncmp(a, "--diff=", 7))
+                a = diff_option(ct_fe_diff_base(a + 7, verb));
             push(r, a);
             if (takes_value(&v, a)) {
                 if (i + 1 >= argc)
                     ct_fe_usage_error(verb, "option '%s' wants a value", a);
-                push(r, argv[++i]);
+                i++;
+                push(r, strcmp(a, "--diff") ? argv[i]
+                                            : ct_fe_diff_base(argv[i], verb));
             }
         }
+    }
+    if (r->diffing) {
+        /* one name is OLD; none: the recording record kept, and the last */
+        if (file && !old)
+            old = file, file = NULL;
+        if (!old && access(CT_FE_DEFAULT_TRACE ".old", F_OK) != 0)
+            ct_fe_usage_error(verb, "no %s.old to compare with: name OLD, "
+                              "or record again (record keeps the previous "
+                              "recording as %s.old)", CT_FE_DEFAULT_TRACE,
+                              CT_FE_DEFAULT_TRACE);
+        push(r, diff_option(ct_fe_diff_base(
+                    old ? old : CT_FE_DEFAULT_TRACE ".old", verb)));
     }
     r->file = file ? file : CT_FE_DEFAULT_TRACE;
     for (size_t k = 0; k < v.n; k++)
@@ -199,9 +237,12 @@ static void parse(struct request *r, int argc, char **argv, const char *verb,
 static int sections(struct request *r, const struct ct_fe_recording *rec,
                     const char *verb)
 {
-    if (r->output || r->exporting)
-        ct_fe_usage_error(verb, "%s holds %zu processes: one output file "
-                          "needs --merge", r->file, rec->n);
+    if (r->output || r->exporting || r->diffing)
+        ct_fe_usage_error(verb, "%s holds %zu processes: %s", r->file,
+                          rec->n, r->diffing ? "compare one process's trace "
+                                               "(FOLDER/calltrace-PID.raw)"
+                                             : "one output file needs "
+                                               "--merge");
     int worst = 0;
     size_t base = r->nargs;
     for (size_t i = 0; i < rec->n; i++) {

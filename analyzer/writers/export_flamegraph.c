@@ -13,6 +13,14 @@
  * frame and its callees, and the frame's own).  Frames narrower than
  * MIN_PX pixels are left out, as flamegraph.pl does; their value stays
  * inside their parent's width.  --threads adds a frame per thread under the root.
+ *
+ * --diff=OLD draws the differential flame graph of FlameGraph's
+ * difffolded.pl and flamegraph.pl: the frames and their widths are the new
+ * run's (FILE), each frame's colour its own (self) change from the old
+ * run's same call path: red where the new run spends more, blue where it
+ * spends less, white where nothing changed, deeper with the size of the
+ * change (the largest change in the graph the deepest).  A path only the
+ * old run has has no width and is not drawn, as in flamegraph.pl.
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -21,6 +29,7 @@
 #include "export.h"
 #include "flamegraph_script.h"
 #include "options.h"
+#include "stackdiff.h"
 #include "stacktree.h"
 #include "textesc.h"
 #include "util.h"
@@ -42,6 +51,8 @@ struct fg_export {
     uint32_t rows;
     bool icicle;
     struct ct_ns_rounder *rounder;
+    struct ct_stackdiff *diff;  /* --diff=OLD, NULL without             */
+    uint64_t maxdelta;          /* the largest |own change| of a frame   */
 };
 
 static double px(const struct fg_export *x, uint64_t v)
@@ -87,6 +98,35 @@ static void colour(FILE *out, const char *name, bool synthetic)
         h = (h ^ (uint8_t)*p) * 16777619u;
     fprintf(out, "rgb(%u,%u,%u)", 205 + h % 50, (h >> 8) % 230,
             (h >> 16) % 55);
+}
+
+/* --diff: flamegraph.pl's color_scale, from white to red (more in the
+ * new run) or blue (less). */
+static void diff_colour(FILE *out, int64_t delta, uint64_t max)
+{
+    unsigned r = 255, g = 255, b = 255;
+    double scale = max ? (double)(max - (uint64_t)llabs(delta)) / (double)max
+                       : 1;
+    if (delta > 0)
+        g = b = (unsigned)(210 * scale);
+    else if (delta < 0)
+        r = g = (unsigned)(210 * scale);
+    fprintf(out, "rgb(%u,%u,%u)", r, g, b);
+}
+
+/* The tooltip's part for --diff: the old run's own value and the change. */
+static void diff_title(struct fg_export *x, uint64_t old, uint64_t self)
+{
+    fputs(x->which == CT_ST_CALLS ? "; old own " : "; old self ", x->w.out);
+    amount(x, old);
+    fputs(", change ", x->w.out);
+    fputc(self >= old ? '+' : '-', x->w.out);
+    amount(x, self >= old ? self - old : old - self);
+    if (old)
+        fprintf(x->w.out, " (%+.1f%%)",
+                100.0 * ((double)self - (double)old) / (double)old);
+    else if (self)
+        fputs(" (new)", x->w.out);
 }
 
 static void label(FILE *out, const char *name, double w)
@@ -139,11 +179,18 @@ static int frame(void *ctx, uint32_t node, uint32_t depth)
     if (x->which == CT_ST_SELF)
         fprintf(out, ", %" PRIu64 " call%s", n->calls,
                 n->calls == 1 ? "" : "s");
+    if (x->diff && node != CT_ST_ROOT)
+        diff_title(x, ct_stackdiff_old(x->diff, node), self);
     fputs("</title>", out);
     fprintf(out, "<rect x=\"%.4f\" y=\"%" PRIu32 "\" width=\"%.4f\" "
             "height=\"%d\" fill=\"", PAD + fx, row_y(x, depth), fw, ROW - 1);
-    colour(out, name, n->func == CT_FUNC_NONE || node == CT_ST_ROOT ||
-                          (x->w.tree.by_thread && n->parent == CT_ST_ROOT));
+    if (x->diff && node != CT_ST_ROOT)
+        diff_colour(out, (int64_t)(self - ct_stackdiff_old(x->diff, node)),
+                    x->maxdelta);
+    else
+        colour(out, name, n->func == CT_FUNC_NONE || node == CT_ST_ROOT ||
+                              (x->w.tree.by_thread &&
+                               n->parent == CT_ST_ROOT));
     fprintf(out, "\"/><text x=\"%.4f\" y=\"%" PRIu32 "\">", PAD + fx + 3,
             row_y(x, depth) + ROW - 4);
     label(out, name, fw);
@@ -169,12 +216,19 @@ static void header(struct fg_export *x, uint32_t height)
             ct_flamegraph_script);
     fputs("<rect x=\"0\" y=\"0\" width=\"100%\" height=\"100%\" "
           "fill=\"#f6f6f2\"/>\n", out);
-    fprintf(out, "<text id=\"title\" x=\"%d\" y=\"24\">%s graph of ",
-            WIDTH / 2, x->icicle ? "Icicle" : "Flame");
+    fprintf(out, "<text id=\"title\" x=\"%d\" y=\"24\">%s%s graph of ",
+            WIDTH / 2, x->diff ? "Differential " : "",
+            x->diff ? (x->icicle ? "icicle" : "flame")
+                    : (x->icicle ? "Icicle" : "Flame"));
     const char *prog = x->w.info->program[0] ? x->w.info->program
                                            : x->w.info->path;
     ct_xml_text(out, prog, strlen(prog));
-    fprintf(out, " (%s)</text>\n", what);
+    fprintf(out, " (%s)", what);
+    if (x->diff) {
+        fputs(": red more, blue less than in ", out);
+        ct_xml_text(out, x->diff->run.in.path, strlen(x->diff->run.in.path));
+    }
+    fputs("</text>\n", out);
     fprintf(out, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"24\">"
             "Reset zoom</text>\n", PAD);
     fprintf(out, "<text id=\"search\" x=\"%d\" y=\"24\">Search</text>\n",
@@ -209,6 +263,24 @@ static int round_ns(void *ctx, uint32_t node, uint32_t depth)
     return 0;
 }
 
+/* --diff=OLD: the old run's paths, and the largest change of a frame
+ * (the deepest colour). */
+static int load_diff(struct fg_export *x)
+{
+    x->diff = ct_xcalloc(1, sizeof *x->diff);
+    if (ct_stackdiff_load(x->diff, x->w.ex.opts, &x->w.tree, x->which,
+                          "flamegraph") != 0)
+        return 1;
+    for (uint32_t i = 1; i < x->w.tree.nnodes; i++) {
+        uint64_t v = ct_st_value(&x->w.tree.nodes[i], x->which);
+        uint64_t old = ct_stackdiff_old(x->diff, i);
+        uint64_t d = v > old ? v - old : old - v;
+        if (d > x->maxdelta)
+            x->maxdelta = d;
+    }
+    return 0;
+}
+
 static int fg_finish(struct ct_exporter *ex, struct ct_profile *profile)
 {
     (void)profile;
@@ -227,6 +299,8 @@ static int fg_finish(struct ct_exporter *ex, struct ct_profile *profile)
         ct_stacktree_walk(&x->w.tree, round_ns, x);
         x->rounder = NULL;
     }
+    if (ex->opts && ex->opts->diff_base && load_diff(x) != 0)
+        return 1;
     x->sum = ct_stacktree_totals(&x->w.tree, x->which);
     x->rows = count_rows(x);
     header(x, TOP + x->rows * ROW + BOTTOM);
@@ -240,6 +314,9 @@ static void fg_free(struct ct_exporter *ex)
 {
     struct fg_export *x = (struct fg_export *)ex;
     ct_stacktree_free(&x->w.tree);
+    if (x->diff)
+        ct_stackdiff_free(x->diff);
+    free(x->diff);
     free(x->sum);
     free(x->x);
     free(x);

@@ -7,7 +7,8 @@
  * the path (samples for sampled data).  --threads puts a "thread TID" frame
  * at the root of each thread's stacks.  Paths are written depth first in
  * the order they were first seen.  A ';' or line break inside a name would
- * split it and becomes '_'.
+ * split it and becomes '_'.  With --diff=OLD each line is "PATH OLD NEW",
+ * FlameGraph's difffolded.pl format (stackdiff.c).
  */
 #include <inttypes.h>
 #include <stdlib.h>
@@ -15,6 +16,7 @@
 
 #include "export.h"
 #include "options.h"
+#include "stackdiff.h"
 #include "stacktree.h"
 #include "util.h"
 
@@ -63,6 +65,21 @@ static int line(void *ctx, uint32_t node, uint32_t depth)
     return 0;
 }
 
+/* --diff=OLD: difffolded.pl's "PATH OLD NEW" lines (stackdiff.h). */
+static int diff_finish(struct folded_export *x)
+{
+    struct ct_stackdiff sd;
+    int status = ct_stackdiff_load(&sd, x->w.ex.opts, &x->w.tree, x->which,
+                                   "folded");
+    if (status == 0) {
+        uint64_t *v = ct_stack_values(&x->w.tree, x->which);
+        ct_stackdiff_folded(x->w.out, &sd, &x->w.tree, v);
+        free(v);
+    }
+    ct_stackdiff_free(&sd);
+    return status;
+}
+
 static int folded_finish(struct ct_exporter *ex, struct ct_profile *profile)
 {
     (void)profile;
@@ -72,6 +89,8 @@ static int folded_finish(struct ct_exporter *ex, struct ct_profile *profile)
                                      "folded");
     if (x->which < 0)
         return 1;
+    if (ex->opts && ex->opts->diff_base)
+        return diff_finish(x);
     x->ns.ns_per_tick = x->w.info->ns_per_tick;
     ct_grow_zeroed(&x->off, &x->noff, 0, sizeof *x->off);
     ct_stacktree_walk(&x->w.tree, line, x);

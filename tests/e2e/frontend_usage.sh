@@ -44,7 +44,7 @@ set +e; "$FRONT" report >/dev/null 2>err.txt; rc=$?; set -e
 expect_eq "no calltrace.raw" 2 "$rc"
 grep -q "calltrace.raw" err.txt || fail "missing file not named: $(cat err.txt)"
 
-for verb in "" record report tree dump "export lms" cflags; do
+for verb in "" record report tree dump "export lms" diff cflags; do
     # shellcheck disable=SC2086
     "$FRONT" $verb --help > help.txt || fail "calltrace $verb --help"
     grep -q "^Usage: calltrace" help.txt || fail "calltrace $verb --help: no usage"
