@@ -7,6 +7,7 @@
 
 #include "options.h"
 #include "reader.h"
+#include "report.h"
 #include "util.h"
 
 #ifndef CALLTRACE_VERSION
@@ -47,6 +48,14 @@ static void usage(FILE *f)
 "      --min-duration=T   with --tree: hide calls shorter than T (e.g. 10us)\n"
 "      --hide=NAME        leave out NAME (a name or a glob; repeatable) but\n"
 "                         keep its callees, as called by its caller\n"
+"      --stats            per function and arc: count, min, p50, p90, p99,\n"
+"                         max and sum of every call's total and self time\n"
+"      --sort=KEY         order of the flat profile and --stats: self\n"
+"                         (default), calls, total, avg, name, or min, p50,\n"
+"                         p90, p99, max of the calls' total times\n"
+"      --slowest=FUNC     instead of the report: FUNC's longest calls, with\n"
+"                         thread, start and the tree command that shows each\n"
+"  -n, --count=N          with --slowest: how many (default 10)\n"
 "\n"
 "Input and output:\n"
 "      --format=NAME      read FILE as NAME instead of detecting it\n"
@@ -82,7 +91,8 @@ static void usage(FILE *f)
 "--min-duration need --tree; -p, -q, -b, --min-percent, --no-events and\n"
 "--by-line shape the report only; --subtract-bias and --threads not\n"
 "--dump; --focus goes with the report and --tree only; --by-line\n"
-"needs samples, --lenient a text log.\n"
+"needs samples, --lenient a text log; --stats, --sort and --slowest go\n"
+"with the report only, -n with --slowest.\n"
 "\n"
 "Exit status: 0 success, 1 bad usage (also: --focus names nothing, -o or\n"
 "standard output is the input file, a --time-range holding no event), 2\n"
@@ -150,7 +160,7 @@ static void parse_range(struct ct_options *o, const char *arg)
 /* Options given, by what they act on; an option that would do nothing in
  * the chosen output is refused rather than ignored. */
 struct seen {
-    bool depth, min_duration;
+    bool depth, min_duration, count;
 };
 
 /* The output chosen: the report, --tree, --dump or --export. */
@@ -179,6 +189,8 @@ static void refuse_conflicts(const struct ct_options *o,
         bad_usage("%s", "--depth works with --tree only");
     if (!o->tree && seen->min_duration)
         bad_usage("%s", "--min-duration works with --tree only");
+    if (!o->slowest && seen->count)
+        bad_usage("%s", "-n (--count) works with --slowest only");
     const char *mode = mode_name(o);
     if (!mode)
         return;
@@ -196,6 +208,12 @@ static void refuse_conflicts(const struct ct_options *o,
         bad_usage(fmt, "--no-events");
     if (o->by_line)
         bad_usage(fmt, "--by-line");
+    if (o->stats)
+        bad_usage(fmt, "--stats");
+    if (o->sort)
+        bad_usage(fmt, "--sort");
+    if (o->slowest)
+        bad_usage(fmt, "--slowest");
     /* --tree and the profile behind --export honour it; --dump does not */
     if (o->subtract_bias && o->dump)
         bad_usage("%s does not go with --dump", "--subtract-bias");
@@ -213,7 +231,7 @@ enum {
     OPT_TREE, OPT_DEPTH, OPT_MIN_DURATION, OPT_FORMAT, OPT_LENIENT, OPT_DUMP,
     OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
     OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS, OPT_SHORT_NAMES, OPT_HIDE,
-    OPT_FOLDED_VALUE, OPT_ICICLE,
+    OPT_FOLDED_VALUE, OPT_ICICLE, OPT_STATS, OPT_SORT, OPT_SLOWEST,
 };
 
 /* The CPUs online, at most 8: more threads than that only wait on memory. */
@@ -260,6 +278,10 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"edge-threshold", required_argument, NULL, OPT_EDGE_THRESHOLD},
         {"folded-value", required_argument, NULL, OPT_FOLDED_VALUE},
         {"icicle", no_argument, NULL, OPT_ICICLE},
+        {"stats", no_argument, NULL, OPT_STATS},
+        {"sort", required_argument, NULL, OPT_SORT},
+        {"slowest", required_argument, NULL, OPT_SLOWEST},
+        {"count", required_argument, NULL, 'n'},
         {"output", required_argument, NULL, 'o'},
         {"jobs", required_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
@@ -270,10 +292,11 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
     o->range_to_ns = INT64_MAX;
     o->node_threshold = o->edge_threshold = -1;
     o->jobs = default_jobs();
+    o->slowest_n = 10;
     struct seen seen = {0};
     int c;
     char *end;
-    while ((c = getopt_long(argc, argv, "bpq::o:j:hV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "bpq::o:j:n:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'b': o->brief = true; break;
         case 'p': o->flat_only = true; break;
@@ -343,6 +366,23 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
             o->folded_calls = strcmp(optarg, "calls") == 0;
             break;
         case OPT_ICICLE: o->icicle = true; break;
+        case OPT_STATS: o->stats = true; break;
+        case OPT_SORT:
+            if (!ct_sort_key_valid(optarg))
+                bad_usage("--sort wants self, calls, total, avg, name, min, "
+                          "p50, p90, p99 or max, got '%s'", optarg);
+            o->sort = optarg;
+            break;
+        case OPT_SLOWEST: o->slowest = optarg; break;
+        case 'n': {
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (end == optarg || *end || v < 1 || v > 100000)
+                bad_usage("-n wants a number from 1 to 100000, got '%s'",
+                          optarg);
+            o->slowest_n = (uint32_t)v;
+            seen.count = true;
+            break;
+        }
         case 'o': o->output = optarg; break;
         case 'j': {
             unsigned long v = strtoul(optarg, &end, 10);

@@ -131,6 +131,8 @@ int main(int argc, char **argv)
         .have_range = opts.have_range,
         .range_from_ns = opts.range_from_ns,
         .range_to_ns = opts.range_to_ns,
+        .stats = opts.stats || ct_sort_needs_stats(opts.sort),
+        .slowest = opts.slowest ? opts.slowest_n : 0,
     };
 
     int status = CT_EXIT_OK;
@@ -178,7 +180,7 @@ int main(int argc, char **argv)
 
     /* Only the profile alone can be made in parts and merged. */
     if (profile && sink == ct_profile_sink(profile) && !opts.per_thread &&
-        !opts.subtract_bias) {
+        !opts.subtract_bias && !opts.slowest) {
         ropts.profile = profile;
         ropts.jobs = opts.jobs;
     }
@@ -210,7 +212,8 @@ int main(int argc, char **argv)
                  "timed: use CALLTRACE_MODE=sample or both)", in.path);
         status = CT_EXIT_USAGE;
     } else if (profile) {
-        int r = ct_report_print(out, profile, &opts);
+        int r = opts.slowest ? ct_report_slowest(out, profile, &opts)
+                             : ct_report_print(out, profile, &opts);
         if (r != CT_EXIT_OK)
             status = r;
     }

@@ -40,6 +40,10 @@ struct ct_options {
     double edge_threshold;      /* --edge-threshold P (dot), -1 = default    */
     bool folded_calls;          /* --folded-value=calls (folded, flamegraph) */
     bool icicle;                /* --icicle: flamegraph top-down             */
+    bool stats;                 /* --stats: per-call time distributions      */
+    const char *sort;           /* --sort KEY, NULL = self                   */
+    const char *slowest;        /* --slowest FUNC: its longest calls         */
+    uint32_t slowest_n;         /* -n N with --slowest (default 10)          */
 };
 
 /* Parses argv; on --help/--version prints and exits 0; on bad usage prints
