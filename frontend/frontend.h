@@ -28,6 +28,8 @@ int ct_fe_run(int argc, char **argv);
 /* report, tree, dump and export: extra = the analyzer option the verb
  * stands for ("--tree", "--dump", "--export"), NULL for report. */
 int ct_fe_report(int argc, char **argv, const char *verb, const char *extra);
+/* calltrace slowest FUNC [-n N] [FILE] (slowest.c) */
+int ct_fe_slowest(int argc, char **argv);
 int ct_fe_cflags(int argc, char **argv);
 int ct_fe_control(int argc, char **argv);
 /* calltrace recv: stores streamed traces (recv.c). */

@@ -24,6 +24,8 @@ static void usage(FILE *f)
 "  dump [OPTION]... [FILE]      every event, one a line (report --dump)\n"
 "  export FORMAT [OPTION]... [FILE]\n"
 "                      write the trace as FORMAT (report --export=FORMAT)\n"
+"  slowest FUNC [-n N] [OPTION]... [FILE]\n"
+"                      the N longest calls of FUNC (report --slowest)\n"
 "  cflags              compiler flags for a program to trace\n"
 "  control PID on|off|snapshot|status|filter SPEC\n"
 "                      command a process traced with CALLTRACE_CONTROL=1\n"
@@ -73,7 +75,8 @@ void ct_fe_version(void)
 }
 
 static const char *const verbs[] = {
-    "record", "report", "tree", "dump", "export", "cflags", "control",
+    "record", "report", "tree", "dump", "export", "slowest", "cflags",
+    "control",
     "recv", "top", "help",
 };
 
@@ -146,6 +149,8 @@ int main(int argc, char **argv)
         return ct_fe_report(argc - 1, argv + 1, "dump", "--dump");
     if (strcmp(verb, "export") == 0)
         return ct_fe_report(argc - 1, argv + 1, "export", "--export");
+    if (strcmp(verb, "slowest") == 0)
+        return ct_fe_slowest(argc - 1, argv + 1);
     if (strcmp(verb, "cflags") == 0)
         return ct_fe_cflags(argc - 1, argv + 1);
     if (strcmp(verb, "control") == 0)
