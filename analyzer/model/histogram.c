@@ -5,17 +5,6 @@
 #include "histogram.h"
 #include "util.h"
 
-uint32_t ct_hist_index(uint64_t v)
-{
-    if (v < 2 * CT_HIST_SUB)
-        return (uint32_t)v;
-    unsigned e = 63u - (unsigned)__builtin_clzll(v); /* >= 8 */
-    unsigned shift = e - CT_HIST_SUB_BITS;          /* >= 1 */
-    /* v >> shift is in [128, 256): octave e holds buckets from
-     * (shift + 1) * 128 on */
-    return (uint32_t)((shift + 1) * CT_HIST_SUB + ((v >> shift) - CT_HIST_SUB));
-}
-
 uint64_t ct_hist_bucket_low(uint32_t i)
 {
     if (i < 2 * CT_HIST_SUB)
@@ -40,6 +29,8 @@ void ct_hist_grow(struct ct_hist *h, uint32_t idx)
     if (!h->b) {
         lo = idx;
         hi = idx + 1;
+        if (!h->count)
+            h->min = UINT64_MAX;
     }
     uint32_t want_lo = idx < lo ? idx : lo;
     uint32_t want_hi = idx >= hi ? idx + 1 : hi;

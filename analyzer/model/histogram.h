@@ -27,26 +27,41 @@ struct ct_hist {
     uint32_t lo, n;
 };
 
-uint32_t ct_hist_index(uint64_t v);
+/* Inline: a profile adds two values at every return. */
+static inline uint32_t ct_hist_index(uint64_t v)
+{
+    if (v < 2 * CT_HIST_SUB)
+        return (uint32_t)v;
+    unsigned e = 63u - (unsigned)__builtin_clzll(v); /* >= 8 */
+    unsigned shift = e - CT_HIST_SUB_BITS;          /* >= 1 */
+    /* v >> shift is in [128, 256): octave e holds buckets from
+     * (shift + 1) * 128 on */
+    return (uint32_t)((shift + 1) * CT_HIST_SUB +
+                      ((v >> shift) - CT_HIST_SUB));
+}
 /* Smallest and largest value of bucket i. */
 uint64_t ct_hist_bucket_low(uint32_t i);
 uint64_t ct_hist_bucket_high(uint32_t i);
 
-/* Out of line: the bucket array must grow. */
+/* Out of line: the bucket array must grow (the first time, it sets min
+ * to UINT64_MAX, so that adding needs no test of count). */
 void ct_hist_grow(struct ct_hist *h, uint32_t idx);
 
-static inline void ct_hist_add(struct ct_hist *h, uint64_t v)
+static inline __attribute__((always_inline)) void
+ct_hist_add(struct ct_hist *h, uint64_t v)
 {
     uint32_t i = ct_hist_index(v);
-    if (__builtin_expect(i - h->lo >= h->n || !h->b, 0))
+    /* n is 0 until the first value: one test covers both */
+    if (__builtin_expect(i - h->lo >= h->n, 0))
         ct_hist_grow(h, i);
     h->b[i - h->lo]++;
-    if (!h->count || v < h->min)
+    if (v < h->min)
         h->min = v;
     if (v > h->max)
         h->max = v;
     h->count++;
-    h->sum = h->sum + v < h->sum ? UINT64_MAX : h->sum + v;
+    if (__builtin_add_overflow(h->sum, v, &h->sum))
+        h->sum = UINT64_MAX;
 }
 
 /* Adds every value of from into into. */

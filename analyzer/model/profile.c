@@ -169,6 +169,7 @@ void ct_profile_finish(struct ct_profile *p)
     if (s->bias_ticks && p->counts.calls)
         p->bias_subtracted = true;
     ct_prof_find_cycles(p);
+    ct_prof_dist_finish(p);
     sort_events(p);
     /* One rule for the whole trace: a thread with samples and no calls
      * of its own still keeps them apart when other threads were traced. */

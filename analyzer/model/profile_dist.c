@@ -2,8 +2,12 @@
  * Per-call time distributions (profile_dist.h).  Every frame the profile
  * closes passes here (profile_run.h's ct_prof_run_leave, which every
  * decoding route uses); a frame that a matching return closed, entered by
- * a call the profile counted, adds its total and self time to its
- * function's and its arc's histograms.
+ * a call the profile counted, adds its total and self time to its arc's
+ * histograms.  Every such call entered its function by one arc, so the
+ * function's histograms are its arcs' merged (exactly) at the end: half
+ * the work per call.  A call whose self time is its total (a leaf's) is
+ * added once, to the arc's "same" histogram, merged into both at the end:
+ * half again for the most frequent calls.
  *
  * A thread decoded in pieces (profile_merge.c) splits the calls open at a
  * piece's end in two: the piece records their part up to its end (the
@@ -47,6 +51,7 @@ struct ct_prof_dist {
     size_t funcs_cap, arcs_cap;
     struct dist_thread *threads;
     size_t nthreads;
+    struct ct_profile_state *state;
     bool capture;           /* closing a piece whose frames go on        */
     uint32_t slow_n;        /* --slowest: calls kept per function        */
     struct ct_slow_call **slow;
@@ -54,13 +59,17 @@ struct ct_prof_dist {
     size_t nslow_funcs;
 };
 
+static void publish(struct ct_profile_state *s);
+
 void ct_prof_dist_new(struct ct_profile *p)
 {
     struct ct_profile_state *s = p->state;
     if (!p->opts.stats && !p->opts.slowest)
         return;
     s->dist = ct_xcalloc(1, sizeof *s->dist);
+    s->dist->state = s;
     s->dist->slow_n = p->opts.slowest;
+    publish(s);
     /* --slowest needs each call's wall start: the general path keeps it */
     s->no_runs = p->opts.slowest != 0;
 }
@@ -93,20 +102,28 @@ static struct ct_call_dist *func_dist(struct ct_prof_dist *d, uint32_t f)
     return dist_at(&d->funcs, &d->nfuncs, &d->funcs_cap, f);
 }
 
-static struct ct_call_dist *arc_dist(struct ct_prof_dist *d, uint32_t a)
+/* The state's copy for the inline case (profile_private.h). */
+static void publish(struct ct_profile_state *s)
 {
-    return dist_at(&d->arcs, &d->narcs, &d->arcs_cap, a);
+    struct ct_prof_dist *d = s->dist;
+    s->dist_arcs = d->arcs;
+    s->dist_narcs = d->narcs;
+    s->dist_simple = !d->capture && !d->slow_n;
 }
 
-static void record(struct ct_prof_dist *d, uint32_t func, uint32_t arc,
-                   uint64_t span, uint64_t self)
+static struct ct_call_dist *arc_dist(struct ct_prof_dist *d, uint32_t a)
 {
-    struct ct_call_dist *f = func_dist(d, func);
-    ct_hist_add(&f->total, span);
-    ct_hist_add(&f->self, self);
-    struct ct_call_dist *a = arc_dist(d, arc);
-    ct_hist_add(&a->total, span);
-    ct_hist_add(&a->self, self);
+    struct ct_call_dist *r = dist_at(&d->arcs, &d->narcs, &d->arcs_cap, a);
+    publish(d->state);
+    return r;
+}
+
+static inline __attribute__((always_inline)) void
+record(struct ct_prof_dist *d, uint32_t arc,
+                          uint64_t span, uint64_t self)
+{
+    ct_prof_dist_add(arc < d->narcs ? &d->arcs[arc] : arc_dist(d, arc),
+                     span, self);
 }
 
 static bool slower(const struct ct_slow_call *a, const struct ct_slow_call *b)
@@ -174,12 +191,15 @@ void ct_prof_dist_entry(struct ct_profile *p, struct ct_pthread *th)
 }
 
 void ct_prof_dist_leave(struct ct_profile *p, struct ct_pthread *th,
-                        const struct ct_frame *fr, uint64_t span,
-                        unsigned how)
+                        uint32_t thread, const struct ct_frame *fr,
+                        uint64_t span, unsigned how)
 {
-    struct ct_profile_state *s = p->state;
-    struct ct_prof_dist *d = s->dist;
-    uint32_t thread = (uint32_t)(th - s->threads);
+    struct ct_prof_dist *d = p->state->dist;
+    if (__builtin_expect(how == CT_CLOSE_RETURN && fr->counted &&
+                         !d->capture && !fr->inherited && !d->slow_n, 1)) {
+        record(d, fr->arc, span, fr->self);
+        return;
+    }
     uint32_t pos = (uint32_t)(fr - th->stack);
     if (d->capture || fr->inherited) {
         struct piece_frame e = {
@@ -194,7 +214,7 @@ void ct_prof_dist_leave(struct ct_profile *p, struct ct_pthread *th,
     if (how != CT_CLOSE_RETURN || !fr->counted)
         return;
     if (p->opts.stats)
-        record(d, fr->func, fr->arc, span, fr->self);
+        record(d, fr->arc, span, fr->self);
     if (d->slow_n) {
         struct dist_thread *dt = dist_thread(d, thread);
         struct ct_slow_call c = {
@@ -208,8 +228,10 @@ void ct_prof_dist_leave(struct ct_profile *p, struct ct_pthread *th,
 
 void ct_prof_dist_piece_end(struct ct_profile *part, bool capture)
 {
-    if (part->state->dist)
+    if (part->state->dist) {
         part->state->dist->capture = capture;
+        publish(part->state);
+    }
 }
 
 void ct_prof_dist_move_arc(struct ct_profile *p, uint32_t to, uint32_t from)
@@ -220,6 +242,7 @@ void ct_prof_dist_move_arc(struct ct_profile *p, uint32_t to, uint32_t from)
     arc_dist(d, to);
     ct_hist_free(&d->arcs[to].total);
     ct_hist_free(&d->arcs[to].self);
+    ct_hist_free(&d->arcs[to].same);
     d->arcs[to] = d->arcs[from];
     memset(&d->arcs[from], 0, sizeof d->arcs[from]);
 }
@@ -228,6 +251,7 @@ static void merge_dist(struct ct_call_dist *into, const struct ct_call_dist *a)
 {
     ct_hist_merge(&into->total, &a->total);
     ct_hist_merge(&into->self, &a->self);
+    ct_hist_merge(&into->same, &a->same);
 }
 
 /* The whole's arc of a part's arc. */
@@ -254,7 +278,7 @@ static void merge_piece(struct ct_profile *whole, struct ct_profile *part,
             continue;
         const struct piece_frame *c = &carry->v[h->pos];
         if (h->how == CT_CLOSE_RETURN && c->counted && whole->opts.stats)
-            record(wd, c->func, c->arc, c->span + h->span, c->self + h->self);
+            record(wd, c->arc, c->span + h->span, c->self + h->self);
     }
     size_t depth = 0;
     for (size_t i = 0; i < t->tail.n; i++)
@@ -283,11 +307,8 @@ void ct_prof_dist_merge(struct ct_profile *whole, struct ct_profile *part,
     struct ct_prof_dist *wd = whole->state->dist, *pd = part->state->dist;
     if (!wd || !pd)
         return;
-    for (size_t f = 0; f < pd->nfuncs && f < part->nfuncs; f++)
-        if (pd->funcs[f].total.count)
-            merge_dist(func_dist(wd, func_map[f]), &pd->funcs[f]);
     for (size_t a = 0; a < pd->narcs && a < part->narcs; a++)
-        if (pd->arcs[a].total.count)
+        if (pd->arcs[a].total.count || pd->arcs[a].same.count)
             merge_dist(arc_dist(wd, whole_arc(whole, part, func_map,
                                               (uint32_t)a)),
                        &pd->arcs[a]);
@@ -296,6 +317,21 @@ void ct_prof_dist_merge(struct ct_profile *whole, struct ct_profile *part,
         if (t->head.n || t->tail.n)
             merge_piece(whole, part, func_map,
                         dist_thread(wd, (uint32_t)i), t);
+    }
+}
+
+void ct_prof_dist_finish(struct ct_profile *p)
+{
+    struct ct_prof_dist *d = p->state->dist;
+    if (!d)
+        return;
+    for (uint32_t a = 0; a < d->narcs && a < p->narcs; a++) {
+        struct ct_call_dist *ad = &d->arcs[a];
+        ct_hist_merge(&ad->total, &ad->same);
+        ct_hist_merge(&ad->self, &ad->same);
+        ct_hist_free(&ad->same);
+        if (ad->total.count)
+            merge_dist(func_dist(d, p->arcs[a].callee), ad);
     }
 }
 
@@ -311,6 +347,7 @@ void ct_prof_dist_free(struct ct_profile *p)
     for (size_t i = 0; i < d->narcs; i++) {
         ct_hist_free(&d->arcs[i].total);
         ct_hist_free(&d->arcs[i].self);
+        ct_hist_free(&d->arcs[i].same);
     }
     for (size_t i = 0; i < d->nthreads; i++) {
         free(d->threads[i].head.v);
@@ -327,6 +364,8 @@ void ct_prof_dist_free(struct ct_profile *p)
     free(d->threads);
     free(d);
     p->state->dist = NULL;
+    p->state->dist_arcs = NULL;
+    p->state->dist_narcs = 0;
 }
 
 const struct ct_call_dist *ct_profile_func_dist(const struct ct_profile *p,

@@ -16,6 +16,10 @@
 
 struct ct_call_dist {
     struct ct_hist total, self;
+    /* While the profile is made: the calls whose self time is their total
+     * time (leaves, mostly), added once here instead of to both total and
+     * self; ct_profile_finish merges them into both. */
+    struct ct_hist same;
 };
 
 /* One of the slowest calls of a function. */

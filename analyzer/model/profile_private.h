@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "profile.h"
+#include "profile_dist.h"
 #include "profile_lines.h"
 
 /* One open activation on a thread's stack. */
@@ -117,6 +118,12 @@ struct ct_profile_state {
     uint64_t span_first, span_last;
     bool finished;
     struct ct_prof_dist *dist;    /* per-call distributions, NULL = none  */
+    /* profile_dist.c keeps these for ct_prof_run_leave's inline case: the
+     * arcs' distributions, and whether a call that returned goes straight
+     * to its arc's (no piece is closing, no --slowest) */
+    struct ct_call_dist *dist_arcs;
+    size_t dist_narcs;
+    bool dist_simple;
     bool no_runs;                 /* every event the general way          */
 };
 
@@ -171,9 +178,23 @@ bool ct_prof_act_open(struct ct_pthread *th, uint32_t func);
 enum { CT_CLOSE_RETURN, CT_CLOSE_UNMATCHED, CT_CLOSE_END };
 void ct_prof_dist_new(struct ct_profile *p);
 void ct_prof_dist_free(struct ct_profile *p);
+/* A call that returned, into its arc's distribution: once when its self
+ * time is its total (ct_call_dist.same), else into both. */
+static inline __attribute__((always_inline)) void
+ct_prof_dist_add(struct ct_call_dist *a, uint64_t span, uint64_t self)
+{
+    if (self == span) {
+        ct_hist_add(&a->same, span);
+        return;
+    }
+    ct_hist_add(&a->total, span);
+    ct_hist_add(&a->self, self);
+}
 void ct_prof_dist_leave(struct ct_profile *p, struct ct_pthread *th,
-                        const struct ct_frame *fr, uint64_t span,
-                        unsigned how);
+                        uint32_t thread, const struct ct_frame *fr,
+                        uint64_t span, unsigned how);
+/* The functions' distributions, from their arcs' (at the profile's end). */
+void ct_prof_dist_finish(struct ct_profile *p);
 /* --slowest: the top frame was just entered, at th->cur. */
 void ct_prof_dist_entry(struct ct_profile *p, struct ct_pthread *th);
 /* A piece ends; capture: its open frames go on in the next piece. */

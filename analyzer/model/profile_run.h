@@ -167,9 +167,14 @@ ct_prof_run_leave(struct ct_prof_run *x)
         if (fr->off_self > fr->self)
             fr->off_self = fr->self;
     }
-    if (__builtin_expect(x->s->dist != NULL, 0))
-        ct_prof_dist_leave(x->p, x->th, fr, x->clock - fr->entry_clock,
-                           x->close);
+    if (__builtin_expect(x->s->dist != NULL, 0)) {
+        uint64_t span = x->clock - fr->entry_clock;
+        if (x->s->dist_simple && x->close == CT_CLOSE_RETURN &&
+            fr->counted && !fr->inherited && fr->arc < x->s->dist_narcs)
+            ct_prof_dist_add(&x->s->dist_arcs[fr->arc], span, fr->self);
+        else
+            ct_prof_dist_leave(x->p, x->th, x->me - 1, fr, span, x->close);
+    }
     f->self_ticks += fr->self;
     /* Off-CPU time inside the frame is rare (a context switch): without
      * it every off-CPU part below is zero, so skip their arithmetic. */
