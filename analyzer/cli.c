@@ -8,6 +8,7 @@
 #include "diff.h"
 #include "options.h"
 #include "reader.h"
+#include "report.h"
 #include "util.h"
 
 #ifndef CALLTRACE_VERSION
@@ -56,6 +57,14 @@ static void usage(FILE *f)
 "      --threshold=PCT    with --diff: leave out rows whose calls are equal\n"
 "                         and whose times changed by less than PCT% of the\n"
 "                         total time\n"
+"      --stats            per function and arc: count, min, p50, p90, p99,\n"
+"                         max and sum of every call's total and self time\n"
+"      --sort=KEY         order of the flat profile and --stats: self\n"
+"                         (default), calls, total, avg, name, or min, p50,\n"
+"                         p90, p99, max of the calls' total times\n"
+"      --slowest=FUNC     instead of the report: FUNC's longest calls, with\n"
+"                         thread, start and the tree command that shows each\n"
+"  -n, --count=N          with --slowest: how many (default 10)\n"
 "\n"
 "Input and output:\n"
 "      --format=NAME      read FILE as NAME instead of detecting it\n"
@@ -93,7 +102,9 @@ static void usage(FILE *f)
 "--dump; --focus goes with the report and --tree only; --by-line\n"
 "needs samples, --lenient a text log; --diff goes with the report and\n"
 "--export=folded or flamegraph, not with --focus, --threads, --by-line,\n"
-"--cpu, --min-percent or --no-events; --threshold needs --diff.\n"
+"--cpu, --min-percent, --no-events, --stats, --sort or --slowest;\n"
+"--threshold needs --diff; --stats,\n"
+"--sort and --slowest go with the report only, -n with --slowest.\n"
 "\n"
 "Exit status: 0 success, 1 bad usage (also: --focus names nothing, -o or\n"
 "standard output is the input file, a --time-range holding no event), 2\n"
@@ -161,7 +172,7 @@ static void parse_range(struct ct_options *o, const char *arg)
 /* Options given, by what they act on; an option that would do nothing in
  * the chosen output is refused rather than ignored. */
 struct seen {
-    bool depth, min_duration;
+    bool depth, min_duration, count;
 };
 
 /* The output chosen: the report, --tree, --dump or --export. */
@@ -190,6 +201,8 @@ static void refuse_conflicts(const struct ct_options *o,
         bad_usage("%s", "--depth works with --tree only");
     if (!o->tree && seen->min_duration)
         bad_usage("%s", "--min-duration works with --tree only");
+    if (!o->slowest && seen->count)
+        bad_usage("%s", "-n (--count) works with --slowest only");
     const char *mode = mode_name(o);
     if (!mode)
         return;
@@ -207,6 +220,12 @@ static void refuse_conflicts(const struct ct_options *o,
         bad_usage(fmt, "--no-events");
     if (o->by_line)
         bad_usage(fmt, "--by-line");
+    if (o->stats)
+        bad_usage(fmt, "--stats");
+    if (o->sort)
+        bad_usage(fmt, "--sort");
+    if (o->slowest)
+        bad_usage(fmt, "--slowest");
     /* --tree and the profile behind --export honour it; --dump does not */
     if (o->subtract_bias && o->dump)
         bad_usage("%s does not go with --dump", "--subtract-bias");
@@ -224,7 +243,8 @@ enum {
     OPT_TREE, OPT_DEPTH, OPT_MIN_DURATION, OPT_FORMAT, OPT_LENIENT, OPT_DUMP,
     OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
     OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS, OPT_SHORT_NAMES, OPT_HIDE,
-    OPT_FOLDED_VALUE, OPT_ICICLE, OPT_DIFF, OPT_THRESHOLD,
+    OPT_FOLDED_VALUE, OPT_ICICLE, OPT_DIFF, OPT_THRESHOLD, OPT_STATS, OPT_SORT,
+    OPT_SLOWEST,
 };
 
 /* The CPUs online, at most 8: more threads than that only wait on memory. */
@@ -273,6 +293,10 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"icicle", no_argument, NULL, OPT_ICICLE},
         {"diff", required_argument, NULL, OPT_DIFF},
         {"threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"stats", no_argument, NULL, OPT_STATS},
+        {"sort", required_argument, NULL, OPT_SORT},
+        {"slowest", required_argument, NULL, OPT_SLOWEST},
+        {"count", required_argument, NULL, 'n'},
         {"output", required_argument, NULL, 'o'},
         {"jobs", required_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
@@ -283,10 +307,11 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
     o->range_to_ns = INT64_MAX;
     o->node_threshold = o->edge_threshold = -1;
     o->jobs = default_jobs();
+    o->slowest_n = 10;
     struct seen seen = {0};
     int c;
     char *end;
-    while ((c = getopt_long(argc, argv, "bpq::o:j:hV", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "bpq::o:j:n:hV", longopts, NULL)) != -1) {
         switch (c) {
         case 'b': o->brief = true; break;
         case 'p': o->flat_only = true; break;
@@ -363,6 +388,23 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
                 optarg);
             o->have_threshold = true;
             break;
+        case OPT_STATS: o->stats = true; break;
+        case OPT_SORT:
+            if (!ct_sort_key_valid(optarg))
+                bad_usage("--sort wants self, calls, total, avg, name, min, "
+                          "p50, p90, p99 or max, got '%s'", optarg);
+            o->sort = optarg;
+            break;
+        case OPT_SLOWEST: o->slowest = optarg; break;
+        case 'n': {
+            unsigned long v = strtoul(optarg, &end, 10);
+            if (end == optarg || *end || v < 1 || v > 100000)
+                bad_usage("-n wants a number from 1 to 100000, got '%s'",
+                          optarg);
+            o->slowest_n = (uint32_t)v;
+            seen.count = true;
+            break;
+        }
         case 'o': o->output = optarg; break;
         case 'j': {
             unsigned long v = strtoul(optarg, &end, 10);

@@ -132,6 +132,8 @@ int main(int argc, char **argv)
         .have_range = opts.have_range,
         .range_from_ns = opts.range_from_ns,
         .range_to_ns = opts.range_to_ns,
+        .stats = opts.stats || ct_sort_needs_stats(opts.sort),
+        .slowest = opts.slowest ? opts.slowest_n : 0,
     };
 
     int status = CT_EXIT_OK;
@@ -179,7 +181,7 @@ int main(int argc, char **argv)
 
     /* Only the profile alone can be made in parts and merged. */
     if (profile && sink == ct_profile_sink(profile) && !opts.per_thread &&
-        !opts.subtract_bias) {
+        !opts.subtract_bias && !opts.slowest) {
         ropts.profile = profile;
         ropts.jobs = opts.jobs;
     }
@@ -212,6 +214,7 @@ int main(int argc, char **argv)
         status = CT_EXIT_USAGE;
     } else if (profile) {
         int r = opts.diff_base ? ct_diff_print(out, profile, &opts)
+                : opts.slowest ? ct_report_slowest(out, profile, &opts)
                                : ct_report_print(out, profile, &opts);
         if (r != CT_EXIT_OK)
             status = r;

@@ -43,6 +43,10 @@ struct ct_options {
     const char *diff_base;      /* --diff OLD: compare with this run         */
     double diff_threshold;      /* --threshold PCT (with --diff)             */
     bool have_threshold;
+    bool stats;                 /* --stats: per-call time distributions      */
+    const char *sort;           /* --sort KEY, NULL = self                   */
+    const char *slowest;        /* --slowest FUNC: its longest calls         */
+    uint32_t slowest_n;         /* -n N with --slowest (default 10)          */
 };
 
 /* Parses argv; on --help/--version prints and exits 0; on bad usage prints

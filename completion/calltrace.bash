@@ -68,6 +68,8 @@ _calltrace_complete_words()
         --clock=*) _calltrace_values "$cur" "tsc monotonic"; return;;
         --sample-clock=*) _calltrace_values "$cur" "cpu wall"; return;;
         --cputime=*) _calltrace_values "$cur" "switch clock off"; return;;
+        --sort=*) _calltrace_values "$cur" "self calls total avg name min p50 p90 p99 max"; return;;
+        --slowest=*) return;;
         --filter=*|--trigger=*|--depth=*|--min-duration=*|--timeout=*|--threshold=*) return;;
         --*=*)
             COMPREPLY=($(compgen -f -- "${cur#*=}")); return;;
@@ -85,7 +87,7 @@ _calltrace()
     local cur cmd=${COMP_WORDS[0]}
     cur=$(_calltrace_cur)
     local analyzer; analyzer=$(_calltrace_analyzer "$cmd")
-    local verbs="record report tree dump export diff cflags control recv top help"
+    local verbs="record report tree dump export diff slowest cflags control recv top help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         if [[ $cur == -* ]]; then
             _calltrace_complete_words "$cur" "$analyzer" "$cmd" record
@@ -105,6 +107,13 @@ _calltrace()
         export)
             if [ "$COMP_CWORD" -eq 2 ]; then
                 COMPREPLY=($(compgen -W "$(_calltrace_export_formats "$analyzer")" -- "$cur"))
+            else
+                _calltrace_complete_words "$cur" "$analyzer" "$cmd" report
+            fi
+            ;;
+        slowest)    # FUNC first, then the report's options and a trace
+            if [ "$COMP_CWORD" -eq 2 ]; then
+                COMPREPLY=()
             else
                 _calltrace_complete_words "$cur" "$analyzer" "$cmd" report
             fi

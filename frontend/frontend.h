@@ -33,6 +33,8 @@ int ct_fe_report(int argc, char **argv, const char *verb, const char *extra);
  * exits naming a folder of several processes) and the verb's usage. */
 char *ct_fe_diff_base(const char *path, const char *verb);
 void ct_fe_diff_usage(void);
+/* calltrace slowest FUNC [-n N] [FILE] (slowest.c) */
+int ct_fe_slowest(int argc, char **argv);
 int ct_fe_cflags(int argc, char **argv);
 int ct_fe_control(int argc, char **argv);
 /* calltrace recv: stores streamed traces (recv.c). */

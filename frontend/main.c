@@ -26,6 +26,8 @@ static void usage(FILE *f)
 "                      write the trace as FORMAT (report --export=FORMAT)\n"
 "  diff [OPTION]... [OLD [NEW]]\n"
 "                      what changed between two runs (report --diff=OLD)\n"
+"  slowest FUNC [-n N] [OPTION]... [FILE]\n"
+"                      the N longest calls of FUNC (report --slowest)\n"
 "  cflags              compiler flags for a program to trace\n"
 "  control PID on|off|snapshot|status|filter SPEC\n"
 "                      command a process traced with CALLTRACE_CONTROL=1\n"
@@ -75,7 +77,8 @@ void ct_fe_version(void)
 }
 
 static const char *const verbs[] = {
-    "record", "report", "tree", "dump", "export", "diff", "cflags", "control",
+    "record", "report", "tree", "dump", "export", "diff", "slowest", "cflags",
+    "control",
     "recv", "top", "help",
 };
 
@@ -150,6 +153,8 @@ int main(int argc, char **argv)
         return ct_fe_report(argc - 1, argv + 1, "export", "--export");
     if (strcmp(verb, "diff") == 0)
         return ct_fe_report(argc - 1, argv + 1, "diff", NULL);
+    if (strcmp(verb, "slowest") == 0)
+        return ct_fe_slowest(argc - 1, argv + 1);
     if (strcmp(verb, "cflags") == 0)
         return ct_fe_cflags(argc - 1, argv + 1);
     if (strcmp(verb, "control") == 0)

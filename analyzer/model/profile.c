@@ -73,6 +73,7 @@ struct ct_profile *ct_profile_new(struct ct_trace_info *info,
     s->sink.sink.event = ct_batch_sink_event;
     s->sink.events = profile_events;
     s->rto = UINT64_MAX;
+    ct_prof_dist_new(p);
     if (opts->per_thread) {
         p->threads = ct_xcalloc(1, sizeof *p->threads);
         p->nthreads = 0;
@@ -168,6 +169,7 @@ void ct_profile_finish(struct ct_profile *p)
     if (s->bias_ticks && p->counts.calls)
         p->bias_subtracted = true;
     ct_prof_find_cycles(p);
+    ct_prof_dist_finish(p);
     sort_events(p);
     /* One rule for the whole trace: a thread with samples and no calls
      * of its own still keeps them apart when other threads were traced. */
@@ -199,6 +201,7 @@ void ct_profile_free(struct ct_profile *p)
     free(s->owner);
     free(s->callees);
     ct_prof_lines_free(s->lines);
+    ct_prof_dist_free(p);
     free(s);
     for (size_t i = 0; i < p->nevents; i++)
         free(p->events[i].text);

@@ -16,6 +16,8 @@ struct ct_profile_opts {
     bool subtract_bias;     /* take info->bias_ns_per_call off each call */
     bool have_range;        /* charge only time inside [from, to]        */
     int64_t range_from_ns, range_to_ns; /* relative to the first event   */
+    bool stats;             /* per-call distributions (profile_dist.h)   */
+    uint32_t slowest;       /* keep the N slowest calls of each function */
 };
 
 /* Per function.  All times in ticks of the trace's clock. */

@@ -89,6 +89,7 @@ void ct_prof_drop_empty_arcs(struct ct_profile *p)
         if (!a->count && !a->self_ticks && !a->child_ticks)
             continue;
         p->arcs[k] = p->arcs[i];
+        ct_prof_dist_move_arc(p, k, i);
         s->sarc_self[k] = s->sarc_self[i];
         s->sarc_child[k] = s->sarc_child[i];
         s->sarc_count[k] = s->sarc_count[i];

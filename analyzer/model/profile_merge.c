@@ -36,6 +36,7 @@ void ct_profile_part_resume(struct ct_profile *part, uint32_t thread,
     th->seen = true;
     th->first = th->cur = t;
     th->resumed = true;
+    th->inherit_pending = true;
 }
 
 size_t ct_profile_part_open(const struct ct_profile *part, uint32_t thread,
@@ -56,6 +57,7 @@ void ct_profile_part_end(struct ct_profile *part, bool threads_end)
 {
     struct ct_profile_state *s = part->state;
     uint64_t open_at_end = part->counts.open_at_end;
+    ct_prof_dist_piece_end(part, !threads_end);
     for (size_t i = 0; i < s->nthreads; i++) {
         struct ct_pthread *th = &s->threads[i];
         if (!th->seen)
@@ -174,6 +176,7 @@ void ct_profile_merge(struct ct_profile *whole, struct ct_profile *part,
         whole->events[whole->nevents++] = e;
     }
     part->nevents = 0; /* the texts are the whole's now */
+    ct_prof_dist_merge(whole, part, func_map);
     for (size_t i = 0; i < ps->nthreads; i++)
         if (ps->threads[i].seen)
             merge_thread(whole, part_thread(whole, (uint32_t)i),

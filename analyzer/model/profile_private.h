@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "profile.h"
+#include "profile_dist.h"
 #include "profile_lines.h"
 
 /* One open activation on a thread's stack. */
@@ -24,6 +25,9 @@ struct ct_frame {
     uint64_t off_self, inner_off_self; /* their off-CPU parts              */
     uint32_t outer_pos;     /* position of the outermost frame of func     */
     bool called;            /* entered by a CALL (not a STACK record)      */
+    bool counted;           /* ... a call the profile counted (in range)   */
+    bool inherited;         /* opened by a piece's first STACK record
+                               (profile_merge.c, profile_dist.c)           */
     bool shared;            /* counted in the thread's table, not in the
                                per-function owner arrays                   */
 };
@@ -81,6 +85,7 @@ struct ct_pthread {
                                      or the last return with no call      */
     /* profile_merge.c: a piece of a thread decoded apart */
     bool resumed;                 /* it began inside the thread           */
+    bool inherit_pending;         /* its first STACK record is still due  */
     uint32_t pending_flushes;     /* returns with no call it saw          */
     uint64_t end_pending;         /* pending_unmetered at its end         */
 };
@@ -112,6 +117,14 @@ struct ct_profile_state {
     bool span_set;                /* wall span of sample events           */
     uint64_t span_first, span_last;
     bool finished;
+    struct ct_prof_dist *dist;    /* per-call distributions, NULL = none  */
+    /* profile_dist.c keeps these for ct_prof_run_leave's inline case: the
+     * arcs' distributions, and whether a call that returned goes straight
+     * to its arc's (no piece is closing, no --slowest) */
+    struct ct_call_dist *dist_arcs;
+    size_t dist_narcs;
+    bool dist_simple;
+    bool no_runs;                 /* every event the general way          */
 };
 
 /* profile_arcs.c */
@@ -159,6 +172,36 @@ uint32_t ct_prof_act_enter(struct ct_pthread *th, uint32_t func,
                            size_t depth);
 void ct_prof_act_leave(struct ct_pthread *th, uint32_t func);
 bool ct_prof_act_open(struct ct_pthread *th, uint32_t func);
+
+/* profile_dist.c: how a frame was closed, and the hooks that feed the
+ * distributions (profile_dist.h) */
+enum { CT_CLOSE_RETURN, CT_CLOSE_UNMATCHED, CT_CLOSE_END };
+void ct_prof_dist_new(struct ct_profile *p);
+void ct_prof_dist_free(struct ct_profile *p);
+/* A call that returned, into its arc's distribution: once when its self
+ * time is its total (ct_call_dist.same), else into both. */
+static inline __attribute__((always_inline)) void
+ct_prof_dist_add(struct ct_call_dist *a, uint64_t span, uint64_t self)
+{
+    if (self == span) {
+        ct_hist_add(&a->same, span);
+        return;
+    }
+    ct_hist_add(&a->total, span);
+    ct_hist_add(&a->self, self);
+}
+void ct_prof_dist_leave(struct ct_profile *p, struct ct_pthread *th,
+                        uint32_t thread, const struct ct_frame *fr,
+                        uint64_t span, unsigned how);
+/* The functions' distributions, from their arcs' (at the profile's end). */
+void ct_prof_dist_finish(struct ct_profile *p);
+/* --slowest: the top frame was just entered, at th->cur. */
+void ct_prof_dist_entry(struct ct_profile *p, struct ct_pthread *th);
+/* A piece ends; capture: its open frames go on in the next piece. */
+void ct_prof_dist_piece_end(struct ct_profile *part, bool capture);
+void ct_prof_dist_move_arc(struct ct_profile *p, uint32_t to, uint32_t from);
+void ct_prof_dist_merge(struct ct_profile *whole, struct ct_profile *part,
+                        const uint32_t *func_map);
 
 /* profile_stack.c */
 int ct_prof_event(struct ct_profile *p, const struct ct_event *ev);

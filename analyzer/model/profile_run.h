@@ -36,6 +36,7 @@ struct ct_prof_run {
     uint64_t hi;                  /* end of the --time-range window      */
     uint64_t overhead, unmetered; /* added to the totals at close        */
     uint64_t calls, returns;      /* added to the counts at close        */
+    unsigned close;               /* CT_CLOSE_*: why frames are closed   */
 };
 
 static inline __attribute__((always_inline)) struct ct_prof_run
@@ -82,7 +83,8 @@ ct_prof_run_begin(struct ct_profile *p, uint32_t thread,
         return false;
     uint64_t lo = p->opts.have_range ? s->rfrom : 0;
     struct ct_pthread *th = &s->threads[thread];
-    if (!th->seen || th->in_overhead || th->off || th->cur < lo)
+    if (!th->seen || th->in_overhead || th->off || th->cur < lo ||
+        s->no_runs)
         return false;
     *x = ct_prof_run_open(p, th);
     return true;
@@ -138,6 +140,8 @@ ct_prof_run_enter(struct ct_prof_run *x, uint32_t func, bool called)
     fr->inner_off_self = 0;
     fr->outer_pos = outer_pos;
     fr->called = called;
+    fr->counted = called;
+    fr->inherited = false;
     fr->shared = shared;
     return arc;
 }
@@ -162,6 +166,14 @@ ct_prof_run_leave(struct ct_prof_run *x)
         /* the bias is on-CPU work: what stays is no more off than it was */
         if (fr->off_self > fr->self)
             fr->off_self = fr->self;
+    }
+    if (__builtin_expect(x->s->dist != NULL, 0)) {
+        uint64_t span = x->clock - fr->entry_clock;
+        if (x->s->dist_simple && x->close == CT_CLOSE_RETURN &&
+            fr->counted && !fr->inherited && fr->arc < x->s->dist_narcs)
+            ct_prof_dist_add(&x->s->dist_arcs[fr->arc], span, fr->self);
+        else
+            ct_prof_dist_leave(x->p, x->th, x->me - 1, fr, span, x->close);
     }
     f->self_ticks += fr->self;
     /* Off-CPU time inside the frame is rare (a context switch): without

@@ -114,12 +114,17 @@ static uint32_t push(struct ct_profile *p, struct ct_pthread *th,
     struct ct_prof_run x = ct_prof_run_open(p, th);
     uint32_t arc = ct_prof_run_enter(&x, func, called);
     ct_prof_run_close(&x);
+    if (p->state->dist)
+        ct_prof_dist_entry(p, th);
     return arc;
 }
 
-static void pop(struct ct_profile *p, struct ct_pthread *th)
+/* how: CT_CLOSE_*, for the distributions (a call's time is known only
+ * when its return closes it) */
+static void pop(struct ct_profile *p, struct ct_pthread *th, unsigned how)
 {
     struct ct_prof_run x = ct_prof_run_open(p, th);
+    x.close = how;
     ct_prof_run_leave(&x);
     ct_prof_run_close(&x);
 }
@@ -130,7 +135,7 @@ static void pop_unmatched(struct ct_profile *p, struct ct_pthread *th,
     if (in_range(p, th->cur))
         p->counts.unmatched_calls += th->depth - keep;
     while (th->depth > keep)
-        pop(p, th);
+        pop(p, th, CT_CLOSE_UNMATCHED);
 }
 
 /* Position of the topmost open frame of func, or -1. */
@@ -156,7 +161,7 @@ static void on_return(struct ct_profile *p, struct ct_pthread *th,
     if (th->depth &&
         (func == CT_FUNC_NONE || th->stack[th->depth - 1].func == func)) {
         charge(p, th, t);
-        pop(p, th);
+        pop(p, th, CT_CLOSE_RETURN);
         return;
     }
     long k = func == CT_FUNC_NONE ? -1 : find_open(p, th, func);
@@ -164,7 +169,7 @@ static void on_return(struct ct_profile *p, struct ct_pthread *th,
         /* Calls above k never returned: they end at the previous event. */
         charge_unknown(p, th, t);
         pop_unmatched(p, th, (size_t)k + 1);
-        pop(p, th);
+        pop(p, th, CT_CLOSE_RETURN);
         return;
     }
     if (in_range(p, t))
@@ -190,6 +195,13 @@ static void on_stack(struct ct_profile *p, struct ct_pthread *th,
     for (size_t i = same; i < ev->depth; i++)
         if (ev->stack[i] != CT_FUNC_NONE)
             push(p, th, ev->stack[i], false);
+    /* A piece's first STACK record opens the frames of calls that began
+     * in the previous piece (profile_dist.c joins them). */
+    if (th->inherit_pending) {
+        th->inherit_pending = false;
+        for (size_t i = 0; i < th->depth; i++)
+            th->stack[i].inherited = true;
+    }
 }
 
 static void add_user_event(struct ct_profile *p, struct ct_pthread *th,
@@ -211,7 +223,7 @@ void ct_prof_close_thread(struct ct_profile *p, uint32_t thread)
     if (in_range(p, th->cur))
         p->counts.open_at_end += th->depth;
     while (th->depth)
-        pop(p, th);
+        pop(p, th, CT_CLOSE_END);
     th->pending_unmetered = 0;
 }
 
@@ -259,6 +271,7 @@ int ct_prof_event(struct ct_profile *p, const struct ct_event *ev)
         uint32_t caller =
             th->depth ? th->stack[th->depth - 1].func : CT_FUNC_NONE;
         uint32_t arc = push(p, th, ev->func, true);
+        th->stack[th->depth - 1].counted = in_range(p, ev->time);
         if (in_range(p, ev->time)) {
             p->counts.calls++;
             p->arcs[arc].count++;

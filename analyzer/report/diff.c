@@ -354,6 +354,10 @@ const char *ct_diff_refuse(const struct ct_options *o)
         o->min_percent > 0 || o->no_events)
         return "--diff does not go with --focus, --threads, --by-line, "
                "--cpu, --min-percent or --no-events";
+    /* The diff has its own order (largest change first) and its own rows;
+     * the distributions are not compared yet. */
+    if (o->stats || o->sort || o->slowest)
+        return "--diff does not go with --stats, --sort or --slowest";
     if (o->output && same_file(o->output, o->diff_base))
         return "-o names the --diff file: refusing to write over it";
     return NULL;

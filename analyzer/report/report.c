@@ -292,6 +292,8 @@ static void print_one(FILE *out, struct ct_profile *p,
         ct_report_flat(&r);
     if (!o->graph_only && p->samples_apart)
         ct_report_samples(&r);
+    if (o->stats)
+        ct_report_stats(&r);
     if (!o->flat_only)
         ct_report_graph(&r);
     if (!o->flat_only && !o->graph_only)

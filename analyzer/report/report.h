@@ -2,6 +2,7 @@
 #ifndef CT_REPORT_H
 #define CT_REPORT_H
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #include "options.h"
@@ -17,5 +18,13 @@ struct ct_sink *ct_tree_new(FILE *out, struct ct_trace_info *info,
 /* Prints what is left and frees the tree; returns the number of events
  * inside --time-range (of all events without one). */
 uint64_t ct_tree_finish(struct ct_sink *tree);
+
+/* --slowest (report_stats.c): the slowest calls of the functions
+ * opts->slowest names. */
+int ct_report_slowest(FILE *out, struct ct_profile *p,
+                      const struct ct_options *opts);
+/* --sort keys: which exist, and which need the distributions. */
+bool ct_sort_key_valid(const char *key);
+bool ct_sort_needs_stats(const char *key);
 
 #endif /* CT_REPORT_H */

@@ -12,11 +12,14 @@ struct row {
     char *owned;             /* --by-line keys                            */
     uint32_t index;          /* call-graph index, 0 = none                */
     uint64_t self, child, calls;
+    uint64_t key;            /* --sort: the key, largest first            */
 };
 
 static int cmp_row(const void *a, const void *b)
 {
     const struct row *x = a, *y = b;
+    if (x->key != y->key)
+        return x->key > y->key ? -1 : 1;
     if (x->self != y->self)
         return x->self > y->self ? -1 : 1;
     if (x->calls != y->calls)
@@ -123,6 +126,9 @@ void ct_report_flat(struct ct_rep *r)
                                                        : w->child;
             whole += w->self;
         }
+        struct row *w = &rows[n - 1];
+        if (r->o->sort)
+            w->key = ct_rep_sort_key(r, f, w->self, w->child, w->calls);
     }
     const struct ct_line_profile *lp = r->o->by_line ? ct_profile_lines(p)
                                                      : NULL;
@@ -166,6 +172,8 @@ void ct_report_flat(struct ct_rep *r)
             g[0] == 'e' ? 'E' : g[0], g + 1,
             oncpu ? "on-CPU times (off-CPU time left out)" : "times",
             r->unit.column, pc.name);
+    if (r->o->sort)
+        fprintf(out, "Sorted by %s (--sort).\n", r->o->sort);
     /* gprof's heading, with the per-call columns' extra width in front */
     fprintf(out, "  %%   cumulative   self              %*sself     %*stotal"
             "           \n", w - 8, "", w - 8, "");

@@ -91,5 +91,9 @@ double ct_rep_sample_error(uint64_t n, uint64_t total);
 void ct_report_graph(struct ct_rep *r);
 void ct_report_index(struct ct_rep *r);
 void ct_report_events(struct ct_rep *r);
+/* report_stats.c: --stats, and the --sort key of a function's row */
+void ct_report_stats(struct ct_rep *r);
+uint64_t ct_rep_sort_key(const struct ct_rep *r, uint32_t func,
+                         uint64_t self, uint64_t child, uint64_t calls);
 
 #endif /* CT_REPORT_PRIVATE_H */

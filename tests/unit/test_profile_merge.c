@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include "profile_dist.h"
 #include "profile_fixture.h"
 
 struct ev {
@@ -172,6 +173,62 @@ static void test_parts_add_up(void **state)
     fx_free(&m);
 }
 
+static void same_hist(const struct ct_hist *a, const struct ct_hist *b)
+{
+    assert_int_equal(a->count, b->count);
+    assert_int_equal(a->sum, b->sum);
+    assert_int_equal(a->min, b->min);
+    assert_int_equal(a->max, b->max);
+    for (unsigned q = 0; q <= 1000; q += 100)
+        assert_int_equal(ct_hist_quantile(a, q), ct_hist_quantile(b, q));
+}
+
+/* --stats: a call open across the cut (main, both f, g on thread 0) is one
+ * call in the merged profile, as in the whole one. */
+static void test_stats_join(void **state)
+{
+    (void)state;
+    struct fx w, m;
+    struct ct_profile_opts o = {.stats = true};
+    fx_init_opts(&w, &o);
+    fx_init_opts(&m, &o);
+    static const char *const names[] = {"main", "f", "g", "h", "x", "y"};
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+        assert_int_equal(fx_fn(&w, names[i]), fx_fn(&m, names[i]));
+    uint32_t map[64];
+    for (uint32_t i = 0; i < 64; i++)
+        map[i] = i;
+    whole_profile(&w);
+    parted_profile(&m, map);
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const struct ct_call_dist *a =
+            ct_profile_func_dist(w.p, fx_fn(&w, names[i]));
+        const struct ct_call_dist *b =
+            ct_profile_func_dist(m.p, fx_fn(&m, names[i]));
+        assert_true((a == NULL) == (b == NULL));
+        if (a) {
+            same_hist(&a->total, &b->total);
+            same_hist(&a->self, &b->self);
+        }
+    }
+    /* f: 10..60 less the overhead 30..33, 20..50 likewise, and 8..12 */
+    const struct ct_call_dist *f = ct_profile_func_dist(w.p, fx_fn(&w, "f"));
+    assert_non_null(f);
+    assert_int_equal(f->total.count, 3);
+    assert_int_equal(f->total.min, 4);
+    assert_int_equal(f->total.max, 47);
+    assert_int_equal(f->total.sum, 47 + 27 + 4);
+    /* g: 25..45 less the overhead; main: 0..100 less it */
+    assert_int_equal(ct_profile_func_dist(w.p, fx_fn(&w, "g"))->total.max, 17);
+    assert_int_equal(ct_profile_func_dist(w.p, fx_fn(&w, "main"))->total.max,
+                     97);
+    /* x: the call left open at the end is not counted */
+    assert_int_equal(ct_profile_func_dist(w.p, fx_fn(&w, "x"))->total.count,
+                     1);
+    fx_free(&w);
+    fx_free(&m);
+}
+
 /* A part's function ids are its own: the map takes them to the whole's. */
 static void test_ids_are_mapped(void **state)
 {
@@ -211,6 +268,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parts_add_up),
         cmocka_unit_test(test_ids_are_mapped),
+        cmocka_unit_test(test_stats_join),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
