@@ -60,7 +60,7 @@ struct tree {
     const struct ct_options *opts;
     uint32_t max_depth;
     uint64_t min_ticks;
-    uint64_t bias_ticks;
+    uint64_t bias_ticks, bias_child_ticks;  /* --subtract-bias */
     bool per_thread;
     struct tqueue q;        /* threads merged: one queue                   */
     struct tthread *threads;
@@ -272,9 +272,17 @@ static void pop(struct tree *tr, struct tthread *t, enum tmark mark)
 {
     size_t pos = --t->depth;
     struct tframe *f = &t->stack[pos];
-    if (f->called && tr->bias_ticks) {
+    if (f->called && (tr->bias_ticks | tr->bias_child_ticks)) {
         uint64_t b = f->self < tr->bias_ticks ? f->self : tr->bias_ticks;
         t->clock -= b;
+        /* the hooks' part outside the call is its caller's self time */
+        if (pos) {
+            struct tframe *up = &t->stack[pos - 1];
+            b = up->self < tr->bias_child_ticks ? up->self
+                                                : tr->bias_child_ticks;
+            up->self -= b;
+            t->clock -= b;
+        }
     }
     if (t->undecided > t->depth)
         t->undecided = t->depth;
@@ -422,8 +430,10 @@ static void set_origin(struct tree *tr, uint64_t time)
     const struct ct_trace_info *info = tr->info;
     uint64_t origin = info->have_first_time ? info->first_time : time;
     double tick = info->ns_per_tick > 0 ? info->ns_per_tick : 1.0;
-    if (tr->opts->subtract_bias && info->bias_ns_per_call > 0)
-        tr->bias_ticks = (uint64_t)(info->bias_ns_per_call / tick + 0.5);
+    if (tr->opts->subtract_bias) {
+        tr->bias_ticks = ct_bias_ticks(info->bias_ns_per_call, tick);
+        tr->bias_child_ticks = ct_bias_ticks(info->bias_child_ns, tick);
+    }
     if (tr->opts->tree_min_ns)
         tr->min_ticks = (uint64_t)((double)tr->opts->tree_min_ns / tick +
                                    0.5);

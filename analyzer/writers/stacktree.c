@@ -11,6 +11,7 @@
 struct st_frame {
     uint32_t node;
     uint64_t debt;          /* bias still to take off this frame's self  */
+    bool called;            /* entered by a call (not a STACK record)     */
 };
 
 struct ct_st_thread {
@@ -157,13 +158,15 @@ static void push(struct ct_stacktree *t, struct ct_st_thread *th,
         /* the reader sets the bias before its first event */
         t->bias_known = true;
         double tick = t->info->ns_per_tick > 0 ? t->info->ns_per_tick : 1;
-        if (t->subtract_bias && t->info->bias_ns_per_call > 0)
-            t->bias_ticks = (uint64_t)(t->info->bias_ns_per_call / tick + 0.5);
+        if (t->subtract_bias) {
+            t->bias_ticks = ct_bias_ticks(t->info->bias_ns_per_call, tick);
+            t->bias_child_ticks = ct_bias_ticks(t->info->bias_child_ns, tick);
+        }
     }
     uint32_t node = child(t, top(th), func);
     ct_grow(&th->stack, &th->cap, th->depth, sizeof *th->stack);
     th->stack[th->depth++] = (struct st_frame){
-        .node = node, .debt = called ? t->bias_ticks : 0};
+        .node = node, .debt = called ? t->bias_ticks : 0, .called = called};
     if (called && in_range(t, time))
         t->nodes[node].calls++;
 }
@@ -184,6 +187,9 @@ static void on_return(struct ct_stacktree *t, struct ct_st_thread *th,
         (func == CT_FUNC_NONE || t->nodes[top(th)].func == func)) {
         charge(t, th, time);
         th->depth--;
+        /* the hooks' part outside the call is its caller's self time */
+        if (th->depth && th->stack[th->depth].called)
+            th->stack[th->depth - 1].debt += t->bias_child_ticks;
         return;
     }
     long k = func == CT_FUNC_NONE ? -1 : find_open(th, t, func);
