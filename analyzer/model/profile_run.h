@@ -169,14 +169,10 @@ ct_prof_run_leave(struct ct_prof_run *x)
 {
     struct ct_frame *fr = &x->stack[--x->depth];
     struct ct_fstats *f = &x->funcs[fr->func];
-    if (__builtin_expect(x->s->bias_ticks | x->s->bias_child_ticks, 0) &&
-        fr->called) {
+    bool unbias = __builtin_expect(
+        (x->s->bias_ticks | x->s->bias_child_ticks) != 0, 0) && fr->called;
+    if (unbias)
         ct_prof_run_unbias(x, fr, x->s->bias_ticks);
-        /* the hooks' part outside this call's interval is its caller's */
-        if (x->depth)
-            ct_prof_run_unbias(x, &x->stack[x->depth - 1],
-                               x->s->bias_child_ticks);
-    }
     f->self_ticks += fr->self;
     /* Off-CPU time inside the frame is rare (a context switch): without
      * it every off-CPU part below is zero, so skip their arithmetic. */
@@ -211,6 +207,10 @@ ct_prof_run_leave(struct ct_prof_run *x)
         if (was_off)
             x->stack[fr->outer_pos].inner_off_self += fr->off_self;
     }
+    /* The hooks' part outside this call's interval is its caller's: taken
+     * off once this call's span is counted, which it is no part of. */
+    if (unbias && x->depth)
+        ct_prof_run_unbias(x, &x->stack[x->depth - 1], x->s->bias_child_ticks);
 }
 
 /*

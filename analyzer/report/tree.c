@@ -268,21 +268,13 @@ static void push(struct tree *tr, struct tthread *t, uint32_t func,
     show_open(tr, t, pos, !called);
 }
 
-static void pop(struct tree *tr, struct tthread *t, enum tmark mark)
+static void pop_here(struct tree *tr, struct tthread *t, enum tmark mark)
 {
     size_t pos = --t->depth;
     struct tframe *f = &t->stack[pos];
-    if (f->called && (tr->bias_ticks | tr->bias_child_ticks)) {
+    if (f->called && tr->bias_ticks) {
         uint64_t b = f->self < tr->bias_ticks ? f->self : tr->bias_ticks;
         t->clock -= b;
-        /* the hooks' part outside the call is its caller's self time */
-        if (pos) {
-            struct tframe *up = &t->stack[pos - 1];
-            b = up->self < tr->bias_child_ticks ? up->self
-                                                : tr->bias_child_ticks;
-            up->self -= b;
-            t->clock -= b;
-        }
     }
     if (t->undecided > t->depth)
         t->undecided = t->depth;
@@ -341,6 +333,23 @@ static void pop(struct tree *tr, struct tthread *t, enum tmark mark)
     };
     add(tr, t, &close);
     tq_drain(q);
+}
+
+/* Closes the top frame; then the hooks' part outside that call, which is
+ * its caller's self time and no part of the call's duration, comes off
+ * the caller (--subtract-bias). */
+static void pop(struct tree *tr, struct tthread *t, enum tmark mark)
+{
+    size_t pos = t->depth - 1;
+    bool called = t->stack[pos].called;
+    pop_here(tr, t, mark);
+    if (called && pos && tr->bias_child_ticks) {
+        struct tframe *up = &t->stack[pos - 1];
+        uint64_t b = up->self < tr->bias_child_ticks ? up->self
+                                                     : tr->bias_child_ticks;
+        up->self -= b;
+        t->clock -= b;
+    }
 }
 
 static void pop_to(struct tree *tr, struct tthread *t, size_t keep,

@@ -66,6 +66,8 @@ static void nested(void **state)
     FX_RET(&x, 0, 100, "main");
     ct_profile_finish(x.p);
     assert_int_equal(fx_f(&x, "f")->self_ticks, (20 - SELF) + (5 - SELF));
+    assert_int_equal(fx_f(&x, "f")->child_ticks, 0);
+    assert_int_equal(fx_arc(&x, "main", "f")->child_ticks, 0);
     assert_int_equal(fx_f(&x, "main")->self_ticks, 75 - SELF - 2 * CHILD);
     assert_int_equal(fx_f(&x, "main")->child_ticks, 19);
     assert_int_equal(fx_arc(&x, "main", "f")->self_ticks, 19);
