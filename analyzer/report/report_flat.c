@@ -12,6 +12,7 @@ struct row {
     char *owned;             /* --by-line keys                            */
     uint32_t index;          /* call-graph index, 0 = none                */
     uint64_t self, child, calls;
+    bool uncertain;          /* less left than the bias taken off        */
 };
 
 static int cmp_row(const void *a, const void *b)
@@ -105,6 +106,8 @@ void ct_report_flat(struct ct_rep *r)
     /* --cpu: the same columns for the time on the CPU only */
     bool oncpu = r->o->oncpu && !r->o->by_line;
     uint64_t whole = oncpu ? 0 : r->print_ticks;
+    uint64_t *taken = r->o->by_line ? NULL : ct_rep_bias_taken(r);
+    size_t nuncertain = 0;
     for (uint32_t f = 0; f < p->nfuncs; f++) {
         if (!ct_rep_listed(r, f))
             continue;
@@ -114,7 +117,9 @@ void ct_report_flat(struct ct_rep *r)
                                                                : r->index[f],
             .self = fs->self_ticks, .child = fs->child_ticks,
             .calls = fs->calls + fs->self_calls,
+            .uncertain = taken && fs->self_ticks < taken[f],
         };
+        nuncertain += rows[n - 1].uncertain;
         if (oncpu) {
             struct row *w = &rows[n - 1];
             w->self -= fs->off_self_ticks < w->self ? fs->off_self_ticks
@@ -192,8 +197,15 @@ void ct_report_flat(struct ct_rep *r)
         fputs(row->name, out);
         if (row->index)
             fprintf(out, " [%" PRIu32 "]", row->index);
+        if (row->uncertain)
+            fputs(" ~", out);
         fputc('\n', out);
     }
+    if (nuncertain)
+        fprintf(out, "\n~ %zu function%s: less self time left than the bias "
+                "taken off, so uncertain by more than the figure\n",
+                nuncertain, nuncertain == 1 ? "" : "s");
+    free(taken);
     (void)total_ns;
     if (!r->o->brief)
         fputs(blurb, out);
