@@ -1,8 +1,8 @@
 /*
  * A program of known costs (issue 22): for each function of
  * bench/known_costs_work.c, the CPU time per call of its uninstrumented copy
- * (u_*, fastest of ROUNDS rounds: others' load only adds), then the same
- * calls of its instrumented copy (t_*), which the tracer records.  Prints
+ * (u_*) and of its instrumented copy (t_*, which the tracer records), in
+ * ROUNDS rounds taken in turn, means over the rounds.  Prints
  * one line per function:
  *   NAME CALLS UNTRACED_NS_PER_CALL TRACED_NS_PER_CALL_BY_THIS_CLOCK
  * For the parent, UNTRACED is its total per call (its leaf's calls in it).
@@ -69,40 +69,38 @@ int main(int argc, char **argv)
     if (scale < 1)
         scale = 1;
     struct fn fns[] = {
-        {"c1", u_c1, t_c1, NULL, NULL, 0, 400000},
-        {"c10", u_c10, t_c10, NULL, NULL, 0, 400000},
+        {"c1", u_c1, t_c1, NULL, NULL, 0, 200000},
+        {"c10", u_c10, t_c10, NULL, NULL, 0, 200000},
         {"c100", u_c100, t_c100, NULL, NULL, 0, 100000},
         {"c1000", u_c1000, t_c1000, NULL, NULL, 0, 10000},
         {"c10000", u_c10000, t_c10000, NULL, NULL, 0, 1000},
-        {"leaf", u_leaf, t_leaf, NULL, NULL, 0, 400000},
+        {"leaf", u_leaf, t_leaf, NULL, NULL, 0, 200000},
         {"parent", NULL, NULL, u_parent, t_parent, PARENT_N, 4000},
         {"rec", NULL, NULL, u_rec, t_rec, REC_DEPTH, 20000},
         {"libcall", u_libcall, t_libcall, NULL, NULL, 0, 100000},
     };
     enum { N = sizeof fns / sizeof fns[0] };
-    double best[N], traced[N];
+    double untraced[N] = {0}, traced[N] = {0};
     for (int i = 0; i < N; i++) {
         fns[i].calls *= scale;
-        best[i] = 1e30;
         time_calls(&fns[i], 0);  /* warm up */
     }
+    /* Untraced and traced rounds in turn, so that both meet the same load;
+     * the report averages over every traced call, so the means compare. */
     for (int r = 0; r < ROUNDS; r++)
         for (int i = 0; i < N; i++) {
-            double ns = time_calls(&fns[i], 0);
-            if (ns < best[i])
-                best[i] = ns;
+            untraced[i] += time_calls(&fns[i], 0) / ROUNDS;
+            traced[i] += time_calls(&fns[i], 1) / ROUNDS;
         }
-    for (int i = 0; i < N; i++)
-        traced[i] = time_calls(&fns[i], 1);
     for (int i = 0; i < N; i++) {
-        long calls = fns[i].calls;
-        if (fns[i].u2 == u_rec)
-        {
+        long calls = fns[i].calls * ROUNDS;
+        if (fns[i].u2 == u_rec) {
             calls *= REC_DEPTH;  /* the report counts every level */
-            best[i] /= REC_DEPTH;
+            untraced[i] /= REC_DEPTH;
             traced[i] /= REC_DEPTH;
         }
-        printf("%s %ld %.3f %.3f\n", fns[i].name, calls, best[i], traced[i]);
+        printf("%s %ld %.3f %.3f\n", fns[i].name, calls, untraced[i],
+               traced[i]);
     }
     return 0;
 }
