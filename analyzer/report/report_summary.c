@@ -76,8 +76,9 @@ static void print_bias(FILE *out, const struct ct_trace_info *info,
     char split[160] = "";
     if (child > 0)
         snprintf(split, sizeof split,
-                 " (%.1f inside the call, %.1f in its caller; spread %.1f)",
-                 self, child, info->bias_spread_ns);
+                 "%s%.1f inside the call, %.1f in its caller; spread %.1f%s",
+                 subtracted ? " (" : ": ", self, child, info->bias_spread_ns,
+                 subtracted ? ")" : "");
     if (subtracted)
         fprintf(out, " Bias: subtracted, %.1f ns per call%s\n", self + child,
                 split);
