@@ -36,6 +36,7 @@ static void usage(FILE *f)
 "                         event (e.g. 1.5s..2s, 200ms.., ..3s)\n"
 "      --min-percent=P    hide functions below P% of total time\n"
 "      --subtract-bias    take the tracer's measured per-call cost off\n"
+"                         (inside a call off it, the rest off its caller)\n"
 "      --no-events        leave out the user-event section\n"
 "      --short-names      C++ names without template arguments and\n"
 "                         parameters in the flat profile and call graph\n"

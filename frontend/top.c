@@ -39,6 +39,8 @@ static void usage(FILE *f)
 "  -n, --iterations=N      stop after N refreshes\n"
 "  -r, --rows=N            functions per table when not on a terminal\n"
 "                          (default 20; a terminal shows what fits)\n"
+"  -b, --subtract-bias     take the tracer's measured per-call cost off,\n"
+"                          as calltrace report --subtract-bias does\n"
 "  -h, --help              show this help and exit\n"
 "  -V, --version           show the version and exit\n"
 "\n"
@@ -152,6 +154,7 @@ int ct_fe_top(int argc, char **argv)
         {"since-start", no_argument, NULL, 's'},
         {"iterations", required_argument, NULL, 'n'},
         {"rows", required_argument, NULL, 'r'},
+        {"subtract-bias", no_argument, NULL, 'b'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -161,8 +164,9 @@ int ct_fe_top(int argc, char **argv)
     t.interval_s = 1.0;
     t.rows = 20;
     int iterations = 0, c;
+    bool subtract_bias = false;
     opterr = 0;
-    while ((c = getopt_long(argc, argv, "+i:tsn:r:hV", longs, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "+i:tsn:r:bhV", longs, NULL)) != -1) {
         switch (c) {
         case 'i': {
             char *end;
@@ -177,6 +181,7 @@ int ct_fe_top(int argc, char **argv)
         case 's': t.since_start = true; break;
         case 'n': iterations = parse_count(optarg, "--iterations"); break;
         case 'r': t.rows = (unsigned)parse_count(optarg, "--rows"); break;
+        case 'b': subtract_bias = true; break;
         case 'h': usage(stdout); return 0;
         case 'V': ct_fe_version();
         default:
@@ -235,7 +240,7 @@ int ct_fe_top(int argc, char **argv)
         return CT_FE_FAILED;
     }
     ct_trace_info_init(&t.info, t.path, "calltrace");
-    struct ct_profile_opts po = {0};
+    struct ct_profile_opts po = {.subtract_bias = subtract_bias};
     t.prof = ct_profile_new(&t.info, &po);
     t.follow = ct_follow_new(&t.info, ct_profile_sink(t.prof));
     top_catch_signals();

@@ -86,7 +86,15 @@ struct ct_file_header {
                                        starts at header_size; 0 otherwise     */
     uint64_t flight_overwritten;    /* CT_FILE_FLIGHT: blocks overwritten so
                                        far (updated live)                    */
-    uint64_t reserved[5];
+    uint64_t bias_self_ps;          /* of bias_ps, the part inside the called
+                                       function's interval (after the enter
+                                       hook's clock read, before the exit
+                                       hook's); 0 if not measured           */
+    uint64_t bias_child_ps;         /* the rest, which lands in the caller's
+                                       self time, per call it makes          */
+    uint64_t bias_spread_ps;        /* how much bias_ps varied between the
+                                       calibration's rounds (median - best)  */
+    uint64_t reserved[2];
     char exe[CT_PATH_MAX];          /* NUL-terminated /proc/self/exe          */
     char cmdline[CT_PATH_MAX];      /* argv joined by spaces, NUL-terminated  */
 };

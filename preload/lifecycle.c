@@ -231,7 +231,7 @@ void ct_process_start(void)
     ct_proc.pid = (uint32_t)getpid();
     ct_proc.calls_off = ct_sample_parse_mode(env("CALLTRACE_MODE")) ==
                         CT_MODE_SAMPLE;
-    ct_proc.bias_ps = ct_measure_bias();
+    ct_measure_bias();  /* fills ct_proc.bias_*_ps */
     /* A first rate for the header, over the bias measurement's tens of us,
      * in case the process is killed before the window closes. */
     ct_clock_calibrate(0);
@@ -369,63 +369,3 @@ void ct_exec_failed(void)
                            __ATOMIC_RELAXED);
 }
 
-/*
- * The cost of one traced call as the hooks see it: enter + exit pairs into
- * a scratch buffer with this thread's state swapped for a scratch one.
- * The fastest of several rounds, as scheduling noise only adds.
- */
-/* 5 x 50 pairs: a round of 1-2 us is still long beside the clock's jitter
- * (tens of ns), and the fastest round is the undisturbed one.  Over 40 runs
- * of an empty program each, 5 x 50 gave a median of 20.8 ns per call
- * (20.6-23.2), 5 x 200 20.5 (20.4-25.1): the same figure within 2 %, for a
- * quarter of the start-up time. */
-enum { BIAS_ROUNDS = 5, BIAS_PAIRS = 50, BIAS_BUF = BIAS_PAIRS * 48 + 4096 };
-/* A mapping of its own, given back at once: in .bss it took 72 KiB of
- * every traced process's address space for good (RLIMIT_AS counts .bss
- * whole), for the price of a system call, a fault per page touched and an
- * munmap at start (about 0.2 ms in a VM whose page faults are dear;
- * bench/RESULTS-tracer.md, "Start-up").  Zero, as the hooks need it. */
-struct bias_scratch {
-    struct ct_thread thread;
-    uint8_t buf[BIAS_BUF];
-};
-
-uint64_t ct_measure_bias(void)
-{
-    static uint64_t measured;
-    if (measured)
-        return measured;
-    struct bias_scratch *bs = mmap(NULL, sizeof *bs, PROT_READ | PROT_WRITE,
-                                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (bs == MAP_FAILED)
-        return 0;
-    struct ct_thread *scratch = &bs->thread;
-    uint8_t *buf = bs->buf;
-    struct ct_thread *saved_self = ct_self;
-    uint64_t saved_word = ct_global_word;
-    ct_global_word = 0;
-    ct_self = scratch;
-    scratch->expect = 0;
-    scratch->stop = ct_clock_is_tsc ? 0 : CT_STOP_MONO;  /* as the slow path sets it */
-    void (*enter)(void *, void *) = __cyg_profile_func_enter;
-    void (*exit_)(void *, void *) = __cyg_profile_func_exit;
-    uint64_t best = UINT64_MAX;
-    for (int r = 0; r < BIAS_ROUNDS; r++) {
-        scratch->pos = buf;
-        scratch->end = ct_hot_end(buf + BIAS_BUF);
-        scratch->prev_ticks = ct_now();
-        uint64_t t0 = ct_mono_ns();
-        for (int i = 0; i < BIAS_PAIRS; i++) {
-            enter((void *)ct_measure_bias, (void *)(uintptr_t)(0x1000 + i));
-            exit_((void *)ct_measure_bias, (void *)(uintptr_t)(0x1000 + i));
-        }
-        uint64_t ns = ct_mono_ns() - t0;
-        if (ns < best)
-            best = ns;
-    }
-    ct_self = saved_self;
-    ct_global_word = saved_word;
-    munmap(bs, sizeof *bs);
-    measured = best * 1000 / BIAS_PAIRS;
-    return measured;
-}

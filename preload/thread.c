@@ -463,13 +463,15 @@ static int switch_block_here(struct ct_thread *t, size_t need)
         b->lost += t->lost_unrecorded;
         put_lost_record(t, now);
     }
+    /* Before E: waking the supplier can be a system call, the tracer's
+     * time, which after E would land in the calling function's. */
+    ct_supply_kick();
     put_ext(t, ct_now(), CT_EXT_OVERHEAD_END, NULL, 0);
     /* After E: a block's second record stays OVERHEAD_END (readers rely
      * on it), and the drain reads memory only. */
     ct_cpu_record(t, ct_room_end(t->end), 1);
     put_context_mark(t);
     t->end = ct_hot_end(check_end(t));
-    ct_supply_kick();
     return 0;
 }
 

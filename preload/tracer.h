@@ -14,7 +14,8 @@
  *   env.c        the environment at start, however early (preinit)
  *   maps.c       MAPS blocks for offline symbolization
  *   api.c        calltrace_*_impl, the public run-time controls
- *   lifecycle.c  start, clean close, fork, crash signals, bias measurement
+ *   lifecycle.c  start, clean close, fork, crash signals
+ *   bias.c       the tracer's cost per call, measured at start
  *   stack.S      ct_stack_call: the deep work on the tracer's own stack
  *   signals.c    the program's view of the signals the tracer holds
  *   wrap.c       exec*, _exit, dlopen wrappers
@@ -577,7 +578,10 @@ struct ct_proc {
     uint64_t sample_interval_ns;  /* 0 when not sampling                    */
     uint64_t lost;                /* process-wide lost events (atomic)      */
     uint32_t threads;             /* threads seen (atomic)                  */
-    uint64_t bias_ps;
+    uint64_t bias_ps;             /* tracer cost of a call (bias.c)         */
+    uint64_t bias_self_ps;        /* its part inside the callee's interval  */
+    uint64_t bias_child_ps;       /* its part in the caller's self time     */
+    uint64_t bias_spread_ps;      /* median - best round                    */
 };
 
 extern struct ct_proc ct_proc;
@@ -728,7 +732,8 @@ int ct_clone_real(int (*fn)(void *), void *stack, int flags, void *arg,
 void ct_clone_prepare(void);
 void ct_clone_parent(void);
 void ct_clone_child(void);
-/* Measures the cost of one traced call (enter + exit) in picoseconds. */
+/* Measures the cost of one traced call (enter + exit) in picoseconds and
+ * its split (bias.c), into ct_proc.bias_*_ps. */
 uint64_t ct_measure_bias(void);
 /* Set by init.c: the first event may start the tracer lazily. */
 extern const int ct_autostart __attribute__((weak));

@@ -29,6 +29,7 @@ static struct ct_profile *thread_profile(struct ct_profile_state *s,
             t->state->rfrom = s->rfrom;
             t->state->rto = s->rto;
             t->state->bias_ticks = s->bias_ticks;
+            t->state->bias_child_ticks = s->bias_child_ticks;
         }
     }
     return t;
@@ -166,7 +167,7 @@ void ct_profile_finish(struct ct_profile *p)
             p->totals.last = s->span_last;
     }
     ct_prof_fold_samples(p);
-    if (s->bias_ticks && p->counts.calls)
+    if ((s->bias_ticks || s->bias_child_ticks) && p->counts.calls)
         p->bias_subtracted = true;
     ct_prof_find_cycles(p);
     ct_prof_dist_finish(p);

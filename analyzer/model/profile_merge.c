@@ -125,6 +125,7 @@ void ct_profile_merge(struct ct_profile *whole, struct ct_profile *part,
         ws->rfrom = ps->rfrom;
         ws->rto = ps->rto;
         ws->bias_ticks = ps->bias_ticks;
+        ws->bias_child_ticks = ps->bias_child_ticks;
     }
     for (uint32_t f = 0; f < part->nfuncs; f++) {
         uint32_t g = func_map[f];

@@ -147,6 +147,22 @@ ct_prof_run_enter(struct ct_prof_run *x, uint32_t func, bool called)
 }
 
 /*
+ * Takes up to bias ticks off a frame's self time (never below zero): they
+ * move from the thread's cpu clock to its overhead.  The bias is on-CPU
+ * work: what stays is no more off-CPU than it was.
+ */
+static inline void ct_prof_run_unbias(struct ct_prof_run *x,
+                                      struct ct_frame *fr, uint64_t bias)
+{
+    uint64_t b = fr->self < bias ? fr->self : bias;
+    fr->self -= b;
+    x->clock -= b;
+    x->overhead += b;
+    if (fr->off_self > fr->self)
+        fr->off_self = fr->self;
+}
+
+/*
  * Closes the top frame: charges its self time to the function, and its
  * span to the arc that entered it unless an outer frame of the same
  * function is still open (recursion is counted once, by the outermost
@@ -157,16 +173,10 @@ ct_prof_run_leave(struct ct_prof_run *x)
 {
     struct ct_frame *fr = &x->stack[--x->depth];
     struct ct_fstats *f = &x->funcs[fr->func];
-    uint64_t bias = x->s->bias_ticks;
-    if (__builtin_expect(bias != 0, 0) && fr->called) {
-        uint64_t b = fr->self < bias ? fr->self : bias;
-        fr->self -= b;
-        x->clock -= b;
-        x->overhead += b;
-        /* the bias is on-CPU work: what stays is no more off than it was */
-        if (fr->off_self > fr->self)
-            fr->off_self = fr->self;
-    }
+    bool unbias = __builtin_expect(
+        (x->s->bias_ticks | x->s->bias_child_ticks) != 0, 0) && fr->called;
+    if (unbias)
+        ct_prof_run_unbias(x, fr, x->s->bias_ticks);
     if (__builtin_expect(x->s->dist != NULL, 0)) {
         uint64_t span = x->clock - fr->entry_clock;
         if (x->s->dist_simple && x->close == CT_CLOSE_RETURN &&
@@ -209,6 +219,10 @@ ct_prof_run_leave(struct ct_prof_run *x)
         if (was_off)
             x->stack[fr->outer_pos].inner_off_self += fr->off_self;
     }
+    /* The hooks' part outside this call's interval is its caller's: taken
+     * off once this call's span is counted, which it is no part of. */
+    if (unbias && x->depth)
+        ct_prof_run_unbias(x, &x->stack[x->depth - 1], x->s->bias_child_ticks);
 }
 
 /*

@@ -239,8 +239,10 @@ static void set_origin(struct ct_profile *p, uint64_t t)
     /* The reader fills the trace info (clock, bias) before its first
      * event, not before the profile exists. */
     double tick = p->info->ns_per_tick > 0 ? p->info->ns_per_tick : 1.0;
-    if (p->opts.subtract_bias && p->info->bias_ns_per_call > 0)
-        s->bias_ticks = (uint64_t)(p->info->bias_ns_per_call / tick + 0.5);
+    if (p->opts.subtract_bias) {
+        s->bias_ticks = ct_bias_ticks(p->info->bias_ns_per_call, tick);
+        s->bias_child_ticks = ct_bias_ticks(p->info->bias_child_ns, tick);
+    }
     if (!p->opts.have_range)
         return;
     double from = (double)p->opts.range_from_ns / tick;

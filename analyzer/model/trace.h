@@ -143,7 +143,12 @@ struct ct_trace_info {
     int64_t start_epoch_ns;   /* wall-clock time of tick start_ticks, 0 if
                                  unknown                                    */
     uint64_t start_ticks;     /* tick value corresponding to start_epoch_ns */
-    double bias_ns_per_call;  /* tracer cost of one call, 0 if unknown      */
+    double bias_ns_per_call;  /* tracer cost of one call, 0 if unknown: of
+                                 a split calibration, the part inside the
+                                 called function's interval               */
+    double bias_child_ns;     /* the part in the caller's self time, per
+                                 call it makes; 0 if not split (older)    */
+    double bias_spread_ns;    /* how much the calibration varied          */
 
     struct ct_thread_info *threads;
     uint32_t nthreads, threads_cap;
@@ -183,6 +188,13 @@ struct ct_trace_info {
     bool (*pc_line)(void *ctx, uint64_t pc, char **file, uint32_t *line);
     void *pc_line_ctx;
 };
+
+/* A bias in ns as whole ticks of the trace's clock (0 if none). */
+static inline uint64_t ct_bias_ticks(double ns, double ns_per_tick)
+{
+    return ns > 0 ? (uint64_t)(ns / (ns_per_tick > 0 ? ns_per_tick : 1) + 0.5)
+                  : 0;
+}
 
 void ct_trace_info_init(struct ct_trace_info *info, const char *path,
                         const char *format);

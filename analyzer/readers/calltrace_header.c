@@ -97,6 +97,11 @@ int ctr_read_header(const struct ct_input *in, struct ct_trace_info *info,
     info->start_epoch_ns = (int64_t)h->start_realtime_ns;
     info->start_ticks = h->start_ticks;
     info->bias_ns_per_call = (double)h->bias_ps / 1000.0;
+    if (h->bias_self_ps) {  /* split by the tracer (docs/analysis.md) */
+        info->bias_ns_per_call = (double)h->bias_self_ps / 1000.0;
+        info->bias_child_ns = (double)h->bias_child_ps / 1000.0;
+        info->bias_spread_ns = (double)h->bias_spread_ps / 1000.0;
+    }
     info->sampled = (h->flags & CT_FILE_SAMPLED) != 0;
     info->sample_interval_ns = h->sample_interval_ns;
     info->oncpu = h->oncpu <= CT_ONCPU_CLOCK ? h->oncpu : CT_ONCPU_NONE;

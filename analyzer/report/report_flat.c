@@ -13,6 +13,7 @@ struct row {
     uint32_t index;          /* call-graph index, 0 = none                */
     uint64_t self, child, calls;
     uint64_t key;            /* --sort: the key, largest first            */
+    bool uncertain;          /* less left than the bias taken off        */
 };
 
 static int cmp_row(const void *a, const void *b)
@@ -92,7 +93,10 @@ static const char blurb[] =
     "per call   counted once.\n"
     "\n"
     "name       the function; the bracketed number is its index in the\n"
-    "           call graph.  Ties are broken by calls, then by name.\n"
+    "           call graph.  Ties are broken by calls, then by name.  With\n"
+    "           --subtract-bias, ~ marks a function left with less self\n"
+    "           time than the bias taken off it: uncertain by more than\n"
+    "           its figure.\n"
     "\n"
     "Times are measured, not sampled: the column headings name their unit\n"
     "(seconds, ms, us or ns).  The per-call columns' unit is chosen so that\n"
@@ -108,6 +112,8 @@ void ct_report_flat(struct ct_rep *r)
     /* --cpu: the same columns for the time on the CPU only */
     bool oncpu = r->o->oncpu && !r->o->by_line;
     uint64_t whole = oncpu ? 0 : r->print_ticks;
+    uint64_t *taken = r->o->by_line ? NULL : ct_rep_bias_taken(r);
+    size_t nuncertain = 0;
     for (uint32_t f = 0; f < p->nfuncs; f++) {
         if (!ct_rep_listed(r, f))
             continue;
@@ -117,7 +123,9 @@ void ct_report_flat(struct ct_rep *r)
                                                                : r->index[f],
             .self = fs->self_ticks, .child = fs->child_ticks,
             .calls = fs->calls + fs->self_calls,
+            .uncertain = taken && fs->self_ticks < taken[f],
         };
+        nuncertain += rows[n - 1].uncertain;
         if (oncpu) {
             struct row *w = &rows[n - 1];
             w->self -= fs->off_self_ticks < w->self ? fs->off_self_ticks
@@ -200,8 +208,15 @@ void ct_report_flat(struct ct_rep *r)
         fputs(row->name, out);
         if (row->index)
             fprintf(out, " [%" PRIu32 "]", row->index);
+        if (row->uncertain)
+            fputs(" ~", out);
         fputc('\n', out);
     }
+    if (nuncertain)
+        fprintf(out, "\n~ %zu function%s: less self time left than the bias "
+                "taken off, so uncertain by more than the figure\n",
+                nuncertain, nuncertain == 1 ? "" : "s");
+    free(taken);
     (void)total_ns;
     if (!r->o->brief)
         fputs(blurb, out);

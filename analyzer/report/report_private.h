@@ -50,6 +50,9 @@ struct ct_rep {
 /* "every call timed" or "each sample counts as 10.00ms". */
 /* Whether the flat profile's figures come from stack samples. */
 bool ct_rep_sampled(const struct ct_rep *r);
+/* --subtract-bias: per function, the ticks taken off (report_bias.c),
+ * NULL when none were; free() it. */
+uint64_t *ct_rep_bias_taken(const struct ct_rep *r);
 const char *ct_rep_granularity(const struct ct_rep *r, char *buf, size_t len);
 
 void ct_rep_init(struct ct_rep *r, FILE *out, struct ct_profile *p,

@@ -62,6 +62,31 @@ static void print_threads(FILE *out, const struct ct_trace_info *info)
     fputc('\n', out);
 }
 
+/* The bias line: the figure per call taken off (or that would be), its
+ * split between the call and its caller, and the calibration's spread;
+ * docs/analysis.md says what they mean. */
+static void print_bias(FILE *out, const struct ct_trace_info *info,
+                       bool subtracted)
+{
+    double self = info->bias_ns_per_call, child = info->bias_child_ns;
+    if (self <= 0 && child <= 0) {
+        fprintf(out, " Bias: not subtracted (not measured)\n");
+        return;
+    }
+    char split[160] = "";
+    if (child > 0)
+        snprintf(split, sizeof split,
+                 "%s%.1f inside the call, %.1f in its caller; spread %.1f%s",
+                 subtracted ? " (" : ": ", self, child, info->bias_spread_ns,
+                 subtracted ? ")" : "");
+    if (subtracted)
+        fprintf(out, " Bias: subtracted, %.1f ns per call%s\n", self + child,
+                split);
+    else
+        fprintf(out, " Bias: not subtracted (measured %.1f ns per call%s; "
+                "see --subtract-bias)\n", self + child, split);
+}
+
 static const char blurb[] =
     "\n"
     " functions  time with a traced function on top of the stack (its self\n"
@@ -183,14 +208,7 @@ void ct_report_summary(struct ct_rep *r)
     fprintf(out, " Unmatched: %" PRIu64 " returns with no call, %" PRIu64
             " calls with no return, %" PRIu64 " frames open at the end\n",
             c->unmatched_returns, c->unmatched_calls, c->open_at_end);
-    if (p->bias_subtracted)
-        fprintf(out, " Bias: subtracted, %.1f ns per call\n",
-                info->bias_ns_per_call);
-    else if (info->bias_ns_per_call > 0)
-        fprintf(out, " Bias: not subtracted (measured %.1f ns per call; "
-                "see --subtract-bias)\n", info->bias_ns_per_call);
-    else
-        fprintf(out, " Bias: not subtracted (not measured)\n");
+    print_bias(out, info, p->bias_subtracted);
     char iv[32];
     ct_rep_dur(iv, sizeof iv, (double)info->sample_interval_ns);
     if (p->samples_apart) {

@@ -60,7 +60,7 @@ struct tree {
     const struct ct_options *opts;
     uint32_t max_depth;
     uint64_t min_ticks;
-    uint64_t bias_ticks;
+    uint64_t bias_ticks, bias_child_ticks;  /* --subtract-bias */
     bool per_thread;
     struct tqueue q;        /* threads merged: one queue                   */
     struct tthread *threads;
@@ -268,7 +268,7 @@ static void push(struct tree *tr, struct tthread *t, uint32_t func,
     show_open(tr, t, pos, !called);
 }
 
-static void pop(struct tree *tr, struct tthread *t, enum tmark mark)
+static void pop_here(struct tree *tr, struct tthread *t, enum tmark mark)
 {
     size_t pos = --t->depth;
     struct tframe *f = &t->stack[pos];
@@ -333,6 +333,23 @@ static void pop(struct tree *tr, struct tthread *t, enum tmark mark)
     };
     add(tr, t, &close);
     tq_drain(q);
+}
+
+/* Closes the top frame; then the hooks' part outside that call, which is
+ * its caller's self time and no part of the call's duration, comes off
+ * the caller (--subtract-bias). */
+static void pop(struct tree *tr, struct tthread *t, enum tmark mark)
+{
+    size_t pos = t->depth - 1;
+    bool called = t->stack[pos].called;
+    pop_here(tr, t, mark);
+    if (called && pos && tr->bias_child_ticks) {
+        struct tframe *up = &t->stack[pos - 1];
+        uint64_t b = up->self < tr->bias_child_ticks ? up->self
+                                                     : tr->bias_child_ticks;
+        up->self -= b;
+        t->clock -= b;
+    }
 }
 
 static void pop_to(struct tree *tr, struct tthread *t, size_t keep,
@@ -422,8 +439,10 @@ static void set_origin(struct tree *tr, uint64_t time)
     const struct ct_trace_info *info = tr->info;
     uint64_t origin = info->have_first_time ? info->first_time : time;
     double tick = info->ns_per_tick > 0 ? info->ns_per_tick : 1.0;
-    if (tr->opts->subtract_bias && info->bias_ns_per_call > 0)
-        tr->bias_ticks = (uint64_t)(info->bias_ns_per_call / tick + 0.5);
+    if (tr->opts->subtract_bias) {
+        tr->bias_ticks = ct_bias_ticks(info->bias_ns_per_call, tick);
+        tr->bias_child_ticks = ct_bias_ticks(info->bias_child_ns, tick);
+    }
     if (tr->opts->tree_min_ns)
         tr->min_ticks = (uint64_t)((double)tr->opts->tree_min_ns / tick +
                                    0.5);

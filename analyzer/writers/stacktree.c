@@ -11,6 +11,8 @@
 struct st_frame {
     uint32_t node;
     uint64_t debt;          /* bias still to take off this frame's self  */
+    uint64_t self;          /* self charged to this frame, debt paid      */
+    bool called;            /* entered by a call (not a STACK record)     */
 };
 
 struct ct_st_thread {
@@ -147,7 +149,27 @@ static void charge(struct ct_stacktree *t, struct ct_st_thread *th,
     struct st_frame *f = &th->stack[th->depth - 1];
     uint64_t paid = f->debt < d ? f->debt : d;
     f->debt -= paid;
+    f->self += d - paid;
     t->nodes[f->node].self += d - paid;
+}
+
+/* Closes frames down to depth keep.  The hooks' part outside each call
+ * that returns comes off its caller's self so far, never below zero, as
+ * the profile takes it (profile_run.h), so the values add up to its. */
+static void close_to(struct ct_stacktree *t, struct ct_st_thread *th,
+                     size_t keep)
+{
+    while (th->depth > keep) {
+        th->depth--;
+        if (!th->depth || !th->stack[th->depth].called ||
+            !t->bias_child_ticks)
+            continue;
+        struct st_frame *up = &th->stack[th->depth - 1];
+        uint64_t b = up->self < t->bias_child_ticks ? up->self
+                                                    : t->bias_child_ticks;
+        up->self -= b;
+        t->nodes[up->node].self -= b;
+    }
 }
 
 static void push(struct ct_stacktree *t, struct ct_st_thread *th,
@@ -157,13 +179,15 @@ static void push(struct ct_stacktree *t, struct ct_st_thread *th,
         /* the reader sets the bias before its first event */
         t->bias_known = true;
         double tick = t->info->ns_per_tick > 0 ? t->info->ns_per_tick : 1;
-        if (t->subtract_bias && t->info->bias_ns_per_call > 0)
-            t->bias_ticks = (uint64_t)(t->info->bias_ns_per_call / tick + 0.5);
+        if (t->subtract_bias) {
+            t->bias_ticks = ct_bias_ticks(t->info->bias_ns_per_call, tick);
+            t->bias_child_ticks = ct_bias_ticks(t->info->bias_child_ns, tick);
+        }
     }
     uint32_t node = child(t, top(th), func);
     ct_grow(&th->stack, &th->cap, th->depth, sizeof *th->stack);
     th->stack[th->depth++] = (struct st_frame){
-        .node = node, .debt = called ? t->bias_ticks : 0};
+        .node = node, .debt = called ? t->bias_ticks : 0, .called = called};
     if (called && in_range(t, time))
         t->nodes[node].calls++;
 }
@@ -183,7 +207,7 @@ static void on_return(struct ct_stacktree *t, struct ct_st_thread *th,
     if (th->depth &&
         (func == CT_FUNC_NONE || t->nodes[top(th)].func == func)) {
         charge(t, th, time);
-        th->depth--;
+        close_to(t, th, th->depth - 1);
         return;
     }
     long k = func == CT_FUNC_NONE ? -1 : find_open(th, t, func);
@@ -192,7 +216,7 @@ static void on_return(struct ct_stacktree *t, struct ct_st_thread *th,
         charge(t, th, time);
     else
         advance(t, th, time);
-    th->depth = k >= 0 ? (size_t)k : 0;
+    close_to(t, th, k >= 0 ? (size_t)k : 0);
 }
 
 static void on_stack(struct ct_stacktree *t, struct ct_st_thread *th,
@@ -202,7 +226,7 @@ static void on_stack(struct ct_stacktree *t, struct ct_st_thread *th,
     while (same < th->depth && same < ev->depth &&
            t->nodes[th->stack[same].node].func == ev->stack[same])
         same++;
-    th->depth = same;
+    close_to(t, th, same);
     for (size_t i = same; i < ev->depth; i++)
         if (ev->stack[i] != CT_FUNC_NONE)
             push(t, th, ev->stack[i], false, ev->time);
@@ -252,7 +276,7 @@ static int st_event(struct ct_sink *self, const struct ct_event *ev)
         break;
     case CT_EV_THREAD_END:
         charge(t, th, ev->time);
-        th->depth = 0;
+        close_to(t, th, 0);
         break;
     case CT_EV_LOST:
         t->lost = ct_sat_add(t->lost, ev->count);
@@ -281,7 +305,7 @@ void ct_stacktree_init(struct ct_stacktree *t,
 void ct_stacktree_finish(struct ct_stacktree *t)
 {
     for (size_t i = 0; i < t->nthreads; i++)
-        t->threads[i].depth = 0;
+        close_to(t, &t->threads[i], 0);
 }
 
 void ct_stacktree_free(struct ct_stacktree *t)

@@ -43,6 +43,7 @@ struct ct_stacktree {
     struct ct_st_thread *threads;
     size_t nthreads;
     uint64_t bias_ticks;
+    uint64_t bias_child_ticks;  /* off the caller's self, per call */
     bool bias_known;
     uint64_t lost;          /* lost-event records' counts                 */
     /* --time-range, as the profile applies it: intervals are clipped to

@@ -99,6 +99,31 @@ static void bias(void **state)
     ex_free(&e);
 }
 
+/* A split bias: the caller's part comes off the caller, and the folded
+ * values still add up to the profile's cpu time, which the profile takes
+ * off by its own code (profile_run.h). */
+static void bias_split(void **state)
+{
+    (void)state;
+    struct ex e;
+    ex_init(&e, "folded");
+    e.opts.subtract_bias = true;
+    e.info.bias_ns_per_call = 2;
+    e.info.bias_child_ns = 1;
+    feed(&e);
+    assert_int_equal(ex_finish(&e), 0);
+    /* as in bias(), and main loses 1 ns for each of its 4 calls that
+     * returned to it (a twice, b, semi;colon); a loses none for its leaf,
+     * which never returned */
+    assert_string_equal(e.buf, "main 41\n"
+                               "main;a 18\n"
+                               "main;b 13\n"
+                               "main;semi_colon 1\n"
+                               "main;c 10\n");
+    assert_int_equal(sum_values(e.buf), e.p->totals.cpu);
+    ex_free(&e);
+}
+
 static void rounding_adds_up(void **state)
 {
     (void)state;
@@ -150,6 +175,7 @@ int main(void)
         cmocka_unit_test(self_time),
         cmocka_unit_test(calls_and_threads),
         cmocka_unit_test(bias),
+        cmocka_unit_test(bias_split),
         cmocka_unit_test(rounding_adds_up),
         cmocka_unit_test(samples),
         cmocka_unit_test(counts_without_stacks),

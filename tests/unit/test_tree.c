@@ -102,6 +102,31 @@ static void test_overhead_taken_out(void **state)
         "300.000 ns [   100] | } /* main */ [tracer 1.500 ms]\n");
 }
 
+/* --subtract-bias with a split bias: each call loses 3 ns, its caller 2
+ * per call it makes, as in the profile (tests/unit/test_bias.c); the
+ * caller's share is no part of the call's own duration. */
+static void test_bias_split(void **state)
+{
+    (void)state;
+    struct ct_options o = {.subtract_bias = true};
+    struct tx t;
+    tx_init(&t, &o);
+    t.fx.info.bias_ns_per_call = 3;
+    t.fx.info.bias_child_ns = 2;
+    FX_CALL(&t.fx, 0, 0, "main");
+    FX_CALL(&t.fx, 0, 10, "f");
+    FX_POP(&t.fx, 0, 30);
+    FX_CALL(&t.fx, 0, 40, "f");
+    FX_POP(&t.fx, 0, 45);
+    FX_POP(&t.fx, 0, 100);
+    expect_text(tx_finish(&t),
+        HEAD
+        "           [   100] | main() {\n"
+        " 17.000 ns [   100] |   f();\n"
+        "  2.000 ns [   100] |   f();\n"
+        " 87.000 ns [   100] | } /* main */\n");
+}
+
 /* A forked child's STACK frames are open, not called; what is open when
  * a thread ends (or the data ends) never returned. */
 static void test_inherited_and_never_returned(void **state)
@@ -383,6 +408,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_nesting_and_leaves),
         cmocka_unit_test(test_overhead_taken_out),
+        cmocka_unit_test(test_bias_split),
         cmocka_unit_test(test_inherited_and_never_returned),
         cmocka_unit_test(test_threads_interleaved),
         cmocka_unit_test(test_threads_sections),

@@ -1,0 +1,33 @@
+/*
+ * Which flat-profile figures the bias subtraction leaves uncertain: a
+ * function whose remaining self time is smaller than the bias taken off it
+ * (its calls' share and its calls' callers' share) has an error as large
+ * as the figure itself, since the bias is an average over calls whose real
+ * hook cost varies by about as much (docs/analysis.md, "The error").  The
+ * flat profile marks those rows rather than print a confident number.
+ */
+#include <stdlib.h>
+
+#include "report_private.h"
+#include "util.h"
+
+/* Per function, the ticks --subtract-bias took off it, or NULL when no
+ * bias was subtracted.  Free with free(). */
+uint64_t *ct_rep_bias_taken(const struct ct_rep *r)
+{
+    const struct ct_profile *p = r->p;
+    if (!p->bias_subtracted)
+        return NULL;
+    const struct ct_trace_info *info = p->info;
+    uint64_t self = ct_bias_ticks(info->bias_ns_per_call, info->ns_per_tick);
+    uint64_t child = ct_bias_ticks(info->bias_child_ns, info->ns_per_tick);
+    uint64_t *taken = ct_xcalloc(p->nfuncs + 1, sizeof *taken);
+    for (uint32_t f = 0; f < p->nfuncs; f++)
+        taken[f] = (p->funcs[f].calls + p->funcs[f].self_calls) * self;
+    for (uint32_t i = 0; i < p->narcs; i++) {
+        const struct ct_arc *a = &p->arcs[i];
+        if (a->caller < p->nfuncs)
+            taken[a->caller] += a->count * child;
+    }
+    return taken;
+}

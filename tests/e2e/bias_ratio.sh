@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# A loose form of issue 22's goal, in ratios only (no absolute time, so a
+# loaded machine does not make it fail): with --subtract-bias, a parent
+# whose own work is a loop around 1000 calls of a 20 ns leaf keeps less
+# self time than its leaf (the hooks' part outside each call is taken off
+# the caller; left in it, it is 2-4 times the leaf's), and the parent's and
+# a heavy function's totals per call are within a factor of 4 of their
+# untraced CPU time, which the program measures itself on uninstrumented
+# copies of the same code (raw, the parent's is 2-3 times it).
+. "$(dirname "$0")/lib.sh"
+build_traced "$T/bc" "$PROGRAMS/bias_costs.c" -O2
+run_traced "$T/b.raw" "$T/bc" > "$T/truth" || fail "bias_costs failed"
+cpu=--cpu
+"$REPORT_SAN" -p -b --cpu "$T/b.raw" > /dev/null 2>&1 || cpu=
+"$REPORT_SAN" -p -b $cpu --subtract-bias "$T/b.raw" > "$T/sub" ||
+    fail "report --subtract-bias failed"
+has -E '^ Bias: subtracted, [0-9.]+ ns per call \([0-9.]+ inside the call, [0-9.]+ in its caller; spread [0-9.]+\)' "$T/sub" ||
+    fail "no split bias in the summary: $(grep Bias "$T/sub")"
+# flat profile: %time cumulative self calls self/call total/call name
+field() { awk -v n="$1" -v f="$2" '$7 == n && $4 ~ /^[0-9]+$/ {print $f}' "$T/sub"; }
+truth() { awk -v n="$1" '$1 == n {print $2}' "$T/truth"; }
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 1e9 }'; }
+within() { awk -v r="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(r >= lo && r <= hi) }'; }
+expect_eq "leaf calls" 200000 "$(field t_leaf 4)"
+r=$(ratio "$(field t_parent 3)" "$(field t_leaf 3)")
+within "$r" 0 1 ||
+    fail "parent's self is $r of its leaf's: the callers' share of the hooks stayed in it"
+for f in parent heavy; do
+    r=$(ratio "$(field t_$f 6)" "$(truth $f)")
+    within "$r" 0.25 4 ||
+        fail "$f: total per call $(field t_$f 6) ns with the bias off, untraced $(truth $f) ns ($r)"
+done
+echo "bias off: parent/leaf self $(ratio "$(field t_parent 3)" "$(field t_leaf 3)"), parent $(ratio "$(field t_parent 6)" "$(truth parent)"), heavy $(ratio "$(field t_heavy 6)" "$(truth heavy)") of untraced"
