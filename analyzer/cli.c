@@ -7,6 +7,7 @@
 
 #include "options.h"
 #include "reader.h"
+#include "tidsel.h"
 #include "util.h"
 
 #ifndef CALLTRACE_VERSION
@@ -47,6 +48,9 @@ static void usage(FILE *f)
 "      --min-duration=T   with --tree: hide calls shorter than T (e.g. 10us)\n"
 "      --hide=NAME        leave out NAME (a name or a glob; repeatable) but\n"
 "                         keep its callees, as called by its caller\n"
+"      --tid=TID[,TID]... only the threads with these kernel tids, in every\n"
+"                         output (report, --tree, --dump, --export);\n"
+"                         repeatable; 'calltrace info' lists the tids\n"
 "\n"
 "Input and output:\n"
 "      --format=NAME      read FILE as NAME instead of detecting it\n"
@@ -213,7 +217,7 @@ enum {
     OPT_TREE, OPT_DEPTH, OPT_MIN_DURATION, OPT_FORMAT, OPT_LENIENT, OPT_DUMP,
     OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
     OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS, OPT_SHORT_NAMES, OPT_HIDE,
-    OPT_FOLDED_VALUE, OPT_ICICLE,
+    OPT_FOLDED_VALUE, OPT_ICICLE, OPT_TID,
 };
 
 /* The CPUs online, at most 8: more threads than that only wait on memory. */
@@ -260,6 +264,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"edge-threshold", required_argument, NULL, OPT_EDGE_THRESHOLD},
         {"folded-value", required_argument, NULL, OPT_FOLDED_VALUE},
         {"icicle", no_argument, NULL, OPT_ICICLE},
+        {"tid", required_argument, NULL, OPT_TID},
         {"output", required_argument, NULL, 'o'},
         {"jobs", required_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
@@ -343,6 +348,11 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
             o->folded_calls = strcmp(optarg, "calls") == 0;
             break;
         case OPT_ICICLE: o->icicle = true; break;
+        case OPT_TID:
+            if (ct_tid_parse(optarg, &o->tids, &o->ntids) != 0)
+                bad_usage("--tid wants thread ids such as 4242 or 4242,4243, "
+                          "got '%s'", optarg);
+            break;
         case 'o': o->output = optarg; break;
         case 'j': {
             unsigned long v = strtoul(optarg, &end, 10);

@@ -17,6 +17,7 @@
 #include "progress.h"
 #include "reader.h"
 #include "report.h"
+#include "tidsel.h"
 #include "util.h"
 
 static bool is_input(const struct ct_input *in, int fd)
@@ -140,6 +141,7 @@ int main(int argc, char **argv)
     struct ct_tee tee;
     struct ct_range_filter range = {0};
     struct ct_hide_filter hide = {0};
+    struct ct_tid_filter tidsel = {0};
     struct ct_sink *sink;
 
     if (opts.dump || opts.export_format) {
@@ -175,6 +177,11 @@ int main(int argc, char **argv)
         ct_hide_filter_init(&hide, sink, &info, opts.hide, opts.nhide);
         sink = &hide.sink;
     }
+    /* Threads left out by --tid, likewise, before any view. */
+    if (opts.ntids) {
+        ct_tid_filter_init(&tidsel, sink, &info, opts.tids, opts.ntids);
+        sink = &tidsel.sink;
+    }
 
     /* Only the profile alone can be made in parts and merged. */
     if (profile && sink == ct_profile_sink(profile) && !opts.per_thread &&
@@ -188,6 +195,13 @@ int main(int argc, char **argv)
     ct_progress_end();
     if (info.stopped[0] && status == CT_EXIT_OK)
         status = CT_EXIT_BAD_INPUT;
+
+    if (opts.ntids && !ct_tid_filter_finish(&tidsel)) {
+        ct_error("%s: --tid names no thread of the trace ('calltrace info "
+                 "%s' lists them)", in.path, in.path);
+        if (status == CT_EXIT_OK)
+            status = CT_EXIT_USAGE;
+    }
 
     uint64_t in_window = 0;
     if (tree)
@@ -226,6 +240,7 @@ done:
     ct_range_filter_free(&range);
     ct_hide_filter_free(&hide);
     free(opts.hide);
+    free(opts.tids);
     ct_profile_free(profile);
     ct_trace_info_free(&info);
     ct_input_close(&in);

@@ -3,6 +3,7 @@
 #define CT_OPTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct ct_options {
@@ -40,6 +41,8 @@ struct ct_options {
     double edge_threshold;      /* --edge-threshold P (dot), -1 = default    */
     bool folded_calls;          /* --folded-value=calls (folded, flamegraph) */
     bool icicle;                /* --icicle: flamegraph top-down             */
+    uint64_t *tids;             /* --tid=TID[,...]: only these threads       */
+    size_t ntids;
 };
 
 /* Parses argv; on --help/--version prints and exits 0; on bad usage prints
