@@ -55,6 +55,9 @@ static void usage(FILE *f)
 "Input and output:\n"
 "      --format=NAME      read FILE as NAME instead of detecting it\n"
 "      --lenient          skip malformed lines of text logs, and count them\n"
+"      --info             what the trace is: command line, settings, start,\n"
+"                         duration, threads, clock, objects, events, losses\n"
+"                         (calltrace info; alone, or with -o and --format)\n"
 "      --dump             print the trace as OpenLaszlo raw records\n"
 "                         (<timestamp> <C|R|S|E|V> <name>)\n"
 "      --export=FORMAT    write the trace as FORMAT: openlaszlo, lms,\n"
@@ -217,7 +220,7 @@ enum {
     OPT_TREE, OPT_DEPTH, OPT_MIN_DURATION, OPT_FORMAT, OPT_LENIENT, OPT_DUMP,
     OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
     OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS, OPT_SHORT_NAMES, OPT_HIDE,
-    OPT_FOLDED_VALUE, OPT_ICICLE, OPT_TID,
+    OPT_FOLDED_VALUE, OPT_ICICLE, OPT_TID, OPT_INFO,
 };
 
 /* The CPUs online, at most 8: more threads than that only wait on memory. */
@@ -265,6 +268,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"folded-value", required_argument, NULL, OPT_FOLDED_VALUE},
         {"icicle", no_argument, NULL, OPT_ICICLE},
         {"tid", required_argument, NULL, OPT_TID},
+        {"info", no_argument, NULL, OPT_INFO},
         {"output", required_argument, NULL, 'o'},
         {"jobs", required_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
@@ -348,6 +352,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
             o->folded_calls = strcmp(optarg, "calls") == 0;
             break;
         case OPT_ICICLE: o->icicle = true; break;
+        case OPT_INFO: o->info = true; break;
         case OPT_TID:
             if (ct_tid_parse(optarg, &o->tids, &o->ntids) != 0)
                 bad_usage("--tid wants thread ids such as 4242 or 4242,4243, "
@@ -377,6 +382,13 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
                                        : "only one input file at a time");
     o->input = argv[optind];
     refuse_conflicts(o, &seen);
+    /* --info reads the whole trace as it is: a window, a selection or a
+     * view's option would not change what it says. */
+    if (o->info && (mode_name(o) || seen.depth || seen.min_duration ||
+                    o->focus || o->graph_only || o->flat_only || o->brief ||
+                    o->per_thread || o->have_range || o->nhide || o->ntids ||
+                    o->by_line || o->oncpu || o->subtract_bias))
+        bad_usage("%s", "--info goes with -o, --format and --lenient only");
     if ((o->node_threshold >= 0 || o->edge_threshold >= 0) &&
         (!o->export_format || strcmp(o->export_format, "dot") != 0))
         bad_usage("%s", "--node-threshold and --edge-threshold go with "

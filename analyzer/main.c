@@ -12,6 +12,7 @@
 
 #include "export.h"
 #include "hide.h"
+#include "info.h"
 #include "options.h"
 #include "profile.h"
 #include "progress.h"
@@ -144,6 +145,10 @@ int main(int argc, char **argv)
     struct ct_tid_filter tidsel = {0};
     struct ct_sink *sink;
 
+    if (opts.info) {
+        status = ct_info_run(out, &in, reader, &info);
+        goto done;
+    }
     if (opts.dump || opts.export_format) {
         exporter = opts.dump ? ct_dump_new(out, &info)
                              : ct_exporter_new(opts.export_format, out, &info,

@@ -41,6 +41,7 @@ struct ct_options {
     double edge_threshold;      /* --edge-threshold P (dot), -1 = default    */
     bool folded_calls;          /* --folded-value=calls (folded, flamegraph) */
     bool icicle;                /* --icicle: flamegraph top-down             */
+    bool info;                  /* --info: what the trace is                 */
     uint64_t *tids;             /* --tid=TID[,...]: only these threads       */
     size_t ntids;
 };
