@@ -68,7 +68,7 @@ _calltrace_complete_words()
         --clock=*) _calltrace_values "$cur" "tsc monotonic"; return;;
         --sample-clock=*) _calltrace_values "$cur" "cpu wall"; return;;
         --cputime=*) _calltrace_values "$cur" "switch clock off"; return;;
-        --filter=*|--trigger=*|--depth=*|--min-duration=*|--timeout=*) return;;
+        --filter=*|--trigger=*|--depth=*|--min-duration=*|--timeout=*|--tid=*) return;;
         --*=*)
             COMPREPLY=($(compgen -f -- "${cur#*=}")); return;;
         -*)
@@ -85,7 +85,7 @@ _calltrace()
     local cur cmd=${COMP_WORDS[0]}
     cur=$(_calltrace_cur)
     local analyzer; analyzer=$(_calltrace_analyzer "$cmd")
-    local verbs="record report tree dump export cflags control recv top help"
+    local verbs="record report tree dump info export cflags control recv top help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         if [[ $cur == -* ]]; then
             _calltrace_complete_words "$cur" "$analyzer" "$cmd" record
@@ -99,7 +99,7 @@ _calltrace()
     fi
     local verb=${COMP_WORDS[1]} i
     case $verb in
-        report|tree|dump)
+        report|tree|dump|info)
             _calltrace_complete_words "$cur" "$analyzer" "$cmd" "$verb"
             ;;
         export)
