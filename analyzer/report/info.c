@@ -194,8 +194,9 @@ static void put_threads(FILE *out, const struct ct_trace_info *info,
                 ti->name[0] ? ti->name : "-", t->events, t->calls,
                 t->samples, t->lost,
                 t->any ? ct_ticks_to_ns(info, t->last - t->first) / 1e9 : 0.0,
-                t->ended || ti->tid == info->pid ? ""
-                                                 : " (no end recorded)");
+                t->ended || ti->tid == info->pid || t->events == t->samples
+                    ? "" /* the main thread, or samples only (kernel) */
+                    : " (no end recorded)");
     }
 }
 
