@@ -65,6 +65,14 @@ check "$G" "0 0 5 1 "
 check "$B" "0 3 0 1 "
 cp "$T/v.tree" "$T/beta.tree"
 
+# calltrace top's table of the finished trace, likewise.
+"$FRONT" top --tid="$A,$G" "$T/t.raw" > "$T/top.txt" || fail "top --tid"
+expect_eq "top --tid (f_alpha f_beta f_gamma worker)" "2 - 5 2 " "$(
+    for fn in f_alpha f_beta f_gamma worker; do
+        awk -v fn="$fn" '$NF==fn {print $(NF-2); f=1} END {if (!f) print "-"}' \
+            "$T/top.txt"
+    done | paste -sd' ') "
+
 # The summary lists the selected thread only, the others counted.
 "$REPORT_SAN" --tid="$B" -p "$T/t.raw" | has "Threads: 1 of 4 (--tid) (tid $B beta)" ||
     fail "summary: $("$REPORT_SAN" --tid="$B" -p "$T/t.raw" | grep Threads)"
