@@ -7,6 +7,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "calltrace_follow.h"
@@ -226,7 +227,14 @@ int ct_info_run(FILE *out, const struct ct_input *in,
     int status = reader->read(in, info, &c.sink, NULL);
     bool binary = strcmp(reader->name, "calltrace") == 0;
     put_text(out, "file:", in->path);
-    fprintf(out, "%-14s %zu bytes\n", "size:", in->size);
+    /* A trace is a sparse file: pages reserved and never written take
+     * no room on disk. */
+    struct stat st;
+    fprintf(out, "%-14s %zu bytes", "size:", in->size);
+    if (stat(in->path, &st) == 0 && S_ISREG(st.st_mode))
+        fprintf(out, ", %llu on disk",
+                (unsigned long long)st.st_blocks * 512ull);
+    fputc('\n', out);
     if (binary && in->size >= sizeof(struct ct_file_header))
         put_header(out, in);
     else

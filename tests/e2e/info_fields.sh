@@ -17,7 +17,7 @@ expect_eq "program" "$T/app" "$(field program)"
 expect_eq "pid" "$(tid main) (parent $$)" "$(field pid)"
 expect_eq "state" "closed cleanly" "$(field state)"
 expect_eq "mode" "trace (every call and return)" "$(field mode)"
-expect_eq "size" "$(stat -c %s t.raw) bytes" "$(field size)"
+expect_eq "size" "$(stat -c %s t.raw) bytes, $(($(stat -c %b t.raw) * $(stat -c %B t.raw))) on disk" "$(field size)"
 field setting | sort > settings.txt
 printf '%s\n' CALLTRACE_BUFSIZE=64K CALLTRACE_LIBCALLS=none \
     "CALLTRACE_OUTPUT=$T/t.raw" | cmp -s - settings.txt ||
