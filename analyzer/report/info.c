@@ -216,8 +216,20 @@ static void put_lost(FILE *out, const struct ct_trace_info *info,
     if (info->switches_lost)
         fprintf(out, "  %" PRIu64 " context-switch records dropped by the "
                 "kernel (ring full)\n", info->switches_lost);
-    for (size_t i = 0; i < info->nmeta; i++)
-        fprintf(out, "  %s: %s\n", info->meta[i].key, info->meta[i].value);
+}
+
+/* What the reader noted of the input (flight recorder, writer state, a
+ * text log's header lines), and where reading stopped. */
+static void put_notes(FILE *out, const struct ct_trace_info *info)
+{
+    for (size_t i = 0; i < info->nmeta; i++) {
+        char line[512];
+        snprintf(line, sizeof line, "%s: %s", info->meta[i].key,
+                 info->meta[i].value);
+        put_text(out, "note:", line);
+    }
+    if (info->stopped[0])
+        put_text(out, "damaged:", info->stopped);
 }
 
 int ct_info_run(FILE *out, const struct ct_input *in,
@@ -267,6 +279,7 @@ int ct_info_run(FILE *out, const struct ct_input *in,
             c.returns, c.samples, c.user,
             c.events - c.calls - c.returns - c.samples - c.user);
     put_lost(out, info, &c);
+    put_notes(out, info);
     put_objects(out, info);
     free(c.t);
     return status;

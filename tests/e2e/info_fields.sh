@@ -47,6 +47,14 @@ bid=$(readelf -n app | sed -n 's/.*Build ID: *//p')
 grep -A1 "^  object $T/app\$" info.txt > obj.txt || fail "app not listed"
 has "build-id $bid; symbols: symbol table; lines: yes" obj.txt ||
     fail "object: $(cat obj.txt)"
+# A damaged trace: what was read, where it stopped, exit status 2.
+head -c $(($(stat -c %s t.raw) - 100)) t.raw > cut.raw
+set +e
+"$REPORT_SAN" --info cut.raw > cut.txt 2> /dev/null
+expect_eq "damaged: status" 2 $?
+set -e
+has "^damaged: " cut.txt || fail "damage not said: $(cat cut.txt)"
+has "^command line:  ./app one 'two words'\$" cut.txt || fail "cut: no command"
 # The analyzer's --info says the same; a view's option is refused.
 "$REPORT_SAN" --info t.raw | cmp -s - info.txt || fail "--info differs"
 set +e
