@@ -206,19 +206,25 @@ static int sections(struct request *r, const struct ct_fe_recording *rec,
                           "needs --merge", r->file, rec->n);
     int worst = 0;
     size_t base = r->nargs;
+    bool *keep = ct_fe_tid_pick(r->args, rec);
+    bool first = true;
     for (size_t i = 0; i < rec->n; i++) {
         const struct ct_fe_trace *t = &rec->traces[i];
-        printf("%s==== Process %llu: %s (%s) ====\n", i ? "\n" : "",
+        if (keep && !keep[i])
+            continue; /* --tid names no thread of it */
+        printf("%s==== Process %llu: %s (%s) ====\n", first ? "" : "\n",
                (unsigned long long)t->stats.pid,
                t->stats.program[0] ? t->stats.program : "?", t->path);
         fflush(stdout);
         r->nargs = base;
         push(r, "--");
         push(r, t->path);
+        first = false;
         int st = ct_fe_run_tool(r->args);
         if (st < 0 || st > worst)
             worst = st < 0 ? CT_FE_FAILED : st;
     }
+    free(keep);
     return worst;
 }
 

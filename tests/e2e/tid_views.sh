@@ -73,6 +73,15 @@ expect_eq "top --tid (f_alpha f_beta f_gamma worker)" "2 - 5 2 " "$(
             "$T/top.txt"
     done | paste -sd' ') "
 
+# A recording of two processes: only the section of the process that has
+# the thread is printed.
+"$FRONT" record -o "$T/rec" sh -c '"$0" && "$0"' "$T/app" > "$T/rec.out" 2>&1 ||
+    fail "record: $(cat "$T/rec.out")"
+B2=$(awk '$1=="beta"{b=$2} END{print b}' "$T/rec.out")
+"$FRONT" tree --tid="$B2" "$T/rec" > "$T/rec.tree" || fail "tree of rec"
+expect_eq "sections" 1 "$(grep -c '^==== Process' "$T/rec.tree")"
+expect_eq "f_beta calls in rec" 3 "$(grep -cE '\| +f_beta\(\);$' "$T/rec.tree")"
+
 # The summary lists the selected thread only, the others counted.
 "$REPORT_SAN" --tid="$B" -p "$T/t.raw" | has "Threads: 1 of 4 (--tid) (tid $B beta)" ||
     fail "summary: $("$REPORT_SAN" --tid="$B" -p "$T/t.raw" | grep Threads)"
