@@ -76,16 +76,22 @@ static void put_time(FILE *out, const char *key, int64_t epoch_ns)
             epoch_ns % 1000000000 / 1000);
 }
 
-/* "key:" padded, then the value; control characters escaped so that a
- * name cannot break the lines. */
-static void put_text(FILE *out, const char *key, const char *s)
+/* s with control characters escaped, so that a name from the trace
+ * cannot break the lines. */
+static void put_esc(FILE *out, const char *s)
 {
-    fprintf(out, "%-14s ", key);
     for (; *s; s++)
         if ((unsigned char)*s < 0x20 || *s == 0x7f)
             fprintf(out, "\\x%02x", (unsigned char)*s);
         else
             fputc(*s, out);
+}
+
+/* "key:" padded, then the value, escaped. */
+static void put_text(FILE *out, const char *key, const char *s)
+{
+    fprintf(out, "%-14s ", key);
+    put_esc(out, s);
     fputc('\n', out);
 }
 
@@ -163,7 +169,9 @@ static void put_objects(FILE *out, const struct ct_trace_info *info)
     for (size_t i = 0; i < n; i++) {
         struct ct_object_info o;
         ct_symbolizer_object(s, i, &o);
-        fprintf(out, "  object %s\n    build-id ", o.path);
+        fputs("  object ", out);
+        put_esc(out, o.path);
+        fputs("\n    build-id ", out);
         for (size_t k = 0; k < o.build_id_len; k++)
             fprintf(out, "%02x", o.build_id[k]);
         if (!o.build_id_len)
@@ -190,9 +198,11 @@ static void put_threads(FILE *out, const struct ct_trace_info *info,
         fprintf(out, "  thread %" PRIu64, ti->tid);
         if (ti->context)
             fprintf(out, ":%" PRIu64, ti->context);
-        fprintf(out, " name=%s events=%" PRIu64 " calls=%" PRIu64
+        fputs(" name=", out);
+        put_esc(out, ti->name[0] ? ti->name : "-");
+        fprintf(out, " events=%" PRIu64 " calls=%" PRIu64
                 " samples=%" PRIu64 " lost=%" PRIu64 " duration=%.6fs%s\n",
-                ti->name[0] ? ti->name : "-", t->events, t->calls,
+                t->events, t->calls,
                 t->samples, t->lost,
                 t->any ? ct_ticks_to_ns(info, t->last - t->first) / 1e9 : 0.0,
                 t->ended || ti->tid == info->pid || t->events == t->samples
