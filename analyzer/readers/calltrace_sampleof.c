@@ -35,7 +35,8 @@ void ctr_sample_tids(struct rd *r, const struct block *blocks, size_t n)
         r->tids[r->ntids++] = (struct ctr_tid_span){b->tid, b->first,
                                                     b->thread};
     }
-    qsort(r->tids, r->ntids, sizeof *r->tids, cmp_span);
+    if (r->ntids > 1) /* qsort wants a table, even empty */
+        qsort(r->tids, r->ntids, sizeof *r->tids, cmp_span);
     /* One entry per thread: its earliest block. */
     size_t k = 0;
     for (size_t i = 0; i < r->ntids; i++)
