@@ -9,6 +9,7 @@
 #include "options.h"
 #include "reader.h"
 #include "report.h"
+#include "tidsel.h"
 #include "util.h"
 
 #ifndef CALLTRACE_VERSION
@@ -66,10 +67,16 @@ static void usage(FILE *f)
 "      --slowest=FUNC     instead of the report: FUNC's longest calls, with\n"
 "                         thread, start and the tree command that shows each\n"
 "  -n, --count=N          with --slowest: how many (default 10)\n"
+"      --tid=TID[,TID]... only the threads with these kernel tids, in every\n"
+"                         output (report, --tree, --dump, --export);\n"
+"                         repeatable; 'calltrace info' lists the tids\n"
 "\n"
 "Input and output:\n"
 "      --format=NAME      read FILE as NAME instead of detecting it\n"
 "      --lenient          skip malformed lines of text logs, and count them\n"
+"      --info             what the trace is: command line, settings, start,\n"
+"                         duration, threads, clock, objects, events, losses\n"
+"                         (calltrace info; alone, or with -o and --format)\n"
 "      --dump             print the trace as OpenLaszlo raw records\n"
 "                         (<timestamp> <C|R|S|E|V> <name>)\n"
 "      --export=FORMAT    write the trace as FORMAT: openlaszlo, lms,\n"
@@ -245,7 +252,7 @@ enum {
     OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
     OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS, OPT_SHORT_NAMES, OPT_HIDE,
     OPT_FOLDED_VALUE, OPT_ICICLE, OPT_DIFF, OPT_THRESHOLD, OPT_STATS, OPT_SORT,
-    OPT_SLOWEST,
+    OPT_SLOWEST, OPT_TID, OPT_INFO,
 };
 
 /* The CPUs online, at most 8: more threads than that only wait on memory. */
@@ -298,6 +305,8 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"sort", required_argument, NULL, OPT_SORT},
         {"slowest", required_argument, NULL, OPT_SLOWEST},
         {"count", required_argument, NULL, 'n'},
+        {"tid", required_argument, NULL, OPT_TID},
+        {"info", no_argument, NULL, OPT_INFO},
         {"output", required_argument, NULL, 'o'},
         {"jobs", required_argument, NULL, 'j'},
         {"help", no_argument, NULL, 'h'},
@@ -406,6 +415,12 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
             seen.count = true;
             break;
         }
+        case OPT_INFO: o->info = true; break;
+        case OPT_TID:
+            if (ct_tid_parse(optarg, &o->tids, &o->ntids) != 0)
+                bad_usage("--tid wants thread ids such as 4242 or 4242,4243, "
+                          "got '%s'", optarg);
+            break;
         case 'o': o->output = optarg; break;
         case 'j': {
             unsigned long v = strtoul(optarg, &end, 10);
@@ -433,6 +448,14 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
     const char *no_diff = ct_diff_refuse(o);
     if (no_diff)
         bad_usage("%s", no_diff);
+    /* --info reads the whole trace as it is: a window, a selection or a
+     * view's option would not change what it says. */
+    if (o->info && (mode_name(o) || seen.depth || seen.min_duration ||
+                    o->focus || o->graph_only || o->flat_only || o->brief ||
+                    o->per_thread || o->have_range || o->nhide || o->ntids ||
+                    o->by_line || o->oncpu || o->subtract_bias || o->stats ||
+                    o->sort || o->slowest || o->diff_base))
+        bad_usage("%s", "--info goes with -o, --format and --lenient only");
     if ((o->node_threshold >= 0 || o->edge_threshold >= 0) &&
         (!o->export_format || strcmp(o->export_format, "dot") != 0))
         bad_usage("%s", "--node-threshold and --edge-threshold go with "

@@ -13,11 +13,13 @@
 #include "diff.h"
 #include "export.h"
 #include "hide.h"
+#include "info.h"
 #include "options.h"
 #include "profile.h"
 #include "progress.h"
 #include "reader.h"
 #include "report.h"
+#include "tidsel.h"
 #include "util.h"
 
 static bool is_input(const struct ct_input *in, int fd)
@@ -143,8 +145,13 @@ int main(int argc, char **argv)
     struct ct_tee tee;
     struct ct_range_filter range = {0};
     struct ct_hide_filter hide = {0};
+    struct ct_tid_filter tidsel = {0};
     struct ct_sink *sink;
 
+    if (opts.info) {
+        status = ct_info_run(out, &in, reader, &info);
+        goto done;
+    }
     if (opts.dump || opts.export_format) {
         exporter = opts.dump ? ct_dump_new(out, &info)
                              : ct_exporter_new(opts.export_format, out, &info,
@@ -178,6 +185,11 @@ int main(int argc, char **argv)
         ct_hide_filter_init(&hide, sink, &info, opts.hide, opts.nhide);
         sink = &hide.sink;
     }
+    /* Threads left out by --tid, likewise, before any view. */
+    if (opts.ntids) {
+        ct_tid_filter_init(&tidsel, sink, &info, opts.tids, opts.ntids);
+        sink = &tidsel.sink;
+    }
 
     /* Only the profile alone can be made in parts and merged. */
     if (profile && sink == ct_profile_sink(profile) && !opts.per_thread &&
@@ -191,6 +203,13 @@ int main(int argc, char **argv)
     ct_progress_end();
     if (info.stopped[0] && status == CT_EXIT_OK)
         status = CT_EXIT_BAD_INPUT;
+
+    if (opts.ntids && !ct_tid_filter_finish(&tidsel)) {
+        ct_error("%s: --tid names no thread of the trace ('calltrace info "
+                 "%s' lists them)", in.path, in.path);
+        if (status == CT_EXIT_OK)
+            status = CT_EXIT_USAGE;
+    }
 
     uint64_t in_window = 0;
     if (tree)
@@ -231,6 +250,7 @@ done:
     ct_range_filter_free(&range);
     ct_hide_filter_free(&hide);
     free(opts.hide);
+    free(opts.tids);
     ct_profile_free(profile);
     ct_trace_info_free(&info);
     ct_input_close(&in);

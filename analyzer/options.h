@@ -3,6 +3,7 @@
 #define CT_OPTIONS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct ct_options {
@@ -47,6 +48,9 @@ struct ct_options {
     const char *sort;           /* --sort KEY, NULL = self                   */
     const char *slowest;        /* --slowest FUNC: its longest calls         */
     uint32_t slowest_n;         /* -n N with --slowest (default 10)          */
+    bool info;                  /* --info: what the trace is                 */
+    uint64_t *tids;             /* --tid=TID[,...]: only these threads       */
+    size_t ntids;
 };
 
 /* Parses argv; on --help/--version prints and exits 0; on bad usage prints

@@ -70,7 +70,7 @@ _calltrace_complete_words()
         --cputime=*) _calltrace_values "$cur" "switch clock off"; return;;
         --sort=*) _calltrace_values "$cur" "self calls total avg name min p50 p90 p99 max"; return;;
         --slowest=*) return;;
-        --filter=*|--trigger=*|--depth=*|--min-duration=*|--timeout=*|--threshold=*) return;;
+        --filter=*|--trigger=*|--depth=*|--min-duration=*|--timeout=*|--threshold=*|--tid=*) return;;
         --*=*)
             COMPREPLY=($(compgen -f -- "${cur#*=}")); return;;
         -*)
@@ -87,7 +87,7 @@ _calltrace()
     local cur cmd=${COMP_WORDS[0]}
     cur=$(_calltrace_cur)
     local analyzer; analyzer=$(_calltrace_analyzer "$cmd")
-    local verbs="record report tree dump export diff slowest cflags control recv top help"
+    local verbs="record report tree dump info export diff slowest cflags control recv top help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         if [[ $cur == -* ]]; then
             _calltrace_complete_words "$cur" "$analyzer" "$cmd" record
@@ -101,7 +101,7 @@ _calltrace()
     fi
     local verb=${COMP_WORDS[1]} i
     case $verb in
-        report|tree|dump|diff)
+        report|tree|dump|diff|info)
             _calltrace_complete_words "$cur" "$analyzer" "$cmd" "$verb"
             ;;
         export)

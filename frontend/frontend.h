@@ -138,6 +138,9 @@ struct ct_fe_recording {
  * 0, or -1 with a message. */
 int ct_fe_recording_open(struct ct_fe_recording *r, const char *path);
 void ct_fe_recording_free(struct ct_fe_recording *r);
+/* tidpick.c: with --tid among the analyzer options args, which traces of
+ * rec hold a thread named (malloc'ed, rec->n entries); NULL for all. */
+bool *ct_fe_tid_pick(char **args, const struct ct_fe_recording *rec);
 /* Whether a folder entry name is one of the tracer's files. */
 bool ct_fe_is_trace_name(const char *name);
 /* How many of them a folder holds (0 when it cannot be read). */

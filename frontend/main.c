@@ -22,6 +22,8 @@ static void usage(FILE *f)
 "  report [OPTION]... [FILE]    the gprof-format report (calltrace-report)\n"
 "  tree [OPTION]... [FILE]      the call tree (report --tree)\n"
 "  dump [OPTION]... [FILE]      every event, one a line (report --dump)\n"
+"  info [OPTION]... [FILE]      what the trace is: command line, settings,\n"
+"                      start, threads, clock, objects, events, losses\n"
 "  export FORMAT [OPTION]... [FILE]\n"
 "                      write the trace as FORMAT (report --export=FORMAT)\n"
 "  diff [OPTION]... [OLD [NEW]]\n"
@@ -77,9 +79,8 @@ void ct_fe_version(void)
 }
 
 static const char *const verbs[] = {
-    "record", "report", "tree", "dump", "export", "diff", "slowest", "cflags",
-    "control",
-    "recv", "top", "help",
+    "record", "report", "tree", "dump", "info", "export", "diff", "slowest",
+    "cflags", "control", "recv", "top", "help",
 };
 
 /* Edit distance (insertions, deletions, substitutions, swaps of two
@@ -149,6 +150,8 @@ int main(int argc, char **argv)
         return ct_fe_report(argc - 1, argv + 1, "tree", "--tree");
     if (strcmp(verb, "dump") == 0)
         return ct_fe_report(argc - 1, argv + 1, "dump", "--dump");
+    if (strcmp(verb, "info") == 0)
+        return ct_fe_report(argc - 1, argv + 1, "info", "--info");
     if (strcmp(verb, "export") == 0)
         return ct_fe_report(argc - 1, argv + 1, "export", "--export");
     if (strcmp(verb, "diff") == 0)

@@ -1,5 +1,6 @@
 /*
- * calltrace report / tree / dump / export: calltrace-report on a recording.
+ * calltrace report / tree / dump / info / export: calltrace-report on a
+ * recording.
  * A single trace is handed to the analyzer as it is (exec, so its output
  * and status are the analyzer's); a folder of per-process traces is
  * reported one section per process, or as one profile with --merge.
@@ -36,6 +37,7 @@ static void usage(const char *verb, const char *analyzer)
            verb, strcmp(verb, "export") == 0 ? " FORMAT" : "",
            strcmp(verb, "tree") == 0 ? " --tree"
            : strcmp(verb, "dump") == 0 ? " --dump"
+           : strcmp(verb, "info") == 0 ? " --info"
            : strcmp(verb, "export") == 0 ? " --export=FORMAT" : "");
     fflush(stdout);
     if (analyzer) {
@@ -245,19 +247,25 @@ static int sections(struct request *r, const struct ct_fe_recording *rec,
                                                "--merge");
     int worst = 0;
     size_t base = r->nargs;
+    bool *keep = ct_fe_tid_pick(r->args, rec);
+    bool first = true;
     for (size_t i = 0; i < rec->n; i++) {
         const struct ct_fe_trace *t = &rec->traces[i];
-        printf("%s==== Process %llu: %s (%s) ====\n", i ? "\n" : "",
+        if (keep && !keep[i])
+            continue; /* --tid names no thread of it */
+        printf("%s==== Process %llu: %s (%s) ====\n", first ? "" : "\n",
                (unsigned long long)t->stats.pid,
                t->stats.program[0] ? t->stats.program : "?", t->path);
         fflush(stdout);
         r->nargs = base;
         push(r, "--");
         push(r, t->path);
+        first = false;
         int st = ct_fe_run_tool(r->args);
         if (st < 0 || st > worst)
             worst = st < 0 ? CT_FE_FAILED : st;
     }
+    free(keep);
     return worst;
 }
 
@@ -308,6 +316,11 @@ int ct_fe_report(int argc, char **argv, const char *verb, const char *extra)
         struct ct_fe_recording rec;
         if (ct_fe_recording_open(&rec, r.file) != 0)
             return CT_FE_FAILED;
+        if (strcmp(verb, "info") == 0 && !r.merge) {
+            printf("recording:     %s, %zu process%s\n", r.file, rec.n,
+                   rec.n == 1 ? "" : "es");
+            fflush(stdout);
+        }
         int status = r.merge ? merged(&r, &rec)
                    : rec.n == 1 ? (push(&r, "--"), push(&r, rec.traces[0].path),
                                    ct_fe_run_tool(r.args))

@@ -16,6 +16,7 @@
 
 #include "frontend.h"
 #include "record.h"
+#include "tidsel.h"
 #include "top.h"
 #include "util.h"
 
@@ -37,6 +38,7 @@ static void usage(FILE *f)
 "  -s, --since-start       figures since the start (default: the last\n"
 "                          interval)\n"
 "  -n, --iterations=N      stop after N refreshes\n"
+"      --tid=TID[,TID]...  only these threads (kernel tids; repeatable)\n"
 "  -r, --rows=N            functions per table when not on a terminal\n"
 "                          (default 20; a terminal shows what fits)\n"
 "  -b, --subtract-bias     take the tracer's measured per-call cost off,\n"
@@ -155,6 +157,7 @@ int ct_fe_top(int argc, char **argv)
         {"iterations", required_argument, NULL, 'n'},
         {"rows", required_argument, NULL, 'r'},
         {"subtract-bias", no_argument, NULL, 'b'},
+        {"tid", required_argument, NULL, 'T'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -165,6 +168,8 @@ int ct_fe_top(int argc, char **argv)
     t.rows = 20;
     int iterations = 0, c;
     bool subtract_bias = false;
+    uint64_t *tids = NULL;
+    size_t ntids = 0;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+i:tsn:r:bhV", longs, NULL)) != -1) {
         switch (c) {
@@ -182,6 +187,11 @@ int ct_fe_top(int argc, char **argv)
         case 'n': iterations = parse_count(optarg, "--iterations"); break;
         case 'r': t.rows = (unsigned)parse_count(optarg, "--rows"); break;
         case 'b': subtract_bias = true; break;
+        case 'T':
+            if (ct_tid_parse(optarg, &tids, &ntids) != 0)
+                ct_fe_usage_error("top", "--tid: expected thread ids such as "
+                                  "4242 or 4242,4243, got '%s'", optarg);
+            break;
         case 'h': usage(stdout); return 0;
         case 'V': ct_fe_version();
         default:
@@ -242,7 +252,14 @@ int ct_fe_top(int argc, char **argv)
     ct_trace_info_init(&t.info, t.path, "calltrace");
     struct ct_profile_opts po = {.subtract_bias = subtract_bias};
     t.prof = ct_profile_new(&t.info, &po);
-    t.follow = ct_follow_new(&t.info, ct_profile_sink(t.prof));
+    /* --tid: as in every view of calltrace-report (tidsel.h) */
+    struct ct_tid_filter tidsel;
+    struct ct_sink *sink = ct_profile_sink(t.prof);
+    if (ntids) {
+        ct_tid_filter_init(&tidsel, sink, &t.info, tids, ntids);
+        sink = &tidsel.sink;
+    }
+    t.follow = ct_follow_new(&t.info, sink);
     top_catch_signals();
     if (refresh(&t) != CT_EXIT_OK && !ct_follow_status(t.follow)->header_read) {
         ct_follow_free(t.follow);
@@ -296,6 +313,7 @@ int ct_fe_top(int argc, char **argv)
     free(t.prev.f);
     free(t.cur.f);
     free(found);
+    free(tids);
     if (sig)
         return 128 + sig;
     return status;

@@ -29,6 +29,7 @@
 #define CT_FILE_HEADER_SIZE 4096u
 #define CT_BLOCK_ALIGN 4096u
 #define CT_PATH_MAX 1024
+#define CT_SETTINGS_MAX 1024
 
 /* ct_file_header.flags */
 #define CT_FILE_FINISHED 0x1u  /* the process closed the trace cleanly      */
@@ -97,7 +98,17 @@ struct ct_file_header {
     uint64_t reserved[2];
     char exe[CT_PATH_MAX];          /* NUL-terminated /proc/self/exe          */
     char cmdline[CT_PATH_MAX];      /* argv joined by spaces, NUL-terminated  */
+    char settings[CT_SETTINGS_MAX]; /* the CALLTRACE_* environment the tracer
+                                       started with, "NAME=value" entries
+                                       each ended by '\n' (whole entries that
+                                       fit), NUL-terminated; all zero in
+                                       traces of tracers before it         */
 };
+
+#ifndef __cplusplus
+_Static_assert(sizeof(struct ct_file_header) <= CT_FILE_HEADER_SIZE,
+               "the file header fits its page");
+#endif
 
 #define CT_BLOCK_MAGIC 0x4b4c4243u  /* "CBLK" */
 #define CT_BLOCK_HEADER_SIZE 64u

@@ -689,6 +689,23 @@ static void read_cmdline(char *dst, size_t cap)
     }
 }
 
+/* The settings the trace was made with, for `calltrace info`: the
+ * CALLTRACE_* entries of the environment at start, whole ones that fit. */
+static void put_settings(char *dst, size_t cap)
+{
+    size_t used = 0;
+    for (size_t i = 0; i < ct_env_count(); i++) {
+        const char *e = ct_env_entry(i);
+        size_t len = strlen(e);
+        if (used + len + 1 >= cap)
+            continue;
+        memcpy(dst + used, e, len);
+        used += len;
+        dst[used++] = '\n';
+    }
+    dst[used] = '\0';
+}
+
 static void fill_header(struct ct_file_header *h, uint32_t ppid)
 {
     memcpy(h->magic, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN);
@@ -719,6 +736,7 @@ static void fill_header(struct ct_file_header *h, uint32_t ppid)
     ssize_t n = readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
     h->exe[n > 0 ? n : 0] = '\0';
     read_cmdline(h->cmdline, sizeof h->cmdline);
+    put_settings(h->settings, sizeof h->settings);
 }
 
 static const char *file_kind(mode_t mode)

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -208,6 +209,25 @@ static void close_block(struct ct_thread *t, uint64_t now, uint32_t flags,
 static uint8_t *block_end(const struct ct_thread *t)
 {
     return t->limit - CT_BLOCK_RESERVE;
+}
+
+/*
+ * The thread's name, when the program gave it one (pthread_setname_np,
+ * prctl): a THREAD_NAME record before the thread's end, so that the views
+ * and `calltrace info` name it.  A thread that kept the program's name
+ * gets none.  Read by raw system call, which leaves errno alone, and only
+ * into room the block has (this may run in a crash handler).
+ */
+static void put_name(struct ct_thread *t)
+{
+    char name[16] = {0};
+    if (!t->blk || ct_rsys(SYS_prctl, PR_GET_NAME, (long)name, 0, 0, 0, 0))
+        return;
+    size_t len = strnlen(name, sizeof name - 1);
+    if (!len || strncmp(name, program_invocation_short_name, len + 1) == 0 ||
+        t->pos + len + 16 > block_end(t))
+        return;
+    put_ext(t, ct_now(), CT_EXT_THREAD_NAME, name, len);
 }
 
 /* The `end` the hot path checks: the block's, or the next checkpoint at
@@ -1066,6 +1086,7 @@ void ct_thread_close_current(int last)
         ct_filter_thread_close(t);
     if (t->blk)
         ct_cpu_record(t, block_end(t), 1);
+    put_name(t);
     close_block(t, ct_now(), last ? CT_BLOCK_LAST : 0, 0);
     slow_end(t);
 }
@@ -1100,6 +1121,8 @@ void ct_thread_key_dtor(void *arg)
         ct_filter_thread_close(t);
     if (t->blk && t->cpu.mode && ensure_room(t, 128) == 0)
         ct_cpu_record(t, block_end(t), 1);
+    if (t->blk && ensure_room(t, 32) == 0)
+        put_name(t);
     close_block(t, ct_now(), CT_BLOCK_LAST, 0);
     ct_supply_thread_end(t);
     ct_cpu_thread_release(t, 0);

@@ -88,6 +88,8 @@ struct object {
     size_t nsyms;
     uint64_t *starts;       /* function starts from .eh_frame_hdr, sorted */
     size_t nstarts;
+    bool build_id_differs;  /* the file is not the build that was traced  */
+    const char *symbols;    /* where its names came from, for info        */
 };
 
 struct map {
@@ -422,6 +424,7 @@ static void check_build_id(struct object *o)
         same = desc + descsz <= size && descsz == o->build_id_len &&
                memcmp(note + desc, o->build_id, descsz) == 0;
     }
+    o->build_id_differs = !same;
     if (!same)
         ct_warn("%s: binary changed since tracing (build-id differs); "
                 "names may be wrong", o->path);
@@ -585,6 +588,7 @@ static void load_object(struct object *o)
 
     asymbol **tab = NULL;
     long n = read_symtab(abfd, &tab, false);
+    o->symbols = n ? "symbol table" : "none";
     bfd *debug = n == 0 ? open_debug_file(o) : NULL;
     if (debug) {
         /* Same addresses, with the symbols and lines the object lost. */
@@ -592,12 +596,16 @@ static void load_object(struct object *o)
         if (n > 0) {
             bfd_close(abfd);
             o->abfd = abfd = debug;
+            o->symbols = "debug file (/usr/lib/debug/.build-id)";
         } else {
             bfd_close(debug);
         }
     }
-    if (n == 0)
+    if (n == 0) {
         n = read_symtab(abfd, &tab, true); /* stripped: dynamic symbols */
+        if (n)
+            o->symbols = "dynamic symbols only (stripped)";
+    }
     /* bfd_find_nearest_line wants a NULL-terminated table, even empty. */
     o->symtab = tab ? tab : ct_xcalloc(1, sizeof *tab);
     long nplt = read_plt_symbols(o);
@@ -850,4 +858,27 @@ bool ct_symbolizer_line(void *ctx, uint64_t pc, char **file, uint32_t *line)
         *line = l;
     }
     return true;
+}
+
+size_t ct_symbolizer_nobjects(const struct ct_symbolizer *s)
+{
+    return s->nobjs;
+}
+
+void ct_symbolizer_object(struct ct_symbolizer *s, size_t i,
+                          struct ct_object_info *oi)
+{
+    struct object *o = s->objs[i];
+    if (!o->opened)
+        load_object(o);
+    *oi = (struct ct_object_info){
+        .path = o->path,
+        .build_id = o->build_id,
+        .build_id_len = o->build_id_len,
+        .opened = o->abfd != NULL,
+        .build_id_differs = o->abfd && o->build_id_differs,
+        .symbols = o->abfd ? o->symbols : NULL,
+        .lines = o->abfd &&
+                 bfd_get_section_by_name(o->abfd, ".debug_line") != NULL,
+    };
 }

@@ -87,4 +87,20 @@ bool ct_symbolizer_line(void *ctx, uint64_t pc, char **file, uint32_t *line);
  */
 void ct_symbolizer_resolve(void *ctx, struct ct_func *f);
 
+/* What `calltrace info` says of one loaded object. */
+struct ct_object_info {
+    const char *path;
+    const uint8_t *build_id;    /* as the trace recorded it               */
+    size_t build_id_len;
+    bool opened;                /* the file was found and read             */
+    bool build_id_differs;      /* ... but it is not the traced build      */
+    const char *symbols;        /* where names come from, NULL if unread   */
+    bool lines;                 /* it has a line table (.debug_line)       */
+};
+
+/* The objects the trace's MAPS blocks named, each opened on the call. */
+size_t ct_symbolizer_nobjects(const struct ct_symbolizer *s);
+void ct_symbolizer_object(struct ct_symbolizer *s, size_t i,
+                          struct ct_object_info *oi);
+
 #endif /* CT_SYMBOLIZE_H */

@@ -108,6 +108,7 @@ struct ct_thread_info {
     uint64_t context;     /* 0, or a coroutine (a context of thread tid
                              with a call stack of its own, CONTEXT records)
                              shown as a thread of its own                  */
+    bool excluded;        /* left out by --tid: the summaries omit it      */
 };
 
 /* ct_thread_info.oncpu and ct_trace_info.oncpu (as in calltrace_format.h) */

@@ -495,10 +495,10 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
         return true;
     case CT_EXT_SAMPLE_OF:
     case CT_EXT_SAMPLE: {
-        uint64_t weight;
-        /* A sample the sampler's thread wrote for another thread: counted
-         * like the thread's own (the profile is the process's). */
-        if (subtype == CT_EXT_SAMPLE_OF && ct_get_varint(&p, end, &weight) != 0)
+        uint64_t weight, tid = 0;
+        /* A sample the sampler's thread wrote for another thread: the
+         * sampled thread's, in every view (per thread, --tid). */
+        if (subtype == CT_EXT_SAMPLE_OF && ct_get_varint(&p, end, &tid) != 0)
             return false;
         if (r->worker) {
             r->damaged = true; /* the symbolizer is not shared */
@@ -515,12 +515,16 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
             r->pcs[i] = b;
             r->ids[i] = intern_pc(r, b, i > 0, ev->time);
         }
+        uint32_t own = ev->thread;
+        if (subtype == CT_EXT_SAMPLE_OF)
+            ev->thread = ctr_sample_thread(r, tid, ev->time);
         ev->kind = CT_EV_SAMPLE;
         ev->count = weight;
         ev->stack = r->ids;
         ev->pcs = r->pcs;
         ev->depth = (uint32_t)a;
         push(r, ev);
+        ev->thread = own;
         ev->count = 0;
         ev->stack = NULL;
         ev->pcs = NULL;

@@ -131,6 +131,9 @@ struct rd {
     uint64_t *pcs;
     size_t pcs_cap;
     struct ct_calltrace_stats *stats; /* &ct_calltrace_stats, or a worker's */
+    struct ctr_tid_span *tids; /* the threads' tids, for SAMPLE_OF records
+                               (calltrace_sampleof.c)                     */
+    size_t ntids;
     /* Set when a worker of the parallel decoder (calltrace_parallel.c)
      * decodes: it reports no damage and no progress itself, and gives up
      * (damaged) on anything the serial path must handle. */
@@ -185,6 +188,13 @@ void ctr_read_maps(struct ct_symbolizer *sym, const struct ct_input *in,
                    const struct block *b);
 int ctr_cmp_maps_time(const void *a, const void *b);
 int ctr_cmp_thread_seq(const void *a, const void *b);
+/* Which tid each thread has and from when, from the EVENTS blocks (after
+ * ctr_register_threads), for ctr_sample_thread. */
+void ctr_sample_tids(struct rd *r, const struct block *blocks, size_t n);
+/* The thread a SAMPLE_OF record of tid, written at time t by the sampler,
+ * is a sample of: the latest thread of that tid begun by t (the kernel
+ * reuses tids), else a thread of its own for a tid with no blocks. */
+uint32_t ctr_sample_thread(struct rd *r, uint64_t tid, uint64_t t);
 void ctr_register_threads(struct ct_trace_info *info, struct block *blocks,
                           size_t n);
 uint64_t ctr_first_record_time(const struct ct_input *in,

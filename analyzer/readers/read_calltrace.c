@@ -131,6 +131,7 @@ static int read_calltrace(const struct ct_input *in,
     info->pc_line_ctx = r->sym;
 
     ctr_register_threads(info, blocks, nblocks);
+    ctr_sample_tids(r, blocks, nblocks);
     ctr_flight_meta(&h, info, blocks, nblocks);
     uint64_t lost = 0;
     for (size_t i = 0; i < nblocks; i++)
@@ -204,6 +205,7 @@ static int read_calltrace(const struct ct_input *in,
     free(blocks);
     free(r->ids);
     free(r->pcs);
+    free(r->tids);
     free(r->buf);
     free(r);
     return info->stopped[0] ? CT_EXIT_BAD_INPUT : CT_EXIT_OK;

@@ -358,6 +358,9 @@ const char *ct_diff_refuse(const struct ct_options *o)
      * the distributions are not compared yet. */
     if (o->stats || o->sort || o->slowest)
         return "--diff does not go with --stats, --sort or --slowest";
+    /* thread ids are the kernel's of one run: the other run has others */
+    if (o->ntids)
+        return "--diff does not go with --tid";
     if (o->output && same_file(o->output, o->diff_base))
         return "-o names the --diff file: refusing to write over it";
     return NULL;

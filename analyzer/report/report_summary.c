@@ -33,13 +33,22 @@ static void print_date(FILE *out, const struct ct_trace_info *info,
  * tid is only a key) by name alone, after the others. */
 static void print_threads(FILE *out, const struct ct_trace_info *info)
 {
-    fprintf(out, " Threads: %" PRIu32, info->nthreads);
-    uint32_t shown = info->nthreads < 8 ? info->nthreads : 8;
+    /* --tid: the threads selected, then of how many */
+    uint32_t selected = 0;
+    for (uint32_t i = 0; i < info->nthreads; i++)
+        selected += !info->threads[i].excluded;
+    fprintf(out, " Threads: %" PRIu32, selected);
+    if (selected < info->nthreads)
+        fprintf(out, " of %" PRIu32 " (--tid)", info->nthreads);
+    uint32_t shown = selected < 8 ? selected : 8;
     const char *sep = " (";
     for (int synthetic = 0; synthetic < 2; synthetic++) {
         bool any = false;
-        for (uint32_t i = 0; i < shown; i++) {
+        for (uint32_t i = 0, k = 0; i < info->nthreads && k < shown; i++) {
             const struct ct_thread_info *t = &info->threads[i];
+            if (t->excluded)
+                continue;
+            k++;
             if (t->synthetic != (synthetic == 1))
                 continue;
             if (synthetic)
@@ -58,7 +67,7 @@ static void print_threads(FILE *out, const struct ct_trace_info *info)
             sep = "; ";
     }
     if (shown)
-        fprintf(out, "%s)", shown < info->nthreads ? ", ..." : "");
+        fprintf(out, "%s)", shown < selected ? ", ..." : "");
     fputc('\n', out);
 }
 

@@ -249,6 +249,8 @@ static int chrome_finish(struct ct_exporter *ex, struct ct_profile *profile)
                                            : x->info->path;
     metadata(x, "process_name", 0, prog);
     for (uint32_t i = 0; i < x->info->nthreads && i < x->tl.nthreads; i++) {
+        if (x->info->threads[i].excluded)
+            continue; /* --tid left it out: no empty track */
         char name[64];
         ct_trace_thread_label(x->info, i, name, sizeof name);
         metadata(x, "thread_name", tid_of(x, i), name);
