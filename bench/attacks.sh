@@ -21,7 +21,7 @@ export CT_BUILD=$(cd "${BUILD:-build}" && pwd)
 # test | the attack | whether the test checks recorded + lost = made
 ATTACKS='
 trace_fd_race|dup2 of the program'"'"'s own file over the tracer'"'"'s descriptors, 8 threads, 4K blocks|no
-trace_storage|trace truncated mid-run; full tmpfs; full ext2 without fallocate|yes
+trace_storage|trace truncated mid-run, also on btrfs and overlayfs; full tmpfs; full ext2 without fallocate|yes
 trace_paths|chdir, chroot, a mount namespace over the trace'"'"'s folder|yes
 trace_stack_use|every tracer path on a stack 1 KiB above the program'"'"'s need, sigaltstack handlers|no
 trace_notsc|PR_SET_TSC to SIGSEGV, seccomp strict mode|no
@@ -44,6 +44,7 @@ trace_signal_start|300 threads signalled during their first event|yes
 trace_exits|every way out: exit from a thread, _exit, quick_exit, abort, exec from a thread|no
 trace_fsize|ulimit -f below the trace'"'"'s size|yes
 trace_lost_failure|descriptor limit, setuid, removal of the trace|yes
+libcalls_reenter|a library call re-entered during its lazy binding (qsort in its comparator); 1100 library calls open at once|yes
 '
 
 echo "| attack | test | runs | survived | skipped | uncounted loss checked |"

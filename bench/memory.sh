@@ -6,7 +6,11 @@
 # VmRSS, read from /proc/self/status by bench/memory_prog.c:
 #   bench/memory.sh [THREADS]      (BUILD=build-x to pick the library)
 # Rows: library calls off and recorded (the default), the switch ring on
-# (the default) and off.  Prints a Markdown table, in KiB.
+# (the default) and off, 4 KiB blocks.  Prints a Markdown table, in KiB.
+# A thread's first block (64 KiB, or the block size when smaller) is all
+# resident; the last column takes it off the resident memory per thread:
+# what the thread's state, its tracer stack and the rest cost, untouched
+# pages (the kernel maps anonymous memory on first touch) costing nothing.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 N=${1:-16}
@@ -19,15 +23,19 @@ measure() {  # env settings...: "start_size start_rss threads_size threads_rss"
     env "$@" "$W/prog" "$N" | awk '{printf "%s %s ", $2, $3}'
 }
 read -r us ur uts utr <<< "$(measure)"
-echo "| settings | VmSize at start | VmRSS at start | VmSize per thread | VmRSS per thread |"
-echo "|---|---|---|---|---|"
+echo "| settings | VmSize at start | VmRSS at start | VmSize per thread | VmRSS per thread | VmRSS per thread besides its first block |"
+echo "|---|---|---|---|---|---|"
 for settings in "CALLTRACE_LIBCALLS=none" "CALLTRACE_LIBCALLS=plt" \
-                "CALLTRACE_LIBCALLS=none CALLTRACE_CPUTIME=clock"; do
+                "CALLTRACE_LIBCALLS=none CALLTRACE_CPUTIME=clock" \
+                "CALLTRACE_LIBCALLS=plt CALLTRACE_BUFSIZE=4K"; do
+    first=64
+    case $settings in *BUFSIZE=4K*) first=4 ;; esac
     # shellcheck disable=SC2086
     read -r ts tr tts ttr <<< "$(measure $settings CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$LIB")"
     rm -f "$W"/t.raw*
+    rss=$(( ((ttr - tr) - (utr - ur)) / N ))
     echo "| $settings | $((ts - us)) | $((tr - ur)) |" \
-         "$(( ((tts - ts) - (uts - us)) / N )) | $(( ((ttr - tr) - (utr - ur)) / N )) |"
+         "$(( ((tts - ts) - (uts - us)) / N )) | $rss | $((rss - first)) |"
 done
 echo
 echo "untraced: VmSize $us KiB at start, $(( (uts - us) / N )) KiB per thread (its 256 KiB stack and guard page)"

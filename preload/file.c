@@ -279,21 +279,71 @@ static int parse_maps_line(const char *l, uintptr_t *lo, uintptr_t *hi,
     return 0;
 }
 
-/* The range of the trace's mapping that holds addr: 0, or -1 when addr is
- * in no mapping of the trace file. */
+/* A mapping's identity as /proc/self/maps shows it.  Not the file's
+ * st_dev: on btrfs (a subvolume's own device number) and overlayfs (the
+ * mapping is of the file underneath) stat and the maps differ.  So the
+ * trace's identity is learned from the maps themselves, from the line of
+ * the header's mapping (ours, mapped from the file while tracing), and
+ * kept: a header covered by an earlier fault reads as anonymous.  Kept
+ * with the file's numbers it belongs to: a forked child has a file of its
+ * own. */
+struct maps_id {
+    unsigned maj, min;
+    uint64_t ino;
+};
+static struct maps_id trace_id;
+static uint64_t trace_id_dev, trace_id_ino;
+static int trace_id_set;
+
+static int trace_id_known(void)
+{
+    return __atomic_load_n(&trace_id_set, __ATOMIC_ACQUIRE) &&
+           trace_id_dev == ct_proc.dev && trace_id_ino == ct_proc.ino;
+}
+
+static int same_id(const struct maps_id *a, const struct maps_id *b)
+{
+    return a->maj == b->maj && a->min == b->min && a->ino == b->ino;
+}
+
+/* What the maps line of addr is: 0 the trace's, 1 anonymous, -1 neither
+ * (or no line). */
+static int classify(const struct maps_id *at, int have_hdr_line,
+                    const struct maps_id *hdr)
+{
+    if (!trace_id_known() && have_hdr_line && hdr->ino) {
+        __atomic_store_n(&trace_id_set, 0, __ATOMIC_RELEASE);
+        trace_id = *hdr;
+        trace_id_dev = ct_proc.dev;
+        trace_id_ino = ct_proc.ino;
+        __atomic_store_n(&trace_id_set, 1, __ATOMIC_RELEASE);
+    }
+    if (!at->ino && !at->maj && !at->min)
+        return 1;
+    if (trace_id_known())
+        return same_id(at, &trace_id) ? 0 : -1;
+    /* No header to learn from: the file's own numbers. */
+    return at->ino == ct_proc.ino && at->maj == major(ct_proc.dev) &&
+           at->min == minor(ct_proc.dev) ? 0 : -1;
+}
+
+/* The range of the trace's mapping that holds addr: 0, 1 when addr is in
+ * anonymous memory, or -1 when addr is in no mapping of the trace file. */
 static int trace_mapping_at(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
 {
     long fd = ct_rsys(SYS_open, (long)"/proc/self/maps", O_RDONLY | O_CLOEXEC,
                       0, 0, 0, 0);
     if (fd < 0)
         return -1;
+    uintptr_t hdr = (uintptr_t)ct_proc.hdr;
     char buf[512], line[160];
     size_t have = 0;
-    int found = -1, eof = 0;
-    while (found < 0 && !eof) {
+    int found = 0, found_hdr = !hdr || trace_id_known(), eof = 0;
+    struct maps_id at = {0, 0, 0}, hid = {0, 0, 0};
+    while (!(found && found_hdr) && !eof) {
         long n = ct_rsys(SYS_read, fd, (long)buf, sizeof buf, 0, 0, 0);
         eof = n <= 0;
-        for (long i = 0; i < (eof ? 1 : n) && found < 0; i++) {
+        for (long i = 0; i < (eof ? 1 : n) && !(found && found_hdr); i++) {
             char c = eof ? '\n' : buf[i];
             if (c != '\n') {
                 if (have < sizeof line - 1)
@@ -302,17 +352,24 @@ static int trace_mapping_at(uintptr_t addr, uintptr_t *lo, uintptr_t *hi)
             }
             line[have] = '\0';
             have = 0;
-            unsigned maj, min;
-            uint64_t ino;
-            if (parse_maps_line(line, lo, hi, &maj, &min, &ino) == 0 &&
-                addr >= *lo && addr < *hi)
-                found = ino == ct_proc.ino && maj == major(ct_proc.dev) &&
-                        min == minor(ct_proc.dev) ? 0
-                        : ino == 0 && maj == 0 && min == 0 ? 1 : -2;
+            uintptr_t l, h;
+            struct maps_id id;
+            if (parse_maps_line(line, &l, &h, &id.maj, &id.min, &id.ino) != 0)
+                continue;
+            if (!found && addr >= l && addr < h) {
+                found = 1;
+                at = id;
+                *lo = l;
+                *hi = h;
+            }
+            if (!found_hdr && hdr >= l && hdr < h) {
+                found_hdr = 2;
+                hid = id;
+            }
         }
     }
     ct_rsys(SYS_close, fd, 0, 0, 0, 0, 0);
-    return found >= 0 ? found : -1;
+    return found ? classify(&at, found_hdr == 2, &hid) : -1;
 }
 
 /* Ranges covered so far: a second thread that faulted in the same mapping

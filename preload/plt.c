@@ -51,6 +51,9 @@ struct plt_slot {
     uintptr_t *got;
     uintptr_t fn;         /* the PLT entry: the function in the records    */
     uint32_t lazy;        /* LAZY_*                                        */
+    uint32_t reloc;       /* its JUMP_SLOT's index, for the loader's look-up */
+    void *map;            /* its object's link map (GOT[1]); 0: not bound
+                           * by us (bind_lazy) */
 };
 
 /* plt_slot.lazy: may the lazy resolver still write the GOT slot? */
@@ -380,9 +383,110 @@ static void sweep_pending(uint32_t finished)
     unlock_pending();
 }
 
+/* Takes slot off the pending list (under the pending lock). */
+static void drop_pending(uint32_t slot)
+{
+    for (uint32_t i = 0; i < npending; i++) {
+        if (pending[i] != slot)
+            continue;
+        pending[i] = pending[npending - 1];
+        __atomic_store_n(&npending, npending - 1, __ATOMIC_RELEASE);
+        return;
+    }
+}
+
+/*
+ * Lazy binding without a gap.  Left to the loader, the first call through
+ * a lazy slot goes to its resolver, which writes the function's address
+ * over our stub and runs the function: until that call returns, every
+ * call through the slot (a comparator calling qsort inside qsort's first
+ * call, any thread's call meanwhile) went past the tracer, neither
+ * recorded nor counted.  So the tracer binds the slot itself before the
+ * call: the loader's own look-up (_dl_fixup, which its resolver calls:
+ * same scope, versions, IFUNCs, audit-free) writes the slot, the stub goes
+ * back at once and the call goes to the function found.  Only the few
+ * instructions between the loader's write and ours remain, in which
+ * another thread's first call through the same slot could pass.
+ */
+typedef uintptr_t (*fixup_fn)(void *map, uint32_t reloc);
+static fixup_fn loader_fixup;
+
+/* glibc's x86-64 resolvers (_dl_runtime_resolve_fxsave, _xsave, _xsavec)
+ * load the two words the PLT pushed and call _dl_fixup:
+ *     mov 0x10(%rbx),%rsi; mov 0x8(%rbx),%rdi; call rel32
+ * Found by that sequence in the resolver's first bytes; any other
+ * resolver (LD_AUDIT's _dl_runtime_profile, another libc) leaves the
+ * slot to the loader as before (the pending list). */
+static fixup_fn find_fixup(uintptr_t resolver)
+{
+    static const uint8_t seq[] = {0x48, 0x8b, 0x73, 0x10, 0x48,
+                                  0x8b, 0x7b, 0x08, 0xe8};
+    const uint8_t *p = (const uint8_t *)resolver;
+    for (size_t i = 0; i < 160; i++) {
+        if (memcmp(p + i, seq, sizeof seq) != 0)
+            continue;
+        int32_t rel;
+        memcpy(&rel, p + i + sizeof seq, sizeof rel);
+        return (fixup_fn)(uintptr_t)(p + i + sizeof seq + 4 + (intptr_t)rel);
+    }
+    return NULL;
+}
+
+/* The link map for slots of an object whose GOT is pltgot, when the
+ * tracer can bind them itself; else NULL. */
+static void *binding_map(const uintptr_t *pltgot)
+{
+    static uintptr_t resolver;
+    static fixup_fn found;
+    if (!pltgot || !pltgot[1] || !pltgot[2])
+        return NULL;  /* not lazily bound (-z now, LD_BIND_NOW) */
+    if (pltgot[2] != resolver) {
+        resolver = pltgot[2];
+        found = find_fixup(resolver);
+    }
+    if (!found || (loader_fixup && found != loader_fixup))
+        return NULL;
+    __atomic_store_n(&loader_fixup, found, __ATOMIC_RELEASE);
+    return (void *)pltgot[1];
+}
+
+static void drop_pending(uint32_t slot);
+
+/* Binds a lazy slot before its call (above) and returns the function.
+ * The pending lock is only tried: its holder may be the code a signal
+ * handler interrupted, or the parent of a CLONE_VM child sharing its TLS;
+ * then a later call settles the slot's state (and binds it again). */
+static uintptr_t bind_lazy(uint32_t slot)
+{
+    struct plt_slot *s = &SLOT(slot);
+    int saved = errno;
+    uintptr_t fn = loader_fixup(s->map, s->reloc);
+    errno = saved;
+    /* Every writer of target and of the slot writes fn or the stub. */
+    __atomic_store_n(&s->target, fn, __ATOMIC_RELEASE);
+    __atomic_store_n(s->got, stub_addr(slot), __ATOMIC_RELEASE);
+    if (__atomic_exchange_n(&pending_lock, 1, __ATOMIC_ACQUIRE))
+        return fn;
+    drop_pending(slot);
+    __atomic_store_n(&s->lazy, LAZY_NO, __ATOMIC_RELEASE);
+    publish(slot);
+    unlock_pending();
+    return fn;
+}
+
+/* Where a call through slot goes, the slot bound first if it is lazy. */
+static inline uintptr_t slot_target(uint32_t slot)
+{
+    struct plt_slot *s = &SLOT(slot);
+    if (ct_unlikely(__atomic_load_n(&s->lazy, __ATOMIC_ACQUIRE) != LAZY_NO) &&
+        s->map)
+        return bind_lazy(slot);
+    return __atomic_load_n(&s->target, __ATOMIC_ACQUIRE);
+}
+
 uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
 {
-    uintptr_t target = __atomic_load_n(&SLOT(slot).target, __ATOMIC_RELAXED);
+    uintptr_t target = slot_target(slot);
     struct ct_thread *self = ct_self;
     if (ct_unlikely(self && ct_thread_foreign(self))) {
         /* a CLONE_VM child: this TLS, the frames too, are its parent's;
@@ -397,9 +501,10 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
     }
     if (pt->in_tracer) {
         /* A signal handler that interrupted us, or (nested) libc's own
-         * PLT under the tracer's calls. */
+         * PLT under the tracer's calls.  The handler's call and its
+         * return are lost: neither is seen. */
         if (plt_mode != CT_LIBCALLS_NESTED)
-            ct_count_lost_global(1);
+            count_unrecorded_call();
         return target;
     }
     struct ct_thread *t = ct_self;
@@ -419,10 +524,9 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
                     (uintptr_t)frame_at(pt, pt->n - 1)->retp <= (uintptr_t)retp))
         close_stale(pt, (uintptr_t)retp);
     if (ct_unlikely(frame_room(pt, pt->n) < 0)) {
-        if (pt->n < CT_PLT_MAX_FRAMES)
-            count_unrecorded_call();  /* no memory for the frame */
-        else
-            ct_count_lost_global(1);
+        /* No memory for the frame, or CT_PLT_MAX_FRAMES open: the call
+         * and its return are lost. */
+        count_unrecorded_call();
         goto out;
     }
     uint32_t before = t ? t->depth : 0;
@@ -712,6 +816,7 @@ struct dyn_info {
     size_t njmprel;
     const ElfW(Rela) *rela;
     size_t nrela;
+    const uintptr_t *pltgot;
 };
 
 static uintptr_t dyn_ptr(uintptr_t base, uintptr_t v)
@@ -740,6 +845,7 @@ static int read_dynamic(const struct dl_phdr_info *info, struct dyn_info *d)
         case DT_STRTAB: d->strtab = (const void *)dyn_ptr(d->base, v); break;
         case DT_JMPREL: d->jmprel = (const void *)dyn_ptr(d->base, v); break;
         case DT_RELA: d->rela = (const void *)dyn_ptr(d->base, v); break;
+        case DT_PLTGOT: d->pltgot = (const void *)dyn_ptr(d->base, v); break;
         case DT_PLTRELSZ: pltrelsz = dyn->d_un.d_val; break;
         case DT_RELASZ: relasz = dyn->d_un.d_val; break;
         case DT_PLTREL: pltrel_is_rela = dyn->d_un.d_val == DT_RELA; break;
@@ -779,6 +885,7 @@ struct got_ref {
     uintptr_t plt;
     uintptr_t hook;       /* dlsym, dlvsym: where the slot goes instead */
     const char *name;
+    uint32_t reloc;       /* index in DT_JMPREL */
 };
 
 static int cmp_got(const void *a, const void *b)
@@ -789,7 +896,7 @@ static int cmp_got(const void *a, const void *b)
 
 static struct got_ref *find_got(struct got_ref *refs, size_t n, uintptr_t got)
 {
-    struct got_ref key = {got, 0, 0, NULL};
+    struct got_ref key = {got, 0, 0, NULL, 0};
     return bsearch(&key, refs, n, sizeof *refs, cmp_got);
 }
 
@@ -884,7 +991,8 @@ static int is_loader(const char *name)
 /* Points a GOT slot at a new stub; plt is the function in the records, 0
  * for the stub itself (named in MAPS blocks).  Returns the stub, or 0. */
 static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy,
-                            const char *name, const char *mark)
+                            const char *name, const char *mark, void *map,
+                            uint32_t reloc)
 {
     uintptr_t cur = *got;
     if (is_stub(cur))
@@ -902,6 +1010,8 @@ static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy,
     SLOT(i).got = got;
     SLOT(i).fn = plt ? plt : stub_addr(i);
     set_lazy(i, maybe_lazy ? LAZY_MAYBE : LAZY_NO);
+    SLOT(i).map = maybe_lazy ? map : NULL;
+    SLOT(i).reloc = reloc;
     SLOT_NAME(i) = ct_scratch_keep(name);
     SLOT_MARK(i) = mark;
     publish(i);
@@ -979,7 +1089,7 @@ static void patch_got_calls(struct dl_phdr_info *info,
             continue;
         }
         uintptr_t target = *got,
-                  stub = patch_slot(got, 0, 0, u[i].name, "@got");
+                  stub = patch_slot(got, 0, 0, u[i].name, "@got", NULL, 0);
         if (stub)
             ct_plt_name_stub(stub, target, u[i].name, "@got");
     }
@@ -1044,13 +1154,15 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
         uintptr_t hook = ct_plt_hook_for(name);
         if (!hook && ct_plt_never_patched(name))
             continue;
-        refs[n++] = (struct got_ref){d.base + r->r_offset, 0, hook, name};
+        refs[n++] = (struct got_ref){d.base + r->r_offset, 0, hook, name,
+                                     (uint32_t)i};
     }
     ct_sort(refs, n, sizeof *refs, cmp_got);
     find_plt_entries(info, refs, n);
     uintptr_t rlo, rhi;
     relro_range(info, &rlo, &rhi);
     int opened = 0;
+    void *map = binding_map(d.pltgot);
     for (size_t i = 0; i < n; i++) {
         uintptr_t now = *(uintptr_t *)refs[i].got;
         /* The unwinder's own look-ups (hook_unwinder) are not recorded:
@@ -1073,7 +1185,7 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
          * RELRO slots were bound at load. */
         patch_slot((uintptr_t *)refs[i].got, refs[i].plt,
                    !in_relro && in_exec_segment(info, cur), refs[i].name,
-                   "@plt");
+                   "@plt", map, refs[i].reloc);
     }
     patch_got_calls(info, &d, rlo, rhi, &opened);
     if (opened)
@@ -1139,7 +1251,7 @@ uintptr_t ct_plt_pointer_slot(uintptr_t target, const char *name)
     if (nslots < CT_PLT_MAX_SLOTS && slot_chunk_get(nslots) == 0) {
         uint32_t i = nslots;
         stub = stub_addr(i);
-        SLOT(i) = (struct plt_slot){target, NULL, stub, LAZY_NO};
+        SLOT(i) = (struct plt_slot){target, NULL, stub, LAZY_NO, 0, NULL};
         SLOT_NAME(i) = ct_scratch_keep(name);
         SLOT_MARK(i) = "@dlsym";
         publish(i);

@@ -23,6 +23,9 @@ need="$need chromium nodejs protobuf-compiler librsvg2-bin libxml2-utils"
 need="$need golang-go golang-github-google-pprof-dev zlib1g-dev"
 # e2fsprogs: trace_storage.sh fills a loop-mounted ext2 (no fallocate).
 need="$need e2fsprogs"
+# btrfs-progs: trace_storage.sh truncates a trace on a loop-mounted btrfs,
+# whose mappings show another device in /proc/self/maps than stat does.
+need="$need btrfs-progs"
 # tmux drives calltrace top in a pseudo-terminal (tests/e2e/live_top.sh).
 need="$need tmux"
 # uftrace traces the same programs: views_uftrace.sh compares its trees

@@ -9,6 +9,9 @@
 #    disk is ENOSPC, not SIGBUS): one line, the program runs on, and
 #    recorded plus lost is exactly what the program made.  The file
 #    systems are made here and removed after.
+#  - As root: the trace truncated on a btrfs and on an overlayfs, whose
+#    mappings may show another device and inode in /proc/self/maps than
+#    stat does.
 . "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || fail "no $LIB"
 build_traced "$T/work" "$PROGRAMS/storage_work.c"
@@ -19,32 +22,38 @@ total() {  # calls and returns recorded, plus events lost
 lost_of() { awk '/^ Lost events:/ {print $3}' "$1"; }
 plain=$("$T/work" 4 400000) || fail "untraced run"
 
+# truncated NAME HOW DIR: the trace, in DIR, truncated in the middle of
+# the run (HOW is mark: at the program's mark), or after HOW seconds.
+truncated() {
+    local name=$1 how=$2 dir=$3 pid rc mark=()
+    rm -f "$dir/t.raw" "$T/mark"
+    [ "$how" = mark ] && mark=("$T/mark")
+    CALLTRACE_BUFSIZE=64K CALLTRACE_OUTPUT="$dir/t.raw" LD_PRELOAD=$LIB \
+        "$T/work" 4 400000 "${mark[@]}" > "$T/out" 2> "$T/err" &
+    pid=$!
+    if [ "$how" = mark ]; then
+        for _ in $(seq 1 2000); do [ -e "$T/mark" ] && break; sleep 0.01; done
+        [ -e "$T/mark" ] || { kill $pid; fail "$name: the mark never came"; }
+        truncate -s 0 "$dir/t.raw"
+        rm -f "$T/mark"
+    else
+        sleep "$how"
+        truncate -s 0 "$dir/t.raw" 2>/dev/null || true
+    fi
+    set +e; wait $pid; rc=$?; set -e
+    expect_eq "$name ($how): status" 0 "$rc"
+    expect_eq "$name ($how): output" "$plain" "$(cat "$T/out")"
+    [ "$(wc -l < "$T/err")" -le 1 ] || fail "$name ($how): more than one line: $(cat "$T/err")"
+    if [ "$how" = mark ]; then
+        has "^calltrace: cannot write trace to $dir/t.raw: the file \(lost the storage under its mapping\|was truncated by another program\).*; tracing stopped$" "$T/err" ||
+            fail "$name: message: $(cat "$T/err")"
+    fi
+}
+
 # Truncated in the middle of the run (at the mark), and at moments left to
 # chance.
 for how in mark 0.05 0.2; do
-    rm -f "$T/t.raw" "$T/mark"
-    mark=()
-    [ $how = mark ] && mark=("$T/mark")
-    CALLTRACE_BUFSIZE=64K CALLTRACE_OUTPUT="$T/t.raw" LD_PRELOAD=$LIB \
-        "$T/work" 4 400000 "${mark[@]}" > "$T/out" 2> "$T/err" &
-    pid=$!
-    if [ $how = mark ]; then
-        for _ in $(seq 1 2000); do [ -e "$T/mark" ] && break; sleep 0.01; done
-        [ -e "$T/mark" ] || { kill $pid; fail "truncate: the mark never came"; }
-        truncate -s 0 "$T/t.raw"
-        rm -f "$T/mark"
-    else
-        sleep $how
-        truncate -s 0 "$T/t.raw" 2>/dev/null || true
-    fi
-    set +e; wait $pid; rc=$?; set -e
-    expect_eq "truncated ($how): status" 0 "$rc"
-    expect_eq "truncated ($how): output" "$plain" "$(cat "$T/out")"
-    [ "$(wc -l < "$T/err")" -le 1 ] || fail "truncated ($how): more than one line: $(cat "$T/err")"
-    if [ $how = mark ]; then
-        has "^calltrace: cannot write trace to $T/t.raw: the file \(lost the storage under its mapping\|was truncated by another program\).*; tracing stopped$" "$T/err" ||
-            fail "truncated: message: $(cat "$T/err")"
-    fi
+    truncated truncated "$how" "$T"
 done
 
 [ "$(id -u)" = 0 ] || { echo "ok (the full file systems need root)"; exit 0; }
@@ -83,5 +92,28 @@ if mount -o loop "$T/ext2.img" "$T/ext2" 2>/dev/null; then
     unmount "$T/ext2"
 else
     echo "no loop device could be mounted: the ext2 part skipped"
+fi
+# On btrfs stat gives a subvolume's device, /proc/self/maps the file
+# system's; on overlayfs (older kernels) the maps show the file
+# underneath.  The truncated trace's fault is still known as the trace's.
+mkdir "$T/btrfs"
+truncate -s 128M "$T/btrfs.img"
+command -v mkfs.btrfs > /dev/null || fail "no mkfs.btrfs (btrfs-progs)"
+mkfs.btrfs -q -f "$T/btrfs.img" > /dev/null 2>&1 || fail "mkfs.btrfs failed"
+if mount -o loop "$T/btrfs.img" "$T/btrfs" 2>/dev/null; then
+    trap 'umount "$T/btrfs" 2>/dev/null || true; rm -rf "$T"' EXIT
+    truncated btrfs mark "$T/btrfs"
+    unmount "$T/btrfs"
+else
+    echo "no btrfs could be mounted (no btrfs in this kernel?): that part skipped"
+fi
+mkdir -p "$T/ovl/lower" "$T/ovl/upper" "$T/ovl/work" "$T/ovl/merged"
+if mount -t overlay overlay -o "lowerdir=$T/ovl/lower,upperdir=$T/ovl/upper,workdir=$T/ovl/work" \
+        "$T/ovl/merged" 2>/dev/null; then
+    trap 'umount "$T/ovl/merged" 2>/dev/null || true; rm -rf "$T"' EXIT
+    truncated overlayfs mark "$T/ovl/merged"
+    unmount "$T/ovl/merged"
+else
+    echo "no overlayfs could be mounted: that part skipped"
 fi
 echo "ok: the trace's storage went and the program never knew"
