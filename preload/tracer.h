@@ -3,29 +3,9 @@
  * library is built with -fvisibility=hidden and only the hooks, the public
  * *_impl functions and the libc wrappers carry default visibility.
  *
- * Layout of the work:
- *   hot.c        the two -finstrument-functions hooks, fast path only
- *   thread.c     per-thread state, slow path, block switch, EXT records
- *   file.c       output file, header, block reservation, failure
- *   supply.c     the block supplier: next blocks mapped ahead (supply.h)
- *   helper.c     helper processes that are not the program's children (helper.h)
- *   clock.c      TSC / CLOCK_MONOTONIC, calibration
- *   config.c     environment parsing (pure functions)
- *   env.c        the environment at start, however early (preinit)
- *   maps.c       MAPS blocks for offline symbolization
- *   api.c        calltrace_*_impl, the public run-time controls
- *   lifecycle.c  start, clean close, fork, crash signals, bias measurement
- *   stack.S      ct_stack_call: the deep work on the tracer's own stack
- *   signals.c    the program's view of the signals the tracer holds
- *   wrap.c       exec*, _exit, dlopen wrappers
- *   wrap_spawn.c the environment of children: posix_spawn*, system, popen
- *   wrap_prctl.c prctl, syscall: the TSC turned off, seccomp strict mode
- *   wrap_clone.c clone(): children the fork and thread handlers do not see
- *   jump.c       longjmp family and __cxa_begin_catch: frames a jump leaves
- *   runpath.c    the caller's own library search path, for dlopen
- *   next.c       the definitions the wrappers stand in front of
- *   scratch.c    memory of the tracer's own, outside the program's heap
- *   init.c       load-time constructor and destructor (not in unit tests)
+ * The map of the folder, every file with one line, is preload/README.md
+ * (tests/e2e/house_check.sh keeps it complete); the path from a call to a
+ * report line is docs/architecture.md.
  */
 #ifndef CT_TRACER_H
 #define CT_TRACER_H
