@@ -250,11 +250,8 @@ static uint32_t put_frames_record(struct ct_thread *t, uint8_t sub,
     }
     /* Fixed-width (5 byte) varints for count and length, so they can be
      * filled in after the frames. */
-    for (int i = 0; i < 5; i++)
-        count_at[i] = (uint8_t)((written >> (7 * i)) & 0x7f) | (i < 4 ? 0x80 : 0);
-    uint32_t len = (uint32_t)(p - start);
-    for (int i = 0; i < 5; i++)
-        len_at[i] = (uint8_t)((len >> (7 * i)) & 0x7f) | (i < 4 ? 0x80 : 0);
+    ct_put_varint5(count_at, written);
+    ct_put_varint5(len_at, (uint32_t)(p - start));
     t->pos = p;
     return written;
 }
