@@ -208,8 +208,8 @@ static void maps_write(int only_if_changed)
     /* The block is put together whole in buf: header, objects, zeros to
      * the next CT_BLOCK_ALIGN (buf may hold an earlier block's bytes). */
     uint8_t *payload = buf + CT_BLOCK_HEADER_SIZE;
-    uint32_t size = (uint32_t)((CT_BLOCK_HEADER_SIZE + used + CT_BLOCK_ALIGN - 1) &
-                               ~(size_t)(CT_BLOCK_ALIGN - 1));
+    uint32_t size =
+        (uint32_t)ct_align_up(CT_BLOCK_HEADER_SIZE + used, CT_BLOCK_ALIGN);
     memset(payload + used, 0, size - CT_BLOCK_HEADER_SIZE - used);
     struct ct_block_header *b = (struct ct_block_header *)buf;
     memset(b, 0, CT_BLOCK_HEADER_SIZE);

@@ -312,8 +312,8 @@ static int send_padded(const struct ct_block_header *h, const void *payload,
 
 static uint32_t round_block(size_t payload)
 {
-    return (uint32_t)((CT_BLOCK_HEADER_SIZE + payload + CT_BLOCK_ALIGN - 1) &
-                      ~(size_t)(CT_BLOCK_ALIGN - 1));
+    return (uint32_t)ct_align_up(CT_BLOCK_HEADER_SIZE + payload,
+                                 CT_BLOCK_ALIGN);
 }
 
 /* Length of the written part of an open block: up to its last non-zero
