@@ -441,13 +441,7 @@ static int switch_block_here(struct ct_thread *t, size_t need)
         prefault(nb, size);
     ct_clock_checkpoint();
     struct ct_block_header *b = (struct ct_block_header *)nb;
-    b->magic = CT_BLOCK_MAGIC;
-    b->kind = CT_BLOCK_EVENTS;
-    b->header_size = CT_BLOCK_HEADER_SIZE;
-    b->size = size;
-    b->tid = t->tid;
-    b->seq = (uint32_t)seq;
-    b->first_ticks = now;
+    ct_block_begin(b, CT_BLOCK_EVENTS, size, t->tid, (uint32_t)seq, now);
     t->blk = b;
     t->limit = nb + size;
     t->end = ct_hot_end(block_end(t));
@@ -1138,13 +1132,7 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch)
     /* Taken after the thread's number: later than its blocks so far */
     uint64_t now = ct_now();
     struct ct_block_header *b = (struct ct_block_header *)nb;
-    b->magic = CT_BLOCK_MAGIC;
-    b->kind = CT_BLOCK_EVENTS;
-    b->header_size = CT_BLOCK_HEADER_SIZE;
-    b->size = size;
-    b->tid = t->tid;
-    b->seq = seq;
-    b->first_ticks = now;
+    ct_block_begin(b, CT_BLOCK_EVENTS, size, t->tid, seq, now);
     scratch->depth = depth;
     memcpy(scratch->stack, t->stack, kept * sizeof *t->stack);
     memcpy(scratch->hidden, t->hidden, sizeof t->hidden);

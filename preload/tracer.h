@@ -533,6 +533,22 @@ static inline uint8_t *ct_enc_ext_head(uint8_t *p, uint64_t dt, uint8_t sub,
 
 /* ------------------------------------------------------------------ file */
 
+/* The fields every block header is begun with, in this order; the others
+ * stay as they are: zero in a new block of the file, or cleared by the
+ * caller. */
+static inline void ct_block_begin(struct ct_block_header *b, uint16_t kind,
+                                  uint32_t size, uint32_t tid, uint32_t seq,
+                                  uint64_t first_ticks)
+{
+    b->magic = CT_BLOCK_MAGIC;
+    b->kind = kind;
+    b->header_size = CT_BLOCK_HEADER_SIZE;
+    b->size = size;
+    b->tid = tid;
+    b->seq = seq;
+    b->first_ticks = first_ticks;
+}
+
 struct ct_proc {
     struct ct_config cfg;
     int have_file;                /* the trace file exists and is ours      */
