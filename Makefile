@@ -18,6 +18,12 @@ CFLAGS   += $(CSTD) $(WARN) $(OPT)
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
 
+# Each compile also writes BUILD/....d, the headers the object was built
+# from (-MMD, the project's headers only), with an empty rule for each (-MP)
+# so a removed header does not stop the build.  Included at the end: touching
+# a header rebuilds exactly the objects that use it.
+DEPFLAGS := -MMD -MP
+
 # The tracer is never instrumented itself, keeps errno and takes no locks
 # on its hot path; see preload/README.md.
 PRELOAD_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-instrument-functions
@@ -36,7 +42,6 @@ ANALYZER_DIRS := analyzer analyzer/readers analyzer/model analyzer/report \
                  analyzer/writers
 ANALYZER_SRCS := $(sort $(foreach d,$(ANALYZER_DIRS),$(wildcard $(d)/*.c)))
 ANALYZER_INC  := $(ANALYZER_DIRS:%=-I%)
-ANALYZER_HDRS := $(foreach d,$(ANALYZER_DIRS),$(wildcard $(d)/*.h))
 # The front end, calltrace: its verbs, the analyzer's readers (for the
 # figures of record's closing line) and the tracer's option parsers.
 FRONT_SRCS    := $(sort $(wildcard frontend/*.c))
@@ -92,13 +97,13 @@ $(REPORT): $(ANALYZER_OBJS)
 $(FRONT): $(FRONT_OBJS) $(filter-out $(BUILD)/analyzer/main.o,$(ANALYZER_OBJS))
 	$(CC) -o $@ $^ $(ANALYZER_LIBS)
 
-$(BUILD)/frontend/%.o: frontend/%.c $(wildcard frontend/*.h include/*.h) $(ANALYZER_HDRS)
+$(BUILD)/frontend/%.o: frontend/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ANALYZER_INC) -Ipreload $(CFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) -Ipreload $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/frontend/preload/%.o: preload/%.c $(wildcard include/*.h preload/*.h)
+$(BUILD)/frontend/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ipreload $(CFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) -Ipreload $(CFLAGS) -c -o $@ $<
 
 $(REPORT_SAN): $(SAN_ANALYZER_LIB_OBJS) $(BUILD)/san/analyzer/main.o
 	$(CC) $(SAN) -o $@ $^ $(ANALYZER_LIBS)
@@ -108,38 +113,38 @@ tsan: $(LIB_TSAN)
 $(LIB_TSAN): $(TSAN_PRELOAD_OBJS)
 	$(CC) -shared -fsanitize=thread -o $@ $^ $(PRELOAD_LIBS)
 
-$(BUILD)/tsan/preload/%.o: preload/%.c $(wildcard include/*.h preload/*.h)
+$(BUILD)/tsan/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PRELOAD_CFLAGS) \
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) \
 	    $(if $(filter $<,$(TSAN_PLAIN)),,-fsanitize=thread) -c -o $@ $<
 
-$(BUILD)/tsan/preload/%.o: preload/%.S preload/plt.h
+$(BUILD)/tsan/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
 
-$(BUILD)/preload/%.o: preload/%.c $(wildcard include/*.h preload/*.h)
+$(BUILD)/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PRELOAD_CFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) -c -o $@ $<
 
-$(BUILD)/preload/%.o: preload/%.S preload/plt.h
+$(BUILD)/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
 
-$(BUILD)/san/preload/%.o: preload/%.S preload/plt.h
+$(BUILD)/san/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
 
-$(BUILD)/analyzer/%.o: analyzer/%.c $(wildcard include/*.h) $(ANALYZER_HDRS)
+$(BUILD)/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ANALYZER_INC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/san/preload/%.o: preload/%.c $(wildcard include/*.h preload/*.h)
+$(BUILD)/san/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(PRELOAD_CFLAGS) $(SAN) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) $(SAN) -c -o $@ $<
 
-$(BUILD)/san/analyzer/%.o: analyzer/%.c $(wildcard include/*.h) $(ANALYZER_HDRS)
+$(BUILD)/san/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ANALYZER_INC) $(CFLAGS) $(SAN) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) $(CFLAGS) $(SAN) -c -o $@ $<
 
 # Unit tests: cmocka, built with ASan and UBSan.
 # Static pattern rules: with one implicit rule per prefix, make would pick
@@ -147,13 +152,13 @@ $(BUILD)/san/analyzer/%.o: analyzer/%.c $(wildcard include/*.h) $(ANALYZER_HDRS)
 $(UNIT_PRELOAD:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_preload_%: \
     tests/unit/test_preload_%.c $(SAN_PRELOAD_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) -Ipreload -Itests/unit $(CFLAGS) $(SAN) -o $@ $^ \
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) -Ipreload -Itests/unit $(CFLAGS) $(SAN) -o $@ $^ \
 	    -lcmocka $(PRELOAD_LIBS)
 
 $(UNIT_OTHER:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_%: \
     tests/unit/test_%.c $(SAN_ANALYZER_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CPPFLAGS) $(ANALYZER_INC) -Itests/unit $(CFLAGS) $(SAN) -o $@ $^ \
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) -Itests/unit $(CFLAGS) $(SAN) -o $@ $^ \
 	    -lcmocka $(ANALYZER_LIBS)
 
 demo: deps all
@@ -221,3 +226,14 @@ uninstall:
 
 clean:
 	rm -rf $(BUILD)
+
+# Header dependencies (DEPFLAGS).  An object whose .d is missing (built
+# before -MMD, or the .d removed) depends on it, and the empty rule makes it
+# out of date, so it is rebuilt once and its .d written.
+DEP_OBJS := $(PRELOAD_OBJS) $(ANALYZER_OBJS) $(FRONT_OBJS) \
+            $(SAN_PRELOAD_LIB_OBJS) $(SAN_ANALYZER_LIB_OBJS) \
+            $(BUILD)/san/analyzer/main.o $(TSAN_PRELOAD_OBJS)
+DEP_FILES := $(DEP_OBJS:.o=.d)
+$(DEP_OBJS): %.o: %.d
+$(DEP_FILES): ;
+-include $(wildcard $(DEP_FILES) $(UNIT_BINS:=.d))

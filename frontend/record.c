@@ -187,7 +187,7 @@ static bool parse_timeout(const char *s, double *out)
 static void flight_note(const struct ct_fe_record_opts *o)
 {
     uint64_t slot = o->bufsize ? o->bufsize : CT_DEFAULT_BUFSIZE;
-    slot = (slot + CT_BLOCK_ALIGN - 1) & ~(uint64_t)(CT_BLOCK_ALIGN - 1);
+    slot = ct_align_up(slot, CT_BLOCK_ALIGN);
     if (slot < CT_FLIGHT_MIN_SLOT)
         slot = CT_FLIGHT_MIN_SLOT;
     uint64_t n = o->flight / slot;

@@ -286,6 +286,22 @@ static inline uint8_t *ct_put_varint(uint8_t *p, uint64_t v)
     return p;
 }
 
+/* n rounded up to a multiple of a, a power of two (CT_BLOCK_ALIGN, a
+ * page). */
+static inline uint64_t ct_align_up(uint64_t n, uint64_t a)
+{
+    return (n + a - 1) & ~(a - 1);
+}
+
+/* A varint padded to 5 bytes (its low 35 bits): for a count or a length
+ * known only after the bytes that follow it, which the writer fills in
+ * afterwards.  Readers decode it as any other varint. */
+static inline void ct_put_varint5(uint8_t *p, uint64_t v)
+{
+    for (int i = 0; i < 5; i++)
+        p[i] = (uint8_t)(((v >> (7 * i)) & 0x7f) | (i < 4 ? 0x80 : 0));
+}
+
 static inline uint64_t ct_zigzag(int64_t v)
 {
     return ((uint64_t)v << 1) ^ (uint64_t)(v >> 63);

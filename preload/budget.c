@@ -56,7 +56,7 @@ static uint64_t vm_size(void)
 
 static size_t page_round(size_t n)
 {
-    return (n + PAGE - 1) & ~(size_t)(PAGE - 1);
+    return ct_align_up(n, PAGE);
 }
 
 size_t ct_budget_fit_in(uint64_t limit, uint64_t vm, uint64_t used,

@@ -180,7 +180,7 @@ static void load_bufsize(struct ct_config *c, ct_getenv_fn get,
               "between 4K and 1G; using %s", v, def);
         return;
     }
-    c->bufsize = (uint32_t)((size + CT_BLOCK_ALIGN - 1) & ~(uint64_t)(CT_BLOCK_ALIGN - 1));
+    c->bufsize = (uint32_t)ct_align_up(size, CT_BLOCK_ALIGN);
 }
 
 static void load_limit(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)

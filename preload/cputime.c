@@ -198,9 +198,7 @@ static uint8_t *open_ext(struct ct_thread *t, uint64_t now, uint8_t sub,
 
 static void close_ext(struct ct_thread *t, uint8_t *len_at, uint8_t *end)
 {
-    uint32_t len = (uint32_t)(end - (len_at + 5));
-    for (int i = 0; i < 5; i++)
-        len_at[i] = (uint8_t)((len >> (7 * i)) & 0x7f) | (i < 4 ? 0x80 : 0);
+    ct_put_varint5(len_at, (uint32_t)(end - (len_at + 5)));
     t->pos = end;
 }
 
@@ -272,8 +270,7 @@ static void put_switch(struct ct_thread *t, uint8_t *lim, int force)
         }
     }
     uint64_t lost = t->cpu.lost < 0x7ffffffffull ? t->cpu.lost : 0x7ffffffffull;
-    for (int i = 0; i < 5; i++)
-        lost_at[i] = (uint8_t)((lost >> (7 * i)) & 0x7f) | (i < 4 ? 0x80 : 0);
+    ct_put_varint5(lost_at, lost);
     t->cpu.lost = 0;
     __atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
     close_ext(t, len_at, p);

@@ -32,18 +32,29 @@ __thread struct ct_thread *ct_self __attribute__((tls_model("initial-exec")));
 uint64_t ct_bench_ticks;
 #endif
 
-static inline __attribute__((always_inline)) uint64_t hook_clock(int tsc)
+/* Which hook a fast path is inlined into: its clock, and where the
+ * caller's stack pointer comes from.  Always a constant, so each hook gets
+ * only its own branches. */
+enum hook_kind {
+    HOOK_MONO,      /* CLOCK_MONOTONIC; the stack pointer is handed in     */
+    HOOK_TSC,       /* the TSC; the caller's stack pointer read here       */
+    HOOK_TSC_SP,    /* the TSC; the stack pointer given (a library call)   */
+};
+
+static inline __attribute__((always_inline)) uint64_t
+hook_clock(enum hook_kind kind)
 {
-    return tsc ? ct_read_tsc() : ct_mono_ticks();
+    return kind != HOOK_MONO ? ct_read_tsc() : ct_mono_ticks();
 }
 
 /* The caller's stack pointer at the call: for the TSC hook, which has no
  * frame, read where it is stored so it ties up no register on the way;
  * the monotonic hook has a frame of its own and is handed it. */
-#define CALLER_SP(tsc, sp) ((tsc) == 1 ? (uintptr_t)__builtin_dwarf_cfa() : (sp))
+#define CALLER_SP(kind, sp)                                                 \
+    ((kind) == HOOK_TSC ? (uintptr_t)__builtin_dwarf_cfa() : (sp))
 
 /* Stop bits the hook of a clock lets through. */
-#define IGNORED_STOP(tsc) ((tsc) ? 0u : CT_STOP_MONO)
+#define IGNORED_STOP(kind) ((kind) != HOOK_MONO ? 0u : CT_STOP_MONO)
 
 /* Clears the busy flag at the end of the fast path.  The TSC hooks store
  * the whole gate, whose stop bits they found zero: the next hook's 64-bit
@@ -53,10 +64,10 @@ static inline __attribute__((always_inline)) uint64_t hook_clock(int tsc)
  * busy is set (ct_thread_region, the one slow path a handler may run
  * without looking at busy, leaves them alone). */
 static inline __attribute__((always_inline)) void
-hook_done(struct ct_thread *t, int tsc)
+hook_done(struct ct_thread *t, enum hook_kind kind)
 {
     ct_signal_fence();
-    if (tsc)
+    if (kind != HOOK_MONO)
         t->gate = 0;
     else
         t->busy = 0;
@@ -66,20 +77,20 @@ static void CT_COLD enter_other(void *fn, void *site, uintptr_t sp);
 static void CT_COLD exit_other(void *fn, void *site);
 
 static inline __attribute__((always_inline)) void
-hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
+hook_enter(void *fn, void *site, uintptr_t sp, enum hook_kind kind)
 {
     struct ct_thread *t = ct_self;
     if (ct_unlikely(!t))
         goto slow;
     uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
     /* Tracing off makes `expect` ~0, so this fails then too. */
-    if (ct_unlikely(((t->gate & ~(uint64_t)IGNORED_STOP(tsc)) |
+    if (ct_unlikely(((t->gate & ~(uint64_t)IGNORED_STOP(kind)) |
                      (t->expect ^ w)) != 0)) {
         /* Paused, nothing open: only counted, which costs next to
          * nothing.  No busy flag: a handler that interrupts the count
          * adds and takes back its own frames, whose net is zero. */
         if ((w & 1) && t->depth == 0 && !t->last_on &&
-            (t->gate & ~(uint64_t)IGNORED_STOP(tsc)) == 0) {
+            (t->gate & ~(uint64_t)IGNORED_STOP(kind)) == 0) {
             t->blind++;
             return;
         }
@@ -94,11 +105,11 @@ hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
      * a jump no wrapper saw), and the slow path ends it.  Stored inverted,
      * so the empty stack's slot (zero) never compares above. */
     if (ct_unlikely(p >= t->end || d >= CT_MAX_DEPTH ||
-                    t->sp_not[d] > ~CALLER_SP(tsc, sp))) {
+                    t->sp_not[d] > ~CALLER_SP(kind, sp))) {
         t->busy = 0;
         goto slow;
     }
-    uint64_t now = hook_clock(tsc);
+    uint64_t now = hook_clock(kind);
     uint64_t prev = t->prev_ticks;
     if (ct_unlikely(now < prev))  /* TSC of another core lagging a little */
         now = prev;
@@ -108,34 +119,34 @@ hook_enter(void *fn, void *site, uintptr_t sp, int tsc)
      * which would cost the hook two saved registers. */
     d = *(volatile uint32_t *)&t->depth;
     t->stack[d] = (uintptr_t)fn;
-    t->sp_not[d + 1] = ~CALLER_SP(tsc, sp);
+    t->sp_not[d + 1] = ~CALLER_SP(kind, sp);
     t->depth = d + 1;
     t->prev_ticks = now;
     t->prev_fn = (uintptr_t)fn;
     t->prev_site = (uintptr_t)site;
     t->pos = p;
-    hook_done(t, tsc);
+    hook_done(t, kind);
     return;
 other:
-    if (tsc) {
-        enter_other(fn, site, CALLER_SP(tsc, sp));
+    if (kind != HOOK_MONO) {
+        enter_other(fn, site, CALLER_SP(kind, sp));
         return;
     }
 slow:
-    ct_enter_slow((uintptr_t)fn, (uintptr_t)site, CALLER_SP(tsc, sp));
+    ct_enter_slow((uintptr_t)fn, (uintptr_t)site, CALLER_SP(kind, sp));
 }
 
 static inline __attribute__((always_inline)) void
-hook_exit(void *fn, void *site, int tsc)
+hook_exit(void *fn, void *site, enum hook_kind kind)
 {
     struct ct_thread *t = ct_self;
     if (ct_unlikely(!t))
         goto slow;
     uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
-    if (ct_unlikely(((t->gate & ~(uint64_t)IGNORED_STOP(tsc)) |
+    if (ct_unlikely(((t->gate & ~(uint64_t)IGNORED_STOP(kind)) |
                      (t->expect ^ w)) != 0)) {
         if ((w & 1) && t->depth == 0 && t->blind &&
-            (t->gate & ~(uint64_t)IGNORED_STOP(tsc)) == 0) {
+            (t->gate & ~(uint64_t)IGNORED_STOP(kind)) == 0) {
             t->blind--;  /* the return of a frame only counted */
             return;
         }
@@ -153,17 +164,17 @@ hook_exit(void *fn, void *site, int tsc)
         t->busy = 0;
         goto slow;
     }
-    uint64_t now = hook_clock(tsc);
+    uint64_t now = hook_clock(kind);
     uint64_t prev = t->prev_ticks;
     if (ct_unlikely(now < prev))
         now = prev;
     t->pos = ct_enc_exit(p, now - prev);
     t->depth = d - 1;
     t->prev_ticks = now;
-    hook_done(t, tsc);
+    hook_done(t, kind);
     return;
 other:
-    if (tsc) {
+    if (kind != HOOK_MONO) {
         exit_other(fn, site);
         return;
     }
@@ -177,7 +188,7 @@ slow:
 static CT_COLD void enter_other(void *fn, void *site, uintptr_t sp)
 {
     if (!ct_clock_is_tsc)
-        hook_enter(fn, site, sp, 0);
+        hook_enter(fn, site, sp, HOOK_MONO);
     else
         ct_enter_slow((uintptr_t)fn, (uintptr_t)site, sp);
 }
@@ -185,7 +196,7 @@ static CT_COLD void enter_other(void *fn, void *site, uintptr_t sp)
 static CT_COLD void exit_other(void *fn, void *site)
 {
     if (!ct_clock_is_tsc)
-        hook_exit(fn, site, 0);
+        hook_exit(fn, site, HOOK_MONO);
     else
         ct_exit_slow((uintptr_t)fn, (uintptr_t)site);
 }
@@ -195,18 +206,17 @@ static CT_COLD void exit_other(void *fn, void *site)
  * it leaves (jump.c). */
 CT_API void __cyg_profile_func_enter(void *fn, void *site)
 {
-    hook_enter(fn, site, 0, 1);
+    hook_enter(fn, site, 0, HOOK_TSC);
 }
 
 CT_API void __cyg_profile_func_exit(void *fn, void *site)
 {
-    hook_exit(fn, site, 1);
+    hook_exit(fn, site, HOOK_TSC);
 }
 
 /* A library call's entry (plt.c): its caller's stack pointer is the PLT
- * call's, given, not that of the stub recording it (tsc == 2: the TSC
- * clock with the given stack pointer). */
+ * call's, given, not that of the stub recording it (HOOK_TSC_SP). */
 void ct_enter_at(void *fn, void *site, uintptr_t sp)
 {
-    hook_enter(fn, site, sp, 2);
+    hook_enter(fn, site, sp, HOOK_TSC_SP);
 }

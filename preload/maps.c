@@ -208,18 +208,14 @@ static void maps_write(int only_if_changed)
     /* The block is put together whole in buf: header, objects, zeros to
      * the next CT_BLOCK_ALIGN (buf may hold an earlier block's bytes). */
     uint8_t *payload = buf + CT_BLOCK_HEADER_SIZE;
-    uint32_t size = (uint32_t)((CT_BLOCK_HEADER_SIZE + used + CT_BLOCK_ALIGN - 1) &
-                               ~(size_t)(CT_BLOCK_ALIGN - 1));
+    uint32_t size =
+        (uint32_t)ct_align_up(CT_BLOCK_HEADER_SIZE + used, CT_BLOCK_ALIGN);
     memset(payload + used, 0, size - CT_BLOCK_HEADER_SIZE - used);
     struct ct_block_header *b = (struct ct_block_header *)buf;
     memset(b, 0, CT_BLOCK_HEADER_SIZE);
-    b->magic = CT_BLOCK_MAGIC;
-    b->kind = CT_BLOCK_MAPS;
-    b->header_size = CT_BLOCK_HEADER_SIZE;
-    b->size = size;
+    ct_block_begin(b, CT_BLOCK_MAPS, size, (uint32_t)syscall(SYS_gettid), 0,
+                   ct_now());
     b->used = (uint32_t)used;
-    b->tid = (uint32_t)syscall(SYS_gettid);
-    b->first_ticks = ct_now();
     b->last_ticks = b->first_ticks;
     b->flags = CT_BLOCK_CLOSED;
     int limit_hit;

@@ -954,7 +954,7 @@ static void relro_range(const struct dl_phdr_info *info, uintptr_t *lo,
             continue;
         uintptr_t s = info->dlpi_addr + ph->p_vaddr;
         *lo = s & ~(uintptr_t)(page - 1);
-        *hi = (s + ph->p_memsz + (uintptr_t)page - 1) & ~(uintptr_t)(page - 1);
+        *hi = ct_align_up(s + ph->p_memsz, (uintptr_t)page);
     }
 }
 

@@ -93,7 +93,6 @@ static void say_and_record(const char *text)
 enum { OFF, ON, YIELDED };
 static _Atomic int g_state = OFF;
 static uint64_t g_interval_ns;
-static int g_started;          /* sampling ran, even if it stopped since */
 static clockid_t g_clock = CLOCK_THREAD_CPUTIME_ID;
 /* 1: the kernel samples (sample_perf.c), no signal, no timer; 0: the
  * SIGPROF timers below, where perf_event_open is refused. */
@@ -126,11 +125,6 @@ int ct_sample_wanted(void)
 {
     int m = ct_sample_parse_mode(ct_env_get("CALLTRACE_MODE"));
     return m == CT_MODE_SAMPLE || m == CT_MODE_BOTH;
-}
-
-uint64_t ct_sample_interval_ns(void)
-{
-    return g_started ? g_interval_ns : 0;
 }
 
 void ct_sample_get_stats(struct ct_sample_stats *out)
@@ -584,7 +578,6 @@ static int start_perf(void)
     g_perf = 1;
     g_clock = CLOCK_THREAD_CPUTIME_ID;
     ct_tracer_set_sampled(g_interval_ns);
-    g_started = 1;
     t_slot = main_slot;
     atomic_store(&g_state, ON);
     return 0;
@@ -666,7 +659,6 @@ void ct_sample_init(void)
         return;
     }
     ct_tracer_set_sampled(g_interval_ns);
-    g_started = 1;
     atomic_store(&g_state, ON);
     arm_this_thread();
 }

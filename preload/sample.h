@@ -31,8 +31,6 @@ void ct_sample_stop(void);
 
 /* 1 when CALLTRACE_MODE asks for samples (sample, both). */
 int ct_sample_wanted(void);
-/* The interval in use, 0 when not sampling. */
-uint64_t ct_sample_interval_ns(void);
 
 /* "10ms", "500us", "2s", "250000ns"; a bare number is milliseconds.
  * Returns 0 and sets *ns, or -1 for anything else or out of range. */

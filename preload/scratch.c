@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
+#include "calltrace_format.h"
 #include "rawsys.h"
 #include "scratch.h"
 
@@ -12,7 +13,7 @@
 
 static size_t page_round(size_t bytes)
 {
-    return (bytes + PAGE - 1) & ~(size_t)(PAGE - 1);
+    return ct_align_up(bytes, PAGE);
 }
 
 void *ct_scratch_alloc(size_t bytes)

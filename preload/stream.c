@@ -312,8 +312,8 @@ static int send_padded(const struct ct_block_header *h, const void *payload,
 
 static uint32_t round_block(size_t payload)
 {
-    return (uint32_t)((CT_BLOCK_HEADER_SIZE + payload + CT_BLOCK_ALIGN - 1) &
-                      ~(size_t)(CT_BLOCK_ALIGN - 1));
+    return (uint32_t)ct_align_up(CT_BLOCK_HEADER_SIZE + payload,
+                                 CT_BLOCK_ALIGN);
 }
 
 /* Length of the written part of an open block: up to its last non-zero
@@ -433,13 +433,10 @@ static int send_header(uint32_t stream_kind)
     if (!stream_kind)
         return send_all(t.page, sizeof t.page, 0);
     memset(&t.b, 0, sizeof t.b);
-    t.b.magic = CT_BLOCK_MAGIC;
-    t.b.kind = CT_BLOCK_STREAM;
-    t.b.header_size = CT_BLOCK_HEADER_SIZE;
-    t.b.size = round_block(sizeof t.page);
+    ct_block_begin(&t.b, CT_BLOCK_STREAM, round_block(sizeof t.page), fh->pid,
+                   0, fh->end_ticks);
     t.b.used = sizeof t.page;
-    t.b.tid = fh->pid;
-    t.b.first_ticks = t.b.last_ticks = fh->end_ticks;
+    t.b.last_ticks = fh->end_ticks;
     t.b.flags = CT_BLOCK_CLOSED;
     t.b.reserved = stream_kind;
     return send_padded(&t.b, t.page, sizeof t.page, 1);

@@ -270,11 +270,8 @@ static uint32_t put_frames_record(struct ct_thread *t, uint8_t sub,
     }
     /* Fixed-width (5 byte) varints for count and length, so they can be
      * filled in after the frames. */
-    for (int i = 0; i < 5; i++)
-        count_at[i] = (uint8_t)((written >> (7 * i)) & 0x7f) | (i < 4 ? 0x80 : 0);
-    uint32_t len = (uint32_t)(p - start);
-    for (int i = 0; i < 5; i++)
-        len_at[i] = (uint8_t)((len >> (7 * i)) & 0x7f) | (i < 4 ? 0x80 : 0);
+    ct_put_varint5(count_at, written);
+    ct_put_varint5(len_at, (uint32_t)(p - start));
     t->pos = p;
     return written;
 }
@@ -464,13 +461,7 @@ static int switch_block_here(struct ct_thread *t, size_t need)
         prefault(nb, size);
     ct_clock_checkpoint();
     struct ct_block_header *b = (struct ct_block_header *)nb;
-    b->magic = CT_BLOCK_MAGIC;
-    b->kind = CT_BLOCK_EVENTS;
-    b->header_size = CT_BLOCK_HEADER_SIZE;
-    b->size = size;
-    b->tid = t->tid;
-    b->seq = (uint32_t)seq;
-    b->first_ticks = now;
+    ct_block_begin(b, CT_BLOCK_EVENTS, size, t->tid, (uint32_t)seq, now);
     t->blk = b;
     t->limit = nb + size;
     t->end = ct_hot_end(block_end(t));
@@ -1166,13 +1157,7 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch)
     /* Taken after the thread's number: later than its blocks so far */
     uint64_t now = ct_now();
     struct ct_block_header *b = (struct ct_block_header *)nb;
-    b->magic = CT_BLOCK_MAGIC;
-    b->kind = CT_BLOCK_EVENTS;
-    b->header_size = CT_BLOCK_HEADER_SIZE;
-    b->size = size;
-    b->tid = t->tid;
-    b->seq = seq;
-    b->first_ticks = now;
+    ct_block_begin(b, CT_BLOCK_EVENTS, size, t->tid, seq, now);
     scratch->depth = depth;
     memcpy(scratch->stack, t->stack, kept * sizeof *t->stack);
     memcpy(scratch->hidden, t->hidden, sizeof t->hidden);

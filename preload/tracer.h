@@ -3,30 +3,9 @@
  * library is built with -fvisibility=hidden and only the hooks, the public
  * *_impl functions and the libc wrappers carry default visibility.
  *
- * Layout of the work:
- *   hot.c        the two -finstrument-functions hooks, fast path only
- *   thread.c     per-thread state, slow path, block switch, EXT records
- *   file.c       output file, header, block reservation, failure
- *   supply.c     the block supplier: next blocks mapped ahead (supply.h)
- *   helper.c     helper processes that are not the program's children (helper.h)
- *   clock.c      TSC / CLOCK_MONOTONIC, calibration
- *   config.c     environment parsing (pure functions)
- *   env.c        the environment at start, however early (preinit)
- *   maps.c       MAPS blocks for offline symbolization
- *   api.c        calltrace_*_impl, the public run-time controls
- *   lifecycle.c  start, clean close, fork, crash signals
- *   bias.c       the tracer's cost per call, measured at start
- *   stack.S      ct_stack_call: the deep work on the tracer's own stack
- *   signals.c    the program's view of the signals the tracer holds
- *   wrap.c       exec*, _exit, dlopen wrappers
- *   wrap_spawn.c the environment of children: posix_spawn*, system, popen
- *   wrap_prctl.c prctl, syscall: the TSC turned off, seccomp strict mode
- *   wrap_clone.c clone(): children the fork and thread handlers do not see
- *   jump.c       longjmp family and __cxa_begin_catch: frames a jump leaves
- *   runpath.c    the caller's own library search path, for dlopen
- *   next.c       the definitions the wrappers stand in front of
- *   scratch.c    memory of the tracer's own, outside the program's heap
- *   init.c       load-time constructor and destructor (not in unit tests)
+ * The map of the folder, every file with one line, is preload/README.md
+ * (tests/e2e/house_check.sh keeps it complete); the path from a call to a
+ * report line is docs/architecture.md.
  */
 #ifndef CT_TRACER_H
 #define CT_TRACER_H
@@ -553,6 +532,22 @@ static inline uint8_t *ct_enc_ext_head(uint8_t *p, uint64_t dt, uint8_t sub,
 }
 
 /* ------------------------------------------------------------------ file */
+
+/* The fields every block header is begun with, in this order; the others
+ * stay as they are: zero in a new block of the file, or cleared by the
+ * caller. */
+static inline void ct_block_begin(struct ct_block_header *b, uint16_t kind,
+                                  uint32_t size, uint32_t tid, uint32_t seq,
+                                  uint64_t first_ticks)
+{
+    b->magic = CT_BLOCK_MAGIC;
+    b->kind = kind;
+    b->header_size = CT_BLOCK_HEADER_SIZE;
+    b->size = size;
+    b->tid = tid;
+    b->seq = seq;
+    b->first_ticks = first_ticks;
+}
 
 struct ct_proc {
     struct ct_config cfg;

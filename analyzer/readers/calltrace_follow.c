@@ -293,11 +293,6 @@ const struct ct_follow_status *ct_follow_status(const struct ct_follow *f)
     return &f->st;
 }
 
-const struct ct_file_header *ct_follow_header(const struct ct_follow *f)
-{
-    return &f->hdr;
-}
-
 /* How the followed file's record heads are written. */
 static bool prefix_of(const struct ct_follow *f)
 {

@@ -79,7 +79,5 @@ int ct_follow_feed(struct ct_follow *f, const struct ct_input *in,
 int ct_follow_poll(struct ct_follow *f, const char *path);
 
 const struct ct_follow_status *ct_follow_status(const struct ct_follow *f);
-/* The file header as of the latest poll (valid once header_read). */
-const struct ct_file_header *ct_follow_header(const struct ct_follow *f);
 
 #endif /* CT_CALLTRACE_FOLLOW_H */

@@ -1,10 +1,7 @@
 /*
- * Internals of the calltrace binary reader, shared by its files:
- *   calltrace_header.c  the file header
- *   calltrace_index.c   first pass: block index, MAPS blocks, threads
- *   calltrace_decode.c  second pass: one thread's records into events
- *   calltrace_merge.c   threads merged by time
- *   read_calltrace.c    the reader: --time-range, symbolizers, set-up
+ * Internals of the calltrace binary reader, shared by its calltrace_*.c
+ * files and read_calltrace.c; analyzer/readers/README.md says what each
+ * holds, docs/architecture.md which decoder route goes through which.
  */
 #ifndef CT_CALLTRACE_READER_H
 #define CT_CALLTRACE_READER_H

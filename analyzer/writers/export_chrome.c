@@ -32,7 +32,6 @@
 #include <string.h>
 
 #include "export.h"
-#include "options.h"
 #include "textesc.h"
 #include "timeline.h"
 #include "util.h"

@@ -25,7 +25,6 @@
 #include <string.h>
 
 #include "export.h"
-#include "options.h"
 #include "protobuf.h"
 #include "textesc.h"
 #include "timeline.h"

@@ -27,7 +27,6 @@
 #include <zlib.h>
 
 #include "export.h"
-#include "options.h"
 #include "protobuf.h"
 #include "stacktree.h"
 #include "util.h"
