@@ -50,7 +50,8 @@ static void usage(FILE *f)
 "      --limit=SIZE      largest trace; events past it are counted as lost\n"
 "      --paused          start with tracing off (calltrace_enable() or the\n"
 "                        --signal turns it on)\n"
-"      --signal=SIG      a signal that toggles tracing, e.g. USR2\n"
+"      --signal=SIG      a signal that toggles tracing, e.g. USR2; SIG@on,\n"
+"                        SIG@off, SIG@finish (off for good) instead\n"
 "      --flight=SIZE     flight recorder: keep only the newest SIZE of each\n"
 "                        process's trace (e.g. 64M)\n"
 "      --flight-signal=SIG\n"
@@ -185,6 +186,18 @@ static bool parse_timeout(const char *s, double *out)
     return true;
 }
 
+/* The signal of --signal=SIGNAL[@ACTION], or -1. */
+static int signal_part(const char *arg)
+{
+    char name[32];
+    size_t n = strcspn(arg, "@");
+    if (n >= sizeof name)
+        return -1;
+    memcpy(name, arg, n);
+    name[n] = '\0';
+    return ct_parse_signal(name);
+}
+
 /* The flight recorder's ring is whole blocks of --bufsize, at least
  * CT_FLIGHT_MIN_SLOTS of them (preload/flight.c): say so when that is not
  * the size asked for. */
@@ -288,7 +301,8 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
             break;
         case OPT_PAUSED: set(o, "CALLTRACE_START_PAUSED", "1"); break;
         case OPT_SIGNAL:
-            if (ct_parse_signal(optarg) < 0)
+            /* SIGNAL[@ACTION]: the tracer checks the action */
+            if (signal_part(optarg) < 0)
                 ct_fe_usage_error(verb, "--signal wants a signal such as USR2 "
                                   "or 12, got '%s'", optarg);
             set(o, "CALLTRACE_SIGNAL", optarg);
