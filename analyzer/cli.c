@@ -47,6 +47,8 @@ static void usage(FILE *f)
 "      --min-duration=T   with --tree: hide calls shorter than T (e.g. 10us)\n"
 "      --hide=NAME        leave out NAME (a name or a glob; repeatable) but\n"
 "                         keep its callees, as called by its caller\n"
+"      --notrace=NAME     leave out NAME and everything it calls (as\n"
+"                         uftrace -N; repeatable)\n"
 "\n"
 "Input and output:\n"
 "      --format=NAME      read FILE as NAME instead of detecting it\n"
@@ -213,6 +215,7 @@ enum {
     OPT_TREE, OPT_DEPTH, OPT_MIN_DURATION, OPT_FORMAT, OPT_LENIENT, OPT_DUMP,
     OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
     OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS, OPT_SHORT_NAMES, OPT_HIDE,
+    OPT_NOTRACE,
     OPT_FOLDED_VALUE, OPT_ICICLE,
 };
 
@@ -252,6 +255,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"depth", required_argument, NULL, OPT_DEPTH},
         {"min-duration", required_argument, NULL, OPT_MIN_DURATION},
         {"hide", required_argument, NULL, OPT_HIDE},
+        {"notrace", required_argument, NULL, OPT_NOTRACE},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"lenient", no_argument, NULL, OPT_LENIENT},
         {"dump", no_argument, NULL, OPT_DUMP},
@@ -316,6 +320,11 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         case OPT_HIDE:
             o->hide = ct_xrealloc(o->hide, (o->nhide + 1) * sizeof *o->hide);
             o->hide[o->nhide++] = optarg;
+            break;
+        case OPT_NOTRACE:
+            o->notrace = ct_xrealloc(o->notrace,
+                                     (o->nnotrace + 1) * sizeof *o->notrace);
+            o->notrace[o->nnotrace++] = optarg;
             break;
         case OPT_FORMAT:
             if (!ct_reader_find(optarg))

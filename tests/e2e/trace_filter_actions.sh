@@ -65,4 +65,11 @@ check backtrace "0 main call;1 path call;2 target call;3 leaf call;" \
     CALLTRACE_FILTER=target,target:backtrace
 check no-backtrace "0 target call;1 leaf call;" "not below an included" \
     CALLTRACE_FILTER=target
+# The same at analysis time: calltrace-report --notrace (uftrace's -N in
+# replay) on the whole trace gives the tree skip:notrace recorded.
+env CALLTRACE_OUTPUT="$T/all.raw" LD_PRELOAD="$LIB" "$T/fa"
+"$REPORT_SAN" --tree --notrace=skip "$T/all.raw" > "$T/all.tree" ||
+    fail "--notrace failed"
+expect_eq "report --notrace" "${ALL/1 skip call;2 inner call;3 leaf call;/}" \
+    "$($CHECK thread-trees "$T/all.tree")"
 echo "ok"
