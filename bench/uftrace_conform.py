@@ -36,7 +36,8 @@ import views_check  # noqa: E402
 CFLAGS = ['-fno-inline', '-fno-builtin', '-fno-ipa-cp',
           '-fno-omit-frame-pointer', '-D_FORTIFY_SOURCE=0', '-O0', '-g']
 # Options that change nothing in the tree of a simple program.
-IGNORED = {'--force', '--no-pager', '--no-event'}
+IGNORED = {'--force', '--no-pager', '--no-event', '--no-comment',
+           '--no-merge', '--keep-pid'}
 # uftrace's trigger actions and calltrace's names for them.
 ACTIONS = {'trace_on', 'trace-on', 'trace_off', 'trace-off', 'notrace',
            'caller', 'trace', 'finish', 'backtrace', 'filter'}
@@ -138,7 +139,13 @@ def mapping(option):
         if a in IGNORED:
             pass
         elif key in ('-F', '--filter'):
-            inc.append(value())
+            v = value()
+            if '@' in v and v.rsplit('@', 1)[1] != 'plt':
+                # -F F@depth=1: an include with its trigger
+                args[i:i + 1] = ['-T', v]
+                inc.append(v.rsplit('@', 1)[0])
+                continue
+            inc.append(v)
         elif key in ('-N', '--notrace'):
             items.append(pattern(value()) + ':notrace')
         elif key in ('-C', '--caller-filter'):
@@ -154,13 +161,21 @@ def mapping(option):
             if '@' not in spec:
                 raise Unmapped('-T ' + spec)
             fn, acts = spec.rsplit('@', 1)
+            if acts == 'hide':
+                items.append('-' + pattern(fn))
+                i += 1
+                continue
+            # uftrace takes trace_on, trace-on and traceon alike
+            acts = re.sub(r'trace[-_]?(on|off)', r'trace_\1', acts)
             for act in acts.split(','):
                 base = act.split('=', 1)[0]
                 if act not in ACTIONS and base not in ('depth', 'time'):
                     raise Unmapped('trigger action ' + act)
             trig.append((pattern(fn), acts.split(',')))
-        elif a == '--disable':
+        elif a in ('--disable', '--trace=off'):
             disable = True
+        elif a == '--trace=on':
+            pass
         elif a == '--no-libcall':
             env['CALLTRACE_LIBCALLS'] = 'none'
         elif key == '--signal':
@@ -196,16 +211,29 @@ def mapping(option):
     return env
 
 
-def trees(path):
+def trees(path, need_main=True):
     """One line per thread: its calls, library calls by their bare name."""
     per = {}
     names = {}
-    before_main = True
-    for tid, depth, kind, name, _, _ in views_check.tree_lines(path):
-        if kind not in ('call', 'leaf', 'open'):
+    before_main = need_main
+    # uftrace closes a frame with a bare "}" where its name is unknown
+    text = open(path, encoding='utf-8', errors='replace').read()
+    with open(path, 'w') as f:
+        f.write(re.sub(r'\| ( *)\}$', r'| \1} /* ? */', text, flags=re.M))
+    try:
+        lines = views_check.tree_lines(path)
+    except SystemExit as e:
+        return ['unreadable: %s' % e]
+    for tid, depth, kind, name, _, _ in lines:
+        # a forked child's frames open at the fork are its parent's
+        if kind not in ('call', 'leaf', 'open') or (
+                kind == 'open' and not need_main):
             continue
         name = re.sub(r'@(plt|got|dlsym)(?=\(|$)', '', name)
-        name = re.sub(r'\(.*\)$', '', views_check.bare(name))
+        name = re.sub(r'\(.*\)( const)?$', '', views_check.bare(name))
+        # uftrace prints a template's name without its arguments
+        while re.search(r'<[^<>]*>', name):
+            name = re.sub(r'<[^<>]*>', '', name)
         # as uftrace's runtest.py: what comes before main is the start-up
         # code's (gcrt1's __monstartup and __cxa_atexit under -pg)
         before_main = before_main and name != 'main'
@@ -246,7 +274,14 @@ def run_calltrace(t, src, work, lib, report):
         subprocess.run([report, '--tree'] + [os.path.join(work, f)
                                               for f in raws[:1]],
                        stdout=out, stderr=subprocess.DEVNULL)
-    return None, trees(tree)
+    got = trees(tree)
+    # a forked child's trace is a file of its own
+    for f in raws[1:]:
+        with open(tree, 'w') as out:
+            subprocess.run([report, '--tree', os.path.join(work, f)],
+                           stdout=out, stderr=subprocess.DEVNULL)
+        got += trees(tree, need_main=False)
+    return None, sorted(got)
 
 
 def run_uftrace(t, src, work):
@@ -311,12 +346,18 @@ def main():
                 ok = got == expect
                 line += ' calltrace %s' % ('same' if ok else why or 'differs')
                 ours += ok
+            except subprocess.TimeoutExpired:
+                line += ' calltrace timed out'
+                got = None
             except Unmapped as e:
                 line += ' calltrace unmapped (%s)' % e
                 unmapped += 1
                 got = None
             if use_uftrace:
-                why, ugot = run_uftrace(t, src, work)
+                try:
+                    why, ugot = run_uftrace(t, src, work)
+                except subprocess.TimeoutExpired:
+                    why, ugot = 'timed out', None
                 uok = ugot == expect
                 theirs += uok
                 line += '; uftrace %s' % ('same' if uok else why or 'differs')
