@@ -60,6 +60,7 @@
 #define CT_FACT_FINISH    0x080u /* recording ends when it returns         */
 #define CT_FACT_BACKTRACE 0x100u /* its callers are recorded with it       */
 #define CT_FACT_INCLUDE   0x200u /* as PATTERN (uftrace's "filter")        */
+#define CT_FACT_START_OFF 0x400u /* ":on": recording starts off           */
 
 struct ct_frule {
     uint32_t kind;        /* CT_FRULE_*                                    */

@@ -72,7 +72,7 @@ static int parse_action(struct ct_frule *r, const char *a)
         const char *name;
         uint32_t act;
     } acts[] = {
-        {"on", CT_FACT_ON},           {"off", CT_FACT_OFF},
+        {"on", CT_FACT_ON | CT_FACT_START_OFF}, {"off", CT_FACT_OFF},
         {"trace_on", CT_FACT_ON},     {"trace-on", CT_FACT_ON},
         {"trace_off", CT_FACT_OFF},   {"trace-off", CT_FACT_OFF},
         {"notrace", CT_FACT_NOTRACE}, {"caller", CT_FACT_CALLER},
@@ -223,7 +223,7 @@ static int parse_item(struct ct_fspec *out, char *item, char *err,
     }
     if (r->kind == CT_FRULE_INCLUDE || (r->acts & CT_FACT_INCLUDE))
         out->have_include = 1;
-    if (r->kind == CT_FRULE_ON)
+    if (r->acts & CT_FACT_START_OFF)
         out->have_on = 1;
     out->have_acts |= r->acts;
     out->nrules++;

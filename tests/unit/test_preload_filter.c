@@ -316,6 +316,8 @@ static void test_actions(void **state)
     assert_string_equal(match("ns::f::g", NULL), "0 0 1");
     parse_ok("a:trace_on");
     assert_false(spec->have_on);
+    parse_ok("a:on:depth=2");
+    assert_true(spec->have_on);
     /* A C++ scope is not an action; a bad argument is an error. */
     parse_ok("ns::on");
     assert_int_equal(spec->rules[0].kind, CT_FRULE_INCLUDE);
