@@ -70,6 +70,8 @@ static void usage(FILE *f)
 "      --tid=TID[,TID]... only the threads with these kernel tids, in every\n"
 "                         output (report, --tree, --dump, --export);\n"
 "                         repeatable; 'calltrace info' lists the tids\n"
+"      --notrace=NAME     leave out NAME and everything it calls (as\n"
+"                         uftrace -N; repeatable)\n"
 "\n"
 "Input and output:\n"
 "      --format=NAME      read FILE as NAME instead of detecting it\n"
@@ -252,7 +254,7 @@ enum {
     OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
     OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS, OPT_SHORT_NAMES, OPT_HIDE,
     OPT_FOLDED_VALUE, OPT_ICICLE, OPT_DIFF, OPT_THRESHOLD, OPT_STATS, OPT_SORT,
-    OPT_SLOWEST, OPT_TID, OPT_INFO,
+    OPT_SLOWEST, OPT_TID, OPT_INFO, OPT_NOTRACE,
 };
 
 /* The CPUs online, at most 8: more threads than that only wait on memory. */
@@ -291,6 +293,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"depth", required_argument, NULL, OPT_DEPTH},
         {"min-duration", required_argument, NULL, OPT_MIN_DURATION},
         {"hide", required_argument, NULL, OPT_HIDE},
+        {"notrace", required_argument, NULL, OPT_NOTRACE},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"lenient", no_argument, NULL, OPT_LENIENT},
         {"dump", no_argument, NULL, OPT_DUMP},
@@ -364,6 +367,11 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         case OPT_HIDE:
             o->hide = ct_xrealloc(o->hide, (o->nhide + 1) * sizeof *o->hide);
             o->hide[o->nhide++] = optarg;
+            break;
+        case OPT_NOTRACE:
+            o->notrace = ct_xrealloc(o->notrace,
+                                     (o->nnotrace + 1) * sizeof *o->notrace);
+            o->notrace[o->nnotrace++] = optarg;
             break;
         case OPT_FORMAT:
             if (!ct_reader_find(optarg))
@@ -452,7 +460,8 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
      * view's option would not change what it says. */
     if (o->info && (mode_name(o) || seen.depth || seen.min_duration ||
                     o->focus || o->graph_only || o->flat_only || o->brief ||
-                    o->per_thread || o->have_range || o->nhide || o->ntids ||
+                    o->per_thread || o->have_range || o->nhide || o->nnotrace ||
+                    o->ntids ||
                     o->by_line || o->oncpu || o->subtract_bias || o->stats ||
                     o->sort || o->slowest || o->diff_base))
         bad_usage("%s", "--info goes with -o, --format and --lenient only");

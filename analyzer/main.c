@@ -181,8 +181,9 @@ int main(int argc, char **argv)
 
     /* Hidden functions are taken out before any view sees the events,
      * so that every view leaves out the same calls. */
-    if (opts.nhide) {
+    if (opts.nhide || opts.nnotrace) {
         ct_hide_filter_init(&hide, sink, &info, opts.hide, opts.nhide);
+        ct_hide_filter_notrace(&hide, opts.notrace, opts.nnotrace);
         sink = &hide.sink;
     }
     /* Threads left out by --tid, likewise, before any view. */
@@ -251,6 +252,7 @@ done:
     ct_hide_filter_free(&hide);
     free(opts.hide);
     free(opts.tids);
+    free(opts.notrace);
     ct_profile_free(profile);
     ct_trace_info_free(&info);
     ct_input_close(&in);

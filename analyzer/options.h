@@ -27,6 +27,8 @@ struct ct_options {
     int64_t tree_min_ns;        /* --min-duration T (with --tree)            */
     const char **hide;          /* --hide NAME (repeatable): names or globs  */
     size_t nhide;
+    const char **notrace;       /* --notrace NAME: it and all it calls       */
+    size_t nnotrace;
     bool subtract_bias;         /* --subtract-bias                           */
     bool lenient;               /* --lenient                                 */
     bool by_line;               /* --by-line (sampled traces)                */

@@ -50,7 +50,8 @@ static void usage(FILE *f)
 "      --limit=SIZE      largest trace; events past it are counted as lost\n"
 "      --paused          start with tracing off (calltrace_enable() or the\n"
 "                        --signal turns it on)\n"
-"      --signal=SIG      a signal that toggles tracing, e.g. USR2\n"
+"      --signal=SIG      a signal that toggles tracing, e.g. USR2; SIG@on,\n"
+"                        SIG@off, SIG@finish (off for good) instead\n"
 "      --flight=SIZE     flight recorder: keep only the newest SIZE of each\n"
 "                        process's trace (e.g. 64M)\n"
 "      --flight-signal=SIG\n"
@@ -61,12 +62,16 @@ static void usage(FILE *f)
 "                        (default), clock or off\n"
 "      --filter=SPEC     record only some functions: PATTERN (and what it\n"
 "                        calls), PATTERN@N (N levels), -PATTERN (not it,\n"
-"                        its callees yes); globs, re:REGEX, C++ names;\n"
+"                        its callees yes), PATTERN:notrace (neither),\n"
+"                        PATTERN:caller (only the paths to it); globs,\n"
+"                        re:REGEX, C++ names;\n"
 "                        comma-separated (CALLTRACE_FILTER)\n"
 "      --depth=N         no call deeper than N levels\n"
 "      --min-duration=T  keep only calls that lasted T (e.g. 10us)\n"
 "      --trigger=SPEC    FUNC:on / FUNC:off: recording starts / stops when\n"
-"                        FUNC is entered (comma-separated)\n"
+"                        FUNC is entered; FUNC:ACTION[:ACTION] for uftrace's\n"
+"                        trace_on, trace_off, notrace, caller, trace,\n"
+"                        depth=N, time=T, finish, backtrace (comma-separated)\n"
 "      --no-follow       do not trace children started with an environment\n"
 "                        of their own (execve, posix_spawn, system, popen)\n"
 "      --timeout=T       once PROGRAM exits, wait at most T (e.g. 10, 2.5s,\n"
@@ -181,6 +186,18 @@ static bool parse_timeout(const char *s, double *out)
     return true;
 }
 
+/* The signal of --signal=SIGNAL[@ACTION], or -1. */
+static int signal_part(const char *arg)
+{
+    char name[32];
+    size_t n = strcspn(arg, "@");
+    if (n >= sizeof name)
+        return -1;
+    memcpy(name, arg, n);
+    name[n] = '\0';
+    return ct_parse_signal(name);
+}
+
 /* The flight recorder's ring is whole blocks of --bufsize, at least
  * CT_FLIGHT_MIN_SLOTS of them (preload/flight.c): say so when that is not
  * the size asked for. */
@@ -284,7 +301,8 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
             break;
         case OPT_PAUSED: set(o, "CALLTRACE_START_PAUSED", "1"); break;
         case OPT_SIGNAL:
-            if (ct_parse_signal(optarg) < 0)
+            /* SIGNAL[@ACTION]: the tracer checks the action */
+            if (signal_part(optarg) < 0)
                 ct_fe_usage_error(verb, "--signal wants a signal such as USR2 "
                                   "or 12, got '%s'", optarg);
             set(o, "CALLTRACE_SIGNAL", optarg);

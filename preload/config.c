@@ -262,7 +262,31 @@ static void load_signal(struct ct_config *c, ct_getenv_fn get,
     const char *v = get("CALLTRACE_SIGNAL");
     if (!v || !*v)
         return;
-    int sig = ct_parse_signal(v);
+    /* SIG@ACTION, as uftrace's --signal=SIGUSR1@finish */
+    char name[32];
+    const char *at = strchr(v, '@');
+    size_t n = at ? (size_t)(at - v) : strlen(v);
+    int action = CT_SIGACT_TOGGLE;
+    if (at) {
+        static const char *const acts[] = {"toggle", "on", "off", "finish"};
+        action = -1;
+        for (int i = 0; i < 4; i++)
+            if (!strcmp(at + 1, acts[i]) ||
+                (i && !strncmp(at + 1, "trace_", 6) &&
+                 !strcmp(at + 7, acts[i])))
+                action = i;
+        if (action < 0 || n >= sizeof name) {
+            warnf(warn, "calltrace: CALLTRACE_SIGNAL='%s': expected "
+                  "SIGNAL[@ACTION], ACTION toggle, on, off or finish; using "
+                  "none", v);
+            return;
+        }
+    }
+    if (n >= sizeof name)
+        n = sizeof name - 1;
+    memcpy(name, v, n);
+    name[n] = '\0';
+    int sig = ct_parse_signal(name);
     if (sig < 0)
         warnf(warn, "calltrace: CALLTRACE_SIGNAL='%s': expected a signal "
               "such as USR2, SIGUSR2 or 12; using none", v);
@@ -275,8 +299,10 @@ static void load_signal(struct ct_config *c, ct_getenv_fn get,
               "the program or the tracer; expected USR1, USR2 or a "
               "real-time signal (%d-%d); using none", v, sigabbrev_np(sig),
               SIGRTMIN, SIGRTMAX);
-    else
+    else {
         c->toggle_signal = sig;
+        c->toggle_action = action;
+    }
 }
 
 static void load_output(struct ct_config *c, ct_getenv_fn get,

@@ -66,6 +66,7 @@ static struct fset *current;
 static pthread_mutex_t install_lock = PTHREAD_MUTEX_INITIALIZER;
 static uint64_t spec_written;      /* generation whose SPEC record exists */
 static int trigger_on;             /* recording allowed by the triggers   */
+static int finished;               /* a :finish function has returned     */
 
 /* Per-thread state, mapped on first use. */
 #define FS_WRITTEN 0
@@ -80,15 +81,37 @@ struct fdrop {
     uint64_t count;
 };
 
+/* What a frame's triggers change for its callees, restored when it
+ * ends.  Zero is "nothing in force". */
+struct fscope {
+    uint32_t allow;        /* levels below this are inside an include     */
+    uint32_t notrace;      /* 1 + the :notrace rule of an open frame      */
+    uint32_t dbase, dmax;  /* :depth=N: N levels from level dbase         */
+    uint32_t drule;        /* 1 + that :depth= rule                       */
+    uint32_t trule;        /* 1 + the :time= rule in force, 0: min=       */
+    uint64_t tmin;         /* its duration in ticks                       */
+};
+
+/* A frame's flags (fthread.fl). */
+#define FF_TRACE     0x01u  /* kept whatever its duration                 */
+#define FF_CALLER    0x02u  /* a :caller function: its callers are kept   */
+#define FF_FINISH    0x04u  /* recording ends when it returns             */
+#define FF_BACKTRACE 0x08u  /* its left-out callers are kept with it      */
+#define FF_WEAK      0x10u  /* left out, unless a backtrace keeps it      */
+#define FF_PATH      0x20u  /* kept only on the path to a :caller one     */
+
 struct fthread {
     uint64_t gen;
-    uint32_t allow;        /* levels below this are inside an include     */
+    struct fscope sc;
     uint32_t npending;
     uint32_t ndrops;
     struct fdrop drops[DROP_CAP];
     uint8_t state[CT_MAX_DEPTH];
-    uint32_t saved_allow[CT_MAX_DEPTH];
+    uint8_t fl[CT_MAX_DEPTH];
+    uint32_t why[CT_MAX_DEPTH];     /* a pending frame's reason if dropped */
+    struct fscope saved[CT_MAX_DEPTH];
     uint64_t ticks[CT_MAX_DEPTH];
+    uint64_t fmin[CT_MAX_DEPTH];    /* a pending frame's least duration   */
     uintptr_t site[CT_MAX_DEPTH];
 };
 
@@ -273,8 +296,7 @@ static int install(const char *text, char *err, size_t errcap)
         return -1;
     }
     for (uint32_t i = 0; i < s->spec.nrules; i++)
-        if (s->spec.rules[i].kind == CT_FRULE_ON ||
-            s->spec.rules[i].kind == CT_FRULE_OFF)
+        if (s->spec.rules[i].acts & (CT_FACT_ON | CT_FACT_OFF))
             s->have_trigger = 1;
     s->min_ticks = ct_ns_to_ticks(s->spec.min_ns);
     pthread_mutex_lock(&install_lock);
@@ -283,6 +305,7 @@ static int install(const char *text, char *err, size_t errcap)
     s->older = old;
     scan_all(s);
     __atomic_store_n(&trigger_on, !s->spec.have_on, __ATOMIC_RELAXED);
+    __atomic_store_n(&finished, 0, __ATOMIC_RELAXED);
     /* The old set stays mapped: a thread may be reading it right now. */
     __atomic_store_n(&current, s, __ATOMIC_RELEASE);
     __atomic_store_n(&ct_filter_stop,
@@ -568,11 +591,29 @@ static int put_entry(struct ct_thread *t, uint64_t ticks, uintptr_t fn,
     return 0;
 }
 
-/* Writes the entries of the pending frames below level upto, outermost
- * first: from now on they are ordinary written frames. */
-static void write_pending(struct ct_thread *t, struct fthread *f,
-                          uint32_t upto)
+/* A pending frame below level upto that is left out after all: a weak
+ * one (FF_WEAK) once a call below it is written without a backtrace,
+ * since its entry could no longer go before that call's records. */
+static void drop_pending(struct ct_thread *t, struct fthread *f, uint32_t i)
 {
+    f->state[i] = FS_HIDDEN;
+    f->npending--;
+    count_drop(t, f, t->stack[i], f->why[i]);
+}
+
+/* Writes the entries of the pending frames below level upto, outermost
+ * first: from now on they are ordinary written frames.  Weak frames are
+ * written only under a frame with a backtrace (bt: the writing frame has
+ * one), else left out. */
+static void write_pending_bt(struct ct_thread *t, struct fthread *f,
+                             uint32_t upto, int bt)
+{
+    for (uint32_t i = upto; i-- > 0 && f->npending;) {
+        if (f->fl[i] & FF_BACKTRACE)
+            bt = 1;
+        if (f->state[i] == FS_PENDING && (f->fl[i] & FF_WEAK) && !bt)
+            drop_pending(t, f, i);
+    }
     for (uint32_t i = 0; i < upto && f->npending; i++) {
         if (f->state[i] != FS_PENDING)
             continue;
@@ -586,6 +627,12 @@ static void write_pending(struct ct_thread *t, struct fthread *f,
         f->state[i] = FS_WRITTEN;
         set_hidden(t, i, 0);
     }
+}
+
+static void write_pending(struct ct_thread *t, struct fthread *f,
+                          uint32_t upto)
+{
+    write_pending_bt(t, f, upto, 0);
 }
 
 static struct fthread *thread_state(struct ct_thread *t)
@@ -605,7 +652,7 @@ static void new_generation(struct ct_thread *t, struct fthread *f,
 {
     flush_drops(t, f);
     f->gen = s->gen;
-    f->allow = 0;
+    memset(&f->sc, 0, sizeof f->sc);
 }
 
 /* The rules go into the trace once, by the first thread to run under
@@ -622,6 +669,46 @@ static void tell_rules(struct ct_thread *t, struct fthread *f,
         }
 }
 
+/* What a decision for a frame is. */
+#define FD_WRITE 0  /* written (or pending on its duration)            */
+#define FD_DROP  1  /* left out, counted                               */
+#define FD_WEAK  2  /* left out unless a backtrace below keeps it      */
+
+/* A frame's triggers (uftrace's -T actions), before the rules decide. */
+static void apply_trigger(struct fthread *f, const struct ct_frule *r,
+                          uint32_t rule, uint32_t d)
+{
+    uint32_t a = r->acts;
+    if (a & (CT_FACT_ON | CT_FACT_OFF))
+        __atomic_store_n(&trigger_on, !!(a & CT_FACT_ON), __ATOMIC_RELAXED);
+    if (a & CT_FACT_DEPTH) {
+        f->sc.dbase = d;
+        f->sc.dmax = r->depth;
+        f->sc.drule = rule;
+    }
+    if (a & CT_FACT_TIME) {
+        f->sc.trule = rule;
+        f->sc.tmin = ct_ns_to_ticks(r->time_ns);
+    }
+    f->fl[d] = (uint8_t)((a & CT_FACT_TRACE ? FF_TRACE : 0) |
+                         (a & CT_FACT_CALLER ? FF_CALLER : 0) |
+                         (a & CT_FACT_FINISH ? FF_FINISH : 0) |
+                         (a & CT_FACT_BACKTRACE ? FF_BACKTRACE : 0));
+}
+
+/* A left-out frame: counted now, or kept pending as a backtrace's. */
+static int left_out(struct ct_thread *t, struct fthread *f,
+                    const struct fset *s, uintptr_t fn, uint32_t d,
+                    uint32_t reason)
+{
+    if (s->spec.have_acts & CT_FACT_BACKTRACE) {
+        f->why[d] = reason;
+        return FD_WEAK;
+    }
+    count_drop(t, f, fn, reason);
+    return FD_DROP;
+}
+
 /* The decision for a frame entered at level d while recording. */
 static int decide(struct ct_thread *t, struct fthread *f, const struct fset *s,
                   uintptr_t fn, uint32_t d)
@@ -630,10 +717,21 @@ static int decide(struct ct_thread *t, struct fthread *f, const struct fset *s,
     uint32_t v = lookup(s, fn);
     uint32_t inc = CT_FMATCH_INCLUDE(v), exc = CT_FMATCH_EXCLUDE(v);
     uint32_t trig = CT_FMATCH_TRIGGER(v);
+    f->fl[d] = 0;
+    if (__atomic_load_n(&finished, __ATOMIC_RELAXED)) {
+        count_drop(t, f, fn, CT_DROP_FINISHED);
+        return FD_DROP;
+    }
+    /* Inside a :notrace function nothing is recorded (uftrace's -N). */
+    if (!f->sc.notrace && trig &&
+        (sp->rules[trig - 1].acts & CT_FACT_NOTRACE))
+        f->sc.notrace = trig;
+    if (f->sc.notrace) {
+        count_drop(t, f, fn, CT_DROP_NOTRACE | (f->sc.notrace - 1) << 3);
+        return FD_DROP;
+    }
     if (trig)
-        __atomic_store_n(&trigger_on,
-                         sp->rules[trig - 1].kind == CT_FRULE_ON,
-                         __ATOMIC_RELAXED);
+        apply_trigger(f, &sp->rules[trig - 1], trig, d);
     /* Levels count from the outermost included frame: a recursive or
      * nested match inside its levels does not extend them.  Included and
      * excluded both: its callees are recorded, it is not ("only below
@@ -641,30 +739,55 @@ static int decide(struct ct_thread *t, struct fthread *f, const struct fset *s,
      * entered while a trigger has recording off still opens its levels,
      * so that an :on trigger inside it records from there (uftrace's
      * `-F outer -T start@trace_on` records start and its callees). */
-    if (inc && f->allow == 0) {
+    if (inc && f->sc.allow == 0) {
         const struct ct_frule *r = &sp->rules[inc - 1];
         uint32_t allow = r->levels ? d + r->levels + (exc ? 1 : 0)
                                    : UINT32_MAX;
-        if (allow > f->allow)
-            f->allow = allow;
+        if (allow > f->sc.allow)
+            f->sc.allow = allow;
     }
     if (s->have_trigger && !__atomic_load_n(&trigger_on, __ATOMIC_RELAXED)) {
         count_drop(t, f, fn, CT_DROP_TRIGGER);
-        return 1;
+        return FD_DROP;
     }
     if (exc) {
         count_drop(t, f, fn, CT_DROP_EXCLUDED | (exc - 1) << 3);
-        return 1;
+        return FD_DROP;
     }
-    if (sp->have_include && d >= f->allow) {
-        count_drop(t, f, fn, CT_DROP_OUTSIDE);
-        return 1;
-    }
-    if (sp->depth && d >= sp->depth) {
-        count_drop(t, f, fn, CT_DROP_DEPTH);
-        return 1;
-    }
-    return 0;
+    if (sp->have_include && d >= f->sc.allow)
+        return left_out(t, f, s, fn, d, CT_DROP_OUTSIDE);
+    if (sp->depth && d >= sp->depth)
+        return left_out(t, f, s, fn, d, CT_DROP_DEPTH);
+    /* :depth=N counts from the trigger's frame, as uftrace's -D does from
+     * each -F match: the frame is level 1. */
+    if (f->sc.dmax && d - f->sc.dbase >= f->sc.dmax)
+        return left_out(t, f, s, fn, d, CT_DROP_DEPTH | f->sc.drule << 3);
+    return FD_WRITE;
+}
+
+/* The least duration a frame at this point must last to be kept, in
+ * ticks, and the reason it is counted under when shorter. */
+static uint64_t least_duration(const struct fthread *f, const struct fset *s,
+                               uint32_t *reason)
+{
+    *reason = CT_DROP_SHORT | f->sc.trule << 3;
+    return f->sc.trule ? f->sc.tmin : s->min_ticks;
+}
+
+/* Makes frame d pending: its entry waits until it is known to be kept.
+ * Keep room in this block for every pending entry and one call; when
+ * there is none, the pending entries go in now, at their own times,
+ * before a new block is taken. */
+static void make_pending(struct ct_thread *t, struct fthread *f, uint32_t d,
+                         uintptr_t site, uint64_t fmin, uint32_t why)
+{
+    room_for(t, f, 3 * CT_REC_MAX_HOT);
+    f->state[d] = FS_PENDING;
+    f->ticks[d] = ct_now();
+    f->site[d] = site;
+    f->fmin[d] = fmin;
+    f->why[d] = why;
+    f->npending++;
 }
 
 int ct_filter_enter(struct ct_thread *t, uintptr_t fn, uintptr_t site,
@@ -680,23 +803,47 @@ int ct_filter_enter(struct ct_thread *t, uintptr_t fn, uintptr_t site,
         new_generation(t, f, s);
     if (__atomic_load_n(&spec_written, __ATOMIC_RELAXED) < s->gen)
         tell_rules(t, f, s);
-    f->saved_allow[d] = f->allow;
+    f->saved[d] = f->sc;
     f->state[d] = FS_HIDDEN;
-    if (off || decide(t, f, s, fn, d))
+    if (off) {
+        f->fl[d] = 0;
         return 1;
-    if (!s->min_ticks) {
-        f->state[d] = FS_WRITTEN;
-        return 0;
     }
-    /* Pending.  Keep room in this block for every pending entry and one
-     * call; when there is none, the pending entries go in now, at their
-     * own times, before a new block is taken. */
-    room_for(t, f, 3 * CT_REC_MAX_HOT);
-    f->state[d] = FS_PENDING;
-    f->ticks[d] = ct_now();
-    f->site[d] = site;
-    f->npending++;
-    return 1;
+    int how = decide(t, f, s, fn, d);
+    if (how == FD_DROP)
+        return 1;
+    if (how == FD_WEAK) {
+        f->fl[d] |= FF_WEAK;
+        make_pending(t, f, d, site, UINT64_MAX, f->why[d]);
+        return 1;
+    }
+    uint32_t why;
+    uint64_t fmin = least_duration(f, s, &why);
+    /* With a :caller rule every frame waits, and only the paths to a
+     * :caller function are kept (uftrace's -C): the others never last
+     * long enough. */
+    if ((s->spec.have_acts & CT_FACT_CALLER) && !(f->fl[d] & FF_CALLER)) {
+        f->fl[d] |= FF_PATH;
+        fmin = UINT64_MAX;
+        why = CT_DROP_CALLER;
+    }
+    if (fmin || (f->fl[d] & FF_CALLER)) {
+        make_pending(t, f, d, site, fmin, why);
+        return 1;
+    }
+    /* Written now: the pending frames below it go first. */
+    if (f->npending)
+        write_pending_bt(t, f, d, !!(f->fl[d] & FF_BACKTRACE));
+    f->state[d] = FS_WRITTEN;
+    return 0;
+}
+
+/* A :finish function returned: nothing more is recorded, in any thread
+ * (uftrace's finish trigger; it stops at the entry instead). */
+static void finish_if(const struct fthread *f, uint32_t d)
+{
+    if (f->fl[d] & FF_FINISH)
+        __atomic_store_n(&finished, 1, __ATOMIC_RELAXED);
 }
 
 int ct_filter_pop(struct ct_thread *t, uint32_t d)
@@ -704,25 +851,30 @@ int ct_filter_pop(struct ct_thread *t, uint32_t d)
     struct fthread *f = t->filter;
     if (d >= CT_MAX_DEPTH)
         return 0;
-    f->allow = f->saved_allow[d];
+    f->sc = f->saved[d];
     /* A frame the fast path entered has no hidden bit: its state here
      * is an older frame's. */
-    if (f->state[d] != FS_PENDING || !(t->hidden[d / 64] >> (d % 64) & 1))
+    if (f->state[d] != FS_PENDING || !(t->hidden[d / 64] >> (d % 64) & 1)) {
+        if (f->state[d] == FS_WRITTEN)
+            finish_if(f, d);
         return 0;
+    }
     f->state[d] = FS_HIDDEN;
     f->npending--;
     set_hidden(t, d, 0);
     uint64_t now = ct_now();
-    const struct fset *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
-    uint64_t min = s ? s->min_ticks : 0;
-    if (now - f->ticks[d] < min) {
-        count_drop(t, f, t->stack[d], CT_DROP_SHORT);
+    int keep = (f->fl[d] & FF_TRACE) ||
+               (f->fmin[d] != UINT64_MAX && now - f->ticks[d] >= f->fmin[d]);
+    if (!keep) {
+        count_drop(t, f, t->stack[d], f->why[d]);
         return 1;
     }
     size_t need = ((size_t)f->npending + 2) * CT_REC_MAX_HOT;
     if (ct_thread_room_left(t) < need)
         ct_thread_room(t, need);
-    write_pending(t, f, d);
+    write_pending_bt(t, f, d,
+                     !!(f->fl[d] & (FF_BACKTRACE | FF_CALLER)));
+    finish_if(f, d);
     if (put_entry(t, f->ticks[d], t->stack[d], f->site[d]) != 0)
         return 1;
     if (ct_thread_room_left(t) >= CT_REC_MAX_HOT)
@@ -737,8 +889,6 @@ void ct_filter_thread_close(struct ct_thread *t)
     struct fthread *f = t->filter;
     if (!f)
         return;
-    const struct fset *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
-    uint64_t min = s ? s->min_ticks : 0;
     uint32_t top = t->depth < CT_MAX_DEPTH ? t->depth : CT_MAX_DEPTH;
     if (f->npending) {
         /* Frames still open: those open for long enough are shown (as
@@ -746,7 +896,10 @@ void ct_filter_thread_close(struct ct_thread *t)
         uint64_t now = ct_now();
         uint32_t upto = 0;
         for (uint32_t i = 0; i < top; i++)
-            if (f->state[i] == FS_PENDING && now - f->ticks[i] >= min)
+            if (f->state[i] == FS_PENDING &&
+                ((f->fl[i] & FF_TRACE) ||
+                 (f->fmin[i] != UINT64_MAX &&
+                  now - f->ticks[i] >= f->fmin[i])))
                 upto = i + 1;
         size_t need = ((size_t)f->npending + 1) * CT_REC_MAX_HOT;
         if (ct_thread_room_left(t) < need)
@@ -754,7 +907,7 @@ void ct_filter_thread_close(struct ct_thread *t)
         write_pending(t, f, upto);
         for (uint32_t i = upto; i < top && f->npending; i++)
             if (f->state[i] == FS_PENDING) {
-                count_drop(t, f, t->stack[i], CT_DROP_SHORT);
+                count_drop(t, f, t->stack[i], f->why[i]);
                 f->state[i] = FS_HIDDEN;
                 f->npending--;
             }

@@ -11,6 +11,9 @@
  *   -PATTERN       do not record these; their callees are recorded
  *   PATTERN:on     recording starts when one of these is entered
  *   PATTERN:off    recording stops when one of these is entered
+ *   PATTERN:ACTION[:ACTION...]  uftrace's triggers (trace_on, trace_off,
+ *                  notrace, caller, trace, depth=N, time=DURATION, finish,
+ *                  backtrace): see CT_FACT_*
  *   depth=N        no call deeper than N levels is recorded
  *   min=DURATION   a call is kept only if it lasted DURATION (ns/us/ms/s)
  * PATTERN is a glob (fnmatch) or, after "re:", a POSIX extended regular
@@ -34,11 +37,30 @@
 #define CT_DROP_DEPTH    2u  /* deeper than depth=N                        */
 #define CT_DROP_SHORT    3u  /* shorter than min=DURATION                  */
 #define CT_DROP_TRIGGER  4u  /* recording stopped by a trigger             */
+#define CT_DROP_NOTRACE  5u  /* in (or is) a :notrace function: >> 3 rule  */
+#define CT_DROP_CALLER   6u  /* on no path to a :caller function           */
+#define CT_DROP_FINISHED 7u  /* after a :finish function returned          */
+/* CT_DROP_DEPTH and CT_DROP_SHORT: reason >> 3 is 0 for depth= and min=,
+ * else 1 + the index of the :depth= or :time= rule in force. */
 
 #define CT_FRULE_INCLUDE 0u
 #define CT_FRULE_EXCLUDE 1u
 #define CT_FRULE_ON      2u
 #define CT_FRULE_OFF     3u
+#define CT_FRULE_ACTION  4u   /* PATTERN:ACTION[:ACTION...], acts below   */
+
+/* A trigger's actions (struct ct_frule.acts), uftrace's -T vocabulary. */
+#define CT_FACT_ON        0x001u /* recording on (:on, :trace_on)          */
+#define CT_FACT_OFF       0x002u /* recording off (:off, :trace_off)       */
+#define CT_FACT_NOTRACE   0x004u /* it and its callees left out (-N)       */
+#define CT_FACT_CALLER    0x008u /* only the paths to it are kept (-C)     */
+#define CT_FACT_TRACE     0x010u /* kept whatever its duration             */
+#define CT_FACT_DEPTH     0x020u /* N levels counted from it (depth=N)     */
+#define CT_FACT_TIME      0x040u /* its own minimum duration (time=T)      */
+#define CT_FACT_FINISH    0x080u /* recording ends when it returns         */
+#define CT_FACT_BACKTRACE 0x100u /* its callers are recorded with it       */
+#define CT_FACT_INCLUDE   0x200u /* as PATTERN (uftrace's "filter")        */
+#define CT_FACT_START_OFF 0x400u /* ":on": recording starts off           */
 
 struct ct_frule {
     uint32_t kind;        /* CT_FRULE_*                                    */
@@ -46,13 +68,23 @@ struct ct_frule {
     int is_regex;
     regex_t re;
     char pattern[256];
+    uint32_t acts;        /* CT_FACT_*, for every trigger kind             */
+    uint32_t depth;       /* :depth=N                                      */
+    uint64_t time_ns;     /* :time=DURATION (0 allowed)                    */
+    char acts_text[96];   /* ":trace_on:depth=2", as written               */
 };
+
+static inline int ct_frule_is_trigger(const struct ct_frule *r)
+{
+    return r->kind >= CT_FRULE_ON;
+}
 
 struct ct_fspec {
     uint32_t nrules;
     struct ct_frule rules[CT_FILTER_MAX_RULES];
     int have_include;
     int have_on;          /* recording waits for an :on trigger            */
+    uint32_t have_acts;   /* CT_FACT_* of all the trigger rules            */
     uint32_t depth;       /* depth=N, 0 = none                             */
     uint64_t min_ns;      /* min=DURATION, 0 = none                        */
     char text[CT_FILTER_TEXT_MAX];  /* the spec, normalized                */

@@ -65,17 +65,93 @@ static int parse_count(const char *s, uint32_t *out)
     return 0;
 }
 
-static int ends_with(const char *s, size_t n, const char *suffix)
+/* One action of a trigger, uftrace's names ("trace-on" as "trace_on"). */
+static int parse_action(struct ct_frule *r, const char *a)
 {
-    size_t k = strlen(suffix);
-    return n >= k && memcmp(s + n - k, suffix, k) == 0;
+    static const struct {
+        const char *name;
+        uint32_t act;
+    } acts[] = {
+        {"on", CT_FACT_ON | CT_FACT_START_OFF}, {"off", CT_FACT_OFF},
+        {"trace_on", CT_FACT_ON},     {"trace-on", CT_FACT_ON},
+        {"trace_off", CT_FACT_OFF},   {"trace-off", CT_FACT_OFF},
+        {"notrace", CT_FACT_NOTRACE}, {"caller", CT_FACT_CALLER},
+        {"trace", CT_FACT_TRACE},     {"finish", CT_FACT_FINISH},
+        {"backtrace", CT_FACT_BACKTRACE}, {"filter", CT_FACT_INCLUDE},
+    };
+    for (size_t i = 0; i < sizeof acts / sizeof acts[0]; i++)
+        if (!strcmp(a, acts[i].name)) {
+            r->acts |= acts[i].act;
+            return 0;
+        }
+    if (!strncmp(a, "depth=", 6) && parse_count(a + 6, &r->depth) == 0) {
+        r->acts |= CT_FACT_DEPTH;
+        return 0;
+    }
+    if (!strncmp(a, "time=", 5) &&
+        ct_fspec_duration(a + 5, &r->time_ns) == 0) {
+        r->acts |= CT_FACT_TIME;
+        return 0;
+    }
+    return -1;
+}
+
+/* Whether a is the name of an action, bad arguments included: "depth=x"
+ * is a mistake to report, not part of a function's name. */
+static int action_name(const char *a)
+{
+    static const char *const names[] = {
+        "on", "off", "trace_on", "trace-on", "trace_off", "trace-off",
+        "notrace", "caller", "trace", "finish", "backtrace", "filter",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(a, names[i]))
+            return 1;
+    return !strncmp(a, "depth=", 6) || !strncmp(a, "time=", 5);
+}
+
+/* Takes the trailing ":ACTION"s off item into r (a C++ name's "::" is
+ * not a separator).  1 when there were some, 0 none, -1 a bad one. */
+static int strip_actions(struct ct_frule *r, char *item, char *err,
+                         size_t errcap)
+{
+    char *end = item + strlen(item);
+    int found = 0;
+    for (;;) {
+        char *colon = NULL;
+        for (char *c = end - 1; c >= item; c--)
+            if (*c == ':') {
+                colon = c;
+                break;
+            }
+        char a[64];
+        if (!colon || (colon > item && colon[-1] == ':') ||
+            (size_t)(end - colon - 1) >= sizeof a)
+            break;
+        size_t k = (size_t)(end - colon - 1);
+        memcpy(a, colon + 1, k);
+        a[k] = '\0';
+        if (!action_name(a))
+            break;
+        if (parse_action(r, a) != 0) {
+            snprintf(err, errcap, "'%s': expected depth=N (N from 1 to "
+                     "4096) or time=DURATION (such as 10us)", a);
+            return -1;
+        }
+        end = colon;
+        found = 1;
+    }
+    if (found) {
+        snprintf(r->acts_text, sizeof r->acts_text, "%s", end);
+        *end = '\0';
+    }
+    return found;
 }
 
 /* One item, item[0..n) with "\," already turned into ",". */
 static int parse_item(struct ct_fspec *out, char *item, char *err,
                       size_t errcap)
 {
-    size_t n = strlen(item);
     if (!strncmp(item, "depth=", 6)) {
         if (parse_count(item + 6, &out->depth) != 0) {
             snprintf(err, errcap, "'%s': expected depth=N, N from 1 to "
@@ -100,9 +176,14 @@ static int parse_item(struct ct_fspec *out, char *item, char *err,
     struct ct_frule *r = &out->rules[out->nrules];
     memset(r, 0, sizeof *r);
     char *pat = item;
-    if (ends_with(item, n, ":on") || ends_with(item, n, ":off")) {
-        r->kind = item[n - 1] == 'n' ? CT_FRULE_ON : CT_FRULE_OFF;
-        item[n - (r->kind == CT_FRULE_ON ? 3 : 4)] = '\0';
+    int acted = strip_actions(r, item, err, errcap);
+    if (acted < 0)
+        return -1;
+    if (acted) {
+        /* ":on" and ":off" alone keep their kinds (":on" starts off). */
+        r->kind = !strcmp(r->acts_text, ":on")    ? CT_FRULE_ON
+                  : !strcmp(r->acts_text, ":off") ? CT_FRULE_OFF
+                                                  : CT_FRULE_ACTION;
     } else if (item[0] == '-') {
         r->kind = CT_FRULE_EXCLUDE;
         pat = item + 1;
@@ -140,10 +221,11 @@ static int parse_item(struct ct_fspec *out, char *item, char *err,
             return -1;
         }
     }
-    if (r->kind == CT_FRULE_INCLUDE)
+    if (r->kind == CT_FRULE_INCLUDE || (r->acts & CT_FACT_INCLUDE))
         out->have_include = 1;
-    if (r->kind == CT_FRULE_ON)
+    if (r->acts & CT_FACT_START_OFF)
         out->have_on = 1;
+    out->have_acts |= r->acts;
     out->nrules++;
     return 0;
 }
@@ -278,9 +360,11 @@ uint32_t ct_fspec_match_hits(const struct ct_fspec *s, const char *name,
             continue;
         if (hits)
             *hits |= 1ull << i;
-        if (r->kind == CT_FRULE_ON || r->kind == CT_FRULE_OFF)
+        if (ct_frule_is_trigger(r)) {
             trig = i + 1;
-        else if (r->kind == CT_FRULE_EXCLUDE)
+            if (r->acts & CT_FACT_INCLUDE)
+                inc = i + 1;
+        } else if (r->kind == CT_FRULE_EXCLUDE)
             exc = i + 1;
         else
             inc = i + 1;
@@ -302,9 +386,7 @@ size_t ct_fspec_rule_text(const struct ct_frule *r, char *dst, size_t cap)
     int n = snprintf(dst, cap, "%s%s%s%s%s",
                      r->kind == CT_FRULE_EXCLUDE ? "-" : "",
                      r->is_regex ? "re:" : "", r->pattern, levels,
-                     r->kind == CT_FRULE_ON    ? ":on"
-                     : r->kind == CT_FRULE_OFF ? ":off"
-                                               : "");
+                     r->acts_text);
     return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
 }
 
@@ -364,17 +446,24 @@ size_t ct_fspec_from_env(char *dst, size_t cap, ct_fenv_fn get,
         /* Each variable takes only its own kind of item. */
         int ok = 1;
         for (uint32_t r = 0; r < tmp->nrules; r++) {
-            int trig = tmp->rules[r].kind == CT_FRULE_ON ||
-                       tmp->rules[r].kind == CT_FRULE_OFF;
-            if (i == 1 || i == 2 || trig != (i == 3))
+            /* CALLTRACE_FILTER takes the triggers that filter (uftrace's
+             * -N as F:notrace, -C as F:caller), not :on and :off. */
+            int trig = ct_frule_is_trigger(&tmp->rules[r]);
+            int filtering = tmp->rules[r].kind == CT_FRULE_ACTION &&
+                            !(tmp->rules[r].acts & (CT_FACT_ON | CT_FACT_OFF));
+            if (i == 1 || i == 2 || (i == 0 && trig && !filtering) ||
+                (i == 3 && !trig))
                 ok = 0;
         }
         if ((i == 0 || i == 3) && (tmp->depth || tmp->min_ns))
             ok = 0;
         if (!ok)
             warn_var(warn, vars[i].var, v, i == 3
-                     ? "expected FUNCTION:on or FUNCTION:off items"
-                     : i == 0 ? "expected [-]PATTERN[@N] items"
+                     ? "expected FUNCTION:ACTION items (on, off, trace_on, "
+                       "trace_off, notrace, caller, trace, depth=N, time=T, "
+                       "finish, backtrace)"
+                     : i == 0 ? "expected [-]PATTERN[@N] or PATTERN:ACTION "
+                                "items (not :on or :off)"
                      : i == 1 ? "expected a depth from 1 to 4096"
                      : "expected a duration such as 10us");
         else if (n + strlen(tmp->text) + 2 > cap)

@@ -44,8 +44,26 @@ static const char *env(const char *name)
 static void toggle_handler(int sig)
 {
     (void)sig;
+    static int finished;
     int saved = errno;
-    __atomic_xor_fetch(&ct_enabled, 1, __ATOMIC_RELAXED);
+    switch (ct_proc.cfg.toggle_action) {
+    case CT_SIGACT_ON:
+        __atomic_store_n(&ct_enabled, 1, __ATOMIC_RELAXED);
+        break;
+    case CT_SIGACT_OFF:
+        __atomic_store_n(&ct_enabled, 0, __ATOMIC_RELAXED);
+        break;
+    case CT_SIGACT_FINISH:
+        /* uftrace's --signal=SIG@finish: off, and no later signal turns
+         * it on again (calltrace_enable() still can). */
+        if (!finished)
+            __atomic_store_n(&ct_enabled, 0, __ATOMIC_RELAXED);
+        finished = 1;
+        break;
+    default:
+        __atomic_xor_fetch(&ct_enabled, 1, __ATOMIC_RELAXED);
+        break;
+    }
     ct_global_update();
     errno = saved;
 }

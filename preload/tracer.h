@@ -55,6 +55,7 @@ struct ct_config {
     int clock_monotonic;  /* CALLTRACE_CLOCK=monotonic                       */
     int start_paused;
     int toggle_signal;    /* 0 = none                                        */
+    int toggle_action;    /* CT_SIGACT_*: what the signal does               */
     int quiet;
     int follow;           /* CALLTRACE_FOLLOW: trace children (wrap_spawn.c) */
     int cputime;          /* CT_CPUTIME_*: CALLTRACE_CPUTIME                 */
@@ -87,6 +88,12 @@ int ct_parse_size(const char *s, uint64_t *out);
 int ct_parse_signal(const char *s);
 /* 1 for the signals CALLTRACE_SIGNAL may take: USR1, USR2, real-time. */
 int ct_toggle_signal_allowed(int sig);
+/* CALLTRACE_SIGNAL=SIG@ACTION (uftrace's --signal): toggle (the default),
+ * on, off, or finish (off, and later signals change nothing). */
+#define CT_SIGACT_TOGGLE 0
+#define CT_SIGACT_ON     1
+#define CT_SIGACT_OFF    2
+#define CT_SIGACT_FINISH 3
 /* "1"/"0" and yes/no/true/false/on/off, any case; "" is 0: 0 or 1, or -1. */
 int ct_parse_bool(const char *s);
 /* Expands %p to pid; appends ".<pid>" for a forked child when the pattern

@@ -17,6 +17,11 @@ struct ct_trace_info;
 #define CT_LEFT_DEPTH    2u
 #define CT_LEFT_SHORT    3u
 #define CT_LEFT_TRIGGER  4u
+#define CT_LEFT_NOTRACE  5u  /* >> 3: the :notrace rule                   */
+#define CT_LEFT_CALLER   6u
+#define CT_LEFT_FINISHED 7u
+/* CT_LEFT_DEPTH, CT_LEFT_SHORT: >> 3 is 0 for depth= and min=, else 1 +
+ * the index of the :depth=N or :time=T rule. */
 
 struct ct_filter_rules {
     uint64_t gen;

@@ -27,15 +27,37 @@ static void reason_text(const struct ct_filtered *f, uint64_t gen,
         snprintf(dst, cap, "not below an included function");
         break;
     case CT_LEFT_DEPTH:
-        ct_filtered_item(f, gen, "depth=", item, sizeof item);
+        /* reason >> 3: 0 for depth=, else 1 + a :depth=N rule's index */
+        if (reason >> 3)
+            ct_filtered_rule_text(f, gen, (reason >> 3) - 1, item,
+                                  sizeof item);
+        else
+            ct_filtered_item(f, gen, "depth=", item, sizeof item);
         snprintf(dst, cap, "deeper than %s", item[0] ? item : "depth=?");
         break;
     case CT_LEFT_SHORT:
-        ct_filtered_item(f, gen, "min=", item, sizeof item);
-        snprintf(dst, cap, "shorter than %s", item[0] ? item + 4 : "min=?");
+        if (reason >> 3) {
+            ct_filtered_rule_text(f, gen, (reason >> 3) - 1, item,
+                                  sizeof item);
+            snprintf(dst, cap, "shorter than %s allows", item);
+        } else {
+            ct_filtered_item(f, gen, "min=", item, sizeof item);
+            snprintf(dst, cap, "shorter than %s",
+                     item[0] ? item + 4 : "min=?");
+        }
         break;
     case CT_LEFT_TRIGGER:
         snprintf(dst, cap, "while a trigger had recording off");
+        break;
+    case CT_LEFT_NOTRACE:
+        ct_filtered_rule_text(f, gen, reason >> 3, item, sizeof item);
+        snprintf(dst, cap, "left out with their callers by %s", item);
+        break;
+    case CT_LEFT_CALLER:
+        snprintf(dst, cap, "on no path to a :caller function");
+        break;
+    case CT_LEFT_FINISHED:
+        snprintf(dst, cap, "after a :finish function returned");
         break;
     default:
         snprintf(dst, cap, "reason %" PRIu32, reason);

@@ -266,8 +266,65 @@ static void test_env(void **state)
                         "expected a depth from 1 to 4096; tracing without "
                         "it");
     assert_string_equal(warned[2], "calltrace: CALLTRACE_TRIGGER='go': "
-                        "expected FUNCTION:on or FUNCTION:off items; "
-                        "tracing without it");
+                        "expected FUNCTION:ACTION items (on, off, trace_on, "
+                        "trace_off, notrace, caller, trace, depth=N, "
+                        "time=T, finish, backtrace); tracing without it");
+
+    /* The filtering actions go in either variable, :on and :off only in
+     * CALLTRACE_TRIGGER. */
+    nwarned = 0;
+    vars[0][1] = "skip:notrace,f:caller,g,g:depth=2";
+    vars[1][1] = NULL;
+    vars[2][1] = NULL;
+    vars[3][1] = "h:finish,k:trace_on:time=1ms";
+    ct_fspec_from_env(text, sizeof text, fake_get, fake_warn);
+    assert_string_equal(text, "skip:notrace,f:caller,g,g:depth=2,h:finish,"
+                        "k:trace_on:time=1ms");
+    assert_int_equal(nwarned, 0);
+    vars[0][1] = "go:on";
+    ct_fspec_from_env(text, sizeof text, fake_get, fake_warn);
+    assert_int_equal(nwarned, 1);
+}
+
+/* uftrace's trigger actions, after the pattern, in any number. */
+static void test_actions(void **state)
+{
+    (void)state;
+    parse_ok("ns::f::g:trace_on:depth=3,a:notrace,b:caller,c:time=0,"
+             "d:trace-off:backtrace,e:finish:trace,x:filter,y:on");
+    assert_int_equal(spec->nrules, 8);
+    assert_int_equal(spec->rules[0].kind, CT_FRULE_ACTION);
+    assert_string_equal(spec->rules[0].pattern, "ns::f::g");
+    assert_int_equal(spec->rules[0].acts, CT_FACT_ON | CT_FACT_DEPTH);
+    assert_int_equal(spec->rules[0].depth, 3);
+    assert_int_equal(spec->rules[1].acts, CT_FACT_NOTRACE);
+    assert_int_equal(spec->rules[2].acts, CT_FACT_CALLER);
+    assert_int_equal(spec->rules[3].acts, CT_FACT_TIME);
+    assert_int_equal(spec->rules[3].time_ns, 0);
+    assert_int_equal(spec->rules[4].acts, CT_FACT_OFF | CT_FACT_BACKTRACE);
+    assert_int_equal(spec->rules[5].acts, CT_FACT_FINISH | CT_FACT_TRACE);
+    assert_int_equal(spec->rules[6].acts, CT_FACT_INCLUDE);
+    assert_int_equal(spec->rules[7].kind, CT_FRULE_ON);
+    /* trace_on does not start with recording off; :on does. */
+    assert_true(spec->have_on);
+    assert_true(spec->have_include);
+    char t[300];
+    ct_fspec_rule_text(&spec->rules[4], t, sizeof t);
+    assert_string_equal(t, "d:trace-off:backtrace");
+    /* "x:filter" includes x, and its trigger is the same rule. */
+    assert_string_equal(match("x", NULL), "7 0 7");
+    assert_string_equal(match("ns::f::g", NULL), "0 0 1");
+    parse_ok("a:trace_on");
+    assert_false(spec->have_on);
+    parse_ok("a:on:depth=2");
+    assert_true(spec->have_on);
+    /* A C++ scope is not an action; a bad argument is an error. */
+    parse_ok("ns::on");
+    assert_int_equal(spec->rules[0].kind, CT_FRULE_INCLUDE);
+    assert_int_not_equal(ct_fspec_parse("f:depth=0", spec, err, sizeof err),
+                         0);
+    assert_int_not_equal(ct_fspec_parse("f:time=x", spec, err, sizeof err),
+                         0);
 }
 
 int main(void)
@@ -285,6 +342,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_bad, setup, teardown),
         cmocka_unit_test(test_durations),
         cmocka_unit_test(test_env),
+        cmocka_unit_test_setup_teardown(test_actions, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,379 @@
+#!/usr/bin/env python3
+"""uftrace's scenario tests as a yardstick for calltrace's filters.
+
+  bench/uftrace_conform.py [--src DIR] [--build DIR] [--no-uftrace] [-v]
+                           [TEST...]
+
+Reads uftrace's own tests (DIR/tests/t*.py and their s-*.c programs, from
+a checkout of github.com/namhyung/uftrace; they are not part of calltrace
+and are only read here, never copied).  For each test that shows a call
+tree (`live`, `record` or `replay` output) of one program built from one
+source, it maps the test's uftrace options to calltrace's settings
+(mapping() below), runs the program under libcalltrace.so, and compares
+calltrace-report --tree with the tree the test expects, call by call and
+thread by thread, durations aside.  With uftrace installed it runs the
+same test with uftrace itself, compared the same way, so the two counts
+are measured alike.  A test whose options have no calltrace setting counts
+as a difference ("unmapped").  Prints one line per test and the totals.
+
+Library calls are compared by name (calltrace's `malloc@plt` is uftrace's
+`malloc`).  Filters that uftrace applies at replay are applied at record
+time here: the tree is the same where the filtered calls were recorded.
+"""
+import argparse
+import ast
+import os
+import re
+import shlex
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(HERE, '..', 'tests', 'e2e'))
+import views_check  # noqa: E402
+
+CFLAGS = ['-fno-inline', '-fno-builtin', '-fno-ipa-cp',
+          '-fno-omit-frame-pointer', '-D_FORTIFY_SOURCE=0', '-O0', '-g']
+# Options that change nothing in the tree of a simple program.
+IGNORED = {'--force', '--no-pager', '--no-event', '--no-comment',
+           '--no-merge', '--keep-pid'}
+# uftrace's trigger actions and calltrace's names for them.
+ACTIONS = {'trace_on', 'trace-on', 'trace_off', 'trace-off', 'notrace',
+           'caller', 'trace', 'finish', 'backtrace', 'filter'}
+
+
+class Unmapped(Exception):
+    pass
+
+
+def read_test(path):
+    """name, lang, expected tree, subcmd, option, exearg of a test, or a
+    reason it is not a tree of one simple program."""
+    text = open(path, encoding='utf-8').read()
+    m = re.search(r"TestBase\.__init__\(\s*self,\s*'([^']+)'", text)
+    if not m:
+        return None, 'no program'
+    name = m.group(1)
+    lang = 'C++' if re.search(r"lang\s*=\s*['\"]C\+\+['\"]", text) else 'C'
+    r = re.search(r'"""\n?(.*?)"""', text, re.S)
+    if not r:
+        return None, 'no expected output'
+    for custom in ('def build', 'def runcmd', 'def prerun', 'def fixup',
+                   'def sort'):
+        if custom in text:
+            return None, custom[4:] + '() of its own'
+    if 'cflags=' in text or 'ldflags=' in text:
+        return None, 'flags of its own'
+    subcmd, option, exearg = 'live', [], 't-' + name
+    setup = re.search(r'def setup\(self\):\n((?:\s{8}.*\n?|\s*\n)*)', text)
+    if setup:
+        for line in setup.group(1).splitlines():
+            line = line.strip()
+            if not line or line.startswith('#'):
+                continue
+            a = re.match(r"self\.(option|subcmd|exearg)\s*(\+?=)\s*(.*)$",
+                         line)
+            if not a:
+                return None, 'setup() does more than set options'
+            try:
+                val = ast.literal_eval(a.group(3))
+            except (ValueError, SyntaxError):
+                if a.group(1) == 'exearg':
+                    val = a.group(3).replace("'t-' + self.name", repr(
+                        't-' + name))
+                    try:
+                        val = ast.literal_eval(val)
+                    except (ValueError, SyntaxError):
+                        return None, 'computed arguments'
+                else:
+                    return None, 'computed options'
+            if a.group(1) == 'option':
+                option = option + [val] if a.group(2) == '+=' else [val]
+            elif a.group(1) == 'subcmd':
+                subcmd = val
+            else:
+                exearg = val
+    if subcmd not in ('live', 'record', 'replay'):
+        return None, 'not a tree (%s)' % subcmd
+    if 'def prepare' in text:
+        # record, then replay with the options: the options at record here
+        pre = re.search(r"def prepare\(self\):\n((?:\s{8}.*\n?)*)", text)
+        body = pre.group(1) if pre else ''
+        if 'self.option' in body or 'self.exearg' in body:
+            return None, 'prepare() with options of its own'
+    return dict(name=name, lang=lang, result=r.group(1), subcmd=subcmd,
+                option=' '.join(option), exearg=exearg), None
+
+
+def pattern(p):
+    """uftrace's patterns are regular expressions matched anywhere in the
+    name, and plain names when they have no special character."""
+    return 're:' + p if re.search(r'[][*.^$+?()|\\{}]', p) else p
+
+
+def mapping(option):
+    """CALLTRACE_* settings for uftrace's options; Unmapped if one has no
+    counterpart."""
+    args = shlex.split(option)
+    inc, env, items, trig = [], {}, [], []
+    depth = None
+    disable = False
+    i = 0
+
+    def value():
+        nonlocal i
+        a = args[i]
+        if '=' in a and a.startswith('--'):
+            return a.split('=', 1)[1]
+        if len(a) > 2 and not a.startswith('--'):
+            return a[2:]
+        i += 1
+        if i >= len(args):
+            raise Unmapped(a + ' without a value')
+        return args[i]
+
+    while i < len(args):
+        a = args[i]
+        key = a.split('=', 1)[0] if a.startswith('--') else a[:2]
+        if a in IGNORED:
+            pass
+        elif key in ('-F', '--filter'):
+            v = value()
+            if '@' in v and v.rsplit('@', 1)[1] != 'plt':
+                # -F F@depth=1: an include with its trigger
+                args[i:i + 1] = ['-T', v]
+                inc.append(v.rsplit('@', 1)[0])
+                continue
+            inc.append(v)
+        elif key in ('-N', '--notrace'):
+            items.append(pattern(value()) + ':notrace')
+        elif key in ('-C', '--caller-filter'):
+            items.append(pattern(value()) + ':caller')
+        elif key in ('-H', '--hide'):
+            items.append('-' + pattern(value()))
+        elif key in ('-D', '--depth'):
+            depth = value()
+        elif key in ('-t', '--time-filter'):
+            env['CALLTRACE_MIN_DURATION'] = value()
+        elif key in ('-T', '--trigger'):
+            spec = value()
+            if '@' not in spec:
+                raise Unmapped('-T ' + spec)
+            fn, acts = spec.rsplit('@', 1)
+            if acts == 'hide':
+                items.append('-' + pattern(fn))
+                i += 1
+                continue
+            # uftrace takes trace_on, trace-on and traceon alike
+            acts = re.sub(r'trace[-_]?(on|off)', r'trace_\1', acts)
+            for act in acts.split(','):
+                base = act.split('=', 1)[0]
+                if act not in ACTIONS and base not in ('depth', 'time'):
+                    raise Unmapped('trigger action ' + act)
+            trig.append((pattern(fn), acts.split(',')))
+        elif a in ('--disable', '--trace=off'):
+            disable = True
+        elif a == '--trace=on':
+            pass
+        elif a == '--no-libcall':
+            env['CALLTRACE_LIBCALLS'] = 'none'
+        elif key == '--signal':
+            sig = value()
+            env['CALLTRACE_SIGNAL'] = sig
+        else:
+            raise Unmapped(a)
+        i += 1
+    for fn, acts in trig:
+        # with --disable, trace_on is calltrace's ":on" (it starts off)
+        acts = [('on' if disable and x in ('trace_on', 'trace-on') else
+                 'off' if disable and x in ('trace_off', 'trace-off') else x)
+                for x in acts]
+        item = fn + ':' + ':'.join(acts)
+        if any(x in ('on', 'off', 'trace_on', 'trace-on', 'trace_off',
+                     'trace-off') for x in acts):
+            env['CALLTRACE_TRIGGER'] = ','.join(
+                filter(None, [env.get('CALLTRACE_TRIGGER'), item]))
+        else:
+            items.append(item)
+    if disable and not any(':on' in v for v in
+                           [env.get('CALLTRACE_TRIGGER', '')]):
+        env['CALLTRACE_START_PAUSED'] = '1'
+    if depth is not None:
+        if inc:
+            # uftrace counts -D from each -F match
+            items += [pattern(p) + ':depth=' + depth for p in inc]
+        else:
+            env['CALLTRACE_DEPTH'] = depth
+    flt = [pattern(p) for p in inc] + items
+    if flt:
+        env['CALLTRACE_FILTER'] = ','.join(flt)
+    return env
+
+
+def trees(path, need_main=True):
+    """One line per thread: its calls, library calls by their bare name."""
+    per = {}
+    names = {}
+    before_main = need_main
+    # uftrace closes a frame with a bare "}" where its name is unknown
+    text = open(path, encoding='utf-8', errors='replace').read()
+    with open(path, 'w') as f:
+        f.write(re.sub(r'\| ( *)\}$', r'| \1} /* ? */', text, flags=re.M))
+    try:
+        lines = views_check.tree_lines(path)
+    except SystemExit as e:
+        return ['unreadable: %s' % e]
+    for tid, depth, kind, name, _, _ in lines:
+        # a forked child's frames open at the fork are its parent's
+        if kind not in ('call', 'leaf', 'open') or (
+                kind == 'open' and not need_main):
+            continue
+        name = re.sub(r'@(plt|got|dlsym)(?=\(|$)', '', name)
+        name = re.sub(r'\(.*\)( const)?$', '', views_check.bare(name))
+        # uftrace prints a template's name without its arguments
+        while re.search(r'<[^<>]*>', name):
+            name = re.sub(r'<[^<>]*>', '', name)
+        # as uftrace's runtest.py: what comes before main is the start-up
+        # code's (gcrt1's __monstartup and __cxa_atexit under -pg)
+        before_main = before_main and name != 'main'
+        if before_main:
+            continue
+        th = names.setdefault(tid, len(names))
+        per.setdefault(th, []).append('%d %s;' % (depth, name))
+    return sorted(''.join(v) for v in per.values())
+
+
+def build(src, out, flag, lang):
+    cc = 'g++' if lang == 'C++' else 'gcc'
+    cmd = [cc, '-o', out, flag] + CFLAGS + [src, '-lpthread', '-ldl']
+    return subprocess.run(cmd, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0
+
+
+def run_calltrace(t, src, work, lib, report):
+    env_add = mapping(t['option'])
+    exe = os.path.join(work, 't-' + t['name'])
+    if not build(src, exe, '-finstrument-functions', t['lang']):
+        return 'build failed', None
+    env = dict(os.environ)
+    env.update(env_add)
+    env.setdefault('CALLTRACE_LIBCALLS', 'plt')
+    env['CALLTRACE_OUTPUT'] = os.path.join(work, 'ct.raw')
+    env['CALLTRACE_QUIET'] = '1'
+    env['LD_PRELOAD'] = lib
+    argv = shlex.split(t['exearg'])
+    argv[0] = os.path.join(work, argv[0])
+    subprocess.run(argv, cwd=work, env=env, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=60)
+    tree = os.path.join(work, 'ct.tree')
+    raws = sorted(f for f in os.listdir(work) if f.startswith('ct.raw'))
+    if not raws:
+        return 'no trace', None
+    with open(tree, 'w') as out:
+        subprocess.run([report, '--tree'] + [os.path.join(work, f)
+                                              for f in raws[:1]],
+                       stdout=out, stderr=subprocess.DEVNULL)
+    got = trees(tree)
+    # a forked child's trace is a file of its own
+    for f in raws[1:]:
+        with open(tree, 'w') as out:
+            subprocess.run([report, '--tree', os.path.join(work, f)],
+                           stdout=out, stderr=subprocess.DEVNULL)
+        got += trees(tree, need_main=False)
+    return None, sorted(got)
+
+
+def run_uftrace(t, src, work):
+    exe = os.path.join(work, 't-' + t['name'])
+    if not build(src, exe, '-pg', t['lang']):
+        return 'build failed', None
+    data = os.path.join(work, 'u.data')
+    argv = shlex.split(t['exearg'])
+    argv[0] = os.path.join(work, argv[0])
+    cmd = ['uftrace', 'record', '-d', data] + shlex.split(t['option']) + argv
+    subprocess.run(cmd, cwd=work, stdout=subprocess.DEVNULL,
+                   stderr=subprocess.DEVNULL, timeout=60)
+    tree = os.path.join(work, 'u.tree')
+    with open(tree, 'w') as out:
+        subprocess.run(['uftrace', 'replay', '-d', data], cwd=work,
+                       stdout=out, stderr=subprocess.DEVNULL)
+    return None, trees(tree)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument('--src', default=os.environ.get('UFTRACE_SRC'))
+    ap.add_argument('--build', default=os.path.join(HERE, '..', 'build'))
+    ap.add_argument('--no-uftrace', action='store_true')
+    ap.add_argument('-v', action='store_true')
+    ap.add_argument('tests', nargs='*')
+    o = ap.parse_args()
+    if not o.src or not os.path.isdir(os.path.join(o.src, 'tests')):
+        print('uftrace_conform: no uftrace source (--src or UFTRACE_SRC): '
+              'skipped')
+        return 77
+    tdir = os.path.join(o.src, 'tests')
+    lib = os.path.abspath(os.path.join(o.build, 'libcalltrace.so'))
+    report = os.path.abspath(os.path.join(o.build, 'calltrace-report'))
+    use_uftrace = not o.no_uftrace and subprocess.run(
+        ['sh', '-c', 'command -v uftrace'], stdout=subprocess.DEVNULL
+    ).returncode == 0
+    names = sorted(f for f in os.listdir(tdir)
+                   if re.match(r't\d+_.*\.py$', f))
+    if o.tests:
+        names = [n for n in names if any(n.startswith(x) for x in o.tests)]
+    counted = ours = theirs = unmapped = 0
+    for n in names:
+        t, why = read_test(os.path.join(tdir, n))
+        if not t:
+            if o.v:
+                print('%-32s not a tree test: %s' % (n[:-3], why))
+            continue
+        ext = '.cpp' if t['lang'] == 'C++' else '.c'
+        src = os.path.join(tdir, 's-' + t['name'] + ext)
+        if not os.path.exists(src):
+            continue
+        counted += 1
+        want = os.path.join(tempfile.gettempdir(), 'uc-want.txt')
+        with open(want, 'w') as f:
+            f.write(t['result'])
+        expect = trees(want)
+        line = '%-32s' % n[:-3]
+        with tempfile.TemporaryDirectory(prefix='uc-') as work:
+            try:
+                why, got = run_calltrace(t, src, work, lib, report)
+                ok = got == expect
+                line += ' calltrace %s' % ('same' if ok else why or 'differs')
+                ours += ok
+            except subprocess.TimeoutExpired:
+                line += ' calltrace timed out'
+                got = None
+            except Unmapped as e:
+                line += ' calltrace unmapped (%s)' % e
+                unmapped += 1
+                got = None
+            if use_uftrace:
+                try:
+                    why, ugot = run_uftrace(t, src, work)
+                except subprocess.TimeoutExpired:
+                    why, ugot = 'timed out', None
+                uok = ugot == expect
+                theirs += uok
+                line += '; uftrace %s' % ('same' if uok else why or 'differs')
+            if o.v and got is not None and got != expect:
+                line += '\n    want %s\n    got  %s' % (expect, got)
+            if o.v and use_uftrace and ugot != expect:
+                line += '\n    uftrace %s' % ugot
+        print(line, flush=True)
+    print('tree tests: %d; calltrace gives the expected tree in %d '
+          '(%d with options it has no setting for)%s' %
+          (counted, ours, unmapped,
+           '; uftrace %s in %d' % (subprocess.run(
+               ['uftrace', '--version'], capture_output=True, text=True
+           ).stdout.split()[1], theirs) if use_uftrace else ''))
+    return 0
+
+
+if __name__ == '__main__':
+    sys.exit(main())
