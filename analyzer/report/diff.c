@@ -45,8 +45,9 @@ int ct_diff_run_read(struct ct_diff_run *run, const struct ct_options *o,
         .range_from_ns = o->range_from_ns,
         .range_to_ns = o->range_to_ns,
     };
-    if (o->nhide) {
+    if (o->nhide || o->nnotrace) {
         ct_hide_filter_init(&run->hide, sink, &run->info, o->hide, o->nhide);
+        ct_hide_filter_notrace(&run->hide, o->notrace, o->nnotrace);
         sink = &run->hide.sink;
     } else if (profile && !o->subtract_bias) {
         ropts.profile = profile;    /* as main.c: only the profile alone */
