@@ -198,7 +198,8 @@ static void load_frames(struct ct_thread *t, const struct saved *s)
 }
 
 /* Keeps the thread's open library calls in s (none when there is no
- * memory: their returns then find no frame, as after a longjmp). */
+ * memory: their trampolines are taken off and their returns counted lost,
+ * ct_plt_frames_drop). */
 static void save_plt(struct saved *s)
 {
     uint32_t n = ct_plt_frames_out(s->plt, s->plt_cap);
@@ -210,6 +211,8 @@ static void save_plt(struct saved *s)
         s->plt = m;
         s->plt_cap = m ? (uint32_t)(bytes / ct_plt_frame_bytes()) : 0;
         n = m ? ct_plt_frames_out(s->plt, s->plt_cap) : 0;
+        if (!m)
+            ct_plt_frames_drop();
     }
     s->nplt = n;
 }

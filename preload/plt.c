@@ -653,20 +653,40 @@ uint32_t ct_plt_frames_out(void *buf, uint32_t cap)
     return pt->n;
 }
 
-void ct_plt_frames_in(const void *buf, uint32_t n)
+/* A frame the tracer can no longer keep: its trampoline is taken off the
+ * stack (the call returns straight to its caller, as if never recorded)
+ * and its return counted lost.  Left armed, the return would find no
+ * frame and end in lost_return's abort. */
+static void disarm(const struct plt_frame *f)
+{
+    if (f->armed && f->retp && *f->retp == (uintptr_t)ct_plt_return)
+        *f->retp = f->ret;
+    ct_count_unseen_exit();
+}
+
+void ct_plt_frames_drop(void)
 {
     struct plt_thread *pt = plt_self;
     if (!pt)
         return;
-    if (n > CT_PLT_MAX_FRAMES)
-        n = CT_PLT_MAX_FRAMES;
-    /* Frames past the room the budget gives are dropped: the context
-     * switched in runs on with the calls it has room for. */
+    for (uint32_t i = pt->n; i > 0; i--)
+        disarm(frame_at(pt, i - 1));
+    pt->n = 0;
+}
+
+void ct_plt_frames_in(const void *buf, uint32_t n)
+{
+    struct plt_thread *pt = plt_self;
     const struct plt_frame *in = buf;
     uint32_t i = 0;
-    for (; i < n && frame_room(pt, i) == 0; i++)
+    /* Frames past the room the budget gives are dropped: the context
+     * switched in runs on with the calls it has room for. */
+    for (; pt && i < n && i < CT_PLT_MAX_FRAMES && frame_room(pt, i) == 0; i++)
         *frame_at(pt, i) = in[i];
-    pt->n = i;
+    if (pt)
+        pt->n = i;
+    for (uint32_t j = n; j > i; j--)
+        disarm(&in[j - 1]);
 }
 
 uintptr_t ct_plt_real_return(uintptr_t sp)

@@ -94,6 +94,9 @@ size_t ct_plt_frame_bytes(void);
 void ct_plt_settle(void);
 uint32_t ct_plt_frames_out(void *buf, uint32_t cap);
 void ct_plt_frames_in(const void *buf, uint32_t n);
+/* The thread's open library calls forgotten when they cannot be kept:
+ * their trampolines taken off the stack, their returns counted lost. */
+void ct_plt_frames_drop(void);
 /* Calls to these are never recorded (they return twice, or look at their
  * caller). */
 int ct_plt_never_patched(const char *name);
