@@ -8,8 +8,11 @@
 # kernel sampler (task-clock), its SIGPROF timer (CALLTRACE_SAMPLE_TIMER=1,
 # today's fallback) and `perf record -e task-clock -c 1000000` if present.
 #   bench/sample_accuracy.sh [RUNS]   (BUILD=build-x: the library; SAMPLERS="kernel perf";
-#                                      CASES="2000 2000/4000":
-#                                      the rounds, "ROUND/SYNC" for tick-locked ones)
+#                                      CASES="2000 2000/4000 2000x4":
+#                                      the rounds, "ROUND/SYNC" for tick-locked ones,
+#                                      "ROUNDxTHREADS" for that many threads, each
+#                                      for 1600 ms of its own CPU;
+#                                      COST=0: without the cost at 1 kHz, `fib FIB_N`)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
@@ -49,8 +52,8 @@ share_perf() {
              END { printf "%.1f %d\n", 100 * h / (h + w), h + w }'
 }
 
-run_one() {  # SAMPLER ROUND SYNC
-    local args="$2 1600 $3"
+run_one() {  # SAMPLER ROUND SYNC THREADS
+    local args="$2 1600 ${3:-0} ${4:-1}"
     case $1 in
     kernel|timer)
         rm -f "$W/a.raw"*
@@ -70,20 +73,61 @@ samplers=${SAMPLERS:-kernel timer}
 [ -n "${SAMPLERS:-}" ] || ! command -v perf >/dev/null || samplers="$samplers perf"
 echo "| sampler | rounds | hot % per run | largest error (points) | samples | 1 binomial s.e. |"
 echo "| --- | --- | --- | --- | --- | --- |"
-for case in ${CASES:-300 2000 7000 2000/4000}; do
+for case in ${CASES:-100 2000 20000 2000/4000 100x4 2000x4 20000x4}; do
+    threads=1
+    case $case in *x*) threads=${case#*x}; case=${case%x*} ;; esac
     round=${case%/*}; sync=${case#*/}; [ "$sync" != "$case" ] || sync=
     for s in $samplers; do
         shares=() n=0
         for _ in $(seq "$RUNS"); do
-            read -r sh cnt < <(run_one "$s" "$round" "$sync")
+            read -r sh cnt < <(run_one "$s" "$round" "$sync" "$threads")
             shares+=("$sh"); [ "$cnt" -gt 0 ] && n=$cnt
         done
-        python3 - "$s" "$round${sync:+ every $sync}" "$n" "${shares[@]}" <<'PY'
+        python3 - "$s" "$round${sync:+ every $sync} us, $threads thread$([ "$threads" = 1 ] || echo s)" "$n" "${shares[@]}" <<'PY'
 import math, sys
 s, case, n, shares = sys.argv[1], sys.argv[2], int(sys.argv[3]), [float(x) for x in sys.argv[4:]]
 err = max(abs(x - 70) for x in shares)
 se = '%.2f' % (100 * math.sqrt(0.21 / n)) if n else '-'
-print('| %s | %s us | %s | %.1f | %s | %s |' % (s, case, ', '.join('%.1f' % x for x in shares), err, n or '-', se))
+print('| %s | %s | %s | %.1f | %s | %s |' % (s, case, ', '.join('%.1f' % x for x in shares), err, n or '-', se))
 PY
     done
+done
+
+# Cost at 1 kHz: CPU time (user + sys of the process and its children:
+# the sampler's thread, perf's own process) of `fib FIB_N` built without
+# instrumentation (~FIB_N frames deep), plain and under each sampler, the
+# runs interleaved; the least of RUNS and its ratio to the plain run's.
+[ "${COST:-1}" = 1 ] || exit 0
+gcc -std=gnu11 -O2 -g -o "$W/fib" bench/overhead_fib.c
+cpu_of() {  # CMD... -> seconds of user + sys
+    local TIMEFORMAT='%3U %3S' t
+    t=$( { time "$@" >/dev/null 2>&1; } 2>&1 )
+    awk '{ print $1 + $2 }' <<<"$t"
+}
+cost_one() {  # SAMPLER
+    case $1 in
+    plain) cpu_of "$W/fib" "${FIB_N:-42}" ;;
+    kernel|timer)
+        cpu_of env $([ "$1" = timer ] && echo CALLTRACE_SAMPLE_TIMER=1) CALLTRACE_MODE=sample \
+            CALLTRACE_SAMPLE_INTERVAL=1ms CALLTRACE_OUTPUT="$W/c.raw" LD_PRELOAD="$LIB" \
+            "$W/fib" "${FIB_N:-42}" ;;
+    perf) cpu_of perf record -q -o "$W/c.data" -e task-clock -c 1000000 "$W/fib" "${FIB_N:-42}" ;;
+    esac
+    rm -f "$W/c.raw"* "$W/c.data"
+}
+echo
+echo "| run, fib ${FIB_N:-42}, 1 ms | min CPU (s) | ratio to plain |"
+echo "| --- | --- | --- |"
+declare -A best
+for _ in $(seq "$RUNS"); do
+    for s in plain $samplers; do
+        c=$(cost_one "$s")
+        if [ -z "${best[$s]:-}" ] || awk -v a="$c" -v b="${best[$s]}" 'BEGIN { exit !(a < b) }'; then
+            best[$s]=$c
+        fi
+    done
+done
+for s in plain $samplers; do
+    awk -v s="$s" -v c="${best[$s]}" -v p="${best[plain]}" \
+        'BEGIN { printf "| %s | %.3f | %.3f |\n", s, c, c / p }'
 done

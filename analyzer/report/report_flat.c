@@ -1,5 +1,6 @@
 /* Section 2: the flat profile, in gprof's columns. */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -102,6 +103,34 @@ static const char blurb[] =
     "(seconds, ms, us or ns).  The per-call columns' unit is chosen so that\n"
     "the smallest per-call figure is at least 1.\n";
 
+/* Only in a sampled profile, whose shares are estimates. */
+static const char blurb_sampled[] =
+    "\n"
+    " +-        one binomial standard error of the % time share, in\n"
+    "           points: 100 sqrt(p (1 - p) / N) for a share p of N\n"
+    "           samples; about two thirds of repeated runs land within\n"
+    "           it, nearly all within three.\n";
+
+/* The samples the shares are of: every function's self samples. */
+static uint64_t sample_count(const struct ct_profile *p)
+{
+    uint64_t n = 0;
+    for (uint32_t f = 0; f < p->nfuncs; f++)
+        n += p->funcs[f].samples_self;
+    return n;
+}
+
+/* One binomial standard error, in points, of a share of pct percent. */
+static double share_error(double pct, uint64_t n)
+{
+    if (!n)
+        return 0;
+    double q = pct / 100.0;
+    if (q > 1)
+        q = 1;
+    return 100.0 * sqrt(q * (1 - q) / (double)n);
+}
+
 void ct_report_flat(struct ct_rep *r)
 {
     FILE *out = r->out;
@@ -173,6 +202,11 @@ void ct_report_flat(struct ct_rep *r)
     char pcname[16];
     snprintf(pcname, sizeof pcname, "%s/call", pc.name);
 
+    /* A sampled share is an estimate: its standard error goes beside it,
+     * in a column of its own after gprof's first. */
+    bool sampled = ct_rep_sampled(r);
+    uint64_t nsamples = sampled ? sample_count(p) : 0;
+
     fputs("Flat profile:\n\n", out);
     char gran[64];
     const char *g = ct_rep_granularity(r, gran, sizeof gran);
@@ -183,11 +217,12 @@ void ct_report_flat(struct ct_rep *r)
     if (r->o->sort)
         fprintf(out, "Sorted by %s (--sort).\n", r->o->sort);
     /* gprof's heading, with the per-call columns' extra width in front */
-    fprintf(out, "  %%   cumulative   self              %*sself     %*stotal"
-            "           \n", w - 8, "", w - 8, "");
+    fprintf(out, "  %%%s   cumulative   self              %*sself     %*stotal"
+            "           \n", sampled ? "       " : "", w - 8, "", w - 8, "");
     /* A sampled profile's count column holds samples, not calls. */
-    fprintf(out, " time %9s %9s %8s %*s %*s  name    \n", r->unit.column,
-            r->unit.column, ct_rep_sampled(r) ? "samples" : "calls", w,
+    fprintf(out, " time%s %9s %9s %8s %*s %*s  name    \n",
+            sampled ? "     +-" : "", r->unit.column,
+            r->unit.column, sampled ? "samples" : "calls", w,
             pcname, w, pcname);
     uint64_t cum = 0;
     for (size_t i = 0; i < n; i++) {
@@ -196,7 +231,10 @@ void ct_report_flat(struct ct_rep *r)
         if (r->o->min_percent > 0 && pct < r->o->min_percent)
             continue;
         cum += row->self;
-        fprintf(out, "%6.2f %9.2f %8.2f", pct, ct_rep_val(r, cum),
+        fprintf(out, "%6.2f", pct);
+        if (sampled)
+            fprintf(out, " %6.2f", share_error(pct, nsamples));
+        fprintf(out, " %9.2f %8.2f", ct_rep_val(r, cum),
                 ct_rep_val(r, row->self));
         if (row->calls)
             fprintf(out, " %8" PRIu64 " %*.2f %*.2f  ", row->calls, w,
@@ -218,8 +256,11 @@ void ct_report_flat(struct ct_rep *r)
                 nuncertain, nuncertain == 1 ? "" : "s");
     free(taken);
     (void)total_ns;
-    if (!r->o->brief)
+    if (!r->o->brief) {
         fputs(blurb, out);
+        if (sampled)
+            fputs(blurb_sampled, out);
+    }
     fputs("\f\n", out);
     for (size_t i = 0; i < n; i++)
         free(rows[i].owned);

@@ -234,11 +234,12 @@ void ct_report_summary(struct ct_rep *r)
                 " samples%s%s\n", n, info->sample_interval_ns ? ", every " : "",
                 info->sample_interval_ns ? iv : "");
         if (n)
-            fprintf(out, " Sampling error: a row's %%time is good to about "
-                    "+-%.1f points at 50%%, +-%.1f at 10%% (one standard "
-                    "error, 100 sqrt(p(1-p)/%" PRIu64 "))\n",
+            fprintf(out, " Sampling error: %" PRIu64 " samples: a share is "
+                    "known to about +-%.1f points (1 s.e. at 50%%), +-%.1f "
+                    "at 10%%; each row's in the flat profile's +- column "
+                    "(100 sqrt(p(1-p)/N))\n", n,
                     100 * sqrt(0.25 / (double)n),
-                    100 * sqrt(0.09 / (double)n), n);
+                    100 * sqrt(0.09 / (double)n));
     } else {
         fprintf(out, " Measured: every call timed (not sampled)\n");
     }

@@ -4,11 +4,16 @@
 # 70% in hot and 30% in warm by construction; and rounds of 2 ms started
 # every 4 ms of wall time, in step with a 250 Hz scheduler tick, which a
 # timer on the thread's CPU clock follows) sampled at 1 ms must give
-# hot a share within 5 binomial standard errors of 70%, the error derived
-# from the run's own sample count: sqrt(0.7 * 0.3 / N).  A sampler whose
-# samples lock to the program's period, or to the scheduler tick, misses
-# by far more.  The program runs for a fixed CPU time, not wall time, so
-# the count holds under load; no time is asserted.
+# hot a share within max(4 binomial standard errors, 5 points) of 70%,
+# the error derived from the run's own sample count: sqrt(0.7 * 0.3 / N)
+# (1.15 points at 1600; the floor keeps a run that lost samples under
+# load from failing by chance: 4 s.e. is exceeded once in 16000 runs).
+# A sampler whose samples lock to the program's period, or to the
+# scheduler tick, misses by far more: the SIGPROF timer
+# (CALLTRACE_SAMPLE_TIMER=1) gives 55-62% in the tick-locked case.  The
+# program runs for a fixed CPU time, not wall time, and its split is set
+# by iteration counts, so the count and the truth hold under load; no
+# time is asserted.
 . "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || skip "no $LIB"
 
@@ -65,8 +70,10 @@ for round_us in 300 2000 7000 2000/4000; do
 import math, sys
 hot, n, r = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
 p, sigma = hot / n, math.sqrt(0.7 * 0.3 / n)
-print('round %s: hot %.1f%% of %d samples, 70 +- %.1f (5 sigma)' % (r, 100 * p, n, 500 * sigma))
-sys.exit(0 if abs(p - 0.7) <= 5 * sigma else 1)
+tol = max(4 * sigma, 0.05)
+print('round %s: hot %.1f%% of %d samples, 70 +- %.1f (max(4 s.e., 5 points))'
+      % (r, 100 * p, n, 100 * tol))
+sys.exit(0 if abs(p - 0.7) <= tol else 1)
 PY
 done
 echo ok

@@ -74,5 +74,15 @@ first_w = int(sys.argv[2])
 assert cpu <= span + (first_w + 1) * 1e6 * 1.01, (cpu, span, first_w)
 assert abs(cpu - n * 1e6) < 1e6, (cpu, n)
 assert re.search(r'Each sample counts as 1.00ms;', t), 'each sample counts as'
-assert re.search(r'Sampling error: .* \+-[0-9.]+ points at 50%', t), 'error line'
+assert re.search(r'Sampling error: %d samples: a share is known to about \+-[0-9.]+ points \(1 s.e. at 50%%\)' % n, t), 'error line'
+# the flat profile's +- column: each row's binomial standard error, in
+# points, of its share of the n samples
+flat = re.search(r'\n time +\+- .*\n((?:.+\n)+)', t)
+assert flat, 'no +- column in the flat profile'
+for l in flat.group(1).splitlines():
+    if not re.match(r' *[0-9]', l):
+        break
+    pct, se = float(l.split()[0]), float(l.split()[1])
+    want = 100 * ((pct / 100) * (1 - pct / 100) / n) ** 0.5
+    assert abs(se - want) <= 0.006, (l, want)
 PY

@@ -18,10 +18,11 @@ tid() { awk -v n="$1" '$1==n{print $2}' "$T/out.txt"; }
 A=$(tid burn-a) B=$(tid burn-b)
 
 # samples FN [REPORT OPTION]...: FN's self samples in the flat profile
+# (% time, +-, cumulative, self, samples, per-call x2, name, index)
 samples() {
     local fn=$1; shift
     "$REPORT_SAN" -p -b "$@" "$T/s.raw" |
-        awk -v fn="$fn" 'NF==8 && $(NF-1)==fn {print $4; exit}'
+        awk -v fn="$fn" 'NF==9 && $(NF-1)==fn {print $5; exit}'
 }
 na=$(samples burn_a) nb=$(samples burn_b)
 [ "${na:-0}" -gt 0 ] && [ "${nb:-0}" -gt 0 ] ||
@@ -34,7 +35,7 @@ expect_eq "burn_a of burn-b" "" "$(samples burn_a --tid="$B")"
 # --threads: each function in its thread's section only.
 "$REPORT_SAN" --threads -p -b "$T/s.raw" | awk '
     /^==== Thread/ { t = $5 }
-    NF == 8 && $(NF-1) ~ /^burn_/ { print t, $(NF-1), $4 }' > "$T/sections"
+    NF == 9 && $(NF-1) ~ /^burn_/ { print t, $(NF-1), $5 }' > "$T/sections"
 expect_eq "sections" "$A burn_a $na
 $B burn_b $nb" "$(sed 's/[),]//g' "$T/sections")"
 
