@@ -66,7 +66,11 @@ struct ct_fe_wait {
     const char *lib;
     double timeout_s;
     bool quiet;
+    void (*tick)(void *);     /* called every TICK_S while waiting, or NULL */
+    void *tick_arg;
 };
+/* How often ct_fe_wait's tick runs, in seconds. */
+#define CT_FE_TICK_S 0.2
 /* Runs argv with the extra environment entries ("NAME=value", NULL-ended)
  * added, the standard streams shared, and SIGINT/SIGQUIT left to reach the
  * child from the terminal while SIGTERM/SIGHUP sent to us are passed on;
@@ -78,13 +82,36 @@ int ct_fe_spawn(char *const argv[], char *const env_add[],
 /* Runs argv and waits; same return as ct_fe_spawn, no signal handling. */
 int ct_fe_run_tool(char *const argv[]);
 
+/* ------------------------------------------------------------ diskwatch.c */
+/* The warning that the staged traces will fill their file system. */
+struct ct_fe_diskwatch {
+    const char *staging;      /* the folder the traces are written in    */
+    uint64_t cap;             /* each trace's most (--limit, --flight), 0 */
+    bool quiet;               /* -q: watch, but say nothing              */
+    bool seen, told;
+    double t0;                /* when a trace was first seen             */
+    uint64_t used0;           /* the bytes the traces took then          */
+    uint64_t min_free;        /* the least free space seen, bytes        */
+    uint64_t block;           /* a block of the tracer's, bytes          */
+    char fs[256];             /* the file system's mount point           */
+};
+void ct_fe_diskwatch_init(struct ct_fe_diskwatch *w, const char *staging,
+                          uint64_t cap, uint64_t block);
+/* One look at the traces and the free space; says it at most once. */
+void ct_fe_diskwatch_tick(struct ct_fe_diskwatch *w);
+/* Whether the free space was seen short of one block of the tracer's. */
+bool ct_fe_diskwatch_full(const struct ct_fe_diskwatch *w);
+/* The same, as ct_fe_wait's tick. */
+void ct_fe_diskwatch_tick_cb(void *w);
+
 /* ------------------------------------------------------------ reap.c */
 /* Makes us the reaper of the program's orphaned descendants. */
 void ct_fe_reap_begin(void);
 /* Waits for our traced descendants (lib mapped) until none is left, the
  * timeout (< 0: none) passes, or SIGINT/SIGTERM/SIGHUP/SIGQUIT arrives;
  * those still running are named. */
-void ct_fe_reap_wait(const char *lib, double timeout_s, bool quiet);
+void ct_fe_reap_wait(const char *lib, double timeout_s, bool quiet,
+                     void (*tick)(void *), void *tick_arg);
 
 /* ------------------------------------------------------------ elfscan.c */
 enum ct_fe_instr { CT_INSTR_YES, CT_INSTR_NO, CT_INSTR_UNKNOWN };

@@ -177,7 +177,8 @@ static void name_left(const struct procs *left, const char *why)
                     "far as it got", left->p[i].pid, left->p[i].comm, why);
 }
 
-void ct_fe_reap_wait(const char *lib, double timeout_s, bool quiet)
+void ct_fe_reap_wait(const char *lib, double timeout_s, bool quiet,
+                     void (*on_tick)(void *), void *tick_arg)
 {
     sigset_t block, old;
     sigemptyset(&block);
@@ -245,6 +246,8 @@ void ct_fe_reap_wait(const char *lib, double timeout_s, bool quiet)
             announced = true;
         }
         sigsuspend(&wait_mask);
+        if (on_tick)
+            on_tick(tick_arg);
     }
     free(all.p);
     free(left.p);

@@ -298,6 +298,7 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
         case OPT_LIMIT:
             size_option(o, verb, "limit", "CALLTRACE_LIMIT", optarg, 0,
                         UINT64_MAX);
+            ct_parse_size(optarg, &o->limit);
             break;
         case OPT_PAUSED: set(o, "CALLTRACE_START_PAUSED", "1"); break;
         case OPT_SIGNAL:
@@ -374,6 +375,10 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
     }
     if (optind >= argc)
         ct_fe_usage_error(verb, "no program to record");
+    /* A limit from the environment reaches the tracer as well. */
+    const char *env_limit = getenv("CALLTRACE_LIMIT");
+    if (!o->limit && env_limit && ct_parse_size(env_limit, &o->limit) != 0)
+        o->limit = 0;
     if (o->flight && !o->quiet)
         flight_note(o);
     if (host || port) {
@@ -498,6 +503,35 @@ static void closing_line(const struct ct_fe_recording *r, const char *output)
             r->n == 1 ? "" : "es");
 }
 
+/* Why events were lost, as far as record can tell: the limit it passed,
+ * or the file system it saw full (the tracer said so as it happened). */
+static void loss_line(const struct ct_fe_recording *r, uint64_t limit,
+                      bool disk_full, const char *fs)
+{
+    uint64_t events = 0, lost = 0;
+    for (size_t i = 0; i < r->n; i++) {
+        events += r->traces[i].stats.events;
+        lost += r->traces[i].stats.lost;
+    }
+    if (!lost)
+        return;
+    char why[4200] = "", lim[32];
+    if (limit) {
+        ct_format_size(lim, sizeof lim, limit);
+        snprintf(why, sizeof why, "each trace stops at the limit of %s "
+                 "(--limit, CALLTRACE_LIMIT)", lim);
+    }
+    if (disk_full)
+        snprintf(why + strlen(why), sizeof why - strlen(why),
+                 "%sthe file system %s was full", *why ? "; " : "", fs);
+    if (!*why)
+        snprintf(why, sizeof why, "the tracer could not write them (its "
+                 "message above says why)");
+    fprintf(stderr, "calltrace: %llu events were not recorded (counted as "
+            "lost, beside the %llu recorded): %s\n",
+            (unsigned long long)lost, (unsigned long long)events, why);
+}
+
 /* A single trace's snapshots (TRACE.snap1, ...) follow it to
  * OUTPUT.snap1, ...; one that cannot is left in the staging folder, and
  * said so. */
@@ -534,9 +568,11 @@ static void plain_folder_mode(const char *dir)
 /* Moves the staged traces to the output: 1 done, 0 when no process left
  * a trace (a tracer that creates its file at the first record writes none
  * for a program that runs no instrumented function), -1 failure; said. */
-static int finish(const char *staging, const char *output, bool quiet,
-                  bool sample)
+static int finish(const char *staging, const char *output,
+                  const struct ct_fe_record_opts *o,
+                  const struct ct_fe_diskwatch *w)
 {
+    bool quiet = o->quiet, sample = o->sample;
     struct ct_fe_recording r;
     ct_fe_stage_unnote(staging);
     if (ct_fe_count_traces(staging) == 0) {
@@ -569,8 +605,10 @@ static int finish(const char *staging, const char *output, bool quiet,
     if (rc != 0)
         ct_fe_error("cannot move the recording to %s (%m); it is in %s",
                     output, staging);
-    else if (!quiet)
+    else if (!quiet) {
         closing_line(&r, output);
+        loss_line(&r, o->limit, ct_fe_diskwatch_full(w), w->fs);
+    }
     uint64_t events = 0;
     for (size_t i = 0; i < r.n; i++)
         events += r.traces[i].stats.events;
@@ -631,13 +669,16 @@ static int run_untraced(struct ct_fe_record_opts *o, char **prog_argv)
 /* Runs the program with env (LD_PRELOAD and CALLTRACE_OUTPUT appended),
  * then waits for the traced processes it leaves running. */
 static int run_traced(struct ct_fe_record_opts *o, char **prog_argv,
-                      char *preload, const char *lib, char *output_var)
+                      char *preload, const char *lib, char *output_var,
+                      struct ct_fe_diskwatch *watch)
 {
     o->env[o->nenv++] = preload;
     o->env[o->nenv++] = output_var;
     o->env[o->nenv] = NULL;
     struct ct_fe_wait w = { .lib = lib, .timeout_s = o->timeout_s,
-                            .quiet = o->quiet };
+                            .quiet = o->quiet,
+                            .tick = watch ? ct_fe_diskwatch_tick_cb : NULL,
+                            .tick_arg = watch };
     return ct_fe_spawn(prog_argv, o->env, &w);
 }
 
@@ -659,6 +700,25 @@ static bool traceable(const char *prog,
     if (deps->first[0])
         *first = deps->first;
     return true;
+}
+
+/* The most one trace can take: --limit; with --flight, the ring (whole
+ * blocks, at least CT_FLIGHT_MIN_SLOTS, as flight_note says) and room for
+ * the header and the maps; 0 for no bound. */
+static uint64_t trace_cap(const struct ct_fe_record_opts *o)
+{
+    if (o->limit)
+        return o->limit;
+    if (!o->flight)
+        return 0;
+    uint64_t slot = ct_align_up(o->bufsize ? o->bufsize : CT_DEFAULT_BUFSIZE,
+                                CT_BLOCK_ALIGN);
+    if (slot < CT_FLIGHT_MIN_SLOT)
+        slot = CT_FLIGHT_MIN_SLOT;
+    uint64_t n = o->flight / slot;
+    if (n < CT_FLIGHT_MIN_SLOTS)
+        n = CT_FLIGHT_MIN_SLOTS;
+    return (n + 2) * slot + (4u << 20);
 }
 
 int ct_fe_record_run(struct ct_fe_record_opts *o, char **prog_argv)
@@ -694,7 +754,7 @@ int ct_fe_record_run(struct ct_fe_record_opts *o, char **prog_argv)
         /* The tracer streams; nothing is staged here. */
         if (asprintf(&out, "CALLTRACE_OUTPUT=%s", o->output) < 0)
             exit(CT_FE_FAILED);
-        status = run_traced(o, prog_argv, preload, lib, out);
+        status = run_traced(o, prog_argv, preload, lib, out, NULL);
         free(lib);
         free_env(o);
         return status < 0 ? CT_FE_FAILED : status;
@@ -719,8 +779,13 @@ int ct_fe_record_run(struct ct_fe_record_opts *o, char **prog_argv)
     }
     if (asprintf(&out, "CALLTRACE_OUTPUT=%s/calltrace-%%p.raw", staging) < 0)
         exit(CT_FE_FAILED);
-    status = run_traced(o, prog_argv, preload, lib, out);
-    int done = finish(staging, o->output, o->quiet, o->sample);
+    struct ct_fe_diskwatch watch;
+    ct_fe_diskwatch_init(&watch, staging, trace_cap(o),
+                         o->bufsize ? o->bufsize : CT_DEFAULT_BUFSIZE);
+    watch.quiet = o->quiet;
+    status = run_traced(o, prog_argv, preload, lib, out, &watch);
+    ct_fe_diskwatch_tick(&watch);  /* the free space at the end */
+    int done = finish(staging, o->output, o, &watch);
     if (done > 0)
         o->recorded = true;
     else if (done < 0 && (status == 0 || status < 0))

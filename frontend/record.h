@@ -15,6 +15,7 @@ struct ct_fe_record_opts {
     double timeout_s;         /* --timeout: the wait for the processes the
                                  program leaves running (< 0: no limit)   */
     uint64_t flight, bufsize; /* --flight, --bufsize (0: not given)       */
+    uint64_t limit;           /* --limit, else CALLTRACE_LIMIT (0: none)  */
     bool recorded;            /* set by ct_fe_record_run: a recording was
                                  written to output                        */
 };

@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "frontend.h"
@@ -70,6 +71,28 @@ static int wait_for(pid_t pid)
     return exit_status(st);
 }
 
+/* wait_for with a tick every CT_FE_TICK_S: SIGCHLD (blocked by the
+ * caller) ends each nap early, so the program's end is seen at once. */
+static int wait_ticking(pid_t pid, const struct ct_fe_wait *w)
+{
+    sigset_t chld;
+    sigemptyset(&chld);
+    sigaddset(&chld, SIGCHLD);
+    struct timespec nap = { 0, (long)(CT_FE_TICK_S * 1e9) };
+    for (;;) {
+        int st;
+        pid_t r = waitpid(pid, &st, WNOHANG);
+        if (r == pid)
+            return exit_status(st);
+        if (r < 0 && errno != EINTR) {
+            ct_fe_error("waiting for the program: %m");
+            return -1;
+        }
+        if (r == 0 && sigtimedwait(&chld, NULL, &nap) < 0 && errno == EAGAIN)
+            w->tick(w->tick_arg);
+    }
+}
+
 /* In the child: the program gets the dispositions calltrace was started
  * with (an ignored SIGINT stays ignored, as under nohup), then runs. */
 static void __attribute__((noreturn))
@@ -109,11 +132,22 @@ int ct_fe_spawn(char *const argv[], char *const env_add[],
     if (pid == 0)
         exec_child(argv, env_add, &saved, &old);
     child_pid = pid;
-    sigprocmask(SIG_SETMASK, &old, NULL);
-    int status = wait_for(pid);
+    int status;
+    if (tree && tree->tick) {
+        /* SIGCHLD stays blocked while we wait, for sigtimedwait. */
+        sigset_t waiting = old;
+        sigaddset(&waiting, SIGCHLD);
+        sigprocmask(SIG_SETMASK, &waiting, NULL);
+        status = wait_ticking(pid, tree);
+        sigprocmask(SIG_SETMASK, &old, NULL);
+    } else {
+        sigprocmask(SIG_SETMASK, &old, NULL);
+        status = wait_for(pid);
+    }
     child_pid = 0;
     if (tree)
-        ct_fe_reap_wait(tree->lib, tree->timeout_s, tree->quiet);
+        ct_fe_reap_wait(tree->lib, tree->timeout_s, tree->quiet, tree->tick,
+                        tree->tick_arg);
     give_back_signals(&saved);
     return status;
 }
