@@ -82,13 +82,16 @@ static void usage(FILE *f)
 "  -V, --version         show the version and exit\n"
 "\n"
 "On exit one line on stderr names the recording, its size, events, lost\n"
-"events, threads and processes.  calltrace exits with PROGRAM's status\n"
-"(128+N when a signal N killed it); 1 for bad usage, 2 when nothing could\n"
-"be recorded.  PROGRAM's input, output and errors pass through untouched;\n"
-"Ctrl-C reaches PROGRAM.  The traces are written to a hidden folder beside\n"
-"FILE, or under $TMPDIR when FILE is in the working directory, and moved\n"
-"into place at the end.  A static PROGRAM, or one in a folder calltrace\n"
-"cannot write to, runs untraced, with one line saying why.\n", f);
+"events, threads and processes; another says how many events were lost\n"
+"and why, if any were.  When at its rate the trace will fill its file\n"
+"system within 10 minutes, one line says so early.  calltrace exits with\n"
+"PROGRAM's status (128+N when a signal N killed it); 1 for bad usage, 2\n"
+"when nothing could be recorded.  PROGRAM's input, output and errors pass\n"
+"through untouched; Ctrl-C reaches PROGRAM.  The traces are written to a\n"
+"hidden folder beside FILE, or under $TMPDIR when FILE is in the working\n"
+"directory, and moved into place at the end.  A static PROGRAM, or one in\n"
+"a folder calltrace cannot write to, runs untraced, with one line saying\n"
+"why.\n", f);
 }
 
 enum {
