@@ -40,7 +40,9 @@ rm -f "$MNT"/small.raw*
 # The disk full: the end line counts what the report counts as lost.
 umount "$MNT"
 mount -t tmpfs -o size=1m tmpfs "$MNT"
-"$FRONT" record --bufsize=64K -o "$MNT/full.raw" ./fill "$T/stop" 20000 0 >/dev/null 2>err.txt
+"$FRONT" record --bufsize=64K -o "$MNT/full.raw" ./fill "$T/stop" 20000 0 >out.txt 2>err.txt ||
+    fail "the program failed on a full disk: $(cat err.txt)"
+expect_eq "program output on a full disk" done "$(cat out.txt)"
 lost=$(lost_of "$MNT/full.raw")
 events=$(events_of "$MNT/full.raw")
 [ "$lost" -gt 0 ] || fail "nothing lost on a full disk: $(cat err.txt)"
