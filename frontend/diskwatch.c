@@ -145,14 +145,29 @@ static void warn(const struct ct_fe_diskwatch *w, double rate,
                 w->fs, t);
 }
 
-void ct_fe_diskwatch_tick(struct ct_fe_diskwatch *w)
+/* The free space now, kept as the least seen; false when unknown. */
+static bool look_free(struct ct_fe_diskwatch *w, uint64_t *free_b)
 {
     struct statvfs vfs;
     if (statvfs(w->staging, &vfs) != 0)
+        return false;
+    *free_b = (uint64_t)vfs.f_bavail * vfs.f_frsize;
+    if (*free_b < w->min_free)
+        w->min_free = *free_b;
+    return true;
+}
+
+void ct_fe_diskwatch_end(struct ct_fe_diskwatch *w)
+{
+    uint64_t free_b;
+    look_free(w, &free_b);
+}
+
+void ct_fe_diskwatch_tick(struct ct_fe_diskwatch *w)
+{
+    uint64_t free_b;
+    if (!look_free(w, &free_b))
         return;
-    uint64_t free_b = (uint64_t)vfs.f_bavail * vfs.f_frsize;
-    if (free_b < w->min_free)
-        w->min_free = free_b;
     unsigned ntraces;
     uint64_t used = staged_bytes(w->staging, &ntraces);
     double t = now_s();

@@ -99,6 +99,9 @@ void ct_fe_diskwatch_init(struct ct_fe_diskwatch *w, const char *staging,
                           uint64_t cap, uint64_t block);
 /* One look at the traces and the free space; says it at most once. */
 void ct_fe_diskwatch_tick(struct ct_fe_diskwatch *w);
+/* The last look, once the processes are gone: the free space only (a
+ * warning now would come too late to help). */
+void ct_fe_diskwatch_end(struct ct_fe_diskwatch *w);
 /* Whether the free space was seen short of one block of the tracer's. */
 bool ct_fe_diskwatch_full(const struct ct_fe_diskwatch *w);
 /* The same, as ct_fe_wait's tick. */

@@ -787,7 +787,7 @@ int ct_fe_record_run(struct ct_fe_record_opts *o, char **prog_argv)
                          o->bufsize ? o->bufsize : CT_DEFAULT_BUFSIZE);
     watch.quiet = o->quiet;
     status = run_traced(o, prog_argv, preload, lib, out, &watch);
-    ct_fe_diskwatch_tick(&watch);  /* the free space at the end */
+    ct_fe_diskwatch_end(&watch);
     int done = finish(staging, o->output, o, &watch);
     if (done > 0)
         o->recorded = true;
