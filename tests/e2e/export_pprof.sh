@@ -9,15 +9,7 @@
 source "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || skip "tracer library not built ($LIB)"
 command -v python3 >/dev/null || skip "python3 not installed"
-PPROF=$CT_BUILD/tools/pprof
-if [ ! -x "$PPROF" ]; then
-    command -v go >/dev/null || skip "go (golang-go) not installed"
-    [ -d /usr/share/gocode/src/github.com/google/pprof ] ||
-        skip "golang-github-google-pprof-dev not installed"
-    mkdir -p "$CT_BUILD/tools"
-    GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=$CT_BUILD/tools/gocache \
-        go build -o "$PPROF" github.com/google/pprof || fail "cannot build pprof"
-fi
+need_pprof
 
 build_traced "$T/rc" "$PROGRAMS/report_calls.c"
 run_traced "$T/t.raw" "$T/rc" >/dev/null

@@ -6,15 +6,7 @@
 # 10x up and down (a wrong sign is re-recorded twice before failing).
 source "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || skip "tracer library not built ($LIB)"
-PPROF=$CT_BUILD/tools/pprof
-if [ ! -x "$PPROF" ]; then
-    command -v go >/dev/null || skip "go (golang-go) not installed"
-    [ -d /usr/share/gocode/src/github.com/google/pprof ] ||
-        skip "golang-github-google-pprof-dev not installed"
-    mkdir -p "$CT_BUILD/tools"
-    GO111MODULE=off GOPATH=/usr/share/gocode GOCACHE=$CT_BUILD/tools/gocache \
-        go build -o "$PPROF" github.com/google/pprof || fail "cannot build pprof"
-fi
+need_pprof
 
 build_traced "$T/old" "$PROGRAMS/diff_work.c" "$PROGRAMS/diff_work_b.c"
 build_traced "$T/new" "$PROGRAMS/diff_work.c" "$PROGRAMS/diff_work_b.c" -DNEW

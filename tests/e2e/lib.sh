@@ -60,3 +60,23 @@ program_of() {
     done
     [ ${#kids[@]} -gt 0 ] && echo "${kids[0]}"
 }
+
+# PPROF: Google's pprof, the real consumer of the pprof export, built once
+# from Debian's sources into the build folder (under a lock: two tests may
+# ask at once); skips when Go or the sources are not installed.
+need_pprof() {
+    PPROF=$CT_BUILD/tools/pprof
+    [ -x "$PPROF" ] && return 0
+    command -v go >/dev/null || skip "go (golang-go) not installed"
+    [ -d /usr/share/gocode/src/github.com/google/pprof ] ||
+        skip "golang-github-google-pprof-dev not installed"
+    mkdir -p "$CT_BUILD/tools"
+    (
+        flock 9
+        [ -x "$PPROF" ] ||
+            GO111MODULE=off GOPATH=/usr/share/gocode \
+                GOCACHE=$CT_BUILD/tools/gocache \
+                go build -o "$PPROF.tmp" github.com/google/pprof &&
+            mv -f "$PPROF.tmp" "$PPROF"
+    ) 9> "$CT_BUILD/tools/pprof.lock" || fail "cannot build pprof"
+}
