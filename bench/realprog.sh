@@ -15,7 +15,8 @@
 # The sources come from `apt-get source` (a deb-src line for the running
 # release is added under /etc/apt/sources.list.d when run as root and none
 # is there); an unpacked tree in build/bench/src/ is used as it is.
-# CC and CFLAGS override the compiler and its flags (default gcc, -O2 -g).
+# CC and CFLAGS override the compiler and its flags (default gcc, -O2 -g);
+# IFLAGS= (empty) builds Lua without instrumentation, into build/bench/lua-plain/.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$PWD
@@ -23,7 +24,9 @@ OUT=$ROOT/build/bench
 SRC=$OUT/src
 CC=${CC:-gcc}
 CFLAGS=${CFLAGS:--O2 -g}
-IFLAGS="-finstrument-functions"
+IFLAGS=${IFLAGS--finstrument-functions}
+LUA_DIR=$OUT/lua
+[ -n "$IFLAGS" ] || LUA_DIR=$OUT/lua-plain
 
 die() { echo "realprog: $*" >&2; exit 1; }
 log() { echo "realprog: $*" >&2; }
@@ -59,28 +62,28 @@ EOF
 }
 
 build_lua() {
-    local bin=$OUT/lua/lua src obj
+    local bin=$LUA_DIR/lua src obj
     [ -x "$bin" ] && return
     src=$(fetch_source lua5.4)/src
-    mkdir -p "$OUT/lua/obj"
+    mkdir -p "$LUA_DIR/obj"
     log "building Lua from $src"
     # Debian's module-path patch includes a header its rules generate.
     printf '#define DEB_HOST_MULTIARCH "%s"\n' "$($CC -print-multiarch)" \
-        > "$OUT/lua/obj/lua5.4-deb-multiarch.h"
+        > "$LUA_DIR/obj/lua5.4-deb-multiarch.h"
     for c in "$src"/*.c; do
         [ "$(basename "$c")" = luac.c ] && continue
-        obj=$OUT/lua/obj/$(basename "${c%.c}").o
+        obj=$LUA_DIR/obj/$(basename "${c%.c}").o
         # shellcheck disable=SC2086
-        $CC -std=gnu99 $CFLAGS $IFLAGS -DLUA_COMPAT_5_3 -DLUA_USE_LINUX -I"$OUT/lua/obj" -c -o "$obj" "$c"
+        $CC -std=gnu99 $CFLAGS $IFLAGS -DLUA_COMPAT_5_3 -DLUA_USE_LINUX -I"$LUA_DIR/obj" -c -o "$obj" "$c"
     done
-    $CC $CFLAGS -o "$bin.tmp" "$OUT"/lua/obj/*.o -lm -ldl -Wl,-E
+    $CC $CFLAGS -o "$bin.tmp" "$LUA_DIR"/obj/*.o -lm -ldl -Wl,-E
     mv "$bin.tmp" "$bin"
 }
 
 # Calls of every kind: Lua to Lua (recursion, closures, methods), Lua to C
 # (string and table library) and C to Lua (table.sort's comparator).
 lua_workload() {
-    cat > "$OUT/lua/work.lua" <<'LUA'
+    cat > "$LUA_DIR/work.lua" <<'LUA'
 local depth = tonumber(arg[1]) or 25
 local function fib(n) if n < 2 then return n end return fib(n - 1) + fib(n - 2) end
 local Point = {}
@@ -146,7 +149,7 @@ case "$prog" in
 lua)
     build_lua
     lua_workload
-    printf '%s\n' "$OUT/lua/lua" "$OUT/lua/work.lua" "${2:-25}"
+    printf '%s\n' "$LUA_DIR/lua" "$LUA_DIR/work.lua" "${2:-25}"
     ;;
 sqlite)
     build_sqlite
