@@ -28,7 +28,7 @@ echo "| program | plain (a) ms | empty hooks (b) ms | calltrace (c) ms | (b)/(a)
 echo "|---|---|---|---|---|---|---|"
 
 # CPU ns of one run, the tracer's helper processes (block supplier) included
-one() { local w c; sync; read -r w c < <(wall_cpu_ns "$@"); echo "$c"; }
+one() { local c; sync; read -r _ c < <(wall_cpu_ns "$@"); echo "$c"; }
 
 # min-max and median of the numbers on stdin
 mm() { sort -g | awk '{v[NR]=$1} END{printf "%.2f (%.2f-%.2f)", v[int((NR+1)/2)], v[1], v[NR]}'; }
@@ -59,7 +59,7 @@ for p in ${PROGS:-fib lua}; do
     fib) run3 "fib(${FIB_N:-32})" "$W/fib-plain" "${FIB_N:-32}" -- "$W/fib" "${FIB_N:-32}" ;;
     lua)
         mapfile -t inst < <(bench/realprog.sh lua "${LUA_SCALE:-25}")
-        mapfile -t plain < <(IFLAGS= bench/realprog.sh lua "${LUA_SCALE:-25}")
+        mapfile -t plain < <(IFLAGS='' bench/realprog.sh lua "${LUA_SCALE:-25}")
         run3 "Lua work.lua ${LUA_SCALE:-25}" "${plain[@]}" -- "${inst[@]}" ;;
     *) echo "instrument_cost: unknown program $p" >&2; exit 2 ;;
     esac
