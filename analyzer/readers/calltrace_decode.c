@@ -782,9 +782,17 @@ static void open_next(struct rd *r, struct cursor *c)
     }
     struct block *b = c->blocks[c->next++];
     c->cur = b;
-    if (c->next > 1 && b->first < c->time) {
-        damage(r, c, r->in->data + b->off, "block goes back in time");
-        return;
+    uint64_t first = b->first;
+    if (c->next > 1 && first < c->time) {
+        /* A thread's last block may be the exiting thread's, written for
+         * a thread still running at exit() (ct_threads_end_others) and
+         * stamped then, while that thread went on a moment in the block
+         * before: its records are taken at the thread's last time. */
+        if (!(b->flags & CT_BLOCK_LAST)) {
+            damage(r, c, r->in->data + b->off, "block goes back in time");
+            return;
+        }
+        first = c->time;
     }
     if (c->next == 1 || b->seq != c->expect_seq)
         c->need_stack = true;
@@ -795,7 +803,7 @@ static void open_next(struct rd *r, struct cursor *c)
     c->p = data;
     c->end = data + ctr_payload_len(b, &c->partial_ok);
     populate(data, c->end);
-    c->time = b->first;
+    c->time = first;
     c->prev_fn = c->prev_site = 0;
     c->lost_told = 0;
     c->state = C_DATA;

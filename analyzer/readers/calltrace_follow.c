@@ -719,16 +719,22 @@ static bool open_block(struct ct_follow *f, const struct ct_input *in,
         return false;
     size_t off = t->queue[t->qhead++];
     struct ct_block_header h = block_header(in, off);
-    if (t->started && h.first_ticks < t->time) {
-        damage(f, in, off, "block goes back in time");
-        return false;
+    uint64_t first = h.first_ticks;
+    if (t->started && first < t->time) {
+        /* the exiting thread's block for a thread still running: taken at
+         * the thread's last time, as the batch decoder does */
+        if (!(h.flags & CT_BLOCK_LAST)) {
+            damage(f, in, off, "block goes back in time");
+            return false;
+        }
+        first = t->time;
     }
     t->need_stack = !t->started || h.seq != t->expect_seq;
     t->started = true;
     t->expect_seq = h.seq + 1;
     t->cur = off;
     t->pos = 0;
-    t->time = h.first_ticks;
+    t->time = first;
     t->prev_fn = t->prev_site = 0;
     t->lost_told = 0;
     return true;

@@ -457,6 +457,47 @@ static void test_unclosed_block(void **state)
     tg_free(&t);
 }
 
+/* The block the exiting thread writes for a thread still running at
+ * exit() is stamped when exit() ran; the thread may have gone on a moment
+ * in its own block.  That last block is read at the thread's last time;
+ * any other block that goes back in time is damage. */
+static void test_exit_block_behind(void **state)
+{
+    (void)state;
+    for (int last = 1; last >= 0; last--) {
+        struct tg_trace t;
+        struct tg_thread *m = one_thread(&t);
+        tg_entry(&t, m, 10, FA, 0);
+        tg_entry(&t, m, 20, FB, 0);
+        tg_close_block(&t, m, false);
+        tg__open_block(&t, m, 15);  /* the exit block: STACK at 15 */
+        tg_thread_end(&t, m, 15);
+        if (!last) {
+            struct ct_block_header *b = (struct ct_block_header *)(
+                t.data + CT_FILE_HEADER_SIZE + t.block_size);
+            b->flags &= ~CT_BLOCK_LAST;
+        }
+        tg_finish(&t);
+        struct ct_trace_info info;
+        struct recorder rec;
+        if (last) {
+            read_ok(&t, &info, &rec);
+            assert_string_equal(info.stopped, "");
+            for (size_t i = 1; i < rec.n; i++)
+                assert_true(rec.ev[i].time >= rec.ev[i - 1].time);
+            assert_true(rec.n >= 2);
+        } else {
+            quiet_stderr(true);
+            assert_int_equal(read_mem(t.data, t.size, NULL, &info, &rec),
+                             CT_EXIT_BAD_INPUT);
+            quiet_stderr(false);
+            assert_non_null(strstr(info.stopped, "back in time"));
+        }
+        done(&info, &rec);
+        tg_free(&t);
+    }
+}
+
 static void test_unknown_ext_is_skipped(void **state)
 {
     (void)state;
@@ -823,6 +864,7 @@ int main(void)
         cmocka_unit_test(test_window_block_start_is_overhead),
         cmocka_unit_test(test_flight_ring),
         cmocka_unit_test(test_unclosed_block),
+        cmocka_unit_test(test_exit_block_behind),
         cmocka_unit_test(test_unknown_ext_is_skipped),
         cmocka_unit_test(test_samples_without_symbols),
         cmocka_unit_test(test_sink_can_stop),
