@@ -18,7 +18,7 @@ need="$need netcat-openbsd"
 # The viewers that make check opens the exports in (chrome, folded,
 # flamegraph, perfetto); speedscope itself comes from npm into build/.
 need="$need chromium nodejs protobuf-compiler librsvg2-bin libxml2-utils"
-# Go's pprof, built by tests/e2e/export_pprof.sh from Debian's sources,
+# Go's pprof, built by need_pprof (tests/e2e/lib.sh) from Debian's sources,
 # reads the pprof export; zlib1g-dev writes its gzip stream.
 need="$need golang-go golang-github-google-pprof-dev zlib1g-dev"
 # e2fsprogs: trace_storage.sh fills a loop-mounted ext2 (no fallocate).
