@@ -134,7 +134,8 @@ int main(int argc, char **argv)
         .have_range = opts.have_range,
         .range_from_ns = opts.range_from_ns,
         .range_to_ns = opts.range_to_ns,
-        .stats = opts.stats || ct_sort_needs_stats(opts.sort),
+        .stats = opts.stats || ct_sort_needs_stats(opts.sort) ||
+                 opts.diff_base,   /* the diff's p99 column */
         .slowest = opts.slowest ? opts.slowest_n : 0,
     };
 

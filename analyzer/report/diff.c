@@ -14,6 +14,7 @@
 #include "diff_match.h"
 #include "options.h"
 #include "profile.h"
+#include "profile_dist.h"
 #include "progress.h"
 #include "util.h"
 
@@ -78,6 +79,14 @@ struct side_data {
     struct ct_diff_arc *arcs;
 };
 
+/* p99 of the total time per call (ns), 0 when no call returned. */
+static double p99_of(const struct ct_profile *p, const struct ct_call_dist *d)
+{
+    if (!d)
+        return 0;
+    return ct_ticks_to_ns(p->info, ct_hist_quantile(&d->total, 990));
+}
+
 static struct ct_diff_side side_of(struct ct_profile *p, struct side_data *sd)
 {
     const struct ct_trace_info *info = p->info;
@@ -93,7 +102,8 @@ static struct ct_diff_side side_of(struct ct_profile *p, struct side_data *sd)
             .v = {.calls = fs->calls + fs->self_calls,
                   .self_ns = ct_ticks_to_ns(info, fs->self_ticks),
                   .total_ns = ct_ticks_to_ns(info, fs->self_ticks +
-                                                       fs->child_ticks)}};
+                                                       fs->child_ticks),
+                  .p99_ns = p99_of(p, ct_profile_func_dist(p, f))}};
     }
     sd->arcs = ct_xcalloc(p->narcs + 1, sizeof *sd->arcs);
     for (uint32_t a = 0; a < p->narcs; a++) {
@@ -104,7 +114,8 @@ static struct ct_diff_side side_of(struct ct_profile *p, struct side_data *sd)
             .v = {.calls = arc->count,
                   .self_ns = ct_ticks_to_ns(info, arc->self_ticks),
                   .total_ns = ct_ticks_to_ns(info, arc->self_ticks +
-                                                       arc->child_ticks)}};
+                                                       arc->child_ticks),
+                  .p99_ns = p99_of(p, ct_profile_arc_dist(p, a))}};
     }
     return (struct ct_diff_side){sd->fns, n, sd->arcs, p->narcs};
 }
@@ -153,11 +164,21 @@ static void func_name(const struct printer *pr, uint32_t f)
         fprintf(pr->out, " (%s)", r->file && *r->file ? r->file : "?");
 }
 
+static void p99_cols(const struct printer *pr, double old, double new)
+{
+    char pct[32];
+    percent(pct, sizeof pct, old, new);
+    fprintf(pr->out, " %10.3f %10.3f %8s", old / pr->unit_ns,
+            new / pr->unit_ns, pct);
+}
+
 static void row(const struct printer *pr, const struct ct_diff_row *r)
 {
     time_cols(pr, r->v[0].self_ns, r->v[1].self_ns);
     fputs("  ", pr->out);
     time_cols(pr, r->v[0].total_ns, r->v[1].total_ns);
+    fputs("  ", pr->out);
+    p99_cols(pr, r->v[0].p99_ns, r->v[1].p99_ns);
     fprintf(pr->out, "  %10" PRIu64 " %10" PRIu64 " %+11" PRId64 "  %-4s  ",
             r->v[0].calls, r->v[1].calls,
             (int64_t)(r->v[1].calls - r->v[0].calls),
@@ -185,11 +206,12 @@ static void table(const struct printer *pr, const char *title,
         shown += ct_diff_shown(&rows[i], min_ns);
     fprintf(pr->out, "\n%s: %zu of %zu, largest change in self time first "
             "(times in %s):\n\n", title, shown, n, pr->unit);
-    fprintf(pr->out, " %-41s   %-41s   %s\n", "self time", "total time",
-            "calls");
+    fprintf(pr->out, " %-41s   %-41s   %-30s   %s\n", "self time",
+            "total time", "p99 of total time per call", "calls");
     for (int k = 0; k < 2; k++)
         fprintf(pr->out, "%s %10s %10s %10s %8s", k ? "  " : "", "old", "new",
                 "change", "change%");
+    fprintf(pr->out, "   %10s %10s %8s", "old", "new", "change%");
     fprintf(pr->out, "  %10s %10s %11s  %-4s  %s\n", "old", "new", "change",
             "in", what);
     for (size_t i = 0; i < n; i++)
@@ -246,6 +268,9 @@ static const char blurb[] =
 "            the old run spent nothing there);\n"
 "total time  self time plus the time of its callees (recursion counted\n"
 "            once; for an arc: the callee's, during the calls on it);\n"
+"p99         of the total time of each call, old and new run, and its\n"
+"            change relative to the old run (quantiles within 0.4%, as\n"
+"            --stats gives them);\n"
 "calls       calls in each run and their change, exact;\n"
 "in          both, old (the new run has no call of it) or new.\n"
 "Rows are sorted by the size of the change in self time, then in total\n"
@@ -305,6 +330,7 @@ int ct_diff_print(FILE *out, struct ct_profile *newp,
         return status;
     struct ct_profile_opts popts = {
         .subtract_bias = o->subtract_bias,
+        .stats = true,          /* the p99 column */
         .have_range = o->have_range,
         .range_from_ns = o->range_from_ns,
         .range_to_ns = o->range_to_ns,

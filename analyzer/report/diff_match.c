@@ -19,6 +19,10 @@ static void add_vals(struct ct_diff_vals *a, const struct ct_diff_vals *b)
     a->calls += b->calls;
     a->self_ns += b->self_ns;
     a->total_ns += b->total_ns;
+    /* quantiles do not add: the larger one bounds the merged calls' p99
+     * from below, and no finer figure is kept here */
+    if (b->p99_ns > a->p99_ns)
+        a->p99_ns = b->p99_ns;
 }
 
 static bool empty(const struct ct_diff_vals *v)

@@ -13,12 +13,14 @@
 #include <stdint.h>
 
 /* The figures compared, of one function or arc in one run.  A figure
- * added here (p99 of the per-call times, once the report computes it)
- * needs a field, its sum in add_vals and a column in diff.c's table. */
+ * added here needs a field, its sum in add_vals and a column in diff.c's
+ * table. */
 struct ct_diff_vals {
     uint64_t calls;
     double self_ns;
     double total_ns;
+    double p99_ns;      /* p99 of the total time per call; entries summed
+                           (a function loaded twice) keep the larger one */
 };
 
 /* A function of one run; name NULL for an entry to leave out. */

@@ -20,11 +20,11 @@ record() {
 record
 
 # Rows as "IN CALLS_OLD CALLS_NEW CHANGE NAME", files cut to their base
-# name: columns 9-12 are the calls and 'in', the name follows.
+# name: columns 12-15 are the calls and 'in', the name follows.
 rows() {
-    awk '/^ *[-+0-9.]+ /&& NF >= 13 {
-        name = $13; for (i = 14; i <= NF; i++) name = name " " $i
-        print $12, $9, $10, $11, name }' | sed 's#(/[^)]*/#(#' | sort
+    awk '/^ *[-+0-9.]+ /&& NF >= 16 {
+        name = $16; for (i = 17; i <= NF; i++) name = name " " $i
+        print $15, $12, $13, $14, name }' | sed 's#(/[^)]*/#(#' | sort
 }
 
 "$REPORT_SAN" -b -p --threshold=100 --diff="$T/old.raw" "$T/new.raw" \
@@ -61,7 +61,7 @@ has "^Each function of the two runs is matched" "$T/all.txt" ||
 
 # The self-time change of a function ($3: old, new, change) by name.
 self_change() {
-    awk -v f="$1" '$12 == "both" && $13 == f && NF == 13 { print $3 }' "$T/t.txt"
+    awk -v f="$1" '$15 == "both" && $16 == f && NF == 16 { print $3 }' "$T/t.txt"
 }
 signs_right() {
     "$REPORT_SAN" -b -p --diff="$T/old.raw" "$T/new.raw" > "$T/t.txt" ||
@@ -74,8 +74,24 @@ until signs_right; do
     [ $tries -lt 3 ] || fail "heavy/light self-time changes have wrong signs: $(cat "$T/t.txt")"
     tries=$((tries + 1)); record
 done
-"$REPORT_SAN" -b -p --diff="$T/old.raw" "$T/new.raw" | awk 'NF == 13 && $13 == "heavy"' |
+"$REPORT_SAN" -b -p --diff="$T/old.raw" "$T/new.raw" | awk 'NF == 16 && $16 == "heavy"' |
     has " +[0-9.]*% " || fail "heavy's relative change is not positive"
+
+# p99 of the total time per call (columns 9-11): heavy and light are
+# called once, so in each run their p99 is their total time (columns 5
+# and 6), within the histogram's 0.4 % (and the print's rounding); the
+# change's sign follows the total's.
+awk 'NF == 16 && ($16 == "heavy" || $16 == "light") {
+        for (s = 0; s < 2; s++) {
+            t = $(5 + s); q = $(9 + s)
+            if (q < t * 0.99 - 0.002 || q > t * 1.01 + 0.002)
+                print $16 ": p99 " q " against total " t
+        }
+        if (($7 < 0) != (substr($11, 1, 1) == "-"))
+            print $16 ": p99 change " $11 " against total change " $7
+    }' "$T/t.txt" > "$T/p99.bad"
+[ -s "$T/p99.bad" ] && fail "p99 column: $(cat "$T/p99.bad")"
+has "p99 of total time per call" "$T/t.txt" || fail "no p99 column: $(head -12 "$T/t.txt")"
 
 # folded --diff with calls: difffolded lines, exact.
 "$REPORT_SAN" --export=folded --folded-value=calls --diff="$T/old.raw" \
