@@ -9,6 +9,7 @@
 #include "options.h"
 #include "reader.h"
 #include "report.h"
+#include "symbolize.h"
 #include "tidsel.h"
 #include "util.h"
 
@@ -42,6 +43,8 @@ static void usage(FILE *f)
 "      --short-names      C++ names without template arguments and\n"
 "                         parameters in the flat profile and call graph\n"
 "                         (the index keeps the full names)\n"
+"      --demangle=HOW     C++ names everywhere: full (default), simple\n"
+"                         (without parameters) or no (mangled symbols)\n"
 "      --by-line          sampled traces: flat profile by source line\n"
 "      --cpu              flat profile of on-CPU time (off-CPU left out)\n"
 "      --tree             each thread's calls as they happen, with durations\n"
@@ -254,7 +257,7 @@ enum {
     OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
     OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS, OPT_SHORT_NAMES, OPT_HIDE,
     OPT_FOLDED_VALUE, OPT_ICICLE, OPT_DIFF, OPT_THRESHOLD, OPT_STATS, OPT_SORT,
-    OPT_SLOWEST, OPT_TID, OPT_INFO, OPT_NOTRACE,
+    OPT_SLOWEST, OPT_TID, OPT_INFO, OPT_NOTRACE, OPT_DEMANGLE,
 };
 
 /* The CPUs online, at most 8: more threads than that only wait on memory. */
@@ -294,6 +297,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"min-duration", required_argument, NULL, OPT_MIN_DURATION},
         {"hide", required_argument, NULL, OPT_HIDE},
         {"notrace", required_argument, NULL, OPT_NOTRACE},
+        {"demangle", required_argument, NULL, OPT_DEMANGLE},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"lenient", no_argument, NULL, OPT_LENIENT},
         {"dump", no_argument, NULL, OPT_DUMP},
@@ -424,6 +428,17 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
             break;
         }
         case OPT_INFO: o->info = true; break;
+        case OPT_DEMANGLE:
+            if (strcmp(optarg, "full") == 0)
+                ct_symbolizer_set_demangle(CT_DEMANGLE_FULL);
+            else if (strcmp(optarg, "simple") == 0)
+                ct_symbolizer_set_demangle(CT_DEMANGLE_SIMPLE);
+            else if (strcmp(optarg, "no") == 0)
+                ct_symbolizer_set_demangle(CT_DEMANGLE_NO);
+            else
+                bad_usage("--demangle wants full, simple or no, got '%s'",
+                          optarg);
+            break;
         case OPT_TID:
             if (ct_tid_parse(optarg, &o->tids, &o->ntids) != 0)
                 bad_usage("--tid wants thread ids such as 4242 or 4242,4243, "

@@ -69,6 +69,7 @@ _calltrace_complete_words()
         --sample-clock=*) _calltrace_values "$cur" "cpu wall"; return;;
         --cputime=*) _calltrace_values "$cur" "switch clock off"; return;;
         --sort=*) _calltrace_values "$cur" "self calls total avg name min p50 p90 p99 max"; return;;
+        --demangle=*) _calltrace_values "$cur" "full simple no"; return;;
         --slowest=*) return;;
         --filter=*|--trigger=*|--depth=*|--min-duration=*|--timeout=*|--threshold=*|--tid=*) return;;
         --*=*)

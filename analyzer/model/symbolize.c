@@ -749,14 +749,27 @@ static size_t libcall_suffix(const char *name, size_t len)
     return 0;
 }
 
+/* --demangle: one setting for the whole run of the command, as a locale
+ * is, so every view of it names functions alike. */
+static enum ct_demangle demangle_mode = CT_DEMANGLE_FULL;
+
+void ct_symbolizer_set_demangle(enum ct_demangle mode)
+{
+    demangle_mode = mode;
+}
+
 /* A C++ name demangled; a library call's keeps its mark: `operator
  * new(unsigned long)@plt`. */
 static char *demangle(bfd *abfd, const char *name)
 {
+    if (demangle_mode == CT_DEMANGLE_NO)
+        return ct_xstrdup(name);
     size_t len = strlen(name);
     size_t mark = libcall_suffix(name, len);
     char *base = mark ? ct_xstrndup(name, len - mark) : NULL;
-    char *dem = bfd_demangle(abfd, mark ? base : name, DMGL_PARAMS | DMGL_ANSI);
+    int flags = demangle_mode == CT_DEMANGLE_FULL ? DMGL_PARAMS | DMGL_ANSI
+                                                  : DMGL_ANSI;
+    char *dem = bfd_demangle(abfd, mark ? base : name, flags);
     char *out;
     if (dem && mark) {
         out = ct_xmalloc(strlen(dem) + mark + 1);

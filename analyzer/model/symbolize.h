@@ -87,6 +87,12 @@ bool ct_symbolizer_line(void *ctx, uint64_t pc, char **file, uint32_t *line);
  */
 void ct_symbolizer_resolve(void *ctx, struct ct_func *f);
 
+/* How C++ names are shown (--demangle): full (parameters too, the
+ * default), simple (without parameters: `ns::foo::bar`), or no (the
+ * mangled symbol).  Set before the first name is resolved. */
+enum ct_demangle { CT_DEMANGLE_FULL, CT_DEMANGLE_SIMPLE, CT_DEMANGLE_NO };
+void ct_symbolizer_set_demangle(enum ct_demangle mode);
+
 /* What `calltrace info` says of one loaded object. */
 struct ct_object_info {
     const char *path;
