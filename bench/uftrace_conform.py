@@ -43,6 +43,10 @@ ACTIONS = {'trace_on', 'trace-on', 'trace_off', 'trace-off', 'notrace',
            'caller', 'trace', 'finish', 'backtrace', 'filter'}
 
 
+# mapping()'s key for options of calltrace-report rather than the tracer
+REPORT_ARGS = ' report'
+
+
 class Unmapped(Exception):
     pass
 
@@ -178,6 +182,13 @@ def mapping(option):
             pass
         elif a == '--no-libcall':
             env['CALLTRACE_LIBCALLS'] = 'none'
+        elif key == '--max-stack':
+            # uftrace records at most that many nested frames; calltrace's
+            # depth limit records the same calls
+            env['CALLTRACE_DEPTH'] = value()
+        elif key == '--demangle':
+            # a setting of the report, not of the recording
+            env[REPORT_ARGS] = '--demangle=' + value()
         elif key == '--signal':
             sig = value()
             env['CALLTRACE_SIGNAL'] = sig
@@ -253,6 +264,7 @@ def build(src, out, flag, lang):
 
 def run_calltrace(t, src, work, lib, report):
     env_add = mapping(t['option'])
+    report_args = shlex.split(env_add.pop(REPORT_ARGS, ''))
     exe = os.path.join(work, 't-' + t['name'])
     if not build(src, exe, '-finstrument-functions', t['lang']):
         return 'build failed', None
@@ -271,14 +283,15 @@ def run_calltrace(t, src, work, lib, report):
     if not raws:
         return 'no trace', None
     with open(tree, 'w') as out:
-        subprocess.run([report, '--tree'] + [os.path.join(work, f)
-                                              for f in raws[:1]],
+        subprocess.run([report, '--tree'] + report_args +
+                       [os.path.join(work, raws[0])],
                        stdout=out, stderr=subprocess.DEVNULL)
     got = trees(tree)
     # a forked child's trace is a file of its own
     for f in raws[1:]:
         with open(tree, 'w') as out:
-            subprocess.run([report, '--tree', os.path.join(work, f)],
+            subprocess.run([report, '--tree'] + report_args +
+                           [os.path.join(work, f)],
                            stdout=out, stderr=subprocess.DEVNULL)
         got += trees(tree, need_main=False)
     return None, sorted(got)
