@@ -43,8 +43,14 @@ uint32_t ct_args_rule_for(const char *name)
     return spec.nrules && name ? ct_args_match(&spec, name) : 0;
 }
 
+/* A record being built: values of integers and floats take at most 11
+ * bytes each, so a rule without strings fits SMALL_PAY on the program's
+ * stack; one with a string is built on the tracer's own (BIG_PAY), as
+ * the program may run on a small stack (docs/reliability.md). */
+#define SMALL_PAY (11 * (CT_ARGS_MAX_ITEMS + 1))
+#define BIG_PAY (CT_ARGS_MAX_ITEMS * (CT_ARGS_STR_MAX + 4) + 16)
 struct pay {
-    uint8_t b[2 * CT_ARGS_STR_MAX + 256];
+    uint8_t *b;
     size_t n;
 };
 
@@ -80,8 +86,8 @@ static ssize_t safe_read(void *dst, uintptr_t addr, size_t n)
                    1ul, remote, n > first ? 2ul : 1ul, 0ul);
 }
 
-static void put_string(struct pay *p, const struct ct_arg_item *it,
-                       uintptr_t addr)
+static __attribute__((noinline)) void
+put_string(struct pay *p, const struct ct_arg_item *it, uintptr_t addr)
 {
     if (!addr) {
         p->b[p->n++] = CT_VAL_NULLSTR;
@@ -197,33 +203,80 @@ static bool shown_at(const struct ct_thread *t, uint32_t depth)
            !(t->hidden[depth / 64] >> (depth % 64) & 1);
 }
 
+/* What one record is made of: the rule, and where the registers are. */
+struct job {
+    const struct ct_args_rule *r;
+    const uintptr_t *retp;  /* ARGS: the call's return address slot      */
+    uintptr_t sp;           /* RETVAL: the trampoline's stack on arrival  */
+};
+
+static void build_args(const struct job *j, struct pay *p)
+{
+    const struct ct_args_rule *r = j->r;
+    for (unsigned i = 0; i < r->nitems; i++) {
+        const struct ct_arg_item *it = &r->items[i];
+        if (it->src == CT_ARG_FP) {
+            if (it->index > 8)
+                p->b[p->n++] = CT_VAL_UNAVAIL; /* on the stack: not read */
+            else
+                put_float(p, it, (const uint8_t *)j->retp -
+                                     SAVED_XMM_OFFSET + 16 * (it->index - 1));
+        } else {
+            /* the 7th integer argument on is the caller's stack above
+             * the return address */
+            uint64_t v = it->index <= 6 ? SAVED_INT(j->retp, it->index)
+                                        : j->retp[it->index - 6];
+            put_value(p, it, v);
+        }
+    }
+}
+
+static void build_ret(const struct job *j, struct pay *p)
+{
+    if (j->r->ret.fmt == CT_FMT_FLOAT)
+        put_float(p, &j->r->ret, (const uint8_t *)j->sp - RET_XMM0_OFFSET);
+    else
+        put_value(p, &j->r->ret, RET_RAX(j->sp));
+}
+
+static void record(const struct job *j, uint8_t *buf)
+{
+    struct pay p = {buf, 0};
+    if (j->retp) {
+        build_args(j, &p);
+        append(CT_EXT_ARGS, p.b, p.n);
+    } else {
+        build_ret(j, &p);
+        append(CT_EXT_RETVAL, p.b, p.n);
+    }
+}
+
+static void record_deep(void *arg)
+{
+    uint8_t buf[BIG_PAY];
+    record(arg, buf);
+}
+
+/* Integers and floats on the program's stack (a few hundred bytes); a
+ * string, which also costs a system call, on the tracer's. */
+static void run(struct ct_thread *t, const struct job *j, int strings)
+{
+    if (strings) {
+        ct_deep_call(t, record_deep, (void *)j, 1);
+        return;
+    }
+    uint8_t buf[SMALL_PAY];
+    record(j, buf);
+}
+
 void ct_args_plt_enter(uint32_t rule, const uintptr_t *retp, uint32_t depth)
 {
     const struct ct_args_rule *r = &spec.rules[rule - 1];
     struct ct_thread *t = ct_self;
     if (!r->nitems || !t || !shown_at(t, depth))
         return; /* a frame a filter hides has no record to follow */
-    struct pay p;
-    p.n = 0;
-    for (unsigned i = 0; i < r->nitems; i++) {
-        const struct ct_arg_item *it = &r->items[i];
-        if (p.n > sizeof p.b - CT_ARGS_STR_MAX - 32) {
-            p.b[p.n++] = CT_VAL_UNAVAIL; /* no room: never reached */
-        } else if (it->src == CT_ARG_FP) {
-            if (it->index > 8)
-                p.b[p.n++] = CT_VAL_UNAVAIL; /* on the stack: not read */
-            else
-                put_float(&p, it, (const uint8_t *)retp - SAVED_XMM_OFFSET +
-                                      16 * (it->index - 1));
-        } else {
-            /* the 7th integer argument on is the caller's stack above
-             * the return address */
-            uint64_t v = it->index <= 6 ? SAVED_INT(retp, it->index)
-                                        : retp[it->index - 6];
-            put_value(&p, it, v);
-        }
-    }
-    append(CT_EXT_ARGS, p.b, p.n);
+    struct job j = {r, retp, 0};
+    run(t, &j, r->strings & 1);
 }
 
 void ct_args_plt_exit(uint32_t rule, uintptr_t sp, uint32_t depth,
@@ -234,11 +287,6 @@ void ct_args_plt_exit(uint32_t rule, uintptr_t sp, uint32_t depth,
     if (!r->has_ret || !t || t->depth != depth + 1 || !shown_at(t, depth) ||
         (depth < CT_MAX_DEPTH && t->stack[depth] != fn))
         return; /* not the call on top: its exit is not the next record */
-    struct pay p;
-    p.n = 0;
-    if (r->ret.fmt == CT_FMT_FLOAT)
-        put_float(&p, &r->ret, (const uint8_t *)sp - RET_XMM0_OFFSET);
-    else
-        put_value(&p, &r->ret, RET_RAX(sp));
-    append(CT_EXT_RETVAL, p.b, p.n);
+    struct job j = {r, NULL, sp};
+    run(t, &j, r->strings & 2);
 }

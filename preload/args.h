@@ -43,6 +43,8 @@ struct ct_args_rule {
     char pattern[CT_ARGS_PATTERN_MAX];  /* a glob on the function's name */
     uint8_t nitems;                     /* arguments, in the spec's order */
     uint8_t has_ret;
+    uint8_t strings;                    /* 1: an argument is a string,
+                                           2: the return value is      */
     struct ct_arg_item items[CT_ARGS_MAX_ITEMS];
     struct ct_arg_item ret;
 };

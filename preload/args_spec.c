@@ -166,6 +166,8 @@ static int item(struct parser *ps, struct ct_args_rule *r)
         return -1;
     if (it.src == CT_ARG_FP && it.fmt != CT_FMT_FLOAT)
         return fail(ps, "fpargN is shown as a float (f)");
+    if (it.fmt == CT_FMT_STR)
+        r->strings |= it.src == CT_ARG_RET ? 2 : 1;
     if (it.src == CT_ARG_RET) {
         r->ret = it;
         r->has_ret = 1;

@@ -62,6 +62,18 @@ ends = [e for e in ev if e.get("ph") == "E" and e.get("name") == "lib_greet@plt"
 assert ends and ends[0]["args"] == {"args": "\"world\", '!'", "retval": "\"world\""}, ends
 PY
 
+# perfetto: debug annotations on the slice's end (decoded with Perfetto's
+# own messages, where protoc is installed).
+if command -v protoc >/dev/null; then
+    "$REPORT_SAN" --export=perfetto -o "$T/t.pb" "$T/m2.raw"
+    protoc --decode=perfetto.protos.Trace -I "$CT_ROOT/tests/proto" \
+        "$CT_ROOT/tests/proto/perfetto_subset.proto" < "$T/t.pb" > "$T/pb.txt"
+    grep -A1 'string_value: "-1, 2"' "$T/pb.txt" | has 'name: "args"' ||
+        fail "perfetto: lib_add's args"
+    grep -A1 'string_value: "560"' "$T/pb.txt" | has 'name: "retval"' ||
+        fail "perfetto: lib_mask's retval"
+fi
+
 # No rule: no values, and the calls are the same as without the option.
 traced_like_untraced "plain" "$T/plain.raw" "$want_out" \
     CALLTRACE_ARGS='lib_mask@arg1' "$T/m2"
