@@ -118,3 +118,21 @@ expect_eq "record: bad --args status" 1 "$rc"
 has "^calltrace record: --args='lib_add@arg1/q': at offset 13" "$T/no.err" ||
     fail "record: bad --args message: $(cat "$T/no.err")"
 expect_eq "record: bad --args runs nothing" "" "$(cat "$T/no.out")"
+
+# uftrace, where installed, keeps the same values with the same rules
+# (its -A/-R spelling is the one CALLTRACE_ARGS takes); calltrace names
+# library calls name@plt.  The differences kept on purpose (strings
+# escaped and cut, bad pointers, NULL) are in docs/tracer.md.
+if command -v uftrace >/dev/null; then
+    uftrace record -d "$T/u.data" -A 'lib_add@arg1/i32,arg2' \
+        -R 'lib_add@retval/i32' -A 'lib_greet@arg1/s,arg2/c' \
+        -R 'lib_greet@retval/s' -A 'lib_mask@arg1/x16' \
+        -R 'lib_mask@retval/u32' "$T/m2" > /dev/null 2>&1 ||
+        fail "uftrace record failed"
+    uftrace replay -d "$T/u.data" | sed -n 's/^[^|]*| //p' |
+        grep -E '^  lib_(add|greet|mask)\(' > "$T/u.tree" || true
+    tree_text "$T/m2.raw" | sed 's/@plt(/(/' |
+        grep -E '^  lib_(add|greet|mask)\(' > "$T/c.tree" || true
+    [ -s "$T/u.tree" ] || fail "uftrace: no lib_ line in its replay"
+    expect_eq "the same values as uftrace's" "$(cat "$T/u.tree")" "$(cat "$T/c.tree")"
+fi
