@@ -47,6 +47,7 @@ ANALYZER_INC  := $(ANALYZER_DIRS:%=-I%)
 FRONT_SRCS    := $(sort $(wildcard frontend/*.c))
 FRONT_OBJS    := $(FRONT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/frontend/preload/config.o \
                  $(BUILD)/frontend/preload/filter_spec.o \
+                 $(BUILD)/frontend/preload/args_spec.o \
                  $(BUILD)/frontend/preload/scratch.o
 # init.c starts the tracer when the library is loaded; unit tests link the
 # rest of the tracer without it.

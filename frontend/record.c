@@ -18,6 +18,7 @@
 
 #include "frontend.h"
 #include "record.h"
+#include "args.h"
 #include "filter.h"
 #include "tracer.h"
 
@@ -66,6 +67,12 @@ static void usage(FILE *f)
 "                        PATTERN:caller (only the paths to it); globs,\n"
 "                        re:REGEX, C++ names;\n"
 "                        comma-separated (CALLTRACE_FILTER)\n"
+"      --args=SPEC       keep library calls' arguments and return values,\n"
+"                        in uftrace's spelling: NAME@arg1/i32,arg2/s,retval\n"
+"                        (globs; ';' between rules; repeatable)\n"
+"                        (CALLTRACE_ARGS)\n"
+"      --auto-args       the same for common libc and pthread functions\n"
+"                        (open, read, write, malloc, free, mmap, ...)\n"
 "      --depth=N         no call deeper than N levels\n"
 "      --min-duration=T  keep only calls that lasted T (e.g. 10us)\n"
 "      --trigger=SPEC    FUNC:on / FUNC:off: recording starts / stops when\n"
@@ -98,7 +105,7 @@ enum {
     OPT_SAMPLE_CLOCK = 256, OPT_CLOCK, OPT_BUFSIZE, OPT_LIMIT, OPT_PAUSED,
     OPT_SIGNAL, OPT_CPUTIME, OPT_FOLLOW, OPT_NO_FOLLOW, OPT_FLIGHT,
     OPT_FLIGHT_SIGNAL, OPT_CONTROL, OPT_FILTER, OPT_DEPTH, OPT_MIN_DURATION,
-    OPT_TRIGGER, OPT_HOST, OPT_PORT, OPT_TIMEOUT,
+    OPT_TRIGGER, OPT_HOST, OPT_PORT, OPT_TIMEOUT, OPT_ARGS, OPT_AUTO_ARGS,
 };
 
 static void set(struct ct_fe_record_opts *o, const char *name,
@@ -134,6 +141,34 @@ static void filter_option(struct ct_fe_record_opts *o, const char *verb,
     if (ct_fspec_from_env(text, sizeof text, filter_get, filter_warn) == 0)
         ct_fe_usage_error(verb, "--%s='%s': %s", opt, v, filter_why);
     set(o, var, v);
+}
+
+/* --args and --auto-args, each checked by the tracer's own parser
+ * (preload/args_spec.c), joined into one CALLTRACE_ARGS. */
+static void args_option(struct ct_fe_record_opts *o, const char *verb,
+                        const char *opt, const char *v)
+{
+    static struct ct_args_spec check;
+    static char *joined;
+    static size_t slot = SIZE_MAX;
+    char err[192];
+    check.nrules = 0;
+    if (ct_args_parse(&check, v, err, sizeof err) != 0)
+        ct_fe_usage_error(verb, "--%s='%s': %s", opt, v, err);
+    char *next;
+    if (asprintf(&next, "%s%s%s", joined ? joined : "", joined ? ";" : "",
+                 v) < 0)
+        exit(CT_FE_FAILED);
+    free(joined);
+    joined = next;
+    if (slot == SIZE_MAX) {
+        slot = o->nenv;
+        set(o, "CALLTRACE_ARGS", joined);
+        return;
+    }
+    free(o->env[slot]);
+    if (asprintf(&o->env[slot], "CALLTRACE_ARGS=%s", joined) < 0)
+        exit(CT_FE_FAILED);
 }
 
 /* CALLTRACE_SAMPLE_INTERVAL's syntax and range (preload/sample.c): a bare
@@ -246,6 +281,8 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
         {"depth", required_argument, NULL, OPT_DEPTH},
         {"min-duration", required_argument, NULL, OPT_MIN_DURATION},
         {"trigger", required_argument, NULL, OPT_TRIGGER},
+        {"args", required_argument, NULL, OPT_ARGS},
+        {"auto-args", no_argument, NULL, OPT_AUTO_ARGS},
         {"host", required_argument, NULL, OPT_HOST},
         {"port", required_argument, NULL, OPT_PORT},
         {"timeout", required_argument, NULL, OPT_TIMEOUT},
@@ -345,6 +382,8 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
         case OPT_TRIGGER:
             filter_option(o, verb, "trigger", "CALLTRACE_TRIGGER", optarg);
             break;
+        case OPT_ARGS: args_option(o, verb, "args", optarg); break;
+        case OPT_AUTO_ARGS: args_option(o, verb, "auto-args", "auto"); break;
         case OPT_TIMEOUT:
             if (!parse_timeout(optarg, &o->timeout_s))
                 ct_fe_usage_error(verb, "--timeout wants a time such as 10, "

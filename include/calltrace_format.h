@@ -234,6 +234,34 @@ static inline unsigned ct_head_split(uint64_t head, bool prefix,
                                     varint rule index: pattern rules of that
                                     generation's FILTER_SPEC that matched
                                     no function when they were installed   */
+#define CT_EXT_ARGS          19u /* the arguments of the call whose ENTRY is
+                                    the thread's latest record before it:
+                                    values (CT_VAL_*) until the payload ends */
+#define CT_EXT_RETVAL        20u /* the return value of the call whose EXIT
+                                    is the thread's next record: one value  */
+
+/*
+ * A value in ARGS and RETVAL payloads: u8 tag, then by tag
+ *   SIGNED, CHAR  svarint          UNSIGNED, HEX, PTR, BADPTR  varint
+ *   STR, STR_CUT  varint n, n bytes (STR_CUT: the string went on; the copy
+ *                 stopped at the rule's maximum)
+ *   DOUBLE        8 bytes, IEEE 754 binary64, little-endian
+ *   NULLSTR, UNAVAIL  nothing
+ * A reader that meets a tag it does not know stops reading the payload
+ * (the values after it are shown as unknown); the record's length still
+ * takes it to the next record.
+ */
+#define CT_VAL_SIGNED   1u
+#define CT_VAL_UNSIGNED 2u
+#define CT_VAL_HEX      3u
+#define CT_VAL_PTR      4u
+#define CT_VAL_STR      5u
+#define CT_VAL_STR_CUT  6u
+#define CT_VAL_NULLSTR  7u  /* a string argument that was NULL            */
+#define CT_VAL_BADPTR   8u  /* a string argument that could not be read   */
+#define CT_VAL_UNAVAIL  9u  /* no location holds the value here           */
+#define CT_VAL_DOUBLE  10u
+#define CT_VAL_CHAR    11u
 
 /*
  * CT_EXT_SWITCH payload, self-contained so a reader can use it without

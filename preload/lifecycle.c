@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "keeper.h"
 #include "plt.h"
 #include "sample.h"
@@ -262,6 +263,7 @@ void ct_process_start(void)
          * and which runs no destructor.  Registered first, this runs after
          * the program's own at_quick_exit handlers. */
         at_quick_exit(quick_exit_close);
+        ct_args_start(); /* before the slots get their rules */
         ct_plt_start(ct_proc.calls_off ? CT_LIBCALLS_NONE
                                        : ct_proc.cfg.libcalls);
     }

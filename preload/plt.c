@@ -38,6 +38,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "args.h"
 #include "budget.h"
 #include "plt.h"
 #include "plt_got.h"
@@ -54,6 +55,7 @@ struct plt_slot {
     uint32_t reloc;       /* its JUMP_SLOT's index, for the loader's look-up */
     void *map;            /* its object's link map (GOT[1]); 0: not bound
                            * by us (bind_lazy) */
+    uint32_t args;        /* its CALLTRACE_ARGS rule + 1, 0 if none (args.c) */
 };
 
 /* plt_slot.lazy: may the lazy resolver still write the GOT slot? */
@@ -549,6 +551,8 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
     f->slot = slot;
     f->depth = before;
     f->armed = !tail;
+    if (ct_unlikely(SLOT(slot).args) && t && t->depth == before + 1)
+        ct_args_plt_enter(SLOT(slot).args, retp, before);
     if (!tail)
         *retp = (uintptr_t)ct_plt_return;
     ct_signal_fence();
@@ -621,6 +625,8 @@ uintptr_t ct_plt_exit(uintptr_t sp)
         }
         unlock_pending();
     }
+    if (ct_unlikely(SLOT(slot).args))
+        ct_args_plt_exit(SLOT(slot).args, sp, depth, SLOT(slot).fn);
     pop_shadow_to(depth, SLOT(slot).fn);
     ct_signal_fence();
     pt->in_tracer = outer;
@@ -1032,6 +1038,7 @@ static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy,
     set_lazy(i, maybe_lazy ? LAZY_MAYBE : LAZY_NO);
     SLOT(i).map = maybe_lazy ? map : NULL;
     SLOT(i).reloc = reloc;
+    SLOT(i).args = ct_args_rule_for(name);
     SLOT_NAME(i) = ct_scratch_keep(name);
     SLOT_MARK(i) = mark;
     publish(i);
@@ -1271,7 +1278,8 @@ uintptr_t ct_plt_pointer_slot(uintptr_t target, const char *name)
     if (nslots < CT_PLT_MAX_SLOTS && slot_chunk_get(nslots) == 0) {
         uint32_t i = nslots;
         stub = stub_addr(i);
-        SLOT(i) = (struct plt_slot){target, NULL, stub, LAZY_NO, 0, NULL};
+        SLOT(i) = (struct plt_slot){target, NULL, stub, LAZY_NO, 0, NULL,
+                                     ct_args_rule_for(name)};
         SLOT_NAME(i) = ct_scratch_keep(name);
         SLOT_MARK(i) = "@dlsym";
         publish(i);

@@ -132,6 +132,11 @@ static int hide_event(struct ct_sink *self, const struct ct_event *ev)
     case CT_EV_THREAD_END:
         pop_to(t, 0);
         break;
+    case CT_EV_ARGS:
+    case CT_EV_RETVAL: /* a hidden call's values are not its caller's */
+        if (t->n && t->f[t->n - 1].hidden)
+            return 0;
+        break;
     default:
         break;
     }

@@ -338,6 +338,10 @@ int ct_prof_event(struct ct_profile *p, const struct ct_event *ev)
             th->clock_c1 = ev->count;
         }
         break;
+    case CT_EV_ARGS:
+    case CT_EV_RETVAL: /* the report shows no values */
+        charge(p, th, ev->time);
+        break;
     case CT_EV_SAMPLE:
         break;
     }

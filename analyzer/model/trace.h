@@ -39,6 +39,10 @@ enum ct_ev_kind {
                              0: blocked or asleep)                          */
     CT_EV_OFFCPU_END,     /* it runs again                                  */
     CT_EV_CPUTIME,        /* count = the thread's CPU time (ns) so far      */
+    CT_EV_ARGS,           /* the arguments of the thread's latest CALL:
+                             text = an ARGS payload (values.h), not text  */
+    CT_EV_RETVAL,         /* the return value of its next RETURN: text = a
+                             RETVAL payload                               */
 };
 
 /* The one definition of an event, as the report's "Events:" line and
@@ -58,7 +62,8 @@ struct ct_event {
     uint64_t time;        /* ticks; see ct_trace_info.ns_per_tick          */
     uint32_t func;        /* functab id, or CT_FUNC_NONE                   */
     uint64_t site;        /* CALL: call-site address, 0 if unknown          */
-    const char *text;     /* USER: message (not NUL-terminated)            */
+    const char *text;     /* USER: message (not NUL-terminated); ARGS,
+                             RETVAL: the record's payload                 */
     size_t text_len;
     uint64_t count;       /* LOST: events lost; SAMPLE: weight              */
     const uint32_t *stack;/* SAMPLE, STACK: functab ids                     */

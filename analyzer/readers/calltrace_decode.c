@@ -426,7 +426,11 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
         push(r, ev);
         return true;
     case CT_EXT_USER:
-        ev->kind = CT_EV_USER;
+    case CT_EXT_ARGS:
+    case CT_EXT_RETVAL:
+        ev->kind = subtype == CT_EXT_USER   ? CT_EV_USER
+                   : subtype == CT_EXT_ARGS ? CT_EV_ARGS
+                                            : CT_EV_RETVAL;
         ev->text = (const char *)p;
         ev->text_len = len;
         push(r, ev);

@@ -672,7 +672,11 @@ static bool apply(struct ct_follow *f, struct fthread *t, const struct rec *r,
                                                       : CT_EV_OVERHEAD_END;
         break;
     case CT_EXT_USER:
-        ev.kind = CT_EV_USER;
+    case CT_EXT_ARGS:
+    case CT_EXT_RETVAL:
+        ev.kind = r->subtype == CT_EXT_USER   ? CT_EV_USER
+                  : r->subtype == CT_EXT_ARGS ? CT_EV_ARGS
+                                              : CT_EV_RETVAL;
         ev.text = (const char *)r->payload;
         ev.text_len = r->len;
         break;

@@ -22,6 +22,7 @@
 #include "report.h"
 #include "tree_private.h"
 #include "util.h"
+#include "values.h"
 
 struct tframe {
     uint32_t func;
@@ -33,6 +34,7 @@ struct tframe {
     uint64_t open_seq;      /* its TI_OPEN item                            */
     uint64_t prev_last;     /* the thread's last_item before that item     */
     uint64_t entry_off;     /* the thread's off-CPU ticks when entered     */
+    char *ret;              /* its RETVAL as text, owned, until it ends    */
 };
 
 struct tthread {
@@ -281,8 +283,12 @@ static void pop_here(struct tree *tr, struct tthread *t, enum tmark mark)
     long lv = f->shown ? level(tr, t, pos) : -1;
     if (t->focus_at >= (long)t->depth)
         t->focus_at = -1;
-    if (!f->shown)
+    char *ret = f->ret;
+    f->ret = NULL;
+    if (!f->shown) {
+        free(ret);
         return;
+    }
     struct tqueue *q = queue_of(tr, t);
     uint32_t thread = (uint32_t)(t - tr->threads);
     uint64_t dur = t->clock - f->entry_clock;
@@ -305,6 +311,7 @@ static void pop_here(struct tree *tr, struct tthread *t, enum tmark mark)
                 if (prev->kind == TI_OPEN && !prev->inherited)
                     prev->pending_leaf = true;
             }
+            free(ret);
             tq_drain(q);
             return;
         }
@@ -316,6 +323,7 @@ static void pop_here(struct tree *tr, struct tthread *t, enum tmark mark)
             it->dur = dur;
             it->overhead = overhead;
             it->oncpu = oncpu;
+            it->ret = ret;
             tq_drain(q);
             return;
         }
@@ -330,6 +338,7 @@ static void pop_here(struct tree *tr, struct tthread *t, enum tmark mark)
         .dur = dur,
         .overhead = overhead,
         .oncpu = oncpu,
+        .ret = ret,
     };
     add(tr, t, &close);
     tq_drain(q);
@@ -405,6 +414,32 @@ static void on_stack(struct tree *tr, struct tthread *t,
     for (size_t i = same; i < ev->depth; i++)
         if (ev->stack[i] != CT_FUNC_NONE)
             push(tr, t, ev->stack[i], false);
+}
+
+/* A call's arguments go on its opening line while that waits; its
+ * return value on the frame, for the line that closes it. */
+static void on_values(struct tree *tr, struct tthread *t,
+                      const struct ct_event *ev)
+{
+    if (!t->depth || !t->stack[t->depth - 1].called)
+        return;
+    struct tframe *f = &t->stack[t->depth - 1];
+    char text[CT_VALUES_TEXT_MAX];
+    ct_values_text((const uint8_t *)ev->text, ev->text_len, text,
+                   sizeof text);
+    for (char *p = text; (p = strstr(p, "*/")) != NULL;)
+        *p = '+'; /* a closing line's comment must not end early */
+    if (ev->kind == CT_EV_RETVAL) {
+        free(f->ret);
+        f->ret = ct_xstrdup(text);
+        return;
+    }
+    struct tqueue *q = queue_of(tr, t);
+    if (f->shown && tq_waiting(q, f->open_seq)) {
+        struct titem *it = tq_at(q, f->open_seq);
+        free(it->args);
+        it->args = ct_xstrdup(text);
+    }
 }
 
 /* A comment line (user event, lost events) where the thread is now. */
@@ -484,7 +519,7 @@ static int tree_event(struct ct_sink *sink, const struct ct_event *ev)
         t->in_off = ev->kind == CT_EV_OFFCPU_START;
         return 0;
     }
-    if (ev->kind > CT_EV_OFFCPU_END)
+    if (ev->kind == CT_EV_CPUTIME)
         return 0;
     if (tr->have_range && ev->time > tr->rto) {
         /* the window is over for this thread; if no event of it lay
@@ -530,6 +565,11 @@ static int tree_event(struct ct_sink *sink, const struct ct_event *ev)
     case CT_EV_THREAD_END:
         charge(tr, t, ev->time);
         pop_to(tr, t, 0, TM_NEVER);
+        break;
+    case CT_EV_ARGS:
+    case CT_EV_RETVAL:
+        charge(tr, t, ev->time);
+        on_values(tr, t, ev);
         break;
     case CT_EV_USER:
         charge(tr, t, ev->time);

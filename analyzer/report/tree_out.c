@@ -26,8 +26,11 @@ void tq_init(struct tqueue *q, FILE *out, const struct ct_trace_info *info)
 
 void tq_free(struct tqueue *q)
 {
-    for (uint64_t s = q->head; s < q->tail; s++)
+    for (uint64_t s = q->head; s < q->tail; s++) {
         free(tq_at(q, s)->text);
+        free(tq_at(q, s)->args);
+        free(tq_at(q, s)->ret);
+    }
     free(q->items);
     q->items = NULL;
 }
@@ -98,19 +101,26 @@ static void print_item(struct tqueue *q, const struct titem *it)
     }
     const char *mark = mark_text(it->mark);
     const char *parens = call_parens(name);
+    /* uftrace's spelling: `f(3, "a") {`, `f(3) = 4;`, `} = 4;` and the
+     * name in a comment */
+    const char *ret = it->ret ? " = " : "", *rv = it->ret ? it->ret : "";
+    if (it->args && *parens)
+        parens = NULL;
     switch (it->kind) {
     case TI_OPEN:
-        fprintf(out, "%s%s {%s\n", name, parens,
+        fprintf(out, "%s%s%s%s {%s\n", name, parens ? parens : "(",
+                parens ? "" : it->args, parens ? "" : ")",
                 it->inherited ? " /* already open */" : "");
         return;
     case TI_LEAF:
-        fprintf(out, "%s%s;", name, parens);
+        fprintf(out, "%s%s%s%s%s%s;", name, parens ? parens : "(",
+                parens ? "" : it->args, parens ? "" : ")", ret, rv);
         if (mark)
             fprintf(out, " /* %s */", mark);
         break;
     case TI_CLOSE:
-        fprintf(out, "} /* %s%s%s */", name, mark ? ": " : "",
-                mark ? mark : "");
+        fprintf(out, "}%s%s%s /* %s%s%s */", ret, rv, it->ret ? ";" : "",
+                name, mark ? ": " : "", mark ? mark : "");
         break;
     case TI_TEXT:
         fprintf(out, "/* %s */\n", it->text ? it->text : "");
@@ -133,7 +143,9 @@ static void pop_front(struct tqueue *q)
     if (!it->dropped)
         print_item(q, it);
     free(it->text);
-    it->text = NULL;
+    free(it->args);
+    free(it->ret);
+    it->text = it->args = it->ret = NULL;
 }
 
 void tq_drain(struct tqueue *q)

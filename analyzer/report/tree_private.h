@@ -37,6 +37,9 @@ struct titem {
     uint64_t dur, overhead; /* ticks, for TI_CLOSE and TI_LEAF            */
     uint64_t oncpu;         /* ticks of dur the thread was on a CPU       */
     char *text;             /* TI_TEXT: the comment's text, owned         */
+    char *args;             /* TI_OPEN, TI_LEAF: the call's arguments as
+                               text (values.h), owned, or NULL            */
+    char *ret;              /* TI_CLOSE, TI_LEAF: its return value, owned */
 };
 
 /* Lines waiting to be printed, in order; items are numbered by seq. */

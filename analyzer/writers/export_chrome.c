@@ -179,8 +179,24 @@ static void begin(void *ctx, uint32_t thread, uint64_t t, uint32_t func,
  * warning): so the E of a frame open at a --time-range window's end has
  * its B's args, and the mark is a thread instant of its own, category
  * "calltrace-window", naming the function. */
+/* A call's values go on its E: the viewers merge an E's args into the
+ * slice's. */
+static void values(FILE *out, bool first, const char *args, const char *ret)
+{
+    if (args) {
+        fputs(first ? "\"args\":" : ",\"args\":", out);
+        ct_json_string(out, args, strlen(args));
+        first = false;
+    }
+    if (ret) {
+        fputs(first ? "\"retval\":" : ",\"retval\":", out);
+        ct_json_string(out, ret, strlen(ret));
+    }
+}
+
 static void end(void *ctx, uint32_t thread, uint64_t t, uint32_t func,
-                enum ct_slice_kind kind, const char *mark)
+                enum ct_slice_kind kind, const char *mark, const char *args,
+                const char *ret)
 {
     struct chrome_export *x = ctx;
     bool window = mark && strcmp(mark, "open_at_window_end") == 0;
@@ -188,11 +204,18 @@ static void end(void *ctx, uint32_t thread, uint64_t t, uint32_t func,
     head(x, 'E', thread, t);
     fputs(",\"name\":", x->out);
     fputs(name_of(x, func), x->out);
-    if (mark && !window)
-        fprintf(x->out, ",\"args\":{%s\"%s\":true}",
+    if (mark && !window) {
+        fprintf(x->out, ",\"args\":{%s\"%s\":true",
                 before ? "\"entered_before_data\":true," : "", mark);
-    else if (before)
+        values(x->out, false, args, ret);
+        putc('}', x->out);
+    } else if (before) {
         fputs(",\"args\":{\"entered_before_data\":true}", x->out);
+    } else if (args || ret) {
+        fputs(",\"args\":{", x->out);
+        values(x->out, true, args, ret);
+        putc('}', x->out);
+    }
     putc('}', x->out);
     if (!window)
         return;

@@ -42,7 +42,7 @@ enum {
     TD_UUID = 1, TD_NAME = 2, TD_PROCESS = 3, TD_THREAD = 4, TD_PARENT = 5,
     PD_PID = 1, PD_CMDLINE = 2, PD_NAME = 6,
     THD_PID = 1, THD_TID = 2, THD_NAME = 5,
-    DA_BOOL = 2, DA_UINT = 3, DA_NAME = 10,
+    DA_BOOL = 2, DA_UINT = 3, DA_STRING = 6, DA_NAME = 10,
     ID_CATEGORIES = 1, ID_NAMES = 2, IID = 1, IID_NAME = 2,
 };
 
@@ -213,9 +213,21 @@ static void flag(struct pb_buf *b, const char *name)
     pb_end(b, da);
 }
 
+/* A call's arguments or return value, on its slice's end: the trace
+ * processor adds an end's debug annotations to the slice's args. */
+static void text_arg(struct pb_buf *b, const char *name, const char *text)
+{
+    if (!text)
+        return;
+    size_t da = pb_begin(b, TE_DEBUG);
+    pb_string(b, DA_NAME, name);
+    clean_string(b, DA_STRING, text, strlen(text));
+    pb_end(b, da);
+}
+
 static void slice(struct perfetto_export *x, uint32_t thread, uint64_t t,
                   uint32_t func, enum ct_slice_kind kind, const char *mark,
-                  int type)
+                  int type, const char *args, const char *ret)
 {
     struct pb_buf *b = &x->buf;
     size_t pkt = event_packet(x, thread, t, type == TYPE_SLICE_BEGIN
@@ -234,6 +246,8 @@ static void slice(struct perfetto_export *x, uint32_t thread, uint64_t t,
     }
     if (mark)
         flag(b, mark);
+    text_arg(b, "args", args);
+    text_arg(b, "retval", ret);
     pb_end(b, te);
     pb_end(b, pkt);
     flush(x, false);
@@ -242,13 +256,14 @@ static void slice(struct perfetto_export *x, uint32_t thread, uint64_t t,
 static void begin(void *ctx, uint32_t thread, uint64_t t, uint32_t func,
                   enum ct_slice_kind kind)
 {
-    slice(ctx, thread, t, func, kind, NULL, TYPE_SLICE_BEGIN);
+    slice(ctx, thread, t, func, kind, NULL, TYPE_SLICE_BEGIN, NULL, NULL);
 }
 
 static void end(void *ctx, uint32_t thread, uint64_t t, uint32_t func,
-                enum ct_slice_kind kind, const char *mark)
+                enum ct_slice_kind kind, const char *mark, const char *args,
+                const char *ret)
 {
-    slice(ctx, thread, t, func, kind, mark, TYPE_SLICE_END);
+    slice(ctx, thread, t, func, kind, mark, TYPE_SLICE_END, args, ret);
 }
 
 static void instant(void *ctx, uint64_t t, const struct ct_event *ev)

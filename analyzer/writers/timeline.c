@@ -5,10 +5,12 @@
 #include "options.h"
 #include "timeline.h"
 #include "util.h"
+#include "values.h"
 
 struct tl_frame {
     uint32_t func;
     enum ct_slice_kind kind;
+    char *args, *ret;       /* its ARGS and RETVAL as text, owned, or NULL */
 };
 
 struct ct_tl_thread {
@@ -31,7 +33,7 @@ static void push(struct ct_timeline *tl, struct ct_tl_thread *th,
                  enum ct_slice_kind kind)
 {
     ct_grow(&th->stack, &th->cap, th->depth, sizeof *th->stack);
-    th->stack[th->depth++] = (struct tl_frame){func, kind};
+    th->stack[th->depth++] = (struct tl_frame){func, kind, NULL, NULL};
     tl->ops->begin(tl->ctx, thread, t, func, kind);
 }
 
@@ -42,7 +44,8 @@ static void end_overhead(struct ct_timeline *tl, struct ct_tl_thread *th,
     if (!th->overhead_open)
         return;
     th->overhead_open = false;
-    tl->ops->end(tl->ctx, thread, t, CT_FUNC_NONE, CT_SLICE_OVERHEAD, NULL);
+    tl->ops->end(tl->ctx, thread, t, CT_FUNC_NONE, CT_SLICE_OVERHEAD, NULL,
+                 NULL, NULL);
 }
 
 static void pop_to(struct ct_timeline *tl, struct ct_tl_thread *th,
@@ -53,7 +56,10 @@ static void pop_to(struct ct_timeline *tl, struct ct_tl_thread *th,
     while (th->depth > keep) {
         struct tl_frame *f = &th->stack[--th->depth];
         tl->ops->end(tl->ctx, thread, t, f->func, f->kind,
-                     f->kind == CT_SLICE_SAMPLE ? NULL : mark);
+                     f->kind == CT_SLICE_SAMPLE ? NULL : mark, f->args,
+                     f->ret);
+        free(f->args);
+        free(f->ret);
     }
 }
 
@@ -70,6 +76,22 @@ static void on_return(struct ct_timeline *tl, struct ct_tl_thread *th,
     pop_to(tl, th, thread, i, prev, "never_returned");
     if (i > 0)
         pop_to(tl, th, thread, i - 1, t, NULL);
+}
+
+/* An ARGS or RETVAL payload kept as text on the thread's top frame, a
+ * call's, for its slice's end (where viewers merge the args into the
+ * slice's). */
+static void keep_values(struct ct_tl_thread *th, const struct ct_event *ev)
+{
+    if (!th->depth || th->stack[th->depth - 1].kind != CT_SLICE_CALL)
+        return;
+    struct tl_frame *f = &th->stack[th->depth - 1];
+    char **to = ev->kind == CT_EV_ARGS ? &f->args : &f->ret;
+    char text[CT_VALUES_TEXT_MAX];
+    ct_values_text((const uint8_t *)ev->text, ev->text_len, text,
+                   sizeof text);
+    free(*to);
+    *to = ct_xstrdup(text);
 }
 
 /* Frames open now: keep what matches, end the rest, open the new ones. */
@@ -125,6 +147,10 @@ void ct_timeline_event(struct ct_timeline *tl, const struct ct_event *ev)
     case CT_EV_USER:
     case CT_EV_LOST:
         tl->ops->instant(tl->ctx, t, ev);
+        break;
+    case CT_EV_ARGS:
+    case CT_EV_RETVAL:
+        keep_values(th, ev);
         break;
     case CT_EV_STACK:
         th->calls = true;
@@ -182,8 +208,14 @@ int ct_timeline_verdict(const struct ct_timeline *tl,
 
 void ct_timeline_free(struct ct_timeline *tl)
 {
-    for (size_t i = 0; i < tl->nthreads; i++)
-        free(tl->threads[i].stack);
+    for (size_t i = 0; i < tl->nthreads; i++) {
+        struct ct_tl_thread *th = &tl->threads[i];
+        for (size_t k = 0; k < th->depth; k++) {
+            free(th->stack[k].args);
+            free(th->stack[k].ret);
+        }
+        free(th->stack);
+    }
     free(tl->threads);
     tl->threads = NULL;
     tl->nthreads = 0;

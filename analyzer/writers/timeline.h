@@ -36,9 +36,11 @@ enum ct_slice_kind {
 struct ct_timeline_ops {
     void (*begin)(void *ctx, uint32_t thread, uint64_t t, uint32_t func,
                   enum ct_slice_kind kind);
-    /* mark: NULL, "never_returned" or "open_at_window_end" */
+    /* mark: NULL, "never_returned" or "open_at_window_end"; args and ret:
+     * the call's arguments and return value as text (values.h), or NULL */
     void (*end)(void *ctx, uint32_t thread, uint64_t t, uint32_t func,
-                enum ct_slice_kind kind, const char *mark);
+                enum ct_slice_kind kind, const char *mark, const char *args,
+                const char *ret);
     /* CT_EV_USER and CT_EV_LOST, at time t */
     void (*instant)(void *ctx, uint64_t t, const struct ct_event *ev);
 };

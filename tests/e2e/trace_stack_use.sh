@@ -19,7 +19,8 @@ sigframe=$(val sigframe "$T/plain")
 [ -n "$sigframe" ] && [ "$sigframe" -gt 0 ] || fail "no signal frame measured: $(cat "$T/plain")"
 export CALLTRACE_LIBCALLS=plt
 for mode in default BUFSIZE=4K LIBCALLS=nested FILTER=f,calls_lib CPUTIME=clock \
-            CLOCK=monotonic FLIGHT=1M SUPPLIER=1 MODE=both; do
+            CLOCK=monotonic FLIGHT=1M SUPPLIER=1 MODE=both ARGS=getpid@retval/i32 \
+            ARGS=getpid@retval/s; do
     vars=(CALLTRACE_BUFSIZE=64K)
     [ "$mode" = default ] || vars+=("CALLTRACE_$mode")
     [ "$mode" = MODE=both ] && vars+=(CALLTRACE_SAMPLE_INTERVAL=100us)

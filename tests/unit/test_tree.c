@@ -11,6 +11,7 @@
 
 #include <cmocka.h>
 
+#include "calltrace_format.h"
 #include "hide.h"
 #include "options.h"
 #include "profile_fixture.h"
@@ -80,6 +81,46 @@ static void test_nesting_and_leaves(void **state)
         "           [   100] |     /* half way +/ there */\n"
         " 90.000 ns [   100] |   } /* work */\n"
         "  1.000 us [   100] | } /* main */\n");
+}
+
+static void fx_values(struct fx *x, enum ct_ev_kind kind, uint64_t time,
+                      const void *payload, size_t len)
+{
+    struct ct_event ev = {.kind = kind, .time = time, .func = CT_FUNC_NONE,
+                          .text = payload, .text_len = len};
+    x->sink->event(x->sink, &ev);
+}
+
+/* Arguments and return values as uftrace's replay shows them: on the
+ * opening line or the leaf, `= value` before the leaf's `;` and on the
+ * closing brace. */
+static void test_values(void **state)
+{
+    (void)state;
+    struct ct_options o = {0};
+    struct tx t;
+    tx_init(&t, &o);
+    static const uint8_t args[] = {CT_VAL_SIGNED, 6, CT_VAL_STR, 5,
+                                   'G', 'E', 'T', ' ', '/'};
+    static const uint8_t twelve[] = {CT_VAL_SIGNED, 24};
+    static const uint8_t zero[] = {CT_VAL_SIGNED, 0};
+    static const uint8_t bad[] = {CT_VAL_BADPTR, 0x10, CT_VAL_HEX, 0x20};
+    FX_CALL(&t.fx, 0, 0, "main");
+    FX_CALL(&t.fx, 0, 10, "parse_line");
+    fx_values(&t.fx, CT_EV_ARGS, 10, args, sizeof args);
+    fx_values(&t.fx, CT_EV_RETVAL, 40, twelve, sizeof twelve);
+    FX_POP(&t.fx, 0, 40);
+    FX_CALL(&t.fx, 0, 50, "check");
+    fx_values(&t.fx, CT_EV_ARGS, 50, bad, sizeof bad);
+    FX_POP(&t.fx, 0, 60);
+    fx_values(&t.fx, CT_EV_RETVAL, 100, zero, sizeof zero);
+    FX_POP(&t.fx, 0, 100);
+    expect_text(tx_finish(&t),
+        HEAD
+        "           [   100] | main() {\n"
+        " 30.000 ns [   100] |   parse_line(3, \"GET /\") = 12;\n"
+        " 10.000 ns [   100] |   check(<bad pointer 0x10>, 0x20);\n"
+        "100.000 ns [   100] | } = 0; /* main */\n");
 }
 
 /* S..E inside a call is not the call's time, as in the flat profile. */
@@ -420,6 +461,7 @@ int main(void)
         cmocka_unit_test(test_oncpu_pause),
         cmocka_unit_test(test_oncpu_window),
         cmocka_unit_test(test_oncpu_window_in_pause),
+        cmocka_unit_test(test_values),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

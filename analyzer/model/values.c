@@ -1,0 +1,136 @@
+/* ARGS and RETVAL payloads as text (values.h). */
+#include "values.h"
+
+#include <inttypes.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "calltrace_format.h"
+
+struct out {
+    char *buf;
+    size_t cap, n;
+    bool full;
+};
+
+static void put(struct out *o, const char *s, size_t len)
+{
+    if (o->full)
+        return;
+    if (o->n + len + 4 > o->cap) { /* room for "...\0" */
+        memcpy(o->buf + o->n, "...", 3);
+        o->n += 3;
+        o->full = true;
+        return;
+    }
+    memcpy(o->buf + o->n, s, len);
+    o->n += len;
+}
+
+static void putf(struct out *o, const char *fmt, uint64_t v)
+{
+    char tmp[32];
+    int k = snprintf(tmp, sizeof tmp, fmt, v);
+    put(o, tmp, (size_t)k);
+}
+
+/* A string's bytes quoted, C escapes for quotes, backslashes and bytes
+ * that are not printable ASCII. */
+static void quoted(struct out *o, const uint8_t *s, size_t n, char q)
+{
+    put(o, &q, 1);
+    for (size_t i = 0; i < n && !o->full; i++) {
+        char esc[8];
+        uint8_t c = s[i];
+        if (c == '\n')
+            put(o, "\\n", 2);
+        else if (c == '\t')
+            put(o, "\\t", 2);
+        else if (c == (uint8_t)q || c == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)c;
+            put(o, esc, 2);
+        } else if (c < 0x20 || c >= 0x7f) {
+            snprintf(esc, sizeof esc, "\\x%02x", c);
+            put(o, esc, 4);
+        } else {
+            put(o, (const char *)&c, 1);
+        }
+    }
+    put(o, &q, 1);
+}
+
+/* One value at *pp; false on damage or an unknown tag. */
+static bool value(struct out *o, const uint8_t **pp, const uint8_t *end)
+{
+    const uint8_t *p = *pp;
+    uint64_t v;
+    uint8_t tag = *p++;
+    switch (tag) {
+    case CT_VAL_NULLSTR:
+        put(o, "NULL", 4);
+        break;
+    case CT_VAL_UNAVAIL:
+        put(o, "<unavailable>", 13);
+        break;
+    case CT_VAL_DOUBLE: {
+        if (end - p < 8)
+            return false;
+        double d;
+        memcpy(&d, p, 8); /* the tracer writes it little-endian, as here */
+        p += 8;
+        char tmp[64];
+        int k = snprintf(tmp, sizeof tmp, "%f", d);
+        put(o, tmp, (size_t)k < sizeof tmp ? (size_t)k : sizeof tmp - 1);
+        break;
+    }
+    case CT_VAL_STR:
+    case CT_VAL_STR_CUT:
+        if (ct_get_varint(&p, end, &v) != 0 || v > (uint64_t)(end - p))
+            return false;
+        quoted(o, p, (size_t)v, '"');
+        p += v;
+        if (tag == CT_VAL_STR_CUT)
+            put(o, "...", 3);
+        break;
+    default:
+        if (tag > CT_VAL_CHAR || ct_get_varint(&p, end, &v) != 0)
+            return false;
+        if (tag == CT_VAL_SIGNED) {
+            putf(o, "%" PRId64, (uint64_t)ct_unzigzag(v));
+        } else if (tag == CT_VAL_UNSIGNED) {
+            putf(o, "%" PRIu64, v);
+        } else if (tag == CT_VAL_CHAR) {
+            uint8_t c = (uint8_t)ct_unzigzag(v);
+            quoted(o, &c, 1, '\'');
+        } else if (tag == CT_VAL_BADPTR) {
+            putf(o, "<bad pointer %#" PRIx64 ">", v);
+        } else if (v == 0 && tag == CT_VAL_PTR) {
+            put(o, "0", 1);
+        } else {
+            putf(o, "%#" PRIx64, v);
+        }
+    }
+    *pp = p;
+    return true;
+}
+
+size_t ct_values_text(const uint8_t *p, size_t len, char *out, size_t cap)
+{
+    if (cap > CT_VALUES_TEXT_MAX)
+        cap = CT_VALUES_TEXT_MAX;
+    struct out o = {out, cap, 0, cap < 8};
+    const uint8_t *end = p + len;
+    for (bool first = true; p < end && !o.full; first = false) {
+        if (!first)
+            put(&o, ", ", 2);
+        if (!value(&o, &p, end)) {
+            put(&o, "?", 1);
+            break;
+        }
+    }
+    if (cap)
+        out[o.n < cap ? o.n : cap - 1] = '\0';
+    return o.n < cap ? o.n : (cap ? cap - 1 : 0);
+}

@@ -1,0 +1,292 @@
+/*
+ * CALLTRACE_ARGS for library calls: at a recorded call through a PLT stub
+ * with a rule, the ARGS record is read from the argument registers that
+ * plt_tramp.S saved below the return address; at its return through the
+ * trampoline, the RETVAL record from the saved %rax or %xmm0.  A call
+ * with no rule pays one predictable branch in plt.c, nothing here.
+ * Strings are copied with process_vm_readv on the process itself, which
+ * fails instead of faulting on a bad pointer.
+ */
+#include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "args.h"
+#include "calltrace_format.h"
+#include "tracer.h"
+
+static struct ct_args_spec spec;
+
+/* Where plt_tramp.S's plt_entry saved the registers, from the return
+ * address slot: %rax just below it, then %rdi ... %r9, then 8 x %xmm. */
+#define SAVED_INT(retp, n) ((retp)[-1 - (long)(n)]) /* n = 1: %rdi */
+#define SAVED_XMM_OFFSET 184                         /* %xmm0 from retp */
+/* ct_plt_return pushes %rax, %rdx, then 32 bytes of %xmm0, %xmm1. */
+#define RET_RAX(sp) (((const uint64_t *)(sp))[-1])
+#define RET_XMM0_OFFSET 48
+
+void ct_args_start(void)
+{
+    const char *v = ct_env_get("CALLTRACE_ARGS");
+    if (!v || !*v)
+        return;
+    char err[192];
+    if (ct_args_parse(&spec, v, err, sizeof err) != 0)
+        ct_message("calltrace: CALLTRACE_ARGS='%s': %s; no arguments or "
+                   "return values are kept", v, err);
+}
+
+uint32_t ct_args_rule_for(const char *name)
+{
+    return spec.nrules && name ? ct_args_match(&spec, name) : 0;
+}
+
+/* A record being built: values of integers and floats take at most 11
+ * bytes each, so a rule without strings fits SMALL_PAY on the program's
+ * stack; one with a string is built on the tracer's own (BIG_PAY), as
+ * the program may run on a small stack (docs/reliability.md). */
+#define SMALL_PAY (11 * (CT_ARGS_MAX_ITEMS + 1))
+#define BIG_PAY (CT_ARGS_MAX_ITEMS * (CT_ARGS_STR_MAX + 4) + 16)
+struct pay {
+    uint8_t *b;
+    size_t n;
+};
+
+static void put_tag(struct pay *p, uint8_t tag, uint64_t v)
+{
+    p->b[p->n++] = tag;
+    p->n = (size_t)(ct_put_varint(p->b + p->n, v) - p->b);
+}
+
+static uint64_t low_bits(uint64_t v, unsigned width)
+{
+    return width >= 8 ? v : v & ((1ull << (8 * width)) - 1);
+}
+
+static int64_t sign_extend(uint64_t v, unsigned width)
+{
+    unsigned shift = 64 - 8 * (width ? width : 8);
+    return (int64_t)(v << shift) >> shift;
+}
+
+/* Reads up to n bytes at addr without faulting; split at the page end so
+ * that a string ending just before an unmapped page is still read.
+ * Returns the bytes read, or -1 (errno) when none could be. */
+static ssize_t safe_read(void *dst, uintptr_t addr, size_t n)
+{
+    size_t first = 4096 - (addr & 4095);
+    if (first > n)
+        first = n;
+    struct iovec local = {dst, n};
+    struct iovec remote[2] = {{(void *)addr, first},
+                              {(void *)(addr + first), n - first}};
+    return syscall(SYS_process_vm_readv, (long)syscall(SYS_getpid), &local,
+                   1ul, remote, n > first ? 2ul : 1ul, 0ul);
+}
+
+static __attribute__((noinline)) void
+put_string(struct pay *p, const struct ct_arg_item *it, uintptr_t addr)
+{
+    if (!addr) {
+        p->b[p->n++] = CT_VAL_NULLSTR;
+        return;
+    }
+    char buf[CT_ARGS_STR_MAX + 1];
+    size_t want = (size_t)it->strmax + 1;
+    int saved = errno;
+    ssize_t got = safe_read(buf, addr, want);
+    int e = errno;
+    errno = saved;
+    if (got < 0) {
+        /* EFAULT: nothing there.  Else (a seccomp filter, no such
+         * system call) the tracer cannot tell: not shown as bad. */
+        if (e == EFAULT)
+            put_tag(p, CT_VAL_BADPTR, addr);
+        else
+            p->b[p->n++] = CT_VAL_UNAVAIL;
+        return;
+    }
+    size_t len = strnlen(buf, (size_t)got);
+    bool whole = len < (size_t)got;
+    if (!whole && len > it->strmax)
+        len = it->strmax;
+    put_tag(p, whole ? CT_VAL_STR : CT_VAL_STR_CUT, len);
+    memcpy(p->b + p->n, buf, len);
+    p->n += len;
+}
+
+static void put_float(struct pay *p, const struct ct_arg_item *it,
+                      const uint8_t *xmm)
+{
+    double d;
+    if (it->width == 4) {
+        float f;
+        memcpy(&f, xmm, 4);
+        d = f;
+    } else {
+        memcpy(&d, xmm, 8);
+    }
+    p->b[p->n++] = CT_VAL_DOUBLE;
+    memcpy(p->b + p->n, &d, 8);
+    p->n += 8;
+}
+
+/* An integer-class value v as the item's format says. */
+static void put_value(struct pay *p, const struct ct_arg_item *it, uint64_t v)
+{
+    switch (it->fmt) {
+    case CT_FMT_STR:
+        put_string(p, it, (uintptr_t)v);
+        return;
+    case CT_FMT_SIGNED:
+        put_tag(p, CT_VAL_SIGNED, ct_zigzag(sign_extend(v, it->width)));
+        return;
+    case CT_FMT_UNSIGNED:
+        put_tag(p, CT_VAL_UNSIGNED, low_bits(v, it->width));
+        return;
+    case CT_FMT_HEX:
+        put_tag(p, CT_VAL_HEX, low_bits(v, it->width));
+        return;
+    case CT_FMT_PTR:
+        put_tag(p, CT_VAL_PTR, v);
+        return;
+    case CT_FMT_CHAR:
+        put_tag(p, CT_VAL_CHAR, ct_zigzag((int8_t)v));
+        return;
+    default: /* AUTO, uftrace's: a 32-bit negative int as one, small
+              * values in decimal, large ones in hex */
+        if (v > 0xffff0000ull && v <= 0xffffffffull)
+            put_tag(p, CT_VAL_SIGNED, ct_zigzag((int32_t)v));
+        else if ((int64_t)v >= -100000 && (int64_t)v <= 100000)
+            put_tag(p, CT_VAL_SIGNED, ct_zigzag((int64_t)v));
+        else
+            put_tag(p, CT_VAL_HEX, v);
+    }
+}
+
+/*
+ * Writes the record right after the thread's latest one, stamped with its
+ * time (delta 0: the ENTRY's for ARGS; RETVAL's EXIT follows with its own
+ * time), as the hooks' fast path writes: no clock read, no lock.  When
+ * that path is shut (no room before the block's end, tracing off,
+ * re-entry, hidden frames, the monotonic clock) the slow path's append
+ * does it, stamped now.
+ */
+static void append(uint8_t sub, const uint8_t *b, size_t n)
+{
+    struct ct_thread *t = ct_self;
+    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
+    if (t && (t->gate | (t->expect ^ w)) == 0) {
+        t->busy = 1;
+        ct_signal_fence();
+        uint8_t *p = t->pos;
+        if (p < t->end && n + 24 <= (size_t)(ct_room_end(t->end) - p)) {
+            p = ct_enc_ext_head(p, 0, sub, n);
+            for (size_t i = 0; i < n; i++) /* a few bytes: no call */
+                p[i] = b[i];
+            t->pos = p + n;
+            ct_signal_fence();
+            t->busy = 0;
+            return;
+        }
+        ct_signal_fence();
+        t->busy = 0;
+    }
+    ct_tracer_append_ext(sub, b, n);
+}
+
+static bool shown_at(const struct ct_thread *t, uint32_t depth)
+{
+    return depth >= CT_MAX_DEPTH ||
+           !(t->hidden[depth / 64] >> (depth % 64) & 1);
+}
+
+/* What one record is made of: the rule, and where the registers are. */
+struct job {
+    const struct ct_args_rule *r;
+    const uintptr_t *retp;  /* ARGS: the call's return address slot      */
+    uintptr_t sp;           /* RETVAL: the trampoline's stack on arrival  */
+};
+
+static void build_args(const struct job *j, struct pay *p)
+{
+    const struct ct_args_rule *r = j->r;
+    for (unsigned i = 0; i < r->nitems; i++) {
+        const struct ct_arg_item *it = &r->items[i];
+        if (it->src == CT_ARG_FP) {
+            if (it->index > 8)
+                p->b[p->n++] = CT_VAL_UNAVAIL; /* on the stack: not read */
+            else
+                put_float(p, it, (const uint8_t *)j->retp -
+                                     SAVED_XMM_OFFSET + 16 * (it->index - 1));
+        } else {
+            /* the 7th integer argument on is the caller's stack above
+             * the return address */
+            uint64_t v = it->index <= 6 ? SAVED_INT(j->retp, it->index)
+                                        : j->retp[it->index - 6];
+            put_value(p, it, v);
+        }
+    }
+}
+
+static void build_ret(const struct job *j, struct pay *p)
+{
+    if (j->r->ret.fmt == CT_FMT_FLOAT)
+        put_float(p, &j->r->ret, (const uint8_t *)j->sp - RET_XMM0_OFFSET);
+    else
+        put_value(p, &j->r->ret, RET_RAX(j->sp));
+}
+
+static void record(const struct job *j, uint8_t *buf)
+{
+    struct pay p = {buf, 0};
+    if (j->retp) {
+        build_args(j, &p);
+        append(CT_EXT_ARGS, p.b, p.n);
+    } else {
+        build_ret(j, &p);
+        append(CT_EXT_RETVAL, p.b, p.n);
+    }
+}
+
+static void record_deep(void *arg)
+{
+    uint8_t buf[BIG_PAY];
+    record(arg, buf);
+}
+
+/* Integers and floats on the program's stack (a few hundred bytes); a
+ * string, which also costs a system call, on the tracer's. */
+static void run(struct ct_thread *t, const struct job *j, int strings)
+{
+    if (strings) {
+        ct_deep_call(t, record_deep, (void *)j, 1);
+        return;
+    }
+    uint8_t buf[SMALL_PAY];
+    record(j, buf);
+}
+
+void ct_args_plt_enter(uint32_t rule, const uintptr_t *retp, uint32_t depth)
+{
+    const struct ct_args_rule *r = &spec.rules[rule - 1];
+    struct ct_thread *t = ct_self;
+    if (!r->nitems || !t || !shown_at(t, depth))
+        return; /* a frame a filter hides has no record to follow */
+    struct job j = {r, retp, 0};
+    run(t, &j, r->strings & 1);
+}
+
+void ct_args_plt_exit(uint32_t rule, uintptr_t sp, uint32_t depth,
+                      uintptr_t fn)
+{
+    const struct ct_args_rule *r = &spec.rules[rule - 1];
+    struct ct_thread *t = ct_self;
+    if (!r->has_ret || !t || t->depth != depth + 1 || !shown_at(t, depth) ||
+        (depth < CT_MAX_DEPTH && t->stack[depth] != fn))
+        return; /* not the call on top: its exit is not the next record */
+    struct job j = {r, NULL, sp};
+    run(t, &j, r->strings & 2);
+}

@@ -1,0 +1,250 @@
+/*
+ * CALLTRACE_ARGS's language (args.h), parsed without the tracer's state
+ * so the unit tests and the front end can use it:
+ *
+ *   spec  = rule { ";" rule }
+ *   rule  = "auto" | glob "@" item { "," item }
+ *   item  = ("arg" N | "fparg" N | "retval") [ "/" fmt ]
+ *   fmt   = "i" | "u" | "x" [8|16|32|64]  |  "p" | "c" | "s" [max]
+ *         | "f" [32|64]
+ */
+#include <fnmatch.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "args.h"
+
+/* uftrace's `-a` table, for the commonest libc and pthread calls. */
+const char ct_args_builtin[] =
+    "open@arg1/s,arg2/x,retval;"
+    "open64@arg1/s,arg2/x,retval;"
+    "openat@arg1,arg2/s,arg3/x,retval;"
+    "close@arg1,retval;"
+    "read@arg1,arg2/p,arg3/u,retval;"
+    "write@arg1,arg2/p,arg3/u,retval;"
+    "pread@arg1,arg2/p,arg3/u,arg4,retval;"
+    "pwrite@arg1,arg2/p,arg3/u,arg4,retval;"
+    "lseek@arg1,arg2,arg3,retval;"
+    "malloc@arg1/u,retval/p;"
+    "calloc@arg1/u,arg2/u,retval/p;"
+    "realloc@arg1/p,arg2/u,retval/p;"
+    "free@arg1/p;"
+    "mmap@arg1/p,arg2/u,arg3/x,arg4/x,arg5,arg6/x,retval/p;"
+    "munmap@arg1/p,arg2/u,retval;"
+    "strlen@arg1/s,retval/u;"
+    "strcmp@arg1/s,arg2/s,retval;"
+    "strncmp@arg1/s,arg2/s,arg3/u,retval;"
+    "strcpy@arg1/p,arg2/s,retval/p;"
+    "strdup@arg1/s,retval/p;"
+    "strchr@arg1/s,arg2/c,retval/p;"
+    "memcpy@arg1/p,arg2/p,arg3/u,retval/p;"
+    "memset@arg1/p,arg2,arg3/u,retval/p;"
+    "puts@arg1/s,retval;"
+    "printf@arg1/s,retval;"
+    "fopen@arg1/s,arg2/s,retval/p;"
+    "fclose@arg1/p,retval;"
+    "getenv@arg1/s,retval/s;"
+    "atoi@arg1/s,retval;"
+    "socket@arg1,arg2,arg3,retval;"
+    "connect@arg1,arg2/p,arg3/u,retval;"
+    "send@arg1,arg2/p,arg3/u,arg4/x,retval;"
+    "recv@arg1,arg2/p,arg3/u,arg4/x,retval;"
+    "usleep@arg1/u,retval;"
+    "sleep@arg1/u,retval/u;"
+    "exit@arg1;"
+    "pthread_create@arg1/p,arg2/p,arg3/p,arg4/p,retval;"
+    "pthread_join@arg1/x,arg2/p,retval;"
+    "pthread_mutex_lock@arg1/p,retval;"
+    "pthread_mutex_trylock@arg1/p,retval;"
+    "pthread_mutex_unlock@arg1/p,retval;"
+    "pthread_cond_wait@arg1/p,arg2/p,retval;"
+    "pthread_cond_signal@arg1/p,retval;"
+    "pthread_cond_broadcast@arg1/p,retval";
+
+struct parser {
+    const char *text, *p;
+    char *err;
+    size_t errlen;
+};
+
+static int fail(struct parser *ps, const char *what)
+{
+    snprintf(ps->err, ps->errlen, "at offset %zu: %s",
+             (size_t)(ps->p - ps->text), what);
+    return -1;
+}
+
+/* A decimal number at ps->p, or -1 when there is none. */
+static long number(struct parser *ps)
+{
+    if (*ps->p < '0' || *ps->p > '9')
+        return -1;
+    char *end;
+    long v = strtol(ps->p, &end, 10);
+    ps->p = end;
+    return v;
+}
+
+static int width_of(struct parser *ps, struct ct_arg_item *it, int fp)
+{
+    const char *at = ps->p;
+    long bits = number(ps);
+    if (bits < 0)
+        return 0; /* the default width */
+    if (bits == 8 || bits == 16 || bits == 32 || bits == 64) {
+        if (!fp || bits >= 32) {
+            it->width = (uint8_t)(bits / 8);
+            return 0;
+        }
+    }
+    ps->p = at;
+    return fail(ps, fp ? "a float's width is 32 or 64"
+                       : "an integer's width is 8, 16, 32 or 64");
+}
+
+/* "/fmt" after an item, if any. */
+static int format(struct parser *ps, struct ct_arg_item *it)
+{
+    if (*ps->p != '/')
+        return 0;
+    char c = *++ps->p;
+    ps->p++;
+    switch (c) {
+    case 'd':
+    case 'i': it->fmt = CT_FMT_SIGNED; return width_of(ps, it, 0);
+    case 'u': it->fmt = CT_FMT_UNSIGNED; return width_of(ps, it, 0);
+    case 'x': it->fmt = CT_FMT_HEX; return width_of(ps, it, 0);
+    case 'p': it->fmt = CT_FMT_PTR; return 0;
+    case 'c': it->fmt = CT_FMT_CHAR; it->width = 1; return 0;
+    case 'f': it->fmt = CT_FMT_FLOAT; return width_of(ps, it, 1);
+    case 's': {
+        it->fmt = CT_FMT_STR;
+        const char *at = ps->p;
+        long max = number(ps);
+        if (max == 0 || max > CT_ARGS_STR_MAX) {
+            ps->p = at;
+            return fail(ps, "a string's maximum is 1 to 256 bytes");
+        }
+        if (max > 0)
+            it->strmax = (uint16_t)max;
+        return 0;
+    }
+    default:
+        ps->p--;
+        return fail(ps, "expected a format: i, u, x (with 8, 16, 32 or "
+                        "64), p, c, s (with a maximum) or f");
+    }
+}
+
+static int item(struct parser *ps, struct ct_args_rule *r)
+{
+    struct ct_arg_item it = {.fmt = CT_FMT_AUTO, .width = 8,
+                             .strmax = CT_ARGS_STR_DEFAULT};
+    if (!strncmp(ps->p, "retval", 6)) {
+        ps->p += 6;
+        it.src = CT_ARG_RET;
+    } else if (!strncmp(ps->p, "fparg", 5) || !strncmp(ps->p, "arg", 3)) {
+        it.src = *ps->p == 'f' ? CT_ARG_FP : CT_ARG_INT;
+        ps->p += it.src == CT_ARG_FP ? 5 : 3;
+        if (*ps->p == 's' && !(ps->p[1] >= '0' && ps->p[1] <= '9'))
+            return fail(ps, "`args` (every parameter, from debug "
+                            "information) is not supported yet");
+        const char *at = ps->p;
+        long n = number(ps);
+        if (n < 1 || n > 32) {
+            ps->p = at;
+            return fail(ps, "expected the argument's number, 1 to 32");
+        }
+        it.index = (uint8_t)n;
+        if (it.src == CT_ARG_FP)
+            it.fmt = CT_FMT_FLOAT;
+    } else {
+        return fail(ps, "expected argN, fpargN or retval");
+    }
+    if (format(ps, &it) != 0)
+        return -1;
+    if (it.src == CT_ARG_FP && it.fmt != CT_FMT_FLOAT)
+        return fail(ps, "fpargN is shown as a float (f)");
+    if (it.fmt == CT_FMT_STR)
+        r->strings |= it.src == CT_ARG_RET ? 2 : 1;
+    if (it.src == CT_ARG_RET) {
+        r->ret = it;
+        r->has_ret = 1;
+        return 0;
+    }
+    if (r->nitems == CT_ARGS_MAX_ITEMS)
+        return fail(ps, "more than 8 arguments in one rule");
+    r->items[r->nitems++] = it;
+    return 0;
+}
+
+/* One rule at ps->p; *want_auto is set by `auto`, whose table goes
+ * after every rule of the user's, which thus win over it. */
+static int rule(struct parser *ps, struct ct_args_spec *spec, int *want_auto)
+{
+    if (!strncmp(ps->p, "auto", 4) && (ps->p[4] == ';' || !ps->p[4])) {
+        ps->p += 4;
+        *want_auto = 1;
+        return 0;
+    }
+    if (spec->nrules == CT_ARGS_MAX_RULES)
+        return fail(ps, "more than 128 rules");
+    struct ct_args_rule *r = &spec->rules[spec->nrules];
+    memset(r, 0, sizeof *r);
+    size_t n = strcspn(ps->p, "@;");
+    if (n == 0)
+        return fail(ps, "expected a function name or glob before @");
+    if (n >= CT_ARGS_PATTERN_MAX)
+        return fail(ps, "a name longer than 63 bytes");
+    memcpy(r->pattern, ps->p, n);
+    ps->p += n;
+    if (!strncmp(ps->p, "@plt@", 5)) /* calltrace's own name of the call */
+        ps->p += 4;
+    if (*ps->p != '@')
+        return fail(ps, "expected @ and what to keep after the name");
+    do {
+        ps->p++;
+        if (item(ps, r) != 0)
+            return -1;
+    } while (*ps->p == ',');
+    if (*ps->p && *ps->p != ';')
+        return fail(ps, "expected , or ; after an item");
+    spec->nrules++;
+    return 0;
+}
+
+static int rules(struct parser *ps, struct ct_args_spec *spec,
+                 int *want_auto)
+{
+    while (*ps->p) {
+        if (rule(ps, spec, want_auto) != 0)
+            return -1;
+        if (*ps->p == ';')
+            ps->p++;
+    }
+    return 0;
+}
+
+int ct_args_parse(struct ct_args_spec *spec, const char *text, char *err,
+                  size_t errlen)
+{
+    struct parser ps = {text, text, err, errlen};
+    struct parser table = {ct_args_builtin, ct_args_builtin, err, errlen};
+    uint32_t before = spec->nrules;
+    int want_auto = 0;
+    if (rules(&ps, spec, &want_auto) != 0 ||
+        (want_auto && rules(&table, spec, &want_auto) != 0)) {
+        spec->nrules = before;
+        return -1;
+    }
+    return 0;
+}
+
+uint32_t ct_args_match(const struct ct_args_spec *spec, const char *name)
+{
+    for (uint32_t i = 0; i < spec->nrules; i++)
+        if (fnmatch(spec->rules[i].pattern, name, 0) == 0)
+            return i + 1;
+    return 0;
+}

@@ -1,0 +1,138 @@
+/* CALLTRACE_ARGS's parser (preload/args_spec.c): items, formats and
+ * widths, the places its errors name, `auto` after the user's rules, and
+ * which rule a name matches. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "args.h"
+
+static struct ct_args_spec *parse_ok(const char *text)
+{
+    struct ct_args_spec *s = calloc(1, sizeof *s);
+    char err[192] = "";
+    int rc = ct_args_parse(s, text, err, sizeof err);
+    if (rc != 0)
+        fail_msg("'%s': %s", text, err);
+    return s;
+}
+
+static void expect_error(const char *text, const char *want)
+{
+    struct ct_args_spec *s = calloc(1, sizeof *s);
+    char err[192] = "";
+    assert_int_equal(ct_args_parse(s, text, err, sizeof err), -1);
+    assert_string_equal(err, want);
+    assert_int_equal(s->nrules, 0);
+    free(s);
+}
+
+static void test_items(void **state)
+{
+    (void)state;
+    struct ct_args_spec *s =
+        parse_ok("parse@arg1/i32,arg2/s,retval;send*@arg3/x,fparg1/f32,"
+                 "arg8/u16,arg2/s128,arg4/c,arg5/p,arg6;x@retval/f");
+    assert_int_equal(s->nrules, 3);
+    const struct ct_args_rule *r = &s->rules[0];
+    assert_string_equal(r->pattern, "parse");
+    assert_int_equal(r->nitems, 2);
+    assert_int_equal(r->items[0].src, CT_ARG_INT);
+    assert_int_equal(r->items[0].index, 1);
+    assert_int_equal(r->items[0].fmt, CT_FMT_SIGNED);
+    assert_int_equal(r->items[0].width, 4);
+    assert_int_equal(r->items[1].fmt, CT_FMT_STR);
+    assert_int_equal(r->items[1].strmax, CT_ARGS_STR_DEFAULT);
+    assert_true(r->has_ret);
+    assert_int_equal(r->ret.fmt, CT_FMT_AUTO);
+    r = &s->rules[1];
+    assert_string_equal(r->pattern, "send*");
+    assert_int_equal(r->nitems, 7);
+    assert_int_equal(r->items[0].fmt, CT_FMT_HEX);
+    assert_int_equal(r->items[0].width, 8);
+    assert_int_equal(r->items[1].src, CT_ARG_FP);
+    assert_int_equal(r->items[1].width, 4);
+    assert_int_equal(r->items[2].fmt, CT_FMT_UNSIGNED);
+    assert_int_equal(r->items[2].width, 2);
+    assert_int_equal(r->items[2].index, 8);
+    assert_int_equal(r->items[3].strmax, 128);
+    assert_int_equal(r->items[4].fmt, CT_FMT_CHAR);
+    assert_int_equal(r->items[5].fmt, CT_FMT_PTR);
+    assert_int_equal(r->items[6].fmt, CT_FMT_AUTO);
+    assert_false(r->has_ret);
+    r = &s->rules[2];
+    assert_int_equal(r->nitems, 0);
+    assert_int_equal(r->ret.fmt, CT_FMT_FLOAT);
+    free(s);
+}
+
+static void test_errors(void **state)
+{
+    (void)state;
+    expect_error("f@arg1/q", "at offset 7: expected a format: i, u, x (with "
+                             "8, 16, 32 or 64), p, c, s (with a maximum) or f");
+    expect_error("f@arg1/i12", "at offset 8: an integer's width is 8, 16, "
+                               "32 or 64");
+    expect_error("f@arg0", "at offset 5: expected the argument's number, "
+                           "1 to 32");
+    expect_error("f@foo", "at offset 2: expected argN, fpargN or retval");
+    expect_error("ok@arg1;f", "at offset 9: expected @ and what to keep "
+                              "after the name");
+    expect_error("@arg1", "at offset 0: expected a function name or glob "
+                          "before @");
+    expect_error("f@arg1 arg2", "at offset 6: expected , or ; after an item");
+    expect_error("f@arg1/s0", "at offset 8: a string's maximum is 1 to 256 "
+                              "bytes");
+    expect_error("f@fparg1/i", "at offset 10: fpargN is shown as a float (f)");
+    expect_error("f@args", "at offset 5: `args` (every parameter, from debug "
+                           "information) is not supported yet");
+    expect_error("f@arg1,arg2,arg3,arg4,arg5,arg6,arg7,arg8,arg9",
+                 "at offset 46: more than 8 arguments in one rule");
+}
+
+/* The user's rules win over the table, wherever `auto` is written. */
+static void test_auto(void **state)
+{
+    (void)state;
+    struct ct_args_spec *s = parse_ok("auto;calloc@arg2");
+    assert_true(s->nrules > 20);
+    uint32_t k = ct_args_match(s, "calloc");
+    assert_int_equal(k, 1);
+    assert_int_equal(s->rules[k - 1].nitems, 1);
+    assert_int_equal(s->rules[k - 1].items[0].index, 2);
+    k = ct_args_match(s, "pthread_mutex_lock");
+    assert_true(k > 1);
+    assert_int_equal(s->rules[k - 1].items[0].fmt, CT_FMT_PTR);
+    assert_true(s->rules[k - 1].has_ret);
+    assert_int_equal(ct_args_match(s, "no_such_function"), 0);
+    free(s);
+}
+
+static void test_match(void **state)
+{
+    (void)state;
+    struct ct_args_spec *s = parse_ok("send*@arg1;read@plt@arg2;[ab]x@arg3");
+    assert_int_equal(ct_args_match(s, "sendto"), 1);
+    assert_int_equal(ct_args_match(s, "send"), 1);
+    assert_int_equal(ct_args_match(s, "read"), 2);
+    assert_int_equal(ct_args_match(s, "readv"), 0);
+    assert_int_equal(ct_args_match(s, "bx"), 3);
+    assert_int_equal(ct_args_match(s, "cx"), 0);
+    free(s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_items),
+        cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_auto),
+        cmocka_unit_test(test_match),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
