@@ -36,8 +36,12 @@ PRELOAD_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-instrument-functions
 PRELOAD_LIBS   := -ldl -lpthread -Wl,-z,now -Wl,--version-script=preload/exports.map
 ANALYZER_LIBS  := -lbfd -lm -lz
 
-PRELOAD_SRCS  := $(sort $(wildcard preload/*.c))
-PRELOAD_ASM   := $(sort $(wildcard preload/*.S))
+# preload/ is split into a folder per part (preload/README.md); every
+# folder is an include folder, so an include names only the header.
+PRELOAD_DIRS  := preload $(sort $(patsubst %/,%,$(dir $(wildcard preload/*/*))))
+PRELOAD_INC   := $(PRELOAD_DIRS:%=-I%)
+PRELOAD_SRCS  := $(sort $(foreach d,$(PRELOAD_DIRS),$(wildcard $(d)/*.c)))
+PRELOAD_ASM   := $(sort $(foreach d,$(PRELOAD_DIRS),$(wildcard $(d)/*.S)))
 ANALYZER_DIRS := analyzer analyzer/readers analyzer/model analyzer/report \
                  analyzer/writers
 ANALYZER_SRCS := $(sort $(foreach d,$(ANALYZER_DIRS),$(wildcard $(d)/*.c)))
@@ -45,12 +49,12 @@ ANALYZER_INC  := $(ANALYZER_DIRS:%=-I%)
 # The front end, calltrace: its verbs, the analyzer's readers (for the
 # figures of record's closing line) and the tracer's option parsers.
 FRONT_SRCS    := $(sort $(wildcard frontend/*.c))
-FRONT_OBJS    := $(FRONT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/frontend/preload/config.o \
-                 $(BUILD)/frontend/preload/filter_spec.o \
-                 $(BUILD)/frontend/preload/scratch.o
+FRONT_PRELOAD := $(filter %/config.c %/filter_spec.c %/scratch.c,$(PRELOAD_SRCS))
+FRONT_OBJS    := $(FRONT_SRCS:%.c=$(BUILD)/%.o) \
+                 $(FRONT_PRELOAD:%.c=$(BUILD)/frontend/%.o)
 # init.c starts the tracer when the library is loaded; unit tests link the
 # rest of the tracer without it.
-PRELOAD_LIB_SRCS  := $(filter-out preload/init.c,$(PRELOAD_SRCS))
+PRELOAD_LIB_SRCS  := $(filter-out %/init.c,$(PRELOAD_SRCS))
 ANALYZER_LIB_SRCS := $(filter-out analyzer/main.c,$(ANALYZER_SRCS))
 
 PRELOAD_OBJS  := $(PRELOAD_SRCS:%.c=$(BUILD)/%.o) $(PRELOAD_ASM:%.S=$(BUILD)/%.o)
@@ -76,8 +80,7 @@ REPORT_SAN := $(BUILD)/san/calltrace-report
 # program's memory and the TLS of the thread that cloned them, where
 # TSan's instrumentation would write that thread's state from two places.
 LIB_TSAN   := $(BUILD)/tsan/libcalltrace.so
-TSAN_PLAIN := preload/sample.c preload/wrap.c preload/keeper.c \
-              preload/helper.c
+TSAN_PLAIN := $(filter %/sample.c %/wrap.c %/keeper.c %/helper.c,$(PRELOAD_SRCS))
 TSAN_PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(BUILD)/tsan/%.o) \
                      $(PRELOAD_ASM:%.S=$(BUILD)/tsan/%.o)
 
@@ -99,11 +102,11 @@ $(FRONT): $(FRONT_OBJS) $(filter-out $(BUILD)/analyzer/main.o,$(ANALYZER_OBJS))
 
 $(BUILD)/frontend/%.o: frontend/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) -Ipreload $(CFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) $(PRELOAD_INC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/frontend/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) -Ipreload $(CFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) $(CFLAGS) -c -o $@ $<
 
 $(REPORT_SAN): $(SAN_ANALYZER_LIB_OBJS) $(BUILD)/san/analyzer/main.o
 	$(CC) $(SAN) -o $@ $^ $(ANALYZER_LIBS)
@@ -115,24 +118,24 @@ $(LIB_TSAN): $(TSAN_PRELOAD_OBJS)
 
 $(BUILD)/tsan/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) \
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) $(PRELOAD_CFLAGS) \
 	    $(if $(filter $<,$(TSAN_PLAIN)),,-fsanitize=thread) -c -o $@ $<
 
 $(BUILD)/tsan/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) -c -o $@ $<
 
 $(BUILD)/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) $(PRELOAD_CFLAGS) -c -o $@ $<
 
 $(BUILD)/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) -c -o $@ $<
 
 $(BUILD)/san/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) -c -o $@ $<
 
 $(BUILD)/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(dir $@)
@@ -140,7 +143,7 @@ $(BUILD)/analyzer/%.o: analyzer/%.c
 
 $(BUILD)/san/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) $(SAN) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) $(PRELOAD_CFLAGS) $(SAN) -c -o $@ $<
 
 $(BUILD)/san/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(dir $@)
@@ -152,7 +155,7 @@ $(BUILD)/san/analyzer/%.o: analyzer/%.c
 $(UNIT_PRELOAD:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_preload_%: \
     tests/unit/test_preload_%.c $(SAN_PRELOAD_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) -Ipreload -Itests/unit $(CFLAGS) $(SAN) -o $@ $^ \
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) -Itests/unit $(CFLAGS) $(SAN) -o $@ $^ \
 	    -lcmocka $(PRELOAD_LIBS)
 
 $(UNIT_OTHER:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_%: \
