@@ -24,8 +24,9 @@ SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer \
 # a header rebuilds exactly the objects that use it.
 DEPFLAGS := -MMD -MP
 
-# The tracer is never instrumented itself, keeps errno and takes no locks
-# on its hot path; see preload/README.md.
+# The tracer (preload/, a folder per part, each file named in the map of
+# preload/README.md) is never instrumented itself, keeps errno and takes no
+# locks on its hot path (preload/hot/hot.c).
 PRELOAD_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-instrument-functions
 # -z now: every symbol the tracer calls is bound at load, so no call of
 # the tracer runs the loader's lazy binding (a frame of several KiB) on
@@ -36,8 +37,10 @@ PRELOAD_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-instrument-functions
 PRELOAD_LIBS   := -ldl -lpthread -Wl,-z,now -Wl,--version-script=preload/exports.map
 ANALYZER_LIBS  := -lbfd -lm -lz
 
-# preload/ is split into a folder per part (preload/README.md); every
-# folder is an include folder, so an include names only the header.
+# preload/ and each folder below it (one level: hot/, file/, stream/,
+# base/, libcalls/, filters/, sampling/, wrap/, control/) hold the tracer's
+# sources; every one is an include folder, so an include names only the
+# header, and a file added to any of them is built.
 PRELOAD_DIRS  := preload $(sort $(patsubst %/,%,$(dir $(wildcard preload/*/*))))
 PRELOAD_INC   := $(PRELOAD_DIRS:%=-I%)
 PRELOAD_SRCS  := $(sort $(foreach d,$(PRELOAD_DIRS),$(wildcard $(d)/*.c)))
