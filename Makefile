@@ -152,19 +152,24 @@ $(BUILD)/san/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) $(CFLAGS) $(SAN) -c -o $@ $<
 
-# Unit tests: cmocka, built with ASan and UBSan.
+# Unit tests: cmocka, built with ASan and UBSan.  A test is compiled from
+# its source and linked with the objects alone ($< and the .o files): its
+# .d file adds the headers and included .c files it was built from as
+# prerequisites, which $^ would hand to the compiler too.
 # Static pattern rules: with one implicit rule per prefix, make would pick
 # test_% for a preload test whose objects are not built yet.
 $(UNIT_PRELOAD:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_preload_%: \
     tests/unit/test_preload_%.c $(SAN_PRELOAD_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) -Itests/unit $(CFLAGS) $(SAN) -o $@ $^ \
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) -Itests/unit $(CFLAGS) $(SAN) -o $@ \
+	    $< $(filter %.o,$^) \
 	    -lcmocka $(PRELOAD_LIBS)
 
 $(UNIT_OTHER:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_%: \
     tests/unit/test_%.c $(SAN_ANALYZER_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) -Itests/unit $(CFLAGS) $(SAN) -o $@ $^ \
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) -Itests/unit $(CFLAGS) $(SAN) -o $@ \
+	    $< $(filter %.o,$^) \
 	    -lcmocka $(ANALYZER_LIBS)
 
 demo: deps all
