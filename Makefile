@@ -24,8 +24,9 @@ SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer \
 # a header rebuilds exactly the objects that use it.
 DEPFLAGS := -MMD -MP
 
-# The tracer is never instrumented itself, keeps errno and takes no locks
-# on its hot path; see preload/README.md.
+# The tracer (preload/, a folder per part, each file named in the map of
+# preload/README.md) is never instrumented itself, keeps errno and takes no
+# locks on its hot path (preload/hot/hot.c).
 PRELOAD_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-instrument-functions
 # -z now: every symbol the tracer calls is bound at load, so no call of
 # the tracer runs the loader's lazy binding (a frame of several KiB) on
@@ -36,8 +37,14 @@ PRELOAD_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-instrument-functions
 PRELOAD_LIBS   := -ldl -lpthread -Wl,-z,now -Wl,--version-script=preload/exports.map
 ANALYZER_LIBS  := -lbfd -lm -lz
 
-PRELOAD_SRCS  := $(sort $(wildcard preload/*.c))
-PRELOAD_ASM   := $(sort $(wildcard preload/*.S))
+# preload/ and each folder below it (one level: hot/, file/, stream/,
+# base/, libcalls/, filters/, sampling/, wrap/, control/) hold the tracer's
+# sources; every one is an include folder, so an include names only the
+# header, and a file added to any of them is built.
+PRELOAD_DIRS  := preload $(sort $(patsubst %/,%,$(dir $(wildcard preload/*/*))))
+PRELOAD_INC   := $(PRELOAD_DIRS:%=-I%)
+PRELOAD_SRCS  := $(sort $(foreach d,$(PRELOAD_DIRS),$(wildcard $(d)/*.c)))
+PRELOAD_ASM   := $(sort $(foreach d,$(PRELOAD_DIRS),$(wildcard $(d)/*.S)))
 ANALYZER_DIRS := analyzer analyzer/readers analyzer/model analyzer/report \
                  analyzer/writers
 ANALYZER_SRCS := $(sort $(foreach d,$(ANALYZER_DIRS),$(wildcard $(d)/*.c)))
@@ -45,13 +52,12 @@ ANALYZER_INC  := $(ANALYZER_DIRS:%=-I%)
 # The front end, calltrace: its verbs, the analyzer's readers (for the
 # figures of record's closing line) and the tracer's option parsers.
 FRONT_SRCS    := $(sort $(wildcard frontend/*.c))
-FRONT_OBJS    := $(FRONT_SRCS:%.c=$(BUILD)/%.o) $(BUILD)/frontend/preload/config.o \
-                 $(BUILD)/frontend/preload/filter_spec.o \
-                 $(BUILD)/frontend/preload/args_spec.o \
-                 $(BUILD)/frontend/preload/scratch.o
+FRONT_PRELOAD := $(filter %/config.c %/filter_spec.c %/args_spec.c %/scratch.c,$(PRELOAD_SRCS))
+FRONT_OBJS    := $(FRONT_SRCS:%.c=$(BUILD)/%.o) \
+                 $(FRONT_PRELOAD:%.c=$(BUILD)/frontend/%.o)
 # init.c starts the tracer when the library is loaded; unit tests link the
 # rest of the tracer without it.
-PRELOAD_LIB_SRCS  := $(filter-out preload/init.c,$(PRELOAD_SRCS))
+PRELOAD_LIB_SRCS  := $(filter-out %/init.c,$(PRELOAD_SRCS))
 ANALYZER_LIB_SRCS := $(filter-out analyzer/main.c,$(ANALYZER_SRCS))
 
 PRELOAD_OBJS  := $(PRELOAD_SRCS:%.c=$(BUILD)/%.o) $(PRELOAD_ASM:%.S=$(BUILD)/%.o)
@@ -77,8 +83,7 @@ REPORT_SAN := $(BUILD)/san/calltrace-report
 # program's memory and the TLS of the thread that cloned them, where
 # TSan's instrumentation would write that thread's state from two places.
 LIB_TSAN   := $(BUILD)/tsan/libcalltrace.so
-TSAN_PLAIN := preload/sample.c preload/wrap.c preload/keeper.c \
-              preload/helper.c
+TSAN_PLAIN := $(filter %/sample.c %/wrap.c %/keeper.c %/helper.c,$(PRELOAD_SRCS))
 TSAN_PRELOAD_OBJS := $(PRELOAD_SRCS:%.c=$(BUILD)/tsan/%.o) \
                      $(PRELOAD_ASM:%.S=$(BUILD)/tsan/%.o)
 
@@ -100,11 +105,11 @@ $(FRONT): $(FRONT_OBJS) $(filter-out $(BUILD)/analyzer/main.o,$(ANALYZER_OBJS))
 
 $(BUILD)/frontend/%.o: frontend/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) -Ipreload $(CFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) $(PRELOAD_INC) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/frontend/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) -Ipreload $(CFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) $(CFLAGS) -c -o $@ $<
 
 $(REPORT_SAN): $(SAN_ANALYZER_LIB_OBJS) $(BUILD)/san/analyzer/main.o
 	$(CC) $(SAN) -o $@ $^ $(ANALYZER_LIBS)
@@ -116,24 +121,24 @@ $(LIB_TSAN): $(TSAN_PRELOAD_OBJS)
 
 $(BUILD)/tsan/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) \
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) $(PRELOAD_CFLAGS) \
 	    $(if $(filter $<,$(TSAN_PLAIN)),,-fsanitize=thread) -c -o $@ $<
 
 $(BUILD)/tsan/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) -c -o $@ $<
 
 $(BUILD)/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) $(PRELOAD_CFLAGS) -c -o $@ $<
 
 $(BUILD)/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) -c -o $@ $<
 
 $(BUILD)/san/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) -c -o $@ $<
 
 $(BUILD)/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(dir $@)
@@ -141,25 +146,30 @@ $(BUILD)/analyzer/%.o: analyzer/%.c
 
 $(BUILD)/san/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) $(SAN) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) $(PRELOAD_CFLAGS) $(SAN) -c -o $@ $<
 
 $(BUILD)/san/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) $(CFLAGS) $(SAN) -c -o $@ $<
 
-# Unit tests: cmocka, built with ASan and UBSan.
+# Unit tests: cmocka, built with ASan and UBSan.  A test is compiled from
+# its source and linked with the objects alone ($< and the .o files): its
+# .d file adds the headers and included .c files it was built from as
+# prerequisites, which $^ would hand to the compiler too.
 # Static pattern rules: with one implicit rule per prefix, make would pick
 # test_% for a preload test whose objects are not built yet.
 $(UNIT_PRELOAD:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_preload_%: \
     tests/unit/test_preload_%.c $(SAN_PRELOAD_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) -Ipreload -Itests/unit $(CFLAGS) $(SAN) -o $@ $< $(filter %.o,$^) \
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) -Itests/unit $(CFLAGS) $(SAN) -o $@ \
+	    $< $(filter %.o,$^) \
 	    -lcmocka $(PRELOAD_LIBS)
 
 $(UNIT_OTHER:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_%: \
     tests/unit/test_%.c $(SAN_ANALYZER_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) -Itests/unit $(CFLAGS) $(SAN) -o $@ $< $(filter %.o,$^) \
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) -Itests/unit $(CFLAGS) $(SAN) -o $@ \
+	    $< $(filter %.o,$^) \
 	    -lcmocka $(ANALYZER_LIBS)
 
 demo: deps all

@@ -20,10 +20,17 @@ bench_setup
 gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
 gcc -std=gnu11 -O2 -shared -fPIC -o "$W/noop.so" bench/overhead_noop.c
 gcc -std=gnu11 -O2 -finstrument-functions -pthread -o "$W/threads" bench/overhead_threads.c
-# The Makefile's flags for preload/, plus the fake clock.
-gcc -Iinclude -D_GNU_SOURCE -DCALLTRACE_VERSION='"bench"' -DCT_BENCH_FAKE_CLOCK \
-    -std=gnu11 -O2 -fPIC -fvisibility=hidden -fno-instrument-functions -shared \
-    -o "$W/fakeclock.so" preload/*.c preload/*.S -ldl -lpthread -lunwind
+# The Makefile's flags for preload/ (each of its folders an include
+# folder), plus the fake clock.
+shopt -s nullglob
+preload_src=(preload/*.c preload/*/*.c preload/*.S preload/*/*.S)
+preload_inc=(-Ipreload)
+for d in preload/*/; do preload_inc+=("-I${d%/}"); done
+shopt -u nullglob
+gcc -Iinclude "${preload_inc[@]}" -D_GNU_SOURCE -DCALLTRACE_VERSION='"bench"' \
+    -DCT_BENCH_FAKE_CLOCK -std=gnu11 -O2 -fPIC -fvisibility=hidden \
+    -fno-instrument-functions -shared \
+    -o "$W/fakeclock.so" "${preload_src[@]}" -ldl -lpthread -lunwind
 
 calls() { echo $(( 2 * $(fibn $(( $1 + 1 ))) - 1 + 1 )); }   # fib calls + main
 fibn() { local a=0 b=1 i; for ((i = 0; i < $1; i++)); do local t=$((a + b)); a=$b; b=$t; done; echo $a; }

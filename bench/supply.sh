@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The block supplier (CALLTRACE_SUPPLIER, preload/supply.c) against the
+# The block supplier (CALLTRACE_SUPPLIER, preload/stream/supply.c) against the
 # same library without it and against the floor (bench/overhead_floor.c),
 # on fib and on Lua and SQLite (bench/realprog.sh).  Each round runs every
 # variant once, in turn, after a sync.  Per variant: elapsed time, the

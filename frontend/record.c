@@ -111,7 +111,7 @@ enum {
 static void set(struct ct_fe_record_opts *o, const char *name,
                 const char *value);
 
-/* The tracer's own check of a filter variable (preload/filter_spec.c):
+/* The tracer's own check of a filter variable (preload/filters/filter_spec.c):
  * bad syntax is a usage error here rather than a warning at run time. */
 static const char *filter_var, *filter_value;
 static char filter_why[512];
@@ -144,7 +144,7 @@ static void filter_option(struct ct_fe_record_opts *o, const char *verb,
 }
 
 /* --args and --auto-args, each checked by the tracer's own parser
- * (preload/args_spec.c), joined into one CALLTRACE_ARGS. */
+ * (preload/libcalls/args_spec.c), joined into one CALLTRACE_ARGS. */
 static void args_option(struct ct_fe_record_opts *o, const char *verb,
                         const char *opt, const char *v)
 {
@@ -171,8 +171,8 @@ static void args_option(struct ct_fe_record_opts *o, const char *verb,
         exit(CT_FE_FAILED);
 }
 
-/* CALLTRACE_SAMPLE_INTERVAL's syntax and range (preload/sample.c): a bare
- * number is milliseconds. */
+/* CALLTRACE_SAMPLE_INTERVAL's syntax and range (preload/sampling/sample.c):
+ * a bare number is milliseconds. */
 static bool valid_interval(const char *s)
 {
     if (*s < '0' || *s > '9')
@@ -237,7 +237,7 @@ static int signal_part(const char *arg)
 }
 
 /* The flight recorder's ring is whole blocks of --bufsize, at least
- * CT_FLIGHT_MIN_SLOTS of them (preload/flight.c): say so when that is not
+ * CT_FLIGHT_MIN_SLOTS of them (preload/file/flight.c): say so when that is not
  * the size asked for. */
 static void flight_note(const struct ct_fe_record_opts *o)
 {

@@ -1,8 +1,8 @@
 /*
  * calltrace binary reader: the thread of a kernel sample.  The perf_event
  * sampler writes every sample into its own thread's blocks as a SAMPLE_OF
- * record naming the sampled tid (preload/sample_perf.c); the views show it
- * under that thread, as the timer's samples, written by the sampled
+ * record naming the sampled tid (preload/sampling/sample_perf.c); the views
+ * show it under that thread, as the timer's samples, written by the sampled
  * thread itself, are.
  */
 #include <stdlib.h>

@@ -21,7 +21,19 @@ check_map() { # README FILE...
             say "$f is not named in $readme"
     done
 }
-for d in preload analyzer analyzer/model analyzer/readers analyzer/report \
+# preload/ has one map for all its folders: each file is named by its
+# path under preload/ (`hot/hot.c`), so the map also says where it lives.
+check_tree_map() { # DIR
+    local d=$1 readme=$1/README.md f rel
+    [ -f "$readme" ] || { say "$readme is missing"; return; }
+    while read -r f; do
+        rel=${f#"$d"/}
+        grep -qF "\`$rel\`" "$readme" ||
+            say "$f is not named in $readme (as \`$rel\`)"
+    done < <(find "$d" -type f ! -path "$readme" | sort)
+}
+check_tree_map preload
+for d in analyzer analyzer/model analyzer/readers analyzer/report \
          analyzer/writers frontend include bench scripts; do
     files=()
     for f in "$d"/*; do
@@ -61,7 +73,8 @@ may_use() { # from to: the layers a layer may include
         *) false;;
     esac
 }
-# Headers private to their folder, whatever the layers allow.
+# Headers private to their folder (and the folders below it), whatever the
+# layers allow.
 private_to() { # header path -> folder only it may be included from
     case $1 in
         preload/*) echo preload;;
@@ -90,7 +103,7 @@ while read -r src; do
         [ "$to" = "$src" ] && continue
         why=
         priv=$(private_to "$to")
-        if [ -n "$priv" ] && [ "$(dirname "$src")" != "$priv" ]; then
+        if [ -n "$priv" ] && [[ $src != "$priv"/* ]]; then
             why="$to is private to $priv/"
         elif ! may_use "$(layer "$src")" "$(layer "$to")"; then
             why="layer $(layer "$src") may not include layer $(layer "$to")"

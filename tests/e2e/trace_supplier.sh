@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The block supplier (CALLTRACE_SUPPLIER, preload/supply.c): it starts in a
-# process that switches blocks, holds none of the program's descriptors,
+# The block supplier (CALLTRACE_SUPPLIER, preload/stream/supply.c): it starts
+# in a process that switches blocks, holds none of the program's descriptors,
 # is never seen by wait(), starts anew in a forked child, and changes
 # nothing in what the trace tells: the same calls with it and without,
 # after SIGKILL, with threads and under CALLTRACE_LIMIT.

@@ -1,5 +1,5 @@
-/* The record-time filter language (preload/filter_spec.c): items, globs,
- * regular expressions, C++ names, the environment variables and the
+/* The record-time filter language (preload/filters/filter_spec.c): items,
+ * globs, regular expressions, C++ names, the environment variables and the
  * exact messages for bad syntax. */
 #include <setjmp.h>
 #include <stdarg.h>

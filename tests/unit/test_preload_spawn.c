@@ -1,6 +1,6 @@
 /*
- * The environment a child gets (preload/wrap_spawn.c) from the settings
- * captured at start (preload/env.c): what is added, where, and that
+ * The environment a child gets (preload/wrap/wrap_spawn.c) from the settings
+ * captured at start (preload/control/env.c): what is added, where, and that
  * nothing already there is duplicated or changed.
  */
 #include <setjmp.h>

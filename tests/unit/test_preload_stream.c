@@ -1,6 +1,6 @@
-/* Streaming (preload/stream.c): the settings, the output names that stream,
- * and the record walk the sender uses to count dropped events and to cut
- * snapshots at whole records. */
+/* Streaming (preload/stream/stream.c): the settings, the output names that
+ * stream, and the record walk the sender uses to count dropped events and
+ * to cut snapshots at whole records. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>

@@ -18,8 +18,8 @@
 /* weight + depth + CT_SAMPLE_MAX_DEPTH pcs, 10 bytes each at most. */
 #define CT_SAMPLE_PAYLOAD_MAX (10u * (2u + CT_SAMPLE_MAX_DEPTH))
 
-/* Called from the tracer's start-up (preload/init.c) once the trace file is
- * open: reads CALLTRACE_MODE, CALLTRACE_SAMPLE_INTERVAL and
+/* Called from the tracer's start-up (preload/control/init.c) once the trace
+ * file is open: reads CALLTRACE_MODE, CALLTRACE_SAMPLE_INTERVAL and
  * CALLTRACE_SAMPLE_CLOCK and, when sampling, installs the SIGPROF handler
  * and arms the calling thread's timer. */
 void ct_sample_init(void);

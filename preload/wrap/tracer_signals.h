@@ -1,0 +1,61 @@
+/*
+ * The program's view of the signals the tracer holds (signals.c),
+ * glibc's clone past its wrapper (wrap_clone.c), the bias measurement
+ * (bias.c) and the lazy start (init.c).
+ *
+ * One part of tracer.h, the tracer's internal interface: the files of
+ * the tracer include tracer.h, which includes every part; a part compiles
+ * alone too, with the parts it needs.
+ */
+#ifndef CT_TRACER_SIGNALS_H
+#define CT_TRACER_SIGNALS_H
+
+#include "tracer_base.h"
+
+#pragma GCC visibility push(hidden)
+
+/* ---------------------------------------------------------------- signals */
+
+/* The program's view of the signals the tracer holds (signals.c). */
+#define CT_SIG_CHAIN 1  /* the tracer's handler stays, calls the program's  */
+#define CT_SIG_YIELD 2  /* the program's next disposition replaces ours     */
+/* Called once, by the wrapper, when a YIELD slot gives the signal up. */
+typedef void (*ct_sig_yield_fn)(int sig);
+/* Installs ours for sig and keeps what was there as the program's. */
+int ct_sig_take(int sig, const struct sigaction *ours, int mode,
+                ct_sig_yield_fn on_yield);
+/* CT_SIG_CHAIN or CT_SIG_YIELD while held, else 0. */
+int ct_sig_held(int sig);
+/* The program's disposition of a held signal (async-signal-safe). */
+void ct_sig_program(int sig, struct sigaction *out);
+/* Gives a held signal its program's disposition for real (from a handler
+ * too): the tracer no longer holds it. */
+void ct_sig_release(int sig);
+/* Calls the program's handler of sig, if it has one, as the kernel would
+ * (SA_SIGINFO or not, SA_RESETHAND). */
+void ct_sig_chain(int sig, siginfo_t *info, void *ctx);
+/* exec keeps SIG_IGN: the program's ignored signals are put back before an
+ * exec, and taken again after a failed one. */
+void ct_sig_before_exec(void);
+void ct_sig_exec_failed(void);
+/* libc's sigaction, bypassing the wrappers. */
+int ct_sig_real(int sig, const struct sigaction *act, struct sigaction *old);
+/* Resolves libc's sigaction ahead of any handler's need. */
+void ct_sig_resolve(void);
+/* clone() without CLONE_VM (wrap_clone.c): the fork handlers' work around
+ * it, the child's run on the child's new stack. */
+/* glibc's clone itself, past the wrapper: for the tracer's own processes. */
+int ct_clone_real(int (*fn)(void *), void *stack, int flags, void *arg,
+                  pid_t *ptid, void *tls, pid_t *ctid);
+void ct_clone_prepare(void);
+void ct_clone_parent(void);
+void ct_clone_child(void);
+/* Measures the cost of one traced call (enter + exit) in picoseconds and
+ * its split (bias.c), into ct_proc.bias_*_ps. */
+uint64_t ct_measure_bias(void);
+/* Set by init.c: the first event may start the tracer lazily. */
+extern const int ct_autostart __attribute__((weak));
+
+#pragma GCC visibility pop
+
+#endif /* CT_TRACER_SIGNALS_H */
