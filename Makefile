@@ -38,7 +38,7 @@ ANALYZER_LIBS  := -lbfd -lm -lz
 
 PRELOAD_SRCS  := $(sort $(wildcard preload/*.c))
 PRELOAD_ASM   := $(sort $(wildcard preload/*.S))
-ANALYZER_DIRS := analyzer analyzer/readers analyzer/model analyzer/report \
+ANALYZER_DIRS := analyzer analyzer/read analyzer/readers analyzer/model analyzer/report \
                  analyzer/writers
 ANALYZER_SRCS := $(sort $(foreach d,$(ANALYZER_DIRS),$(wildcard $(d)/*.c)))
 ANALYZER_INC  := $(ANALYZER_DIRS:%=-I%)

@@ -21,8 +21,8 @@ check_map() { # README FILE...
             say "$f is not named in $readme"
     done
 }
-for d in preload analyzer analyzer/model analyzer/readers analyzer/report \
-         analyzer/writers frontend include bench scripts; do
+for d in preload analyzer analyzer/model analyzer/readers analyzer/read \
+         analyzer/report analyzer/writers frontend include bench scripts; do
     files=()
     for f in "$d"/*; do
         [ -f "$f" ] && [ "$(basename "$f")" != README.md ] && files+=("$f")
@@ -41,6 +41,7 @@ layer() { # path -> layer name
         analyzer/main.c|analyzer/cli.c|analyzer/options.h) echo cli;;
         analyzer/model/*) echo model;;
         analyzer/readers/*) echo readers;;
+        analyzer/read/*) echo read;;
         analyzer/report/*) echo report;;
         analyzer/writers/*) echo writers;;
         frontend/*) echo frontend;;
@@ -54,10 +55,11 @@ may_use() { # from to: the layers a layer may include
         base) [[ $2 =~ ^(include|base)$ ]];;
         model) [[ $2 =~ ^(include|base|model)$ ]];;
         readers) [[ $2 =~ ^(include|base|model|readers)$ ]];;
+        read) [[ $2 =~ ^(include|base|model|readers|read)$ ]];;
         report) [[ $2 =~ ^(include|base|model|report)$ ]];;
         writers) [[ $2 =~ ^(include|base|model|writers)$ ]];;
         cli) [[ $2 != preload && $2 != frontend ]];;
-        frontend) [[ $2 =~ ^(include|base|model|readers|frontend)$ ]];;
+        frontend) [[ $2 =~ ^(include|base|model|readers|read|frontend)$ ]];;
         *) false;;
     esac
 }
