@@ -69,7 +69,8 @@ private_to() { # header path -> folder only it may be included from
         preload/*) echo preload;;
         analyzer/model/profile_private.h|analyzer/model/profile_run.h)
             echo analyzer/model;;
-        analyzer/readers/calltrace_reader.h) echo analyzer/readers;;
+        analyzer/readers/calltrace_reader.h|analyzer/readers/calltrace_record.h)
+            echo analyzer/readers;;
         analyzer/report/*_private.h) echo analyzer/report;;
     esac
 }
