@@ -45,12 +45,13 @@ PRELOAD_DIRS  := preload $(sort $(patsubst %/,%,$(dir $(wildcard preload/*/*))))
 PRELOAD_INC   := $(PRELOAD_DIRS:%=-I%)
 PRELOAD_SRCS  := $(sort $(foreach d,$(PRELOAD_DIRS),$(wildcard $(d)/*.c)))
 PRELOAD_ASM   := $(sort $(foreach d,$(PRELOAD_DIRS),$(wildcard $(d)/*.S)))
-ANALYZER_DIRS := analyzer analyzer/readers analyzer/model analyzer/report \
+ANALYZER_DIRS := analyzer analyzer/read analyzer/readers analyzer/model analyzer/report \
                  analyzer/writers
 ANALYZER_SRCS := $(sort $(foreach d,$(ANALYZER_DIRS),$(wildcard $(d)/*.c)))
 ANALYZER_INC  := $(ANALYZER_DIRS:%=-I%)
-# The front end, calltrace: its verbs, the analyzer's readers (for the
-# figures of record's closing line) and the tracer's option parsers.
+# The front end, calltrace: its verbs and the tracer's option parsers,
+# linked with the analyzer's library (its readers give the figures of
+# record's closing line).
 FRONT_SRCS    := $(sort $(wildcard frontend/*.c))
 FRONT_PRELOAD := $(filter %/config.c %/filter_spec.c %/args_spec.c %/scratch.c,$(PRELOAD_SRCS))
 FRONT_OBJS    := $(FRONT_SRCS:%.c=$(BUILD)/%.o) \
@@ -65,6 +66,12 @@ ANALYZER_OBJS := $(ANALYZER_SRCS:%.c=$(BUILD)/%.o)
 SAN_PRELOAD_LIB_OBJS  := $(PRELOAD_LIB_SRCS:%.c=$(BUILD)/san/%.o) \
                          $(PRELOAD_ASM:%.S=$(BUILD)/san/%.o)
 SAN_ANALYZER_LIB_OBJS := $(ANALYZER_LIB_SRCS:%.c=$(BUILD)/san/%.o)
+# The analyzer as a library: calltrace-report (analyzer/main.c), the front
+# end and the unit tests link it, and the linker takes the objects each
+# needs.  The sanitized one is for the tests.
+ANALYZER_LIB_OBJS := $(ANALYZER_LIB_SRCS:%.c=$(BUILD)/%.o)
+ANALYZER_A     := $(BUILD)/libcalltrace-analyzer.a
+SAN_ANALYZER_A := $(BUILD)/san/libcalltrace-analyzer.a
 
 UNIT_SRCS    := $(sort $(wildcard tests/unit/test_*.c))
 UNIT_PRELOAD := $(filter tests/unit/test_preload_%,$(UNIT_SRCS))
@@ -97,10 +104,18 @@ deps:
 $(LIB): $(PRELOAD_OBJS) preload/exports.map
 	$(CC) -shared -o $@ $(PRELOAD_OBJS) $(PRELOAD_LIBS)
 
-$(REPORT): $(ANALYZER_OBJS)
+$(ANALYZER_A): $(ANALYZER_LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(SAN_ANALYZER_A): $(SAN_ANALYZER_LIB_OBJS)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+$(REPORT): $(BUILD)/analyzer/main.o $(ANALYZER_A)
 	$(CC) -o $@ $^ $(ANALYZER_LIBS)
 
-$(FRONT): $(FRONT_OBJS) $(filter-out $(BUILD)/analyzer/main.o,$(ANALYZER_OBJS))
+$(FRONT): $(FRONT_OBJS) $(ANALYZER_A)
 	$(CC) -o $@ $^ $(ANALYZER_LIBS)
 
 $(BUILD)/frontend/%.o: frontend/%.c
@@ -111,7 +126,7 @@ $(BUILD)/frontend/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) $(CFLAGS) -c -o $@ $<
 
-$(REPORT_SAN): $(SAN_ANALYZER_LIB_OBJS) $(BUILD)/san/analyzer/main.o
+$(REPORT_SAN): $(BUILD)/san/analyzer/main.o $(SAN_ANALYZER_A)
 	$(CC) $(SAN) -o $@ $^ $(ANALYZER_LIBS)
 
 tsan: $(LIB_TSAN)
@@ -166,7 +181,7 @@ $(UNIT_PRELOAD:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_preload_%: 
 	    -lcmocka $(PRELOAD_LIBS)
 
 $(UNIT_OTHER:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_%: \
-    tests/unit/test_%.c $(SAN_ANALYZER_LIB_OBJS)
+    tests/unit/test_%.c $(SAN_ANALYZER_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) -Itests/unit $(CFLAGS) $(SAN) -o $@ \
 	    $< $(filter %.o,$^) \

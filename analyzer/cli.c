@@ -1,3 +1,8 @@
+/*
+ * calltrace-report's command line, parsed once into struct ct_options
+ * (options.h): getopt's long options, --help, the checks of values and of
+ * options that do not go together, durations and sizes in words.
+ */
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>

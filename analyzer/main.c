@@ -12,14 +12,12 @@
 
 #include "diff.h"
 #include "export.h"
-#include "hide.h"
 #include "info.h"
+#include "load.h"
 #include "options.h"
 #include "profile.h"
-#include "progress.h"
-#include "reader.h"
 #include "report.h"
-#include "tidsel.h"
+#include "stacktree.h"
 #include "util.h"
 
 static bool is_input(const struct ct_input *in, int fd)
@@ -84,50 +82,117 @@ static bool has_samples(const struct ct_profile *p)
     return p->info->sampled || p->counts.samples || p->info->nsample_counts;
 }
 
+/* What a reading takes of the command line. */
+static struct ct_load_opts load_opts(const struct ct_options *o)
+{
+    return (struct ct_load_opts){
+        .format = o->format,
+        .lenient = o->lenient,
+        .have_range = o->have_range,
+        .range_from_ns = o->range_from_ns,
+        .range_to_ns = o->range_to_ns,
+        .hide = o->hide, .nhide = o->nhide,
+        .notrace = o->notrace, .nnotrace = o->nnotrace,
+        .tids = o->tids, .ntids = o->ntids,
+        .whole_stream = o->per_thread || o->subtract_bias || o->slowest,
+        .jobs = o->jobs,
+        .progress = !o->no_progress,
+    };
+}
+
+/* --info: the trace read whole into a counter, no filter, no bar. */
+static int run_info(FILE *out, struct ct_load *l)
+{
+    struct ct_load_opts plain = {0};
+    struct ct_info_counter *c = ct_info_counter_new();
+    int status = ct_load_read(l, &plain, ct_info_counter_sink(c), NULL);
+    struct ct_file_header h;
+    char state[256];
+    bool binary = ct_load_header(l, &h, state, sizeof state);
+    ct_info_print(out, l->in.path, l->in.size, &l->info, c,
+                  binary ? &h : NULL, state);
+    ct_info_counter_free(c);
+    return status;
+}
+
+static int no_event_in_range(const char *path, const struct ct_options *o)
+{
+    ct_warn("%s: no event lies in --time-range %s", path, o->range_text);
+    return CT_EXIT_USAGE;
+}
+
+/* The report form of --diff: the old run read as the new one was, into a
+ * profile of its own. */
+static int report_diff(FILE *out, struct ct_profile *newp,
+                       const struct ct_options *o)
+{
+    struct ct_load_opts lo = load_opts(o);
+    struct ct_load old;
+    int status = ct_load_open(&old, o->diff_base, &lo);
+    if (status != CT_EXIT_OK)
+        return status;
+    struct ct_profile_opts popts = {
+        .subtract_bias = o->subtract_bias,
+        .have_range = o->have_range,
+        .range_from_ns = o->range_from_ns,
+        .range_to_ns = o->range_to_ns,
+        .stats = true,          /* the diff's p99 column */
+    };
+    struct ct_profile *oldp = ct_profile_new(&old.info, &popts);
+    status = ct_load_read(&old, &lo, ct_profile_sink(oldp), oldp);
+    ct_profile_finish(oldp);
+    if (o->have_range && !oldp->counts.events) {
+        int r = no_event_in_range(old.in.path, o);
+        if (status == CT_EXIT_OK)
+            status = r;
+    }
+    ct_diff_print(out, oldp, newp, o);
+    ct_profile_free(oldp);
+    ct_load_close(&old);
+    return status;
+}
+
+/* --diff with a stack export: the old run's call paths, read as the new
+ * run was, for the exporter to match (writers/stackdiff.h). */
+static int stack_diff_base(struct ct_load *old, struct ct_stacktree *tree,
+                           const struct ct_options *o)
+{
+    struct ct_load_opts lo = load_opts(o);
+    if (ct_load_open(old, o->diff_base, &lo) != CT_EXIT_OK)
+        return CT_EXIT_BAD_INPUT;
+    ct_stacktree_init(tree, &old->info, false, false);
+    ct_stacktree_set_opts(tree, o);
+    int status = ct_load_read(old, &lo, &tree->sink, NULL);
+    ct_stacktree_finish(tree);
+    return status == CT_EXIT_OK ? CT_EXIT_OK : CT_EXIT_BAD_INPUT;
+}
+
 int main(int argc, char **argv)
 {
     struct ct_options opts;
     ct_options_parse(&opts, argc, argv);
+    struct ct_load_opts lo = load_opts(&opts);
 
-    struct ct_input in;
-    if (ct_input_open(&in, opts.input) != 0)
-        return CT_EXIT_BAD_INPUT;
-
-    const struct ct_reader *reader =
-        opts.format ? ct_reader_find(opts.format) : ct_reader_detect(&in);
-    if (!reader) {
-        if (opts.format)
-            ct_error("unknown format '%s' (see --help)", opts.format);
-        else
-            ct_input_error(in.path, "byte 0",
-                           "not a calltrace trace nor a known profiler log "
-                           "(use --format to name one)");
-        ct_input_close(&in);
-        return opts.format ? CT_EXIT_USAGE : CT_EXIT_BAD_INPUT;
-    }
+    struct ct_load load;
+    int status = ct_load_open(&load, opts.input, &lo);
+    if (status != CT_EXIT_OK)
+        return status;
+    struct ct_trace_info *info = &load.info;
 
     /* The binary trace is read up to its damage: there is no line to skip. */
-    if (opts.lenient && strcmp(reader->name, "calltrace") == 0) {
+    if (opts.lenient && strcmp(load.reader->name, "calltrace") == 0) {
         ct_error("--lenient is for text logs; %s is a calltrace trace, read "
-                 "up to any damage", in.path);
-        ct_input_close(&in);
+                 "up to any damage", load.in.path);
+        ct_load_close(&load);
         return CT_EXIT_USAGE;
     }
 
-    FILE *out = open_output(opts.output, &in);
+    FILE *out = open_output(opts.output, &load.in);
     if (!out) {
-        ct_input_close(&in);
+        ct_load_close(&load);
         return CT_EXIT_USAGE;
     }
 
-    struct ct_trace_info info;
-    ct_trace_info_init(&info, in.path, reader->name);
-    struct ct_read_opts ropts = {
-        .lenient = opts.lenient,
-        .have_range = opts.have_range,
-        .range_from_ns = opts.range_from_ns,
-        .range_to_ns = opts.range_to_ns,
-    };
     struct ct_profile_opts popts = {
         .per_thread = opts.per_thread,
         .subtract_bias = opts.subtract_bias,
@@ -139,34 +204,34 @@ int main(int argc, char **argv)
         .slowest = opts.slowest ? opts.slowest_n : 0,
     };
 
-    int status = CT_EXIT_OK;
     struct ct_profile *profile = NULL;
     struct ct_exporter *exporter = NULL;
     struct ct_sink *tree = NULL;
     struct ct_tee tee;
     struct ct_range_filter range = {0};
-    struct ct_hide_filter hide = {0};
-    struct ct_tid_filter tidsel = {0};
+    struct ct_load old = {0};
+    struct ct_stacktree old_tree;
+    bool have_old_tree = false;
     struct ct_sink *sink;
 
     if (opts.info) {
-        status = ct_info_run(out, &in, reader, &info);
+        status = run_info(out, &load);
         goto done;
     }
     if (opts.dump || opts.export_format) {
-        exporter = opts.dump ? ct_dump_new(out, &info)
-                             : ct_exporter_new(opts.export_format, out, &info,
+        exporter = opts.dump ? ct_dump_new(out, info)
+                             : ct_exporter_new(opts.export_format, out, info,
                                              &opts);
         if (!exporter) {
             status = CT_EXIT_USAGE;
             goto done;
         }
-        profile = ct_profile_new(&info, &popts);
+        profile = ct_profile_new(info, &popts);
         /* The profile honours the window itself; the exporter is fed
          * only what lies inside it. */
         struct ct_sink *written = &exporter->sink;
         if (opts.have_range && !exporter->clips_range) {
-            ct_range_filter_init(&range, written, &info, opts.range_from_ns,
+            ct_range_filter_init(&range, written, info, opts.range_from_ns,
                                  opts.range_to_ns);
             exporter->range = &range;
             written = &range.sink;
@@ -174,44 +239,13 @@ int main(int argc, char **argv)
         ct_tee_init(&tee, ct_profile_sink(profile), written);
         sink = &tee.sink;
     } else if (opts.tree) {
-        sink = tree = ct_tree_new(out, &info, &opts);
+        sink = tree = ct_tree_new(out, info, &opts);
     } else {
-        profile = ct_profile_new(&info, &popts);
+        profile = ct_profile_new(info, &popts);
         sink = ct_profile_sink(profile);
     }
 
-    /* Hidden functions are taken out before any view sees the events,
-     * so that every view leaves out the same calls. */
-    if (opts.nhide || opts.nnotrace) {
-        ct_hide_filter_init(&hide, sink, &info, opts.hide, opts.nhide);
-        ct_hide_filter_notrace(&hide, opts.notrace, opts.nnotrace);
-        sink = &hide.sink;
-    }
-    /* Threads left out by --tid, likewise, before any view. */
-    if (opts.ntids) {
-        ct_tid_filter_init(&tidsel, sink, &info, opts.tids, opts.ntids);
-        sink = &tidsel.sink;
-    }
-
-    /* Only the profile alone can be made in parts and merged. */
-    if (profile && sink == ct_profile_sink(profile) && !opts.per_thread &&
-        !opts.subtract_bias && !opts.slowest) {
-        ropts.profile = profile;
-        ropts.jobs = opts.jobs;
-    }
-
-    ct_progress_start(in.path, in.size, !opts.no_progress);
-    status = reader->read(&in, &info, sink, &ropts);
-    ct_progress_end();
-    if (info.stopped[0] && status == CT_EXIT_OK)
-        status = CT_EXIT_BAD_INPUT;
-
-    if (opts.ntids && !ct_tid_filter_finish(&tidsel)) {
-        ct_error("%s: --tid names no thread of the trace ('calltrace info "
-                 "%s' lists them)", in.path, in.path);
-        if (status == CT_EXIT_OK)
-            status = CT_EXIT_USAGE;
-    }
+    status = ct_load_read(&load, &lo, sink, profile);
 
     uint64_t in_window = 0;
     if (tree)
@@ -221,41 +255,48 @@ int main(int argc, char **argv)
         in_window = profile->counts.events;
     }
     if (opts.have_range && !in_window) {
-        ct_warn("%s: no event lies in --time-range %s", in.path,
-                opts.range_text);
+        int r = no_event_in_range(load.in.path, &opts);
         if (status == CT_EXIT_OK)
-            status = CT_EXIT_USAGE;
+            status = r;
     }
     if (exporter) {
-        if (exporter->finish && exporter->finish(exporter, profile) != 0)
+        int r = CT_EXIT_OK;
+        if (opts.diff_base) {
+            have_old_tree = true;
+            r = stack_diff_base(&old, &old_tree, &opts);
+            exporter->diff_base = &old_tree;
+        }
+        if (r != CT_EXIT_OK ||
+            (exporter->finish && exporter->finish(exporter, profile) != 0))
             status = CT_EXIT_BAD_INPUT;
     } else if (profile && opts.by_line && !has_samples(profile)) {
         ct_error("--by-line needs samples; %s has none (every call is "
-                 "timed: use CALLTRACE_MODE=sample or both)", in.path);
+                 "timed: use CALLTRACE_MODE=sample or both)", load.in.path);
         status = CT_EXIT_USAGE;
     } else if (profile) {
-        int r = opts.diff_base ? ct_diff_print(out, profile, &opts)
+        int r = opts.diff_base ? report_diff(out, profile, &opts)
                 : opts.slowest ? ct_report_slowest(out, profile, &opts)
                                : ct_report_print(out, profile, &opts);
         if (r != CT_EXIT_OK)
             status = r;
     }
-    if (info.skipped_lines)
-        ct_warn("%s: skipped %llu malformed line(s) (--lenient)", in.path,
-                (unsigned long long)info.skipped_lines);
+    if (info->skipped_lines)
+        ct_warn("%s: skipped %llu malformed line(s) (--lenient)", load.in.path,
+                (unsigned long long)info->skipped_lines);
 
 done:
     if (close_output(out, opts.output) != CT_EXIT_OK)
         status = CT_EXIT_BAD_INPUT;
     if (exporter && exporter->free)
         exporter->free(exporter);
+    if (have_old_tree && old.opened)
+        ct_stacktree_free(&old_tree);
+    ct_load_close(&old);
     ct_range_filter_free(&range);
-    ct_hide_filter_free(&hide);
     free(opts.hide);
     free(opts.tids);
     free(opts.notrace);
     ct_profile_free(profile);
-    ct_trace_info_free(&info);
-    ct_input_close(&in);
+    ct_load_close(&load);
     return status;
 }

@@ -1,3 +1,8 @@
+/*
+ * The progress bar on stderr (progress.h): bytes read of the input and
+ * the time left, shown only on a terminal and only once a read has taken
+ * a while (CT_PROGRESS_AFTER_MS for tests), erased when it ends.
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

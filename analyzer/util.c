@@ -1,3 +1,9 @@
+/*
+ * Helpers for every layer of the analyzer (util.h): allocation that never
+ * returns NULL (the process stops with a message instead), arrays that
+ * grow, and the one wording of errors and warnings, so that every message
+ * about bad input names the file and the place.
+ */
 #include "util.h"
 
 #include <stdarg.h>

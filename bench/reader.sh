@@ -11,10 +11,10 @@ RECORDS=${RECORDS:-100000000}
 make -s BUILD="$B" all >/dev/null
 T=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-objs=$(ls "$B"/analyzer/*.o "$B"/analyzer/*/*.o | grep -v '/main\.o$')
-gcc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Ianalyzer -Ianalyzer/readers -Ianalyzer/model \
-    -Ianalyzer/report -Ianalyzer/writers -Itests/unit \
-    -o "$T/reader_bench" bench/reader_bench.c $objs -lbfd -lm -lz
+gcc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Ianalyzer -Ianalyzer/read -Ianalyzer/readers \
+    -Ianalyzer/model -Ianalyzer/report -Ianalyzer/writers -Itests/unit \
+    -o "$T/reader_bench" bench/reader_bench.c "$B/libcalltrace-analyzer.a" \
+    -lbfd -lm -lz
 "$T/reader_bench" gen "$T/big.raw" "$RECORDS"
 "$T/reader_bench" touch "$T/big.raw" >/dev/null # warm the page cache
 # CPU seconds (user + system) of one run, the best of three: the machine

@@ -7,8 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltrace_reader.h"
 #include "frontend.h"
+#include "load.h"
 #include "tidsel.h"
 #include "util.h"
 
@@ -30,29 +30,6 @@ static bool args_tids(char **args, uint64_t **tids, size_t *n)
     return *n > 0;
 }
 
-static bool trace_has(const char *path, const uint64_t *tids, size_t n)
-{
-    struct ct_input in;
-    if (ct_input_open(&in, path) != 0)
-        return true; /* the analyzer names the problem */
-    struct ct_trace_info info;
-    ct_trace_info_init(&info, path, "calltrace");
-    struct ct_file_header h;
-    bool has = true;
-    if (ctr_probe(&in) > 0 && ctr_read_header(&in, &info, &h) == CT_EXIT_OK) {
-        size_t nb;
-        struct block *b = ctr_index_blocks(&in, &info, &h, &nb);
-        has = false;
-        for (size_t i = 0; i < nb && !has; i++)
-            for (size_t k = 0; k < n && !has; k++)
-                has = b[i].kind == CT_BLOCK_EVENTS && b[i].tid == tids[k];
-        free(b);
-    }
-    ct_trace_info_free(&info);
-    ct_input_close(&in);
-    return has;
-}
-
 bool *ct_fe_tid_pick(char **args, const struct ct_fe_recording *rec)
 {
     uint64_t *tids = NULL;
@@ -64,7 +41,7 @@ bool *ct_fe_tid_pick(char **args, const struct ct_fe_recording *rec)
     bool *keep = calloc(rec->n ? rec->n : 1, sizeof *keep);
     bool any = false;
     for (size_t i = 0; keep && i < rec->n; i++)
-        any |= keep[i] = trace_has(rec->traces[i].path, tids, n);
+        any |= keep[i] = ct_load_has_tid(rec->traces[i].path, tids, n);
     free(tids);
     if (!any) { /* every section then says that it has none */
         free(keep);

@@ -1,3 +1,8 @@
+/*
+ * The function table (functab.h): every function a trace names, by
+ * address or by name, gets a dense id; names and source places are
+ * resolved lazily, through the reader's resolver, when first asked for.
+ */
 #include "functab.h"
 
 #include <inttypes.h>

@@ -1,3 +1,9 @@
+/*
+ * Choosing functions by a name the user typed (match.h), for --focus,
+ * --hide, --notrace, --slowest: a glob, a plain name matching C and C++
+ * names alike (namespaces, templates and parameter lists may be left
+ * out), and the pick of one function among several of a name.
+ */
 #include "match.h"
 
 #include <fnmatch.h>

@@ -1,3 +1,8 @@
+/*
+ * The common model of a trace (trace.h): the trace info a reader fills
+ * (threads by tid, notes, sample counts), and the tee that hands every
+ * event to two sinks.
+ */
 #include "filtered.h"
 #include "trace.h"
 

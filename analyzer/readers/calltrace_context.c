@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "calltrace_reader.h"
+#include "calltrace_record.h"
 #include "util.h"
 
 /* The lane of context id, made the first time. */
@@ -52,18 +53,13 @@ struct ctr_lane *ctr_context_enter(struct rd *r, struct cursor *c,
 bool ctr_context_ahead(const uint8_t *q, const uint8_t *end, bool prefix,
                        uint64_t *id)
 {
-    uint64_t head, delta, len;
+    struct ctr_rec x;
     while (q < end && *q) {
-        if (ct_get_varint(&q, end, &head) != 0 ||
-            ct_head_split(head, prefix, &delta) != CT_REC_EXT || q >= end)
+        if (ctr_rec_next(&q, end, prefix, false, &x) != CT_REC_EXT)
             return false;
-        unsigned sub = *q++;
-        if (ct_get_varint(&q, end, &len) != 0 || len > (uint64_t)(end - q))
-            return false;
-        const uint8_t *p = q;
-        if (sub == CT_EXT_CONTEXT)
-            return ct_get_varint(&p, q + len, id) == 0;
-        q += len;
+        const uint8_t *p = x.payload;
+        if (x.subtype == CT_EXT_CONTEXT)
+            return ct_get_varint(&p, p + x.len, id) == 0;
     }
     return false;
 }

@@ -11,6 +11,7 @@
 #include "filtered.h"
 #include "profile_run.h"
 #include "calltrace_reader.h"
+#include "calltrace_record.h"
 #include "util.h"
 #include "progress.h"
 
@@ -155,55 +156,6 @@ static void damage(struct rd *r, struct cursor *c, const uint8_t *at,
                 what, byte, c->cur->off, r->info->threads[c->thread].tid);
 }
 
-/* Decodes varints without bounds checks; callers keep 32 bytes of room. */
-static inline bool varint_fast(const uint8_t **pp, uint64_t *out)
-{
-    const uint8_t *p = *pp;
-    uint64_t v = p[0];
-    if (v < 0x80) {
-        *pp = p + 1;
-        *out = v;
-        return true;
-    }
-    v &= 0x7f;
-    for (unsigned i = 1; i < 10; i++) {
-        uint64_t b = p[i];
-        v |= (b & 0x7f) << (7 * i);
-        if (b < 0x80) {
-            *pp = p + i + 1;
-            *out = v;
-            return true;
-        }
-    }
-    return false;
-}
-
-/* varint_fast with the one-, two- and three-byte cases unrolled: most
- * heads take one or two bytes, and a function's address delta within one
- * object takes three. */
-static inline __attribute__((always_inline)) bool
-varint_hot(const uint8_t **pp, uint64_t *out)
-{
-    const uint8_t *p = *pp;
-    if (p[0] < 0x80) {
-        *out = p[0];
-        *pp = p + 1;
-        return true;
-    }
-    if (p[1] < 0x80) {
-        *out = (p[0] & 0x7fu) | (uint64_t)p[1] << 7;
-        *pp = p + 2;
-        return true;
-    }
-    if (p[2] < 0x80) {
-        *out = (p[0] & 0x7fu) | (uint64_t)(p[1] & 0x7fu) << 7 |
-               (uint64_t)p[2] << 14;
-        *pp = p + 3;
-        return true;
-    }
-    return varint_fast(pp, out);
-}
-
 /* A cursor's decoding position, in locals while a block is decoded. */
 struct dec {
     const uint8_t *p;
@@ -227,29 +179,26 @@ decode_hot(struct rd *r, struct dec *d, const uint8_t *fast_end,
     size_t buf_cap = r->buf_cap;
     while (d->p < fast_end) {
         const uint8_t *p = d->p;
-        uint64_t head, a, b;
-        if (!varint_hot(&p, &head))
+        struct ctr_rec x;
+        if (ctr_rec_head(&p, fast_end, prefix, true, &x) != 1)
             return true;
-        uint64_t delta;
-        unsigned type = ct_head_split(head, prefix, &delta);
-        uint64_t t = d->time + delta;
+        uint64_t t = d->time + x.delta;
         if (t < d->time || t > limit)
+            return true;
+        int type = ctr_rec_body(&p, fast_end, true, &x);
+        if (type != CT_REC_EXIT && type != CT_REC_ENTRY)
             return true;
         struct ct_event *e = &buf[d->nbuf];
         if (type == CT_REC_EXIT) {
             e->kind = CT_EV_RETURN;
             e->func = CT_FUNC_NONE;
             e->site = 0;
-        } else if (type == CT_REC_ENTRY) {
-            if (!varint_hot(&p, &a) || !varint_hot(&p, &b))
-                return true;
-            d->prev_fn += (uint64_t)ct_unzigzag(a);
-            d->prev_site += (uint64_t)ct_unzigzag(b);
+        } else {
+            d->prev_fn += x.fn_delta;
+            d->prev_site += x.site_delta;
             e->kind = CT_EV_CALL;
             e->func = intern_fn(r, d->prev_fn, t);
             e->site = d->prev_site;
-        } else {
-            return true;
         }
         e->thread = thread;
         e->time = t;
@@ -295,27 +244,25 @@ decode_fused(struct rd *r, struct dec *d, const uint8_t *fast_end,
     uint64_t lim = limit < x.hi ? limit : x.hi, t = 0;
     while (p < fast_end) {
         const uint8_t *q = p;
-        uint64_t head, a, b, delta;
-        if (!varint_hot(&q, &head))
+        struct ctr_rec rec;
+        if (ctr_rec_head(&q, fast_end, prefix, true, &rec) != 1)
             break;
-        unsigned type = ct_head_split(head, prefix, &delta);
-        t = time + delta;
+        t = time + rec.delta;
         if (t < time || t > lim)
             break;
+        int type = ctr_rec_body(&q, fast_end, true, &rec);
+        if (type != CT_REC_EXIT && type != CT_REC_ENTRY)
+            break;
         if (type == CT_REC_EXIT) {
-            if (!ct_prof_run_return(&x, delta))
+            if (!ct_prof_run_return(&x, rec.delta))
                 break;
-        } else if (type == CT_REC_ENTRY) {
-            if (!varint_hot(&q, &a) || !varint_hot(&q, &b))
-                break;
-            uint64_t fn = prev_fn + (uint64_t)ct_unzigzag(a);
-            if (!ct_prof_run_call(&x, intern_fn(r, fn, t), delta))
+        } else {
+            uint64_t fn = prev_fn + rec.fn_delta;
+            if (!ct_prof_run_call(&x, intern_fn(r, fn, t), rec.delta))
                 break;
             calls++;
             prev_fn = fn;
-            prev_site += (uint64_t)ct_unzigzag(b);
-        } else {
-            break;
+            prev_site += rec.site_delta;
         }
         time = t;
         p = q;
@@ -339,11 +286,9 @@ decode_fused(struct rd *r, struct dec *d, const uint8_t *fast_end,
 static bool overhead_end_follows(const uint8_t *q, const uint8_t *lim,
                                  bool prefix)
 {
-    uint64_t head, delta;
-    if (ct_get_varint(&q, lim, &head) != 0 || q >= lim)
-        return false;
-    return ct_head_split(head, prefix, &delta) == CT_REC_EXT &&
-           *q == CT_EXT_OVERHEAD_END;
+    struct ctr_rec x;
+    return ctr_rec_next(&q, lim, prefix, false, &x) == CT_REC_EXT &&
+           x.subtype == CT_EXT_OVERHEAD_END;
 }
 
 /* With the thread's context switches known, a context waiting for the
@@ -651,28 +596,26 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
         }
         /* One record of any kind, with every check. */
         const uint8_t *rec = p;
-        uint64_t head, a, b;
         if (*p == 0)
             break; /* the end of what an unclosed block holds */
-        if (p < fast_end) {
-            if (!varint_fast(&p, &head))
-                goto bad;
-        } else if (ct_get_varint(&p, end, &head) != 0) {
-            goto partial;
-        }
-        uint64_t delta;
-        unsigned type = ct_head_split(head, prefix, &delta);
-        uint64_t t = time + delta;
+        struct ctr_rec x;
+        int got = ctr_rec_head(&p, end, prefix, false, &x);
+        if (got != 1)
+            goto short_or_bad;
+        uint64_t t = time + x.delta;
         if (t < time)
             goto bad;
         if (t > limit) {
-            p = rec;
+            p = rec; /* read again when the merge gets there */
             status = 1;
             break;
         }
-        time = t;
+        time = t; /* a record cut short still tells its time */
         nrec++;
-        switch (type) {
+        got = ctr_rec_body(&p, end, false, &x);
+        if (got <= 0)
+            goto short_or_bad;
+        switch (got) {
         case CT_REC_EXIT: {
             struct ct_event *e = &buf[nbuf];
             e->kind = CT_EV_RETURN;
@@ -685,15 +628,8 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
             break;
         }
         case CT_REC_ENTRY: {
-            if (p < fast_end) {
-                if (!varint_fast(&p, &a) || !varint_fast(&p, &b))
-                    goto bad;
-            } else if (ct_get_varint(&p, end, &a) != 0 ||
-                       ct_get_varint(&p, end, &b) != 0) {
-                goto partial;
-            }
-            prev_fn += (uint64_t)ct_unzigzag(a);
-            prev_site += (uint64_t)ct_unzigzag(b);
+            prev_fn += x.fn_delta;
+            prev_site += x.site_delta;
             struct ct_event *e = &buf[nbuf];
             e->kind = CT_EV_CALL;
             e->thread = thread;
@@ -704,38 +640,28 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
                 goto stop;
             break;
         }
-        case CT_REC_EXT: {
-            if (p >= end)
-                goto partial;
-            unsigned subtype = *p++;
-            if (ct_get_varint(&p, end, &a) != 0)
-                goto partial;
-            if (a > (uint64_t)(end - p))
-                goto partial;
+        default: { /* CT_REC_EXT: ctr_rec_next returns no other type */
             ev.time = t;
             c->need_stack = need_stack;
             r->nbuf = nbuf;
-            bool ok = ext_record(r, c, &ev, subtype, p, (size_t)a);
+            bool ok = ext_record(r, c, &ev, x.subtype, x.payload, x.len);
             nbuf = r->nbuf;
             thread = ev.thread; /* a CONTEXT record moves to another lane */
             if (!ok)
                 goto bad;
             if (r->stop)
                 goto stop;
-            p += a;
             /* It may end what kept the thread from a run (an overhead
              * interval, the thread's first event). */
             fuse = r->direct != NULL;
             break;
         }
-        default:
-            goto bad;
         }
         /* Only a block's leading STACK record describes its open frames. */
         need_stack = false;
         continue;
-    partial:
-        if (c->partial_ok) {
+    short_or_bad:
+        if (got == CTR_REC_SHORT && c->partial_ok) {
             p = end; /* the writer stopped inside this record */
             break;
         }
@@ -905,14 +831,13 @@ uint64_t ctr_next_time(struct rd *r, struct cursor *c)
         switch (c->state) {
         case C_DATA: {
             const uint8_t *p = c->p;
-            uint64_t head, delta;
             if (p < c->end && *p) {
                 bool start;
                 uint64_t b = ctr_offcpu_next(c, &start);
-                if (ct_get_varint(&p, c->end, &head) == 0 &&
-                    (ct_head_split(head, c->cur->prefix, &delta),
-                     c->time + delta >= c->time)) {
-                    uint64_t t = c->time + delta;
+                struct ctr_rec x;
+                if (ctr_rec_head(&p, c->end, c->cur->prefix, false, &x) == 1 &&
+                    c->time + x.delta >= c->time) {
+                    uint64_t t = c->time + x.delta;
                     return b < t ? b : t;
                 }
                 return c->time; /* damage: decode_block will say so */

@@ -28,6 +28,7 @@
 
 #include "calltrace_follow.h"
 #include "calltrace_reader.h"
+#include "calltrace_record.h"
 #include "util.h"
 
 #define EV_BATCH 256u
@@ -130,58 +131,21 @@ void ct_writer_describe(enum ct_writer w, uint32_t pid, char *buf, size_t cap)
 
 /* --- records ------------------------------------------------------------- */
 
-struct rec {
-    unsigned type;
-    uint64_t delta;
-    uint64_t a, b;          /* ENTRY: the two svarints                    */
-    unsigned subtype;       /* EXT                                        */
-    const uint8_t *payload; /* EXT                                        */
-    size_t len;
-};
-
-/* 1: a whole record at p (*next after it); 0: the bytes end inside it;
+/* The one record decoder (calltrace_record.h), in the follower's terms:
+ * 1: a whole record at p (*next after it); 0: the bytes end inside it;
  * -1: it is malformed. */
 static int parse(const uint8_t *p, const uint8_t *end, bool prefix,
-                 struct rec *r, const uint8_t **next)
+                 struct ctr_rec *r, const uint8_t **next)
 {
-    uint64_t head;
-    const uint8_t *q = p;
-    if (ct_get_varint(&q, end, &head) != 0)
-        return q + 10 <= end ? -1 : 0;
-    r->type = ct_head_split(head, prefix, &r->delta);
-    switch (r->type) {
-    case CT_REC_EXIT:
-        break;
-    case CT_REC_ENTRY:
-        if (ct_get_varint(&q, end, &r->a) != 0 ||
-            ct_get_varint(&q, end, &r->b) != 0)
-            return end - q >= 20 ? -1 : 0;
-        break;
-    case CT_REC_EXT: {
-        uint64_t len;
-        if (q >= end)
-            return 0;
-        r->subtype = *q++;
-        if (ct_get_varint(&q, end, &len) != 0)
-            return end - q >= 10 ? -1 : 0;
-        if (len > (uint64_t)(end - q))
-            return 0;
-        r->payload = q;
-        r->len = (size_t)len;
-        q += len;
-        break;
-    }
-    default:
-        return -1;
-    }
-    *next = q;
-    return 1;
+    *next = p;
+    int s = ctr_rec_next(next, end, prefix, false, r);
+    return s > 0 ? 1 : s;
 }
 
 size_t ct_follow_complete_len(const uint8_t *p, size_t n, bool prefix)
 {
     const uint8_t *q = p, *end = p + n, *next;
-    struct rec r;
+    struct ctr_rec r;
     while (q < end && *q && parse(q, end, prefix, &r, &next) == 1 &&
            next < end &&
            *next)
@@ -581,7 +545,7 @@ static bool read_frames(struct ct_follow *f, const uint8_t *p,
 /* A CONTEXT record: the thread's events go to that context's lane; a new
  * lane opens with the frames the record lists. */
 static bool context_record(struct ct_follow *f, struct fthread *t,
-                           const struct rec *r, uint64_t time)
+                           const struct ctr_rec *r, uint64_t time)
 {
     const uint8_t *p = r->payload, *pend = r->payload + r->len;
     uint64_t id, depth;
@@ -605,7 +569,7 @@ static bool context_record(struct ct_follow *f, struct fthread *t,
 
 /* The STACK record that opens a decoding: the frames open then. */
 static bool stack_record(struct ct_follow *f, struct fthread *t,
-                         const struct rec *r, const uint8_t *next,
+                         const struct ctr_rec *r, const uint8_t *next,
                          const uint8_t *end, uint64_t time)
 {
     uint64_t id;
@@ -617,7 +581,7 @@ static bool stack_record(struct ct_follow *f, struct fthread *t,
                           .func = CT_FUNC_NONE};
     /* As calltrace_decode.c: the block's start up to its OVERHEAD_END is
      * the tracer's work. */
-    struct rec n;
+    struct ctr_rec n;
     const uint8_t *after;
     if (parse(next, end, prefix_of(f), &n, &after) == 1 &&
         n.type == CT_REC_EXT &&
@@ -638,7 +602,8 @@ static bool stack_record(struct ct_follow *f, struct fthread *t,
 }
 
 /* One whole record at time t; false on damage. */
-static bool apply(struct ct_follow *f, struct fthread *t, const struct rec *r,
+static bool apply(struct ct_follow *f, struct fthread *t,
+                  const struct ctr_rec *r,
                   const uint8_t *next, const uint8_t *end, uint64_t time)
 {
     struct ct_event ev = {.thread = t->on, .time = time,
@@ -651,8 +616,8 @@ static bool apply(struct ct_follow *f, struct fthread *t, const struct rec *r,
         emit(f, &ev);
         return true;
     case CT_REC_ENTRY:
-        t->prev_fn += (uint64_t)ct_unzigzag(r->a);
-        t->prev_site += (uint64_t)ct_unzigzag(r->b);
+        t->prev_fn += r->fn_delta;
+        t->prev_site += r->site_delta;
         ev.kind = CT_EV_CALL;
         ev.func = intern(f, t->prev_fn);
         ev.site = t->prev_site;
@@ -777,7 +742,7 @@ static void follow_thread(struct ct_follow *f, const struct ct_input *in,
                 at_end = final;
                 break;
             }
-            struct rec r;
+            struct ctr_rec r;
             int s = parse(p, end, prefix_of(f), &r, &next);
             if (s == 0 && closed && whole)
                 s = -1; /* a closed block's records end where it says */

@@ -4,6 +4,7 @@
 #include <inttypes.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "calltrace_follow.h"
@@ -120,4 +121,42 @@ int ctr_read_header(const struct ct_input *in, struct ct_trace_info *info,
                           "build it with -finstrument-functions, or use "
                           "CALLTRACE_MODE=sample");
     return CT_EXIT_OK;
+}
+
+bool ct_calltrace_header(const struct ct_input *in, struct ct_file_header *h,
+                         char *state, size_t len)
+{
+    if (in->size < sizeof *h)
+        return false;
+    memcpy(h, in->data, sizeof *h);
+    ctr_stream_final_header(in, h);
+    enum ct_writer w = ct_writer_state(h);
+    if (w == CT_WRITER_DONE)
+        snprintf(state, len, "closed cleanly%s",
+                 h->flags & CT_FILE_FAILED
+                     ? "; the tracer stopped early after a write failure"
+                     : "");
+    else
+        ct_writer_describe(w, h->pid, state, len);
+    return true;
+}
+
+int ct_calltrace_has_tid(const struct ct_input *in, const uint64_t *tids,
+                         size_t n)
+{
+    struct ct_trace_info info;
+    ct_trace_info_init(&info, in->path, "calltrace");
+    struct ct_file_header h;
+    int has = -1;
+    if (ctr_probe(in) > 0 && ctr_read_header(in, &info, &h) == CT_EXIT_OK) {
+        size_t nb;
+        struct block *b = ctr_index_blocks(in, &info, &h, &nb);
+        has = 0;
+        for (size_t i = 0; i < nb && !has; i++)
+            for (size_t k = 0; k < n && !has; k++)
+                has = b[i].kind == CT_BLOCK_EVENTS && b[i].tid == tids[k];
+        free(b);
+    }
+    ct_trace_info_free(&info);
+    return has;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "calltrace_reader.h"
+#include "calltrace_record.h"
 #include "util.h"
 
 void ctr_set_stopped(struct ct_trace_info *info, const char *path,
@@ -305,9 +306,9 @@ uint64_t ctr_first_record_time(const struct ct_input *in,
     bool partial_ok;
     const uint8_t *p = in->data + b->off + CT_BLOCK_HEADER_SIZE;
     const uint8_t *end = p + ctr_payload_len(b, &partial_ok);
-    uint64_t head, delta;
-    if (p < end && *p && ct_get_varint(&p, end, &head) == 0 &&
-        (ct_head_split(head, b->prefix, &delta), b->first + delta >= b->first))
-        return b->first + delta;
+    struct ctr_rec x;
+    if (p < end && *p && ctr_rec_head(&p, end, b->prefix, false, &x) == 1 &&
+        b->first + x.delta >= b->first)
+        return b->first + x.delta;
     return b->first;
 }

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "calltrace_reader.h"
+#include "calltrace_record.h"
 #include "util.h"
 
 bool ctr_switch_decode(const uint8_t *p, size_t len, double ns_per_tick,
@@ -66,14 +67,12 @@ static bool read_switch(struct rd *r, struct cursor *c, const struct block *b,
     if (off >= avail)
         return false;
     const uint8_t *p = data + off, *end = data + avail;
-    uint64_t head, len, delta;
-    if (ct_get_varint(&p, end, &head) != 0 ||
-        ct_head_split(head, b->prefix, &delta) != CT_REC_EXT || p >= end ||
-        *p++ != CT_EXT_SWITCH || ct_get_varint(&p, end, &len) != 0 ||
-        len > (uint64_t)(end - p))
+    struct ctr_rec x;
+    if (ctr_rec_next(&p, end, b->prefix, false, &x) != CT_REC_EXT ||
+        x.subtype != CT_EXT_SWITCH)
         return false;
     uint64_t lost = 0;
-    if (!ctr_switch_decode(p, (size_t)len, r->info->ns_per_tick, &c->iv,
+    if (!ctr_switch_decode(x.payload, x.len, r->info->ns_per_tick, &c->iv,
                            &c->niv, &c->iv_cap, prev, &lost))
         return false;
     r->info->switches_lost += lost;

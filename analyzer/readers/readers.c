@@ -1,3 +1,8 @@
+/*
+ * The table of readers (reader.h) and the order formats are probed in:
+ * --format finds a reader by name; without it, the reader whose probe is
+ * the most certain of the input wins.
+ */
 #include <string.h>
 
 #include "reader.h"

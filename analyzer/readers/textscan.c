@@ -1,3 +1,10 @@
+/*
+ * Line and number scanning shared by the text-log readers (textscan.h):
+ * lines of a mapped input (a binary file refused), whole and fixed-point
+ * numbers, a bad line named by its place and quoted (or counted and
+ * skipped with --lenient), the probes' look at the first lines, and the
+ * batching of events into the sink.
+ */
 #include "textscan.h"
 
 #include <math.h>

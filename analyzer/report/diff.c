@@ -15,62 +15,7 @@
 #include "options.h"
 #include "profile.h"
 #include "profile_dist.h"
-#include "progress.h"
 #include "util.h"
-
-int ct_diff_run_open(struct ct_diff_run *run, const char *path,
-                     const struct ct_options *o)
-{
-    memset(run, 0, sizeof *run);
-    if (ct_input_open(&run->in, path) != 0)
-        return CT_EXIT_BAD_INPUT;
-    run->reader = o->format ? ct_reader_find(o->format)
-                            : ct_reader_detect(&run->in);
-    if (!run->reader) {
-        ct_input_error(path, "byte 0", "not a calltrace trace nor a known "
-                       "profiler log (use --format to name one)");
-        ct_input_close(&run->in);
-        return CT_EXIT_BAD_INPUT;
-    }
-    ct_trace_info_init(&run->info, run->in.path, run->reader->name);
-    run->opened = true;
-    return CT_EXIT_OK;
-}
-
-int ct_diff_run_read(struct ct_diff_run *run, const struct ct_options *o,
-                     struct ct_sink *sink, struct ct_profile *profile)
-{
-    struct ct_read_opts ropts = {
-        .lenient = o->lenient,
-        .have_range = o->have_range,
-        .range_from_ns = o->range_from_ns,
-        .range_to_ns = o->range_to_ns,
-    };
-    if (o->nhide || o->nnotrace) {
-        ct_hide_filter_init(&run->hide, sink, &run->info, o->hide, o->nhide);
-        ct_hide_filter_notrace(&run->hide, o->notrace, o->nnotrace);
-        sink = &run->hide.sink;
-    } else if (profile && !o->subtract_bias) {
-        ropts.profile = profile;    /* as main.c: only the profile alone */
-        ropts.jobs = o->jobs;
-    }
-    ct_progress_start(run->in.path, run->in.size, !o->no_progress);
-    int status = run->reader->read(&run->in, &run->info, sink, &ropts);
-    ct_progress_end();
-    if (run->info.stopped[0] && status == CT_EXIT_OK)
-        status = CT_EXIT_BAD_INPUT;
-    return status;
-}
-
-void ct_diff_run_close(struct ct_diff_run *run)
-{
-    if (!run->opened)
-        return;
-    ct_hide_filter_free(&run->hide);
-    ct_trace_info_free(&run->info);
-    ct_input_close(&run->in);
-    run->opened = false;
-}
 
 /* ------------------------------------------------------------------- */
 /* One run's functions and arcs as diff_match.h takes them. */
@@ -321,34 +266,11 @@ static void print_diff(FILE *out, struct ct_profile *p[2],
     }
 }
 
-int ct_diff_print(FILE *out, struct ct_profile *newp,
-                  const struct ct_options *o)
+void ct_diff_print(FILE *out, struct ct_profile *oldp, struct ct_profile *newp,
+                   const struct ct_options *o)
 {
-    struct ct_diff_run run;
-    int status = ct_diff_run_open(&run, o->diff_base, o);
-    if (status != CT_EXIT_OK)
-        return status;
-    struct ct_profile_opts popts = {
-        .subtract_bias = o->subtract_bias,
-        .stats = true,          /* the p99 column */
-        .have_range = o->have_range,
-        .range_from_ns = o->range_from_ns,
-        .range_to_ns = o->range_to_ns,
-    };
-    struct ct_profile *oldp = ct_profile_new(&run.info, &popts);
-    status = ct_diff_run_read(&run, o, ct_profile_sink(oldp), oldp);
-    ct_profile_finish(oldp);
-    if (o->have_range && !oldp->counts.events) {
-        ct_warn("%s: no event lies in --time-range %s", run.in.path,
-                o->range_text);
-        if (status == CT_EXIT_OK)
-            status = CT_EXIT_USAGE;
-    }
     struct ct_profile *p[2] = {oldp, newp};
     print_diff(out, p, o);
-    ct_profile_free(oldp);
-    ct_diff_run_close(&run);
-    return status;
 }
 
 /* ------------------------------------------------------------------- */

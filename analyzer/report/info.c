@@ -10,8 +10,6 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "calltrace_follow.h"
-#include "calltrace_reader.h"
 #include "info.h"
 #include "symbolize.h"
 #include "util.h"
@@ -22,7 +20,7 @@ struct tcount {
     bool any, ended;
 };
 
-struct counter {
+struct ct_info_counter {
     struct ct_sink sink;
     struct tcount *t;
     size_t nt;
@@ -33,7 +31,7 @@ struct counter {
 
 static int count_event(struct ct_sink *self, const struct ct_event *ev)
 {
-    struct counter *c = (struct counter *)self;
+    struct ct_info_counter *c = (struct ct_info_counter *)self;
     ct_grow_zeroed(&c->t, &c->nt, ev->thread, sizeof *c->t);
     struct tcount *t = &c->t[ev->thread];
     if (!t->any || ev->time < t->first)
@@ -104,24 +102,14 @@ static const char *mode_of(const struct ct_file_header *h)
 }
 
 /* What only a calltrace trace's file header says. */
-static void put_header(FILE *out, const struct ct_input *in)
+static void put_header(FILE *out, const struct ct_file_header *hp,
+                       const char *state)
 {
-    struct ct_file_header h;
-    memcpy(&h, in->data, sizeof h);
-    ctr_stream_final_header(in, &h);
+    const struct ct_file_header h = *hp;
     fprintf(out, "%-14s calltrace trace, format version %" PRIu32 "%s%s\n",
             "format:", h.version,
             h.flags & CT_FILE_FLIGHT ? ", flight recorder" : "",
             h.flags & CT_FILE_STREAM ? ", received as a stream" : "");
-    char state[256];
-    enum ct_writer w = ct_writer_state(&h);
-    if (w == CT_WRITER_DONE)
-        snprintf(state, sizeof state, "closed cleanly%s",
-                 h.flags & CT_FILE_FAILED
-                     ? "; the tracer stopped early after a write failure"
-                     : "");
-    else
-        ct_writer_describe(w, h.pid, state, sizeof state);
     put_text(out, "state:", state);
     fprintf(out, "%-14s %s", "mode:", mode_of(&h));
     if (h.sample_interval_ns)
@@ -186,7 +174,7 @@ static void put_objects(FILE *out, const struct ct_trace_info *info)
 }
 
 static void put_threads(FILE *out, const struct ct_trace_info *info,
-                        const struct counter *c)
+                        const struct ct_info_counter *c)
 {
     fprintf(out, "%-14s %" PRIu32 "\n", "threads:", info->nthreads);
     for (uint32_t i = 0; i < info->nthreads; i++) {
@@ -212,7 +200,7 @@ static void put_threads(FILE *out, const struct ct_trace_info *info,
 }
 
 static void put_lost(FILE *out, const struct ct_trace_info *info,
-                     const struct counter *c)
+                     const struct ct_info_counter *c)
 {
     uint64_t lost = c->lost > info->lost_events ? c->lost : info->lost_events;
     fprintf(out, "%-14s %" PRIu64 "\n", "lost events:", lost);
@@ -242,23 +230,42 @@ static void put_notes(FILE *out, const struct ct_trace_info *info)
         put_text(out, "damaged:", info->stopped);
 }
 
-int ct_info_run(FILE *out, const struct ct_input *in,
-                const struct ct_reader *reader, struct ct_trace_info *info)
+struct ct_info_counter *ct_info_counter_new(void)
 {
-    struct counter c = {.sink = {count_event}};
-    int status = reader->read(in, info, &c.sink, NULL);
-    bool binary = strcmp(reader->name, "calltrace") == 0;
-    put_text(out, "file:", in->path);
+    struct ct_info_counter *c = ct_xcalloc(1, sizeof *c);
+    c->sink.event = count_event;
+    return c;
+}
+
+struct ct_sink *ct_info_counter_sink(struct ct_info_counter *c)
+{
+    return &c->sink;
+}
+
+void ct_info_counter_free(struct ct_info_counter *c)
+{
+    if (c)
+        free(c->t);
+    free(c);
+}
+
+void ct_info_print(FILE *out, const char *path, size_t size,
+                   const struct ct_trace_info *info,
+                   const struct ct_info_counter *counter,
+                   const struct ct_file_header *h, const char *state)
+{
+    const struct ct_info_counter c = *counter;
+    put_text(out, "file:", path);
     /* A trace is a sparse file: pages reserved and never written take
      * no room on disk. */
     struct stat st;
-    fprintf(out, "%-14s %zu bytes", "size:", in->size);
-    if (stat(in->path, &st) == 0 && S_ISREG(st.st_mode))
+    fprintf(out, "%-14s %zu bytes", "size:", size);
+    if (stat(path, &st) == 0 && S_ISREG(st.st_mode))
         fprintf(out, ", %llu on disk",
                 (unsigned long long)st.st_blocks * 512ull);
     fputc('\n', out);
-    if (binary && in->size >= sizeof(struct ct_file_header))
-        put_header(out, in);
+    if (h)
+        put_header(out, h, state);
     else
         fprintf(out, "%-14s %s\n", "format:", info->format);
     put_text(out, "program:", info->program[0] ? info->program : "unknown");
@@ -291,6 +298,4 @@ int ct_info_run(FILE *out, const struct ct_input *in,
     put_lost(out, info, &c);
     put_notes(out, info);
     put_objects(out, info);
-    free(c.t);
-    return status;
 }

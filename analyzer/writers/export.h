@@ -12,6 +12,7 @@
 
 struct ct_profile;
 struct ct_options;
+struct ct_stacktree;
 
 struct ct_exporter {
     struct ct_sink sink;
@@ -29,6 +30,10 @@ struct ct_exporter {
      * profile does, clipping intervals at the window's edges); otherwise
      * the caller passes only the events inside the window. */
     bool clips_range;
+    /* --diff=OLD for the stack writers: the old run's call paths, read by
+     * the command line with the same options before finish; NULL
+     * without. */
+    const struct ct_stacktree *diff_base;
 };
 
 /* NULL (after printing the known names) when the format is unknown.

@@ -226,7 +226,7 @@ static void header(struct fg_export *x, uint32_t height)
     fprintf(out, " (%s)", what);
     if (x->diff) {
         fputs(": red more, blue less than in ", out);
-        ct_xml_text(out, x->diff->run.in.path, strlen(x->diff->run.in.path));
+        ct_xml_text(out, x->diff->old->info->path, strlen(x->diff->old->info->path));
     }
     fputs("</text>\n", out);
     fprintf(out, "<text id=\"unzoom\" class=\"hide\" x=\"%d\" y=\"24\">"
@@ -268,7 +268,7 @@ static int round_ns(void *ctx, uint32_t node, uint32_t depth)
 static int load_diff(struct fg_export *x)
 {
     x->diff = ct_xcalloc(1, sizeof *x->diff);
-    if (ct_stackdiff_load(x->diff, x->w.ex.opts, &x->w.tree, x->which,
+    if (ct_stackdiff_load(x->diff, x->w.ex.diff_base, &x->w.tree, x->which,
                           "flamegraph") != 0)
         return 1;
     for (uint32_t i = 1; i < x->w.tree.nnodes; i++) {
@@ -299,7 +299,7 @@ static int fg_finish(struct ct_exporter *ex, struct ct_profile *profile)
         ct_stacktree_walk(&x->w.tree, round_ns, x);
         x->rounder = NULL;
     }
-    if (ex->opts && ex->opts->diff_base && load_diff(x) != 0)
+    if (ex->diff_base && load_diff(x) != 0)
         return 1;
     x->sum = ct_stacktree_totals(&x->w.tree, x->which);
     x->rows = count_rows(x);

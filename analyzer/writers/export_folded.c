@@ -69,7 +69,7 @@ static int line(void *ctx, uint32_t node, uint32_t depth)
 static int diff_finish(struct folded_export *x)
 {
     struct ct_stackdiff sd;
-    int status = ct_stackdiff_load(&sd, x->w.ex.opts, &x->w.tree, x->which,
+    int status = ct_stackdiff_load(&sd, x->w.ex.diff_base, &x->w.tree, x->which,
                                    "folded");
     if (status == 0) {
         uint64_t *v = ct_stack_values(&x->w.tree, x->which);
@@ -89,7 +89,7 @@ static int folded_finish(struct ct_exporter *ex, struct ct_profile *profile)
                                      "folded");
     if (x->which < 0)
         return 1;
-    if (ex->opts && ex->opts->diff_base)
+    if (ex->diff_base)
         return diff_finish(x);
     x->ns.ns_per_tick = x->w.info->ns_per_tick;
     ct_grow_zeroed(&x->off, &x->noff, 0, sizeof *x->off);

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "options.h"
 #include "stackdiff.h"
 #include "util.h"
 
@@ -67,42 +66,33 @@ static int match_node(void *ctx, uint32_t node, uint32_t depth)
     sd->match[node] = CT_SD_NONE;
     if (parent == CT_SD_NONE)
         return 0;
-    for (uint32_t c = sd->old.nodes[parent].child; c;
-         c = sd->old.nodes[c].next)
-        if (same_function(m->newt, node, &sd->old, c)) {
+    for (uint32_t c = sd->old->nodes[parent].child; c;
+         c = sd->old->nodes[c].next)
+        if (same_function(m->newt, node, sd->old, c)) {
             sd->match[node] = c;
             break;
         }
     return 0;
 }
 
-int ct_stackdiff_load(struct ct_stackdiff *sd, const struct ct_options *o,
+int ct_stackdiff_load(struct ct_stackdiff *sd, const struct ct_stacktree *old,
                       const struct ct_stacktree *newt, int which,
                       const char *format)
 {
     memset(sd, 0, sizeof *sd);
-    if (ct_diff_run_open(&sd->run, o->diff_base, o) != CT_EXIT_OK)
-        return 1;
-    ct_stacktree_init(&sd->old, &sd->run.info, false, false);
-    ct_stacktree_set_opts(&sd->old, o);
-    sd->have_old = true;
-    int status = ct_diff_run_read(&sd->run, o, &sd->old.sink, NULL);
-    ct_stacktree_finish(&sd->old);
-    if (status != CT_EXIT_OK)
-        return 1;
-    int old_which = ct_stacktree_measure(&sd->old, which == CT_ST_CALLS,
-                                         format);
+    sd->old = old;
+    int old_which = ct_stacktree_measure(old, which == CT_ST_CALLS, format);
     if (old_which < 0)
         return 1;
     if (old_which != which) {
         ct_error("%s has %s, %s %s: the two runs cannot be compared in a "
-                 "%s export", o->diff_base,
+                 "%s export", old->info->path,
                  old_which == CT_ST_SAMPLES ? "samples" : "timed calls",
                  newt->info->path,
                  which == CT_ST_SAMPLES ? "samples" : "timed calls", format);
         return 1;
     }
-    sd->old_value = ct_stack_values(&sd->old, which);
+    sd->old_value = ct_stack_values(old, which);
     sd->match = ct_xcalloc(newt->nnodes + 1, sizeof *sd->match);
     struct matching m = {sd, newt};
     ct_stacktree_walk(newt, match_node, &m);
@@ -111,9 +101,6 @@ int ct_stackdiff_load(struct ct_stackdiff *sd, const struct ct_options *o,
 
 void ct_stackdiff_free(struct ct_stackdiff *sd)
 {
-    if (sd->have_old)
-        ct_stacktree_free(&sd->old);
-    ct_diff_run_close(&sd->run);
     free(sd->old_value);
     free(sd->match);
     memset(sd, 0, sizeof *sd);
@@ -184,14 +171,14 @@ void ct_stackdiff_folded(FILE *out, const struct ct_stackdiff *sd,
                          const uint64_t *new_value)
 {
     struct folding f = {out, sd, newt, new_value,
-                        ct_xcalloc(sd->old.nnodes + 1, sizeof *f.matched),
+                        ct_xcalloc(sd->old->nnodes + 1, sizeof *f.matched),
                         false, NULL, 0};
     ct_stacktree_walk(newt, fold_line, &f);
     /* then the paths only the old run has */
-    f.t = &sd->old;
+    f.t = sd->old;
     f.value = sd->old_value;
     f.old_side = true;
-    ct_stacktree_walk(&sd->old, fold_line, &f);
+    ct_stacktree_walk(sd->old, fold_line, &f);
     free(f.matched);
     free(f.chain);
 }

@@ -1,6 +1,8 @@
 /*
  * --diff=OLD for the stack writers (folded, flamegraph): the old run's
- * call-path tree, read with the same options, and each call path of the
+ * call-path tree, read with the same options by the command line
+ * (analyzer/read/load.h) and handed over in struct ct_exporter's
+ * diff_base, and each call path of the
  * new run matched with the old one's of the same function names (and
  * source files, where both runs know them).  Values are in the measure the
  * writer shows: whole ns of self time (rounded as the folded export
@@ -11,23 +13,19 @@
 
 #include <stdio.h>
 
-#include "diff.h"
 #include "stacktree.h"
 
 #define CT_SD_NONE UINT32_MAX
 
 struct ct_stackdiff {
-    struct ct_diff_run run;
-    struct ct_stacktree old;
-    bool have_old;
+    const struct ct_stacktree *old;   /* the old run's, not owned       */
     uint64_t *old_value;    /* per old node: its own value              */
     uint32_t *match;        /* per new node: the old node of its path   */
 };
 
-/* Reads o->diff_base and matches its paths with newt's, which shows
- * `which` (CT_ST_*).  Returns 0, or 1 after one error line naming
- * format. */
-int ct_stackdiff_load(struct ct_stackdiff *sd, const struct ct_options *o,
+/* Matches the finished old tree's paths with newt's, which shows `which`
+ * (CT_ST_*).  Returns 0, or 1 after one error line naming format. */
+int ct_stackdiff_load(struct ct_stackdiff *sd, const struct ct_stacktree *old,
                       const struct ct_stacktree *newt, int which,
                       const char *format);
 void ct_stackdiff_free(struct ct_stackdiff *sd);

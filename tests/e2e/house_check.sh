@@ -33,7 +33,7 @@ check_tree_map() { # DIR
     done < <(find "$d" -type f ! -path "$readme" | sort)
 }
 check_tree_map preload
-for d in analyzer analyzer/model analyzer/readers analyzer/report \
+for d in analyzer analyzer/model analyzer/readers analyzer/read analyzer/report \
          analyzer/writers frontend include bench scripts; do
     files=()
     for f in "$d"/*; do
@@ -53,6 +53,7 @@ layer() { # path -> layer name
         analyzer/main.c|analyzer/cli.c|analyzer/options.h) echo cli;;
         analyzer/model/*) echo model;;
         analyzer/readers/*) echo readers;;
+        analyzer/read/*) echo read;;
         analyzer/report/*) echo report;;
         analyzer/writers/*) echo writers;;
         frontend/*) echo frontend;;
@@ -66,10 +67,11 @@ may_use() { # from to: the layers a layer may include
         base) [[ $2 =~ ^(include|base)$ ]];;
         model) [[ $2 =~ ^(include|base|model)$ ]];;
         readers) [[ $2 =~ ^(include|base|model|readers)$ ]];;
+        read) [[ $2 =~ ^(include|base|model|readers|read)$ ]];;
         report) [[ $2 =~ ^(include|base|model|report)$ ]];;
         writers) [[ $2 =~ ^(include|base|model|writers)$ ]];;
         cli) [[ $2 != preload && $2 != frontend ]];;
-        frontend) [[ $2 =~ ^(include|base|model|readers|frontend)$ ]];;
+        frontend) [[ $2 =~ ^(include|base|model|readers|read|frontend)$ ]];;
         *) false;;
     esac
 }
@@ -80,7 +82,8 @@ private_to() { # header path -> folder only it may be included from
         preload/*) echo preload;;
         analyzer/model/profile_private.h|analyzer/model/profile_run.h)
             echo analyzer/model;;
-        analyzer/readers/calltrace_reader.h) echo analyzer/readers;;
+        analyzer/readers/calltrace_reader.h|analyzer/readers/calltrace_record.h)
+            echo analyzer/readers;;
         analyzer/report/*_private.h) echo analyzer/report;;
     esac
 }

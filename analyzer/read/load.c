@@ -1,0 +1,108 @@
+/*
+ * Loading a run (load.h): input, format, the shared filters, the reader,
+ * the progress bar and the exit status of a read, in one place.
+ */
+#include <string.h>
+
+#include "load.h"
+#include "profile.h"
+#include "progress.h"
+#include "read_calltrace.h"
+#include "util.h"
+
+int ct_load_open(struct ct_load *l, const char *path,
+                 const struct ct_load_opts *o)
+{
+    memset(l, 0, sizeof *l);
+    if (ct_input_open(&l->in, path) != 0)
+        return CT_EXIT_BAD_INPUT;
+    l->reader = o->format ? ct_reader_find(o->format)
+                          : ct_reader_detect(&l->in);
+    if (!l->reader) {
+        if (o->format)
+            ct_error("unknown format '%s' (see --help)", o->format);
+        else
+            ct_input_error(path, "byte 0",
+                           "not a calltrace trace nor a known profiler log "
+                           "(use --format to name one)");
+        ct_input_close(&l->in);
+        return o->format ? CT_EXIT_USAGE : CT_EXIT_BAD_INPUT;
+    }
+    ct_trace_info_init(&l->info, l->in.path, l->reader->name);
+    l->opened = true;
+    return CT_EXIT_OK;
+}
+
+/* The filters every view shares, in front of sink: hidden functions are
+ * taken out before any view sees the events, so that every view leaves
+ * out the same calls; then the threads --tid leaves out. */
+static struct ct_sink *filters(struct ct_load *l, const struct ct_load_opts *o,
+                               struct ct_sink *sink)
+{
+    if (o->nhide || o->nnotrace) {
+        ct_hide_filter_init(&l->hide, sink, &l->info, o->hide, o->nhide);
+        ct_hide_filter_notrace(&l->hide, o->notrace, o->nnotrace);
+        sink = &l->hide.sink;
+    }
+    if (o->ntids) {
+        ct_tid_filter_init(&l->tidsel, sink, &l->info, o->tids, o->ntids);
+        sink = &l->tidsel.sink;
+    }
+    return sink;
+}
+
+int ct_load_read(struct ct_load *l, const struct ct_load_opts *o,
+                 struct ct_sink *sink, struct ct_profile *profile)
+{
+    struct ct_read_opts ropts = {
+        .lenient = o->lenient,
+        .have_range = o->have_range,
+        .range_from_ns = o->range_from_ns,
+        .range_to_ns = o->range_to_ns,
+    };
+    struct ct_sink *first = filters(l, o, sink);
+    /* Only the profile alone can be made in parts and merged. */
+    if (profile && first == ct_profile_sink(profile) && !o->whole_stream) {
+        ropts.profile = profile;
+        ropts.jobs = o->jobs;
+    }
+    ct_progress_start(l->in.path, l->in.size, o->progress);
+    int status = l->reader->read(&l->in, &l->info, first, &ropts);
+    ct_progress_end();
+    if (l->info.stopped[0] && status == CT_EXIT_OK)
+        status = CT_EXIT_BAD_INPUT;
+    if (o->ntids && !ct_tid_filter_finish(&l->tidsel)) {
+        ct_error("%s: --tid names no thread of the trace ('calltrace info "
+                 "%s' lists them)", l->in.path, l->in.path);
+        if (status == CT_EXIT_OK)
+            status = CT_EXIT_USAGE;
+    }
+    return status;
+}
+
+void ct_load_close(struct ct_load *l)
+{
+    if (!l->opened)
+        return;
+    ct_hide_filter_free(&l->hide);
+    ct_trace_info_free(&l->info);
+    ct_input_close(&l->in);
+    l->opened = false;
+}
+
+bool ct_load_header(const struct ct_load *l, struct ct_file_header *h,
+                    char *state, size_t len)
+{
+    return strcmp(l->reader->name, "calltrace") == 0 &&
+           ct_calltrace_header(&l->in, h, state, len);
+}
+
+bool ct_load_has_tid(const char *path, const uint64_t *tids, size_t n)
+{
+    struct ct_input in;
+    if (ct_input_open(&in, path) != 0)
+        return true; /* the reading names the problem */
+    int has = ct_calltrace_has_tid(&in, tids, n);
+    ct_input_close(&in);
+    return has != 0;
+}
