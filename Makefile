@@ -184,7 +184,7 @@ $(UNIT_OTHER:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_%: \
     tests/unit/test_%.c $(SAN_ANALYZER_A)
 	@mkdir -p $(dir $@)
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) -Itests/unit $(CFLAGS) $(SAN) -o $@ \
-	    $< $(filter %.o,$^) \
+	    $< $(filter %.o %.a,$^) \
 	    -lcmocka $(ANALYZER_LIBS)
 
 demo: deps all
