@@ -544,12 +544,6 @@ static void count_drop(struct ct_thread *t, struct fthread *f, uintptr_t fn,
         flush_drops(t, f);
 }
 
-void ct_filter_count_drop(struct ct_thread *t, struct fthread *f, uintptr_t fn,
-                          uint32_t reason)
-{
-    count_drop(t, f, fn, reason);
-}
-
 size_t ct_filter_drops_size(const struct ct_thread *t)
 {
     const struct fthread *f = t->filter;

@@ -142,7 +142,7 @@ fast_gate(const struct ct_thread *t)
 /* A frame left out: hidden on the shadow stack, its call counted. */
 static inline __attribute__((always_inline)) void
 push_hidden(struct ct_thread *t, struct fthread *f, uintptr_t fn,
-            uintptr_t sp, uint32_t d, uint32_t reason)
+            uintptr_t sp, uint32_t d, uint64_t *count)
 {
     t->stack[d] = fn;
     t->sp_not[d + 1] = ~sp;
@@ -150,8 +150,29 @@ push_hidden(struct ct_thread *t, struct fthread *f, uintptr_t fn,
     t->hidden_count++;
     f->state[d] = FS_FAST;
     t->depth = d + 1;
-    if (!ct_fdrop_add_fast(f, fn, reason))
-        ct_filter_count_drop(t, f, fn, reason);
+    (*count)++;
+}
+
+/* A call written, as hot.c writes it.  Out of line (a tail call), so
+ * the encoding's registers cost the drop path nothing. */
+static __attribute__((noinline)) void
+write_entry(struct ct_thread *t, struct fthread *f, uintptr_t fn,
+            uintptr_t site, uintptr_t sp, uint32_t d)
+{
+    uint64_t now = ct_read_tsc();
+    uint64_t prev = t->prev_ticks;
+    if (ct_unlikely(now < prev))
+        now = prev;
+    t->pos = ct_enc_entry(t->pos, now - prev, fn, t->prev_fn, site,
+                          t->prev_site);
+    t->stack[d] = fn;
+    t->sp_not[d + 1] = ~sp;
+    f->state[d] = FS_FAST;
+    t->depth = d + 1;
+    t->prev_ticks = now;
+    t->prev_fn = fn;
+    t->prev_site = site;
+    fast_done(t);
 }
 
 void ct_filter_fast_enter(uintptr_t fn, uintptr_t site, uintptr_t sp)
@@ -176,26 +197,19 @@ void ct_filter_fast_enter(uintptr_t fn, uintptr_t site, uintptr_t sp)
                                               __ATOMIC_RELAXED),
                               &reason);
     if (how == FAST_DROP) {
-        push_hidden(t, f, fn, sp, d, reason);
+        /* No call out of here but the tail call to the slow path, so the
+         * fast path saves no registers: a drop whose count is not where
+         * the first probe looks is the slow path's. */
+        uint64_t *count = ct_fdrop_slot(f, fn, reason);
+        if (!count)
+            goto unbusy;
+        push_hidden(t, f, fn, sp, d, count);
         fast_done(t);
         return;
     }
-    uint8_t *p = t->pos;
-    if (how != FAST_WRITE || p >= t->end)
+    if (how != FAST_WRITE || t->pos >= t->end)
         goto unbusy;
-    uint64_t now = ct_read_tsc();
-    uint64_t prev = t->prev_ticks;
-    if (ct_unlikely(now < prev))
-        now = prev;
-    t->pos = ct_enc_entry(p, now - prev, fn, t->prev_fn, site, t->prev_site);
-    t->stack[d] = fn;
-    t->sp_not[d + 1] = ~sp;
-    f->state[d] = FS_FAST;
-    t->depth = d + 1;
-    t->prev_ticks = now;
-    t->prev_fn = fn;
-    t->prev_site = site;
-    fast_done(t);
+    write_entry(t, f, fn, site, sp, d);
     return;
 unbusy:
     t->busy = 0;

@@ -73,7 +73,9 @@ static inline size_t ct_fhash_addr(uintptr_t a)
 /* A function's class (one byte): what the rules say of it alone. */
 #define FC_PLAIN 0x00u   /* no rule names it                           */
                          /* 1 + k: only exclude rule k names it        */
-#define FC_ASK   0xffu   /* an include or a trigger names it: slow path */
+#define FC_INC   0xfeu   /* only an include names it: plain inside the
+                            levels of an include, else the slow path's */
+#define FC_ASK   0xffu   /* a trigger, or an include and an exclude     */
 
 /* ct_filter_flags: process-wide state of the triggers. */
 #define FFL_FINISHED 0x1u   /* a :finish function has returned           */
@@ -105,8 +107,10 @@ extern struct ct_ffast *ct_ffast;
 /* The class of a function the rules' hash maps to v (0: none). */
 static inline uint8_t ct_ffast_class(uint32_t v)
 {
-    if (CT_FMATCH_INCLUDE(v) || CT_FMATCH_TRIGGER(v))
+    if (CT_FMATCH_TRIGGER(v) || (CT_FMATCH_INCLUDE(v) && CT_FMATCH_EXCLUDE(v)))
         return FC_ASK;
+    if (CT_FMATCH_INCLUDE(v))
+        return FC_INC;
     return (uint8_t)CT_FMATCH_EXCLUDE(v);  /* 0, or 1 + the rule */
 }
 
@@ -137,8 +141,11 @@ static inline int ct_ffast_decide(const struct ct_ffast *ff, uint8_t c,
                                   uint32_t npending, uint32_t flags,
                                   uint32_t *reason)
 {
-    if (c == FC_ASK)
+    /* An include opens its levels where none are open: a new scope. */
+    if (c == FC_ASK || (c == FC_INC && sc->allow == 0))
         return FAST_ASK;
+    if (c == FC_INC)
+        c = FC_PLAIN;
     if (flags & FFL_FINISHED)
         *reason = CT_DROP_FINISHED;
     else if (sc->notrace)
@@ -158,21 +165,15 @@ static inline int ct_ffast_decide(const struct ct_ffast *ff, uint8_t c,
     return FAST_DROP;
 }
 
-/* Adds a drop of fn to f's counts when its slot is the first probe's:
- * 1, else 0 (then filter.c's count_drop does it). */
-static inline int ct_fdrop_add_fast(struct fthread *f, uintptr_t fn,
-                                    uint32_t reason)
+/* The count of fn's drops for reason when it is where the first probe
+ * of filter.c's count_drop looks, else NULL (the first drop of a kind
+ * goes to the slow path). */
+static inline uint64_t *ct_fdrop_slot(struct fthread *f, uintptr_t fn,
+                                      uint32_t reason)
 {
     struct fdrop *e = &f->drops[(ct_fhash_addr(fn) ^ reason) & (DROP_CAP - 1)];
-    if (e->fn != fn || e->reason != reason || !e->count)
-        return 0;
-    e->count++;
-    return 1;
+    return e->fn == fn && e->reason == reason && e->count ? &e->count : NULL;
 }
-
-/* filter.c: a drop counted the whole way (may flush counts to the trace). */
-void ct_filter_count_drop(struct ct_thread *t, struct fthread *f, uintptr_t fn,
-                          uint32_t reason);
 
 /* filter_fast.c: the tables for the rules s (spec, hash of function
  * addresses to ct_fspec_match values) after they were installed or new
