@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "keeper.h"
+#include "patch.h"
 #include "plt.h"
 #include "sample.h"
 #include "filter.h"
@@ -264,6 +265,8 @@ void ct_process_start(void)
         at_quick_exit(quick_exit_close);
         ct_plt_start(ct_proc.calls_off ? CT_LIBCALLS_NONE
                                        : ct_proc.cfg.libcalls);
+        if (!ct_proc.calls_off)
+            ct_patch_start();
     }
     if ((ct_proc.hdr || ct_file_pending()) && !ct_proc.calls_off)
         ct_filter_start();

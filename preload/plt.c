@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "budget.h"
+#include "patch.h"
 #include "plt.h"
 #include "plt_got.h"
 #include "scratch.h"
@@ -775,6 +776,7 @@ static void sweep_unreturned(const struct plt_thread *pt)
 
 void ct_plt_disarm(void)
 {
+    ct_patch_disarm();
     struct plt_thread *pt = plt_self;
     if (!pt)
         return;
@@ -789,6 +791,7 @@ void ct_plt_disarm(void)
 
 void ct_plt_rearm(uintptr_t sp)
 {
+    ct_patch_rearm(sp);
     struct plt_thread *pt = plt_self;
     if (!pt || pt->in_tracer)
         return;
