@@ -44,11 +44,14 @@ struct pframe {
 
 struct pstack {
     uint32_t n;
+    uint32_t busy;    /* an entry is being pushed: a signal handler's
+                         calls push above it and forget nothing        */
     struct pframe f[PATCH_FRAMES];
 };
 
 static __thread struct pstack *pstk __attribute__((tls_model("initial-exec")));
 int ct_patch_active;
+static uintptr_t text_lo;  /* the main program's text: its first byte   */
 
 void ct_patch_entry(void);
 void ct_patch_return(void);
@@ -70,6 +73,8 @@ static uintptr_t function_of(uintptr_t body)
 {
     uintptr_t sled = body - SLED;
     uint32_t before;
+    if (sled < text_lo + 4)
+        return sled;
     memcpy(&before, (const void *)(sled - 4), 4);
     return before == 0xfa1e0ff3u ? sled - 4 : sled;
 }
@@ -83,14 +88,19 @@ void ct_patch_enter(uintptr_t body, uintptr_t *slot)
         ct_count_lost_global(1);
         goto out;
     }
+    int nested = ps->busy;
+    ps->busy = 1;
+    ct_signal_fence();
     uint32_t n = ps->n;
     /* Frames at or below this one's slot on this stack are gone (a
-     * longjmp left them): forgotten. */
-    while (n > 0 && ps->f[n - 1].slot <= (uintptr_t)slot &&
+     * longjmp left them): forgotten.  Not by a signal handler that
+     * interrupted a push, which might take the entry being made. */
+    while (!nested && n > 0 && ps->f[n - 1].slot <= (uintptr_t)slot &&
            ct_same_stack(ps->f[n - 1].slot, (uintptr_t)slot))
         n--;
     if (n >= PATCH_FRAMES) {
         ps->n = n;
+        ps->busy = nested;
         ct_count_lost_global(1);
         goto out;
     }
@@ -100,6 +110,7 @@ void ct_patch_enter(uintptr_t body, uintptr_t *slot)
     ct_signal_fence();
     ps->f[n] = (struct pframe){(uintptr_t)slot, *slot, fn};
     ct_signal_fence();
+    ps->busy = nested;
     *slot = (uintptr_t)ct_patch_return;
     ct_enter_at((void *)fn, (void *)ps->f[n].ret, (uintptr_t)slot);
 out:
@@ -301,6 +312,7 @@ void ct_patch_start(void)
     struct sleds s = {NULL, 0, 0};
     if (!m.found || find_sleds("/proc/self/exe", m.base, &s) != 0 || !s.n)
         return;
+    text_lo = m.lo;
     uint8_t *stub = near_stub(m.lo, m.hi);
     if (!stub) {
         ct_message("calltrace: patchable entries: no room for a stub near "

@@ -6,11 +6,16 @@
  *   handler x1 (a signal handler) calls leaf
  *   worker x2 (the threads' start functions)
  * leaf: 54 + 1 + 5 + 1 = 61.  Prints what it computed, the same traced
- * or not. */
+ * or not.
+ * With the argument "storm": 100000 calls of mid(3) while a profiling
+ * timer's handler (every 50 us of CPU time) calls leaf, so handlers
+ * interrupt the trampolines anywhere: leaf = 3 * mid + handler. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
 
 static jmp_buf jb;
 static volatile int sink;
@@ -50,8 +55,28 @@ __attribute__((noinline)) void *worker(void *arg)
     return (void *)(t + (long)arg);
 }
 
-int main(void)
+static int storm(void)
 {
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = handler;
+    sa.sa_flags = SA_RESTART;
+    sigaction(SIGPROF, &sa, NULL);
+    struct itimerval it = {{0, 50}, {0, 50}};
+    setitimer(ITIMER_PROF, &it, NULL);
+    long t = 0;
+    for (int i = 0; i < 100000; i++)
+        t += mid(3);
+    struct itimerval off = {{0, 0}, {0, 0}};
+    setitimer(ITIMER_PROF, &off, NULL);
+    printf("%ld\n", t);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && !strcmp(argv[1], "storm"))
+        return storm();
     int t = 0;
     for (int i = 0; i < 10; i++)
         t += mid(3);
