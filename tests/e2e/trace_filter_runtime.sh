@@ -24,7 +24,7 @@ rounds() { n=$((n + 1)); echo "$1" >&3; waitfor_count "$n"; }
 # waitfor_count K: the program answered K rounds so far.
 waitfor_count() {
     for _ in $(seq 200); do
-        [ "$(grep -cx done "$T/out")" -ge "$1" ] && return 0; sleep 0.05
+        [ "$(grep -cx "done" "$T/out")" -ge "$1" ] && return 0; sleep 0.05
     done
     fail "program never answered round $1"
 }
