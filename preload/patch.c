@@ -266,8 +266,11 @@ static int is_sled(const uint8_t *s)
     return !memcmp(s, nops, SLED) || !memcmp(s, nop5, sizeof nop5);
 }
 
-/* Writes the call into one entry; its page is made writable (and not
- * executable) only for the write, then read-only and executable again. */
+/* Writes the call into one entry; its page is writable only for the
+ * write.  Writable and executable at once: where a policy refuses that
+ * (SELinux's execmod), nothing is written, whereas a page written while
+ * not executable might then be refused execution, with the program's
+ * code on it. */
 static int patch_one(uintptr_t sled, const uint8_t *stub)
 {
     int64_t rel = (int64_t)((uintptr_t)stub - (sled + SLED));
@@ -275,7 +278,7 @@ static int patch_one(uintptr_t sled, const uint8_t *stub)
         return -1;
     uintptr_t page = sled & ~(uintptr_t)4095;
     size_t len = ((sled + SLED + 4095) & ~(uintptr_t)4095) - page;
-    if (mprotect((void *)page, len, PROT_READ | PROT_WRITE) != 0)
+    if (mprotect((void *)page, len, PROT_READ | PROT_WRITE | PROT_EXEC) != 0)
         return -1;
     uint8_t call[SLED] = {0xe8};
     int32_t r = (int32_t)rel;
