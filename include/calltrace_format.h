@@ -45,6 +45,9 @@
 #define CT_FILE_STREAM   0x80u /* sent over a connection: STREAM blocks may
                                   follow, the last TRAILER holds the final
                                   header (docs/trace-format.md "Streams")  */
+#define CT_FILE_PATCHED  0x100u /* calls recorded at patched NOP entries
+                                   (-fpatchable-function-entry), not by
+                                   -finstrument-functions' hooks          */
 #define CT_FILE_HEAD_PREFIX 0x800u /* record heads tell their type by a
                                       prefix code (ct_head), not 3 bits   */
 

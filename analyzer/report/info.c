@@ -106,8 +106,9 @@ static void put_header(FILE *out, const struct ct_file_header *hp,
                        const char *state)
 {
     const struct ct_file_header h = *hp;
-    fprintf(out, "%-14s calltrace trace, format version %" PRIu32 "%s%s\n",
+    fprintf(out, "%-14s calltrace trace, format version %" PRIu32 "%s%s%s\n",
             "format:", h.version,
+            h.flags & CT_FILE_PATCHED ? ", calls at patched entries" : "",
             h.flags & CT_FILE_FLIGHT ? ", flight recorder" : "",
             h.flags & CT_FILE_STREAM ? ", received as a stream" : "");
     put_text(out, "state:", state);

@@ -19,6 +19,7 @@
 
 #include "args.h"
 #include "keeper.h"
+#include "patch.h"
 #include "plt.h"
 #include "sample.h"
 #include "filter.h"
@@ -266,6 +267,8 @@ void ct_process_start(void)
         ct_args_start(); /* before the slots get their rules */
         ct_plt_start(ct_proc.calls_off ? CT_LIBCALLS_NONE
                                        : ct_proc.cfg.libcalls);
+        if (!ct_proc.calls_off)
+            ct_patch_start();
     }
     if ((ct_proc.hdr || ct_file_pending()) && !ct_proc.calls_off)
         ct_filter_start();

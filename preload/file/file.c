@@ -30,6 +30,7 @@
 
 #include "cmdline.h"
 #include "keeper.h"
+#include "patch.h"
 #include "rawsys.h"
 #include "stream.h"
 #include "supply.h"
@@ -680,6 +681,8 @@ static void fill_header(struct ct_file_header *h, uint32_t ppid)
     h->version = CT_FORMAT_VERSION;
     h->header_size = CT_FILE_HEADER_SIZE;
     h->flags = (ct_proc.calls_off ? 0 : CT_FILE_CALLS) | CT_FILE_HEAD_PREFIX;
+    if (ct_patch_active)
+        h->flags |= CT_FILE_PATCHED;
     if (ct_proc.sample_interval_ns) {
         h->flags |= CT_FILE_SAMPLED;
         h->sample_interval_ns = ct_proc.sample_interval_ns;

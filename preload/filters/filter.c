@@ -29,7 +29,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "filter.h"
+#include "filter_state.h"
 #include "plt.h"
 #include "scratch.h"
 #include "tracer.h"
@@ -60,6 +60,7 @@ struct fset {
     uint64_t hits;         /* bit i: rule i named some function         */
     void *demangle;        /* __cxa_demangle, once libstdc++ is there   */
     struct fset *older;  /* kept: a thread may still read it            */
+    struct ct_ffast *fast; /* its class tables (filter_fast.c), or NULL  */
 };
 
 static struct fset *current;
@@ -68,29 +69,29 @@ static uint64_t spec_written;      /* generation whose SPEC record exists */
 static int trigger_on;             /* recording allowed by the triggers   */
 static int finished;               /* a :finish function has returned     */
 
-/* Per-thread state, mapped on first use. */
-#define FS_WRITTEN 0
-#define FS_HIDDEN  1
-#define FS_PENDING 2
-#define DROP_CAP 256u
+/* ct_filter_flags as the triggers' state now says, for the fast path;
+ * read again after the store, so two threads changing the state at once
+ * leave the last word. */
+static uint32_t flags_now(const struct fset *s)
+{
+    return (__atomic_load_n(&finished, __ATOMIC_RELAXED) ? FFL_FINISHED : 0) |
+           (s && s->have_trigger &&
+                    !__atomic_load_n(&trigger_on, __ATOMIC_RELAXED)
+                ? FFL_TRIG_OFF
+                : 0);
+}
+
+static void flags_update(const struct fset *s)
+{
+    uint32_t v;
+    do {
+        v = flags_now(s);
+        __atomic_store_n(&ct_filter_flags, v, __ATOMIC_RELAXED);
+    } while (flags_now(s) != v);
+}
+
+/* Per-thread state (struct fthread, filter_state.h), mapped on first use. */
 #define DROPS_PER_RECORD 32u
-
-struct fdrop {
-    uintptr_t fn;
-    uint32_t reason;
-    uint64_t count;
-};
-
-/* What a frame's triggers change for its callees, restored when it
- * ends.  Zero is "nothing in force". */
-struct fscope {
-    uint32_t allow;        /* levels below this are inside an include     */
-    uint32_t notrace;      /* 1 + the :notrace rule of an open frame      */
-    uint32_t dbase, dmax;  /* :depth=N: N levels from level dbase         */
-    uint32_t drule;        /* 1 + that :depth= rule                       */
-    uint32_t trule;        /* 1 + the :time= rule in force, 0: min=       */
-    uint64_t tmin;         /* its duration in ticks                       */
-};
 
 /* A frame's flags (fthread.fl). */
 #define FF_TRACE     0x01u  /* kept whatever its duration                 */
@@ -100,32 +101,12 @@ struct fscope {
 #define FF_WEAK      0x10u  /* left out, unless a backtrace keeps it      */
 #define FF_PATH      0x20u  /* kept only on the path to a :caller one     */
 
-struct fthread {
-    uint64_t gen;
-    struct fscope sc;
-    uint32_t npending;
-    uint32_t ndrops;
-    struct fdrop drops[DROP_CAP];
-    uint8_t state[CT_MAX_DEPTH];
-    uint8_t fl[CT_MAX_DEPTH];
-    uint32_t why[CT_MAX_DEPTH];     /* a pending frame's reason if dropped */
-    struct fscope saved[CT_MAX_DEPTH];
-    uint64_t ticks[CT_MAX_DEPTH];
-    uint64_t fmin[CT_MAX_DEPTH];    /* a pending frame's least duration   */
-    uintptr_t site[CT_MAX_DEPTH];
-};
-
-static inline size_t hash_addr(uintptr_t a)
-{
-    return (size_t)((a >> 4) * 0x9E3779B97F4A7C15ull >> 20);
-}
-
 static uint32_t lookup(const struct fset *s, uintptr_t fn)
 {
     const struct fhash *h = __atomic_load_n(&s->hash, __ATOMIC_ACQUIRE);
     if (!h)
         return 0;
-    for (size_t i = hash_addr(fn) & h->mask;; i = (i + 1) & h->mask) {
+    for (size_t i = ct_fhash_addr(fn) & h->mask;; i = (i + 1) & h->mask) {
         uintptr_t k = __atomic_load_n(&h->s[i].key, __ATOMIC_ACQUIRE);
         if (k == fn)
             return __atomic_load_n(&h->s[i].val, __ATOMIC_RELAXED);
@@ -147,7 +128,7 @@ static struct fhash *hash_new(size_t cap)
 
 static void hash_put(struct fhash *h, uintptr_t key, uint32_t val)
 {
-    size_t i = hash_addr(key) & h->mask;
+    size_t i = ct_fhash_addr(key) & h->mask;
     while (h->s[i].key && h->s[i].key != key)
         i = (i + 1) & h->mask;
     if (h->s[i].key == key) {
@@ -284,6 +265,24 @@ static void scan_all(struct fset *s)
 
 /* ------------------------------------------------------------ installing */
 
+static void each_class(void *arg, void (*fn)(void *, uintptr_t, uint32_t),
+                       void *fnarg)
+{
+    const struct fhash *h = ((const struct fset *)arg)->hash;
+    for (size_t i = 0; h && i <= h->mask; i++)
+        if (h->s[i].key)
+            fn(fnarg, h->s[i].key, h->s[i].val);
+}
+
+/* The fast path's tables after the hash of s changed (install lock
+ * held): published for the current set only. */
+static void fast_update(struct fset *s)
+{
+    s->fast = ct_ffast_update(s->fast, &s->spec, s->gen, each_class, s);
+    if (s == current)
+        __atomic_store_n(&ct_ffast, s->fast, __ATOMIC_RELEASE);
+}
+
 static int install(const char *text, char *err, size_t errcap)
 {
     struct fset *s = ct_scratch_alloc(sizeof *s);
@@ -306,8 +305,13 @@ static int install(const char *text, char *err, size_t errcap)
     scan_all(s);
     __atomic_store_n(&trigger_on, !s->spec.have_on, __ATOMIC_RELAXED);
     __atomic_store_n(&finished, 0, __ATOMIC_RELAXED);
+    flags_update(s);
+    /* The fast path stops before the rules change and takes the new
+     * tables after: it never decides with a set that is not current. */
+    __atomic_store_n(&ct_ffast, NULL, __ATOMIC_RELEASE);
     /* The old set stays mapped: a thread may be reading it right now. */
     __atomic_store_n(&current, s, __ATOMIC_RELEASE);
+    fast_update(s);
     __atomic_store_n(&ct_filter_stop,
                      ct_fspec_active(&s->spec) ? CT_STOP_FILTER : 0u,
                      __ATOMIC_RELAXED);
@@ -397,6 +401,7 @@ void ct_filter_after_dlopen(void)
         return;
     pthread_mutex_lock(&install_lock);
     scan_all(current);
+    fast_update(current);
     pthread_mutex_unlock(&install_lock);
 }
 
@@ -411,6 +416,7 @@ void ct_filter_after_new_stub(void)
     int saved = errno;
     scan_slots(s, &sc);
     free(sc.buf);
+    fast_update(s);
     errno = saved;
     pthread_mutex_unlock(&install_lock);
 }
@@ -524,7 +530,7 @@ static void flush_drops(struct ct_thread *t, struct fthread *f)
 static void count_drop(struct ct_thread *t, struct fthread *f, uintptr_t fn,
                        uint32_t reason)
 {
-    size_t i = (hash_addr(fn) ^ reason) & (DROP_CAP - 1);
+    size_t i = (ct_fhash_addr(fn) ^ reason) & (DROP_CAP - 1);
     while (f->drops[i].count &&
            (f->drops[i].fn != fn || f->drops[i].reason != reason))
         i = (i + 1) & (DROP_CAP - 1);
@@ -730,8 +736,11 @@ static int decide(struct ct_thread *t, struct fthread *f, const struct fset *s,
         count_drop(t, f, fn, CT_DROP_NOTRACE | (f->sc.notrace - 1) << 3);
         return FD_DROP;
     }
-    if (trig)
+    if (trig) {
         apply_trigger(f, &sp->rules[trig - 1], trig, d);
+        if (sp->rules[trig - 1].acts & (CT_FACT_ON | CT_FACT_OFF))
+            flags_update(s);
+    }
     /* Levels count from the outermost included frame: a recursive or
      * nested match inside its levels does not extend them.  Included and
      * excluded both: its callees are recorded, it is not ("only below
@@ -842,14 +851,17 @@ int ct_filter_enter(struct ct_thread *t, uintptr_t fn, uintptr_t site,
  * (uftrace's finish trigger; it stops at the entry instead). */
 static void finish_if(const struct fthread *f, uint32_t d)
 {
-    if (f->fl[d] & FF_FINISH)
+    if (f->fl[d] & FF_FINISH) {
         __atomic_store_n(&finished, 1, __ATOMIC_RELAXED);
+        flags_update(__atomic_load_n(&current, __ATOMIC_ACQUIRE));
+    }
 }
 
 int ct_filter_pop(struct ct_thread *t, uint32_t d)
 {
     struct fthread *f = t->filter;
-    if (d >= CT_MAX_DEPTH)
+    /* A frame of the fast path changed no scope (filter_fast.c). */
+    if (d >= CT_MAX_DEPTH || f->state[d] == FS_FAST)
         return 0;
     f->sc = f->saved[d];
     /* A frame the fast path entered has no hidden bit: its state here
@@ -930,4 +942,55 @@ void ct_filter_thread_release(struct ct_thread *t)
     if (t->filter)
         munmap(t->filter, sizeof(struct fthread));
     t->filter = NULL;
+}
+
+int ct_filter_slow_decision(uintptr_t fn, uint32_t d, const struct fscope *sc,
+                            int trig_on, int fin, uint32_t *flags,
+                            uint32_t *reason)
+{
+    static struct fthread *f;
+    static struct ct_thread t;  /* count_drop's; its counts never flush */
+    const struct fset *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+    if (!f)
+        f = mmap(NULL, sizeof *f, PROT_READ | PROT_WRITE,
+                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (f == MAP_FAILED || !s || d >= CT_MAX_DEPTH)
+        return FAST_ASK;
+    memset(f->drops, 0, sizeof f->drops);
+    f->ndrops = 0;
+    f->npending = 0;
+    f->gen = s->gen;
+    f->sc = *sc;
+    int old_on = trigger_on, old_fin = finished;
+    trigger_on = trig_on;
+    finished = fin;
+    *flags = flags_now(s);
+    int how = decide(&t, f, s, fn, d);
+    uint32_t why;
+    uint64_t fmin = least_duration(f, s, &why);
+    trigger_on = old_on;
+    finished = old_fin;
+    if (how == FD_DROP) {
+        for (uint32_t i = 0; i < DROP_CAP; i++)
+            if (f->drops[i].count)
+                *reason = f->drops[i].reason;
+        return FAST_DROP;
+    }
+    if (how == FD_WRITE && !fmin && !(s->spec.have_acts & CT_FACT_CALLER))
+        return FAST_WRITE;
+    return FAST_ASK;
+}
+
+void ct_filter_add_names(const char *const *names, const uintptr_t *addrs,
+                         size_t n)
+{
+    pthread_mutex_lock(&install_lock);
+    struct fset *s = current;
+    if (s && s->spec.nrules) {
+        struct scan sc = {s, NULL, NULL, 0};
+        for (size_t i = 0; i < n; i++)
+            scan_symbol(&sc, names[i], addrs[i]);
+        fast_update(s);
+    }
+    pthread_mutex_unlock(&install_lock);
 }

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "budget.h"
-#include "filter.h"
+#include "filter_state.h"
 #include "rawsys.h"
 #include "supply.h"
 #include "tracer.h"
@@ -838,7 +838,18 @@ static void leave_frames_below(struct ct_thread *t, uintptr_t sp)
         pop_frame(t);
 }
 
+/* While rules in force let the filters decide calls by themselves, every
+ * event goes to their fast path first (filter_fast.c), which comes back
+ * to the _full variants for what it does not settle. */
 void ct_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
+{
+    if (__atomic_load_n(&ct_ffast, __ATOMIC_RELAXED))
+        ct_filter_fast_enter(fn, site, sp);
+    else
+        ct_enter_slow_full(fn, site, sp);
+}
+
+void ct_enter_slow_full(uintptr_t fn, uintptr_t site, uintptr_t sp)
 {
     int saved = errno;
     struct ct_thread *t = slow_begin();
@@ -914,6 +925,14 @@ static int64_t find_frame(const struct ct_thread *t, uintptr_t fn)
 }
 
 void ct_exit_slow(uintptr_t fn, uintptr_t site)
+{
+    if (__atomic_load_n(&ct_ffast, __ATOMIC_RELAXED))
+        ct_filter_fast_exit(fn, site);
+    else
+        ct_exit_slow_full(fn, site);
+}
+
+void ct_exit_slow_full(uintptr_t fn, uintptr_t site)
 {
     (void)site;
     int saved = errno;

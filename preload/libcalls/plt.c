@@ -40,6 +40,7 @@
 
 #include "args.h"
 #include "budget.h"
+#include "patch.h"
 #include "plt.h"
 #include "plt_got.h"
 #include "scratch.h"
@@ -781,6 +782,7 @@ static void sweep_unreturned(const struct plt_thread *pt)
 
 void ct_plt_disarm(void)
 {
+    ct_patch_disarm();
     struct plt_thread *pt = plt_self;
     if (!pt)
         return;
@@ -795,6 +797,7 @@ void ct_plt_disarm(void)
 
 void ct_plt_rearm(uintptr_t sp)
 {
+    ct_patch_rearm(sp);
     struct plt_thread *pt = plt_self;
     if (!pt || pt->in_tracer)
         return;

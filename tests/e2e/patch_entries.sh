@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# The patchable-entry mode: programs built with `calltrace cflags
+# --patchable` (NOP entries, no hooks) by gcc and clang have their
+# functions' entries patched at start, and their calls recorded with the
+# counts known by construction (tests/programs/patch_calls.c: nesting, a
+# double through the trampolines, longjmp, a signal handler, threads;
+# patch_throw.cpp: C++ exceptions through patched frames), every frame
+# closed, the output as without the tracer, and the trace saying its mode.
+. "$(dirname "$0")/lib.sh"
+[ -f "$LIB" ] || fail "no $LIB"
+[ -x "$FRONT" ] || fail "no $FRONT"
+[ "$(uname -m)" = x86_64 ] || skip "the patchable-entry mode is x86-64 only"
+read -r -a flags <<< "$("$FRONT" cflags --patchable)"
+expect_eq "cflags" "-fpatchable-function-entry=5,0" "${flags[0]}"
+
+calls() { awk -v n="$2" '/^Flat profile/ { f = 1 } /Call graph/ { f = 0 }
+    f && NF > 2 && $(NF-1) == n { print $4 }' "$1"; }
+
+# check NAME EXPECTED-COUNTS FUNCTION...: the run of $T/NAME traced.
+check() {
+    local name=$1 want=$2 got="" f
+    shift 2
+    "$T/$name" > "$T/$name.plain" || fail "$name: status $?"
+    run_traced "$T/$name.raw" "$T/$name" > "$T/$name.out" 2> "$T/$name.err" ||
+        fail "$name traced: status $?: $(cat "$T/$name.err")"
+    cmp -s "$T/$name.plain" "$T/$name.out" || fail "$name: output changed"
+    [ ! -s "$T/$name.err" ] || fail "$name: said $(cat "$T/$name.err")"
+    "$REPORT_SAN" -b "$T/$name.raw" > "$T/$name.txt" || fail "$name: report"
+    for f in "$@"; do got+="$f=$(calls "$T/$name.txt" "$f") "; done
+    expect_eq "$name: calls" "$want" "$got"
+    expect_eq "$name: nesting" \
+        " Unmatched: 0 returns with no call, 0 calls with no return, 0 frames open at the end" \
+        "$(grep '^ Unmatched:' "$T/$name.txt")"
+    expect_eq "$name: lost" " Lost events: 0" "$(grep '^ Lost events:' "$T/$name.txt")"
+    "$REPORT_SAN" --info "$T/$name.raw" | has "^format: .*calls at patched entries" ||
+        fail "$name: mode not in the header"
+}
+
+for cc in gcc clang; do
+    command -v $cc > /dev/null || { [ $cc = clang ] && continue; fail "no $cc"; }
+    $cc -std=gnu11 -O1 "${flags[@]}" -o "$T/c_$cc" "$PROGRAMS/patch_calls.c" -lpthread
+    check c_$cc "main=1 mid=18 leaf=61 fp=1 jumper=5 handler=1 worker=2 " \
+        main mid leaf fp jumper handler worker
+done
+# Signal handlers interrupting the trampolines anywhere: every frame
+# still closed, the program's own calls all there; a handler that
+# interrupts the tracer is counted lost, as in the other mode, so its
+# leaf calls are at most one per handler recorded or lost.
+run_traced "$T/storm.raw" "$T/c_gcc" storm > "$T/storm.out" || fail "storm: status $?"
+expect_eq "storm output" 300000 "$(cat "$T/storm.out")"
+"$REPORT_SAN" -b "$T/storm.raw" > "$T/storm.txt" || fail "storm: report"
+expect_eq "storm: nesting" \
+    " Unmatched: 0 returns with no call, 0 calls with no return, 0 frames open at the end" \
+    "$(grep '^ Unmatched:' "$T/storm.txt")"
+h=$(calls "$T/storm.txt" handler)
+lost=$(sed -n 's/^ Lost events: \([0-9]*\).*/\1/p' "$T/storm.txt")
+leaves=$(calls "$T/storm.txt" leaf)
+expect_eq "storm: mid" 100000 "$(calls "$T/storm.txt" mid)"
+[ "$leaves" -ge 300000 ] && [ "$leaves" -le $((300000 + ${h:-0} + lost)) ] ||
+    fail "storm: $leaves leaf calls, $h handlers, $lost lost"
+
+g++ -O1 "${flags[@]}" -o "$T/cxx" "$PROGRAMS/patch_throw.cpp"
+check cxx "main=1 middle(int)=10 thrower(int)=10 leaf()=26 " \
+    main "middle(int)" "thrower(int)" "leaf()"
+
+# Built without the flag: nothing patched, nothing said.
+gcc -std=gnu11 -O1 -o "$T/plain" "$PROGRAMS/patch_calls.c" -lpthread
+run_traced "$T/plain.raw" "$T/plain" > /dev/null 2> "$T/plain.err" || fail "plain"
+[ ! -s "$T/plain.err" ] || fail "plain: said $(cat "$T/plain.err")"
+echo ok

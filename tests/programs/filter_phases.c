@@ -1,0 +1,59 @@
+/* Driven line by line on stdin, for tests that change record-time filters
+ * while the program runs (tests/e2e/trace_filter_runtime.sh): "N" runs
+ * N rounds of a fixed call tree and answers "done"; "exit" returns.
+ * One round, from main:
+ *   outer -> mid (x2) -> leaf (x3 each)      1 + 2 + 6 calls
+ *   outer -> jumper -> leaf, then longjmp back to outer past jumper
+ *   outer -> rec(3) -> rec(2) -> rec(1)       a recursion of 3 levels
+ * so every count a filter leaves is known by construction. */
+#include <setjmp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static volatile int sink;
+static jmp_buf back;
+
+__attribute__((noinline)) void leaf(void) { sink++; }
+
+__attribute__((noinline)) void mid(void)
+{
+    for (int i = 0; i < 3; i++)
+        leaf();
+}
+
+__attribute__((noinline)) void jumper(void)
+{
+    leaf();
+    longjmp(back, 1);
+}
+
+__attribute__((noinline)) void rec(int n)
+{
+    if (n > 1)
+        rec(n - 1);
+    sink++;
+}
+
+__attribute__((noinline)) void outer(void)
+{
+    mid();
+    mid();
+    if (!setjmp(back))
+        jumper();
+    rec(3);
+}
+
+int main(void)
+{
+    char line[64];
+    setvbuf(stdout, NULL, _IOLBF, 0);
+    printf("ready\n");
+    while (fgets(line, sizeof line, stdin) && strncmp(line, "exit", 4)) {
+        long n = atol(line);
+        for (long i = 0; i < n; i++)
+            outer();
+        printf("done\n");
+    }
+    return 0;
+}

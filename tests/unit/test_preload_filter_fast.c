@@ -1,0 +1,202 @@
+/* The filters' fast decision (preload/filters/filter_fast.c, filter_state.h)
+ * against the slow one (decide in preload/filter.c): over many rule sets
+ * put in force with ct_filter_reload, for functions of this program at
+ * many levels and scopes, whenever the fast path answers, the slow path
+ * answers the same, with the same reason for a call left out.  The
+ * tables say what the rules say of each function, and a set the fast
+ * path cannot serve has no tables. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "filter_state.h"
+
+/* Functions the rules name: only their addresses and symbols matter. */
+#define FN(name)                                                          \
+    __attribute__((noinline, used)) int name(int x)                       \
+    {                                                                     \
+        __asm__ volatile("" : "+r"(x));                                   \
+        return x + __LINE__;                                              \
+    }
+FN(lex_a)
+FN(lex_b)
+FN(parse_one)
+FN(parse_two)
+FN(f_alpha)
+FN(f_beta)
+FN(f_gamma)
+FN(f_delta)
+FN(f_eps)
+FN(f_zeta)
+FN(plain_one)
+FN(plain_two)
+
+static int (*const fns[])(int) = {lex_a,   lex_b,  parse_one, parse_two,
+                                  f_alpha, f_beta, f_gamma,   f_delta,
+                                  f_eps,   f_zeta, plain_one, plain_two};
+#define NFNS (sizeof fns / sizeof fns[0])
+static const char *const names[NFNS] = {
+    "lex_a",   "lex_b",  "parse_one", "parse_two", "f_alpha",   "f_beta",
+    "f_gamma", "f_delta", "f_eps",    "f_zeta",    "plain_one", "plain_two"};
+
+/* The rules in force, with this program's functions named: it is not
+ * built for tracing, so the scan of loaded objects passes it by. */
+static int reload(const char *spec, char *err, size_t cap)
+{
+    if (ct_filter_reload(spec, err, cap) != 0)
+        return -1;
+    uintptr_t addrs[NFNS];
+    for (size_t i = 0; i < NFNS; i++)
+        addrs[i] = (uintptr_t)fns[i];
+    ct_filter_add_names(names, addrs, NFNS);
+    return 0;
+}
+
+/* No re: pattern: the sets replaced are kept for threads that may read
+ * them, and LeakSanitizer would call their compiled expressions leaks. */
+static const char *const items[] = {
+    "-lex_*",          "-parse_one",        "parse_*",
+    "parse_two@2",     "f_alpha@3",         "depth=3",
+    "depth=6",         "f_beta:notrace",    "f_gamma:depth=2",
+    "f_delta:on",      "f_eps:off",         "f_eps:finish",
+    "f_alpha:time=1us", "-f_[bz]eta", "f_zeta:trace",
+    "-plain_two",      "min=1us",           "f_beta:caller",
+    "f_gamma:backtrace", "f_delta:trace_on:depth=1",
+};
+#define NITEMS (sizeof items / sizeof items[0])
+
+static uint64_t rng = 88172645463325252ull;
+static uint32_t next_rand(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)rng;
+}
+
+/* Whether the fast path can serve the spec at all. */
+static int capable(const char *spec)
+{
+    return !strstr(spec, "min=") && !strstr(spec, ":caller") &&
+           !strstr(spec, ":backtrace");
+}
+
+static void random_scope(struct fscope *sc)
+{
+    static const uint32_t allows[] = {0, 1, 2, 4, UINT32_MAX};
+    memset(sc, 0, sizeof *sc);
+    sc->allow = allows[next_rand() % 5];
+    if (next_rand() % 4 == 0)
+        sc->notrace = 1 + next_rand() % 3;
+    if (next_rand() % 3 == 0) {
+        sc->dbase = next_rand() % 4;
+        sc->dmax = 1 + next_rand() % 3;
+        sc->drule = 1 + next_rand() % 3;
+    }
+    if (next_rand() % 4 == 0) {
+        sc->trule = 1 + next_rand() % 3;
+        sc->tmin = 1000;
+    }
+}
+
+struct tally {
+    unsigned writes, drops, asks;
+};
+
+/* Every function at random levels and scopes under the rules in force. */
+static void compare_all(const char *spec, struct tally *n)
+{
+    const struct ct_ffast *ff = ct_ffast;
+    for (size_t i = 0; i < NFNS; i++) {
+        uintptr_t fn = (uintptr_t)fns[i];
+        for (int k = 0; k < 40; k++) {
+            struct fscope sc;
+            random_scope(&sc);
+            uint32_t d = next_rand() % 9;
+            int on = next_rand() % 3 != 0, fin = next_rand() % 5 == 0;
+            uint32_t flags = 0, rs = ~0u, rf = ~0u;
+            int slow = ct_filter_slow_decision(fn, d, &sc, on, fin, &flags,
+                                               &rs);
+            int fast = ct_ffast_decide(ff, ct_ffast_lookup(ff, fn), d, &sc,
+                                       0, flags, &rf);
+            if (fast == FAST_ASK) {
+                n->asks++;
+                continue;
+            }
+            if (fast != slow || (fast == FAST_DROP && rf != rs))
+                fail_msg("'%s': fn #%zu at level %u (allow %u notrace %u "
+                         "depth %u+%u time %u, on %d finished %d): fast %d "
+                         "reason %#x, slow %d reason %#x",
+                         spec, i, d, sc.allow, sc.notrace, sc.dbase, sc.dmax,
+                         sc.trule, on, fin, fast, rf, slow, rs);
+            if (fast == FAST_DROP)
+                n->drops++;
+            else
+                n->writes++;
+        }
+    }
+}
+
+static void test_classes(void **state)
+{
+    (void)state;
+    char err[256];
+    assert_int_equal(reload("-lex_*,f_alpha@3,f_beta:notrace,"
+                                      "-plain_two", err, sizeof err), 0);
+    const struct ct_ffast *ff = ct_ffast;
+    assert_non_null(ff);
+    assert_int_equal(ct_ffast_lookup(ff, (uintptr_t)lex_a), 1);
+    assert_int_equal(ct_ffast_lookup(ff, (uintptr_t)lex_b), 1);
+    assert_int_equal(ct_ffast_lookup(ff, (uintptr_t)plain_two), 4);
+    assert_int_equal(ct_ffast_lookup(ff, (uintptr_t)plain_one), FC_PLAIN);
+    assert_int_equal(ct_ffast_lookup(ff, (uintptr_t)f_alpha), FC_INC);
+    assert_int_equal(ct_ffast_lookup(ff, (uintptr_t)f_beta), FC_ASK);
+    /* Outside every object known: asked. */
+    assert_int_equal(ct_ffast_lookup(ff, 16), FC_ASK);
+    assert_int_equal(reload("f_alpha,min=1us", err, sizeof err), 0);
+    assert_null(ct_ffast);
+    assert_int_equal(reload("", err, sizeof err), 0);
+    assert_null(ct_ffast);
+}
+
+static void test_fast_is_slow(void **state)
+{
+    (void)state;
+    struct tally n = {0, 0, 0};
+    char spec[512], err[256];
+    for (int set = 0; set < 150; set++) {
+        size_t len = 0;
+        int count = 1 + (int)(next_rand() % 4);
+        for (int j = 0; j < count; j++)
+            len += (size_t)snprintf(spec + len, sizeof spec - len, "%s%s",
+                                    j ? "," : "",
+                                    items[next_rand() % NITEMS]);
+        if (reload(spec, err, sizeof err) != 0)
+            fail_msg("'%s': %s", spec, err);
+        if (!capable(spec)) {
+            if (ct_ffast)
+                fail_msg("'%s': tables for rules the slow path must serve",
+                         spec);
+            continue;
+        }
+        if (!ct_ffast)
+            fail_msg("'%s': no tables", spec);
+        compare_all(spec, &n);
+    }
+    ct_filter_reload("", err, sizeof err);
+    /* Not vacuous: both answers were compared many times. */
+    assert_true(n.writes > 1000);
+    assert_true(n.drops > 1000);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_classes),
+        cmocka_unit_test(test_fast_is_slow),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
