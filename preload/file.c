@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include "keeper.h"
+#include "profile.h"
 #include "rawsys.h"
 #include "stream.h"
 #include "supply.h"
@@ -768,7 +769,8 @@ static void fill_header(struct ct_file_header *h, uint32_t ppid)
     memcpy(h->magic, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN);
     h->version = CT_FORMAT_VERSION;
     h->header_size = CT_FILE_HEADER_SIZE;
-    h->flags = (ct_proc.calls_off ? 0 : CT_FILE_CALLS) | CT_FILE_HEAD_PREFIX;
+    h->flags = (ct_proc.calls_off ? 0 : CT_FILE_CALLS) | CT_FILE_HEAD_PREFIX |
+               (ct_profile_stop ? CT_FILE_PROFILE : 0);
     if (ct_proc.sample_interval_ns) {
         h->flags |= CT_FILE_SAMPLED;
         h->sample_interval_ns = ct_proc.sample_interval_ns;

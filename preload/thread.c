@@ -16,6 +16,7 @@
 
 #include "budget.h"
 #include "filter.h"
+#include "profile.h"
 #include "rawsys.h"
 #include "supply.h"
 #include "tracer.h"
@@ -87,6 +88,7 @@ static uint32_t stop_bits(const struct ct_thread *t)
     return (t->region ? CT_STOP_REGION : 0) |
            (t->hidden_count ? CT_STOP_HIDDEN : 0) |
            (t->flags & CT_T_DEAD ? CT_STOP_DEAD : 0) | ct_filter_stop |
+           ct_profile_stop |
            (ct_clock_is_tsc ? 0 : CT_STOP_MONO) |
            (ct_proc.count_after_failure ? CT_STOP_FAILED : 0) |
            (__atomic_load_n(&t->sharers, __ATOMIC_RELAXED) ||
@@ -867,6 +869,8 @@ void ct_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
     if (hide && d < CT_MAX_DEPTH) {
         t->hidden[d / 64] |= 1ull << (d % 64);
         t->hidden_count++;
+    } else if (ct_profile_stop) {
+        ct_profile_enter(t, fn);
     } else if (ensure_room(t, CT_REC_MAX_HOT) == 0) {
         uint64_t now = ct_now();
         uint64_t dt = tick_delta(t, now);
@@ -895,6 +899,8 @@ static void pop_frame(struct ct_thread *t)
     } else if (is_hidden(t, d)) {
         t->hidden[d / 64] &= ~(1ull << (d % 64));
         t->hidden_count--;
+    } else if (ct_profile_stop) {
+        ct_profile_exit(t);
     } else if (ensure_room(t, CT_REC_MAX_HOT) == 0) {
         t->pos = ct_enc_exit(t->pos, tick_delta(t, ct_now()));
     } else if (!ct_proc.failed || ct_proc.count_after_failure) {
@@ -996,6 +1002,7 @@ void ct_thread_switch_context(uint32_t id,
         goto out;
     swap(t, id, arg);
     t->context = id;
+    ct_profile_switch(t);
     if (t->blk && !ct_proc.failed) {
         uint8_t b[10];
         size_t n = (size_t)(ct_put_varint(b, id) - b);
@@ -1118,6 +1125,7 @@ void ct_thread_key_dtor(void *arg)
     ct_supply_thread_end(t);
     ct_cpu_thread_release(t, 0);
     ct_filter_thread_release(t);
+    ct_profile_thread_end(t);
     ct_context_thread_release(t);
     ct_self = &dead_thread;
     unregister_thread(t);
@@ -1263,6 +1271,7 @@ void ct_thread_after_fork_child(void)
             munmap(t->blk, (size_t)(t->limit - (uint8_t *)t->blk));
             ct_budget_add(-(int64_t)(t->limit - (uint8_t *)t->blk));
         }
+        ct_profile_after_fork(t, t == self);
         if (t != self) {
             munmap(t, MAP_SIZE);
             ct_budget_add(-(int64_t)MAP_SIZE);

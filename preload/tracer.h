@@ -227,6 +227,9 @@ static inline __attribute__((always_inline)) uint64_t ct_now(void)
  * of both comes to the slow path, which records the owner's (by thread
  * id) and counts the others' lost (wrap_clone.c). */
 #define CT_STOP_SHARED 0x40u
+/* CALLTRACE_MODE=profile: every call goes to the slow path, which adds it
+ * to the thread's call-path table instead of writing a record (profile.c). */
+#define CT_STOP_PROFILE 0x80u
 
 /* How one thread's on-CPU time is kept (cputime.c). */
 struct ct_cpu {
@@ -298,6 +301,8 @@ struct ct_thread {
      * hook compare with the top without a test for depth 0 (jump.c). */
     uintptr_t sp_not[CT_MAX_DEPTH + 1];
     uint64_t hidden[CT_MAX_DEPTH / 64];    /* bit set: frame is hidden      */
+    /* Last, so the fields the hooks read keep their offsets. */
+    void *profile;        /* CALLTRACE_MODE=profile: its table (profile.c) */
 } __attribute__((aligned(64)));
 
 /* The `end` of a thread whose records must stay below lim: a record of

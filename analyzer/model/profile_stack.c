@@ -338,6 +338,9 @@ int ct_prof_event(struct ct_profile *p, const struct ct_event *ev)
             th->clock_c1 = ev->count;
         }
         break;
+    case CT_EV_PATH:
+        ct_prof_path(p, th, ev);
+        break;
     case CT_EV_SAMPLE:
         break;
     }
