@@ -84,6 +84,29 @@ static bool has_samples(const struct ct_profile *p)
     return p->info->sampled || p->counts.samples || p->info->nsample_counts;
 }
 
+/* The view asked for when it needs every call (which a profile does not
+ * keep), else NULL. */
+static const char *profile_refuses(const struct ct_options *o)
+{
+    static const char *const per_call[][2] = {
+        {"chrome", "--export chrome"}, {"perfetto", "--export perfetto"},
+        {"lms", "--export lms"}};
+    if (o->tree)
+        return "--tree";
+    if (o->dump)
+        return "--dump";
+    if (o->have_range)
+        return "--time-range";
+    if (o->stats)
+        return "--stats";
+    if (o->slowest)
+        return "--slowest";
+    for (size_t i = 0; o->export_format && i < 3; i++)
+        if (strcmp(o->export_format, per_call[i][0]) == 0)
+            return per_call[i][1];
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     struct ct_options opts;
@@ -110,6 +133,16 @@ int main(int argc, char **argv)
     if (opts.lenient && strcmp(reader->name, "calltrace") == 0) {
         ct_error("--lenient is for text logs; %s is a calltrace trace, read "
                  "up to any damage", in.path);
+        ct_input_close(&in);
+        return CT_EXIT_USAGE;
+    }
+
+    const char *needs_calls = profile_refuses(&opts);
+    if (needs_calls && strcmp(reader->name, "calltrace") == 0 &&
+        ct_calltrace_is_profile(&in)) {
+        ct_error("%s is a profile (CALLTRACE_MODE=profile): it keeps each "
+                 "call path's sums, not the calls one by one %s needs",
+                 in.path, needs_calls);
         ct_input_close(&in);
         return CT_EXIT_USAGE;
     }

@@ -121,6 +121,8 @@ static uint32_t lookup(struct prof *s, uint32_t parent, uintptr_t fn)
  * (a fork, a context switch): its call is not this table's. */
 static void push(struct prof *s, uintptr_t fn, uint64_t now, int counted)
 {
+    /* A call's own entry is timed after its path is found: a new path's
+     * first touch of its page is the tracer's, not the callee's. */
     uint32_t d = s->depth++;
     if (d >= FRAME_CAP) {
         if (counted)
@@ -132,7 +134,7 @@ static void push(struct prof *s, uintptr_t fn, uint64_t now, int counted)
                                         : lookup(s, parent, fn);
     struct ct_prof_frame *f = &s->fr[d];
     f->node = n;
-    f->start = now;
+    f->start = now ? now : ct_now();
     f->child = 0;
     if (counted) {
         if (n == CT_PROF_NONE)
@@ -212,7 +214,6 @@ static struct prof *get(struct ct_thread *t)
 
 void ct_profile_enter(struct ct_thread *t, uintptr_t fn)
 {
-    uint64_t now = ct_now();
     struct prof *s = get(t);
     if (ct_unlikely(!s || s->failed)) {
         if (s)
@@ -220,7 +221,7 @@ void ct_profile_enter(struct ct_thread *t, uintptr_t fn)
         ct_count_lost_global(1);
         return;
     }
-    push(s, fn, now, 1);
+    push(s, fn, 0, 1);
 }
 
 void ct_profile_exit(struct ct_thread *t)

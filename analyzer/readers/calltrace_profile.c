@@ -21,6 +21,16 @@ struct table {
     uint32_t *fid;
 };
 
+bool ct_calltrace_is_profile(const struct ct_input *in)
+{
+    struct ct_file_header h;
+    if (in->size < sizeof h)
+        return false;
+    memcpy(&h, in->data, sizeof h);
+    return memcmp(h.magic, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN) == 0 &&
+           (h.flags & CT_FILE_PROFILE);
+}
+
 void ctr_profile_threads(struct ct_trace_info *info, struct block *blocks,
                          size_t n)
 {
