@@ -28,7 +28,7 @@
 #include "tracer.h"
 
 #define DEFAULT_PATHS 16384u
-#define MIN_PATHS 16u
+#define MIN_PATHS 2u
 #define MAX_PATHS (1u << 22)
 #define FRAME_CAP CT_MAX_DEPTH
 

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The profile mode (CALLTRACE_MODE=profile) counts every call as the trace
+# mode does: on a program with known call counts, threads and a fork, the
+# flat profile's and the call graph's counts and the call paths' counts
+# (folded) equal the trace's; a SIGKILL keeps the profile up to the kill;
+# paths beyond CALLTRACE_PROFILE_PATHS are counted; views that need every
+# call refuse a profile in one line.
+. "$(dirname "$0")/lib.sh"
+[ -f "$LIB" ] || fail "no $LIB"
+build_traced "$T/prog" "$PROGRAMS/profile_counts.c"
+
+# The flat profile's calls and names; the call graph's "called" column
+# and names (indices and times differ between runs); folded calls.
+flat() {
+    "$REPORT_SAN" "$1" | awk '/^Flat profile:/{f=1;next} /call graph/{f=0}
+        f && $NF ~ /^\[[0-9]+\]$/ {print $4, $(NF-1)}' | sort
+}
+graph() {
+    "$REPORT_SAN" "$1" | awk '/Call graph \(explanation/{g=1} /^ Each entry is one function/{g=0}
+        g && $NF ~ /^\[[0-9]+\]$/ && $(NF-2) ~ /^[0-9]+([\/+][0-9]+)?$/ {
+            print ($1 ~ /^\[/ ? "P" : "-"), $(NF-2), $(NF-1)}' | sort
+}
+folded() {
+    "$REPORT_SAN" --export folded --folded-value=calls "$1" | sort
+}
+
+run_traced "$T/t.raw" "$T/prog" || fail "trace run"
+CALLTRACE_MODE=profile run_traced "$T/p.raw" "$T/prog" || fail "profile run"
+tchild=$(ls "$T"/t.raw.*); pchild=$(ls "$T"/p.raw.*)
+for v in flat graph folded; do
+    $v "$T/t.raw" > "$T/t.$v"; $v "$T/p.raw" > "$T/p.$v"
+    [ -s "$T/t.$v" ] || fail "$v: empty"
+    diff "$T/t.$v" "$T/p.$v" > /dev/null || fail "$v differs: $(diff "$T/t.$v" "$T/p.$v")"
+    $v "$tchild" > "$T/tc.$v"; $v "$pchild" > "$T/pc.$v"
+    diff "$T/tc.$v" "$T/pc.$v" > /dev/null || fail "child's $v differs: $(diff "$T/tc.$v" "$T/pc.$v")"
+done
+# and by construction: 24 work, 72 leaf, 24 x 5 rec (24 from work)
+expect_eq "work calls" "24 work" "$(grep ' work$' "$T/p.flat")"
+expect_eq "leaf calls" "72 leaf" "$(grep ' leaf$' "$T/p.flat")"
+expect_eq "child's leaf" "5 leaf" "$(grep ' leaf$' "$T/pc.flat")"
+expect_eq "rec from work" "P 24+96 rec" "$(grep '^P .* rec$' "$T/p.graph")"
+"$REPORT_SAN" "$T/p.raw" | has "calls outside the tables' room (CALLTRACE_PROFILE_PATHS): 0 " ||
+    fail "summary: no profile line"
+
+# Views that need every call: one line, non-zero exit.
+for view in --tree --dump "--export chrome" "--export perfetto" --stats \
+            "--time-range 0..1s"; do
+    set +e
+    # shellcheck disable=SC2086
+    "$REPORT_SAN" $view "$T/p.raw" > "$T/out" 2> "$T/err"; rc=$?
+    set -e
+    [ "$rc" -ne 0 ] || fail "$view: exit 0"
+    expect_eq "$view: one line" 1 "$(wc -l < "$T/err")"
+    has "is a profile" "$T/err" || fail "$view: $(cat "$T/err")"
+done
+
+# The table's room: the paths beyond it are counted, with all the calls.
+rm -f "$T"/p.raw*
+CALLTRACE_PROFILE_PATHS=4 CALLTRACE_MODE=profile run_traced "$T/p.raw" "$T/prog" ||
+    fail "capped run"
+"$REPORT_SAN" "$T/p.raw" > "$T/capped"
+over=$(sed -n "s/.*PROFILE_PATHS): \([0-9]*\) .*/\1/p" "$T/capped")
+calls=$(sed -n 's/ Events: [0-9]* (\([0-9]*\) calls.*/\1/p' "$T/capped")
+[ "${over:-0}" -gt 0 ] || fail "no call counted outside the table"
+tcalls=$("$REPORT_SAN" "$T/t.raw" | sed -n 's/ Events: [0-9]* (\([0-9]*\) calls.*/\1/p')
+expect_eq "calls kept + outside" "$tcalls" "$((calls + over))"
+
+# SIGKILL: the table is in the file; the calls made before it are there.
+rm -f "$T"/p.raw*
+CALLTRACE_MODE=profile CALLTRACE_OUTPUT=$T/k.raw LD_PRELOAD=$LIB \
+    "$T/prog" 1000 > "$T/fifo.out" &
+pid=$!
+for _ in $(seq 600); do
+    has spun "$T/fifo.out" && break
+    sleep 0.1
+done
+has spun "$T/fifo.out" || { kill -9 "$pid"; fail "the program never spun"; }
+kill -9 "$pid"
+wait "$pid" 2> /dev/null || true
+expect_eq "spin calls after SIGKILL" "1000 spin" "$(flat "$T/k.raw" | grep ' spin$')"
+expect_eq "work calls after SIGKILL" "24 work" "$(flat "$T/k.raw" | grep ' work$')"
+echo ok
