@@ -251,7 +251,10 @@ void ct_process_start(void)
     ct_proc.calls_off = ct_sample_parse_mode(env("CALLTRACE_MODE")) ==
                         CT_MODE_SAMPLE;
     ct_profile_start();
-    ct_measure_bias();  /* fills ct_proc.bias_*_ps */
+    if (ct_profile_stop)
+        ct_profile_measure_bias();  /* the profile path's cost */
+    else
+        ct_measure_bias();  /* fills ct_proc.bias_*_ps */
     /* A first rate for the header, over the bias measurement's tens of us,
      * in case the process is killed before the window closes. */
     ct_clock_calibrate(0);

@@ -314,3 +314,50 @@ void ct_profile_switch(struct ct_thread *t)
     }
     take_shadow(s, t, ct_now());
 }
+
+/* The calibration's table (profile_bias.c): in memory of its own, not in
+ * the file, which may not exist yet. */
+int ct_profile_bias_begin(struct ct_thread *t)
+{
+    struct prof *s = ct_scratch_alloc(sizeof *s + slots_bytes());
+    if (!s)
+        return -1;
+    uint32_t size = block_bytes();
+    uint8_t *b = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                      MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (b == MAP_FAILED) {
+        ct_scratch_free(s, sizeof *s + slots_bytes());
+        return -1;
+    }
+    s->slots = (uint32_t *)(s + 1);
+    uint32_t p = 1;
+    while (p <= node_cap)
+        p *= 2;
+    s->mask = p - 1;
+    s->blk = (struct ct_block_header *)b;
+    s->size = size;
+    s->head = (struct ct_prof_head *)(b + CT_BLOCK_HEADER_SIZE);
+    s->fr = (struct ct_prof_frame *)(s->head + 1);
+    s->nodes = (struct ct_prof_node *)(s->fr + FRAME_CAP);
+    s->head->node_cap = node_cap;
+    s->head->frame_cap = FRAME_CAP;
+    s->head->nodes = 1;
+    t->profile = s;
+    return 0;
+}
+
+void ct_profile_bias_stamps(const struct ct_thread *t, uint64_t *enter,
+                            uint64_t *exit)
+{
+    const struct prof *s = t->profile;
+    *enter = s->fr[0].start;
+    *exit = s->blk->last_ticks;
+}
+
+void ct_profile_bias_end(struct ct_thread *t)
+{
+    struct prof *s = t->profile;
+    munmap(s->blk, s->size);
+    t->profile = NULL;
+    ct_scratch_free(s, sizeof *s + slots_bytes());
+}

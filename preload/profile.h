@@ -30,4 +30,14 @@ void ct_profile_after_fork(struct ct_thread *t, int self);
  * of the shadow stack it switched to. */
 void ct_profile_switch(struct ct_thread *t);
 
+/* The tracer's cost per call in the profile mode, measured at start as
+ * bias.c measures the trace mode's (profile_bias.c), into ct_proc.bias_*. */
+void ct_profile_measure_bias(void);
+/* For it: a table of t's own in memory, the clock reads of the latest
+ * call's entry and return, the table let go. */
+int ct_profile_bias_begin(struct ct_thread *t);
+void ct_profile_bias_stamps(const struct ct_thread *t, uint64_t *enter,
+                            uint64_t *exit);
+void ct_profile_bias_end(struct ct_thread *t);
+
 #endif /* CT_PROFILE_H */
