@@ -70,7 +70,7 @@ _calltrace_complete_words()
         --cputime=*) _calltrace_values "$cur" "switch clock off"; return;;
         --sort=*) _calltrace_values "$cur" "self calls total avg name min p50 p90 p99 max"; return;;
         --slowest=*) return;;
-        --filter=*|--trigger=*|--depth=*|--min-duration=*|--timeout=*|--threshold=*|--tid=*) return;;
+        --filter=*|--trigger=*|--depth=*|--profile-paths=*|--min-duration=*|--timeout=*|--threshold=*|--tid=*) return;;
         --*=*)
             COMPREPLY=($(compgen -f -- "${cur#*=}")); return;;
         -*)

@@ -29,7 +29,7 @@
 #include <unistd.h>
 
 #include "keeper.h"
-#include "profile.h"
+#include "profile_mode.h"
 #include "rawsys.h"
 #include "stream.h"
 #include "supply.h"

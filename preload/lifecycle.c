@@ -19,7 +19,7 @@
 
 #include "keeper.h"
 #include "plt.h"
-#include "profile.h"
+#include "profile_mode.h"
 #include "sample.h"
 #include "filter.h"
 #include "stream.h"

@@ -11,7 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "profile.h"
+#include "profile_mode.h"
 #include "tracer.h"
 
 enum { ROUNDS = 5, PAIRS = 50 };

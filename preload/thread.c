@@ -16,7 +16,7 @@
 
 #include "budget.h"
 #include "filter.h"
-#include "profile.h"
+#include "profile_mode.h"
 #include "rawsys.h"
 #include "supply.h"
 #include "tracer.h"

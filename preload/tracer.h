@@ -228,7 +228,7 @@ static inline __attribute__((always_inline)) uint64_t ct_now(void)
  * id) and counts the others' lost (wrap_clone.c). */
 #define CT_STOP_SHARED 0x40u
 /* CALLTRACE_MODE=profile: every call goes to the slow path, which adds it
- * to the thread's call-path table instead of writing a record (profile.c). */
+ * to the thread's call-path table instead of writing a record (profile_mode.c). */
 #define CT_STOP_PROFILE 0x80u
 
 /* How one thread's on-CPU time is kept (cputime.c). */
@@ -302,7 +302,7 @@ struct ct_thread {
     uintptr_t sp_not[CT_MAX_DEPTH + 1];
     uint64_t hidden[CT_MAX_DEPTH / 64];    /* bit set: frame is hidden      */
     /* Last, so the fields the hooks read keep their offsets. */
-    void *profile;        /* CALLTRACE_MODE=profile: its table (profile.c) */
+    void *profile;        /* CALLTRACE_MODE=profile: its table (profile_mode.c) */
 } __attribute__((aligned(64)));
 
 /* The `end` of a thread whose records must stay below lim: a record of

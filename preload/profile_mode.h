@@ -1,11 +1,11 @@
 /*
- * The profile mode (CALLTRACE_MODE=profile, profile.c): each thread keeps
+ * The profile mode (CALLTRACE_MODE=profile, profile_mode.c): each thread keeps
  * a table of its call paths with their counts and times inside a PROFILE
  * block of the trace file, instead of a record per call.  The slow path
  * of thread.c calls in here where the trace mode writes a record.
  */
-#ifndef CT_PROFILE_H
-#define CT_PROFILE_H
+#ifndef CT_PROFILE_MODE_H
+#define CT_PROFILE_MODE_H
 
 #include <stdint.h>
 
@@ -40,4 +40,4 @@ void ct_profile_bias_stamps(const struct ct_thread *t, uint64_t *enter,
                             uint64_t *exit);
 void ct_profile_bias_end(struct ct_thread *t);
 
-#endif /* CT_PROFILE_H */
+#endif /* CT_PROFILE_MODE_H */

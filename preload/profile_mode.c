@@ -23,7 +23,7 @@
 #include <sys/mman.h>
 
 #include "budget.h"
-#include "profile.h"
+#include "profile_mode.h"
 #include "scratch.h"
 #include "tracer.h"
 
@@ -86,6 +86,10 @@ void ct_profile_start(void)
         else
             node_cap = (uint32_t)v;
     }
+    if (ct_env_get("CALLTRACE_FILTER") || ct_env_get("CALLTRACE_DEPTH") ||
+        ct_env_get("CALLTRACE_MIN_DURATION") || ct_env_get("CALLTRACE_TRIGGER"))
+        ct_message("calltrace: CALLTRACE_MODE=profile counts every call: "
+                   "the record-time filters are not applied");
     /* The time off the CPU would need the perf ring drained at every
      * call; the profile keeps wall-clock times only. */
     ct_proc.cfg.cputime = CT_CPUTIME_OFF;
