@@ -291,7 +291,8 @@ static inline unsigned ct_head_split(uint64_t head, bool prefix,
  * A node is a call path: its function and its parent's node.  Its calls
  * are counted at entry, its times at return: incl (entry to return),
  * self (incl less the incl of the calls it made).  Times are in ticks and
- * raw (the bias is the reader's to subtract).  Frames still open carry
+ * raw (the bias is the reader's to subtract); off is the part of self
+ * spent off the CPU, from the thread's context-switch ring.  Frames still open carry
  * their entry time and the incl of their calls already returned, so a
  * reader can close them at last_ticks (or at the file's end_ticks).  A
  * node is written whole before `nodes` counts it.  Calls beyond node_cap
@@ -324,7 +325,8 @@ struct ct_prof_node {
     uint64_t calls;        /* entries                                    */
     uint64_t incl;         /* ticks from entry to return, returned calls */
     uint64_t self;         /* incl less that of the calls it made        */
-    uint64_t reserved2;
+    uint64_t off;          /* of self, ticks the thread was off the CPU
+                              (header oncpu CT_ONCPU_SWITCH), else 0     */
 };
 
 #ifndef __cplusplus

@@ -90,9 +90,10 @@ void ct_profile_start(void)
         ct_env_get("CALLTRACE_MIN_DURATION") || ct_env_get("CALLTRACE_TRIGGER"))
         ct_message("calltrace: CALLTRACE_MODE=profile counts every call: "
                    "the record-time filters are not applied");
-    /* The time off the CPU would need the perf ring drained at every
-     * call; the profile keeps wall-clock times only. */
-    ct_proc.cfg.cputime = CT_CPUTIME_OFF;
+    /* Off-CPU time per path needs each switch: the CPU-time clock read
+     * at block boundaries has no place in a profile, which has none. */
+    if (ct_proc.cfg.cputime == CT_CPUTIME_CLOCK)
+        ct_proc.cfg.cputime = CT_CPUTIME_OFF;
     ct_profile_stop = CT_STOP_PROFILE;
 }
 
@@ -119,6 +120,18 @@ static uint32_t lookup(struct prof *s, uint32_t parent, uintptr_t fn)
     __atomic_store_n(&s->head->nodes, n + 1, __ATOMIC_RELEASE);
     s->slots[i] = n;
     return n;
+}
+
+/* The thread's off-CPU intervals that ended since its previous call or
+ * return: spent in the frame on top then, as its self time's off part. */
+static void charge_off(struct ct_thread *t, struct prof *s)
+{
+    if (ct_likely(!ct_cpu_pending(t)))
+        return;
+    uint64_t ticks = ct_ns_to_ticks(ct_cpu_drain_off_ns(t));
+    uint32_t d = s->depth;
+    if (d && d <= FRAME_CAP && s->fr[d - 1].node != CT_PROF_NONE)
+        s->nodes[s->fr[d - 1].node].off += ticks;
 }
 
 /* Pushes a frame of fn; counted is 0 for a frame that was open before
@@ -225,6 +238,7 @@ void ct_profile_enter(struct ct_thread *t, uintptr_t fn)
         ct_count_lost_global(1);
         return;
     }
+    charge_off(t, s);
     push(s, fn, 0, 1);
 }
 
@@ -234,6 +248,8 @@ void ct_profile_exit(struct ct_thread *t)
     struct prof *s = get(t);
     if (ct_unlikely(!s || !s->depth))
         return;
+    if (!s->failed)
+        charge_off(t, s);
     uint32_t d = --s->depth;
     if (ct_unlikely(s->failed)) {
         ct_count_lost_global(1);

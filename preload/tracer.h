@@ -451,6 +451,9 @@ void ct_cpu_thread_start(struct ct_thread *t);
 /* Writes the thread's SWITCH or CPUTIME record at pos, using no more than
  * up to lim; force writes a SWITCH record even with nothing new. */
 void ct_cpu_record(struct ct_thread *t, uint8_t *lim, int force);
+/* The profile mode (profile_mode.c): the ring drained, the off-CPU
+ * intervals that ended since the last drain summed (ns). */
+uint64_t ct_cpu_drain_off_ns(struct ct_thread *t);
 /* Whether the ring has records not yet drained. */
 int ct_cpu_pending(const struct ct_thread *t);
 /* The thread ends (or a forked child drops its parent's ring). */

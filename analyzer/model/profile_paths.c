@@ -52,6 +52,12 @@ void ct_prof_path(struct ct_profile *p, struct ct_pthread *th,
     p->totals.overhead += bias;
     p->totals.cpu += self;
     p->funcs[leaf].self_ticks += self;
+    /* The bias is on-CPU work: what stays is no more off-CPU than it was */
+    uint64_t off = ev->path_off < self ? ev->path_off : self;
+    p->funcs[leaf].off_self_ticks += off;
+    p->totals.offcpu += off;
+    th->tt.off += off;
+    th->tt.off_cpu += off;
     uint64_t gen = ++s->mark_gen;
     for (uint32_t i = 0; i < d; i++) {
         uint32_t f = ev->stack[i];
@@ -62,9 +68,12 @@ void ct_prof_path(struct ct_profile *p, struct ct_pthread *th,
         struct ct_arc *a = &p->arcs[arc];
         if (f == leaf) {
             a->self_ticks += self;
+            a->off_self_ticks += off;
         } else {
             a->child_ticks += self;
+            a->off_child_ticks += off;
             p->funcs[f].child_ticks += self;
+            p->funcs[f].off_child_ticks += off;
         }
     }
 }

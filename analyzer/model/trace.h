@@ -73,6 +73,7 @@ struct ct_event {
                              contain them, for --by-line; NULL if none     */
     uint64_t path_self;   /* PATH: ticks with exactly this path open       */
     uint64_t path_kids;   /* PATH: calls made from this path               */
+    uint64_t path_off;    /* PATH: of path_self, ticks off the CPU         */
 };
 
 struct ct_sink {

@@ -38,6 +38,9 @@ void ctr_profile_threads(struct ct_trace_info *info, struct block *blocks,
         if (blocks[i].kind == CT_BLOCK_PROFILE) {
             blocks[i].thread = ct_trace_thread(info, blocks[i].tid);
             info->profile_mode = true;
+            /* The tables' off-CPU parts come from each thread's switches */
+            if (info->oncpu == CT_ONCPU_SWITCH)
+                info->threads[blocks[i].thread].oncpu = CT_ONCPU_SWITCH;
         }
 }
 
@@ -147,7 +150,7 @@ static void read_one(struct rd *r, const struct block *b, uint64_t end_ticks)
             .kind = CT_EV_PATH, .thread = b->thread, .time = first,
             .func = CT_FUNC_NONE, .count = t.nodes[i].calls,
             .stack = r->ids, .depth = d, .path_self = t.self[i],
-            .path_kids = t.kids[i],
+            .path_kids = t.kids[i], .path_off = t.nodes[i].off,
         };
         emit(r, &ev);
     }

@@ -4,7 +4,7 @@
 # flat profile's and the call graph's counts and the call paths' counts
 # (folded) equal the trace's; a SIGKILL keeps the profile up to the kill;
 # paths beyond CALLTRACE_PROFILE_PATHS are counted; views that need every
-# call refuse a profile in one line.
+# call refuse a profile in one line; sleeps show as off-CPU time.
 . "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || fail "no $LIB"
 build_traced "$T/prog" "$PROGRAMS/profile_counts.c"
@@ -79,4 +79,21 @@ kill -9 "$pid"
 wait "$pid" 2> /dev/null || true
 expect_eq "spin calls after SIGKILL" "1000 spin" "$(flat "$T/k.raw" | grep ' spin$')"
 expect_eq "work calls after SIGKILL" "24 work" "$(flat "$T/k.raw" | grep ' work$')"
+# Off-CPU time per path, from the thread's switches: 4 sleeps of at
+# least 50 ms each are off the CPU inside sleeper (a lower bound only).
+cat > "$T/sleep.c" <<'C'
+#include <unistd.h>
+__attribute__((noinline)) void sleeper(void) { usleep(50000); }
+int main(void) { for (int i = 0; i < 4; i++) sleeper(); return 0; }
+C
+build_traced "$T/sleep" "$T/sleep.c"
+CALLTRACE_MODE=profile run_traced "$T/s.raw" "$T/sleep" || fail "sleep run"
+"$REPORT_SAN" "$T/s.raw" > "$T/sleep.txt"
+if has "On-CPU: from context switches" "$T/sleep.txt"; then
+    off=$(sed -n 's/.* \([0-9.]*\)ms(off-CPU: blocked.*/\1/p' "$T/sleep.txt")
+    awk -v o="${off:-0}" 'BEGIN { exit !(o >= 200) }' ||
+        fail "off-CPU ${off:-none} ms, at least 200 expected: $(grep On-CPU "$T/sleep.txt")"
+else
+    echo "no context-switch records here (perf_event_open refused): off-CPU part not checked"
+fi
 echo ok
