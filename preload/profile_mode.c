@@ -286,12 +286,22 @@ static void let_go(struct ct_thread *t, int unmap)
     ct_scratch_free(s, sizeof *s + slots_bytes());
 }
 
+void ct_profile_close(struct ct_thread *t)
+{
+    struct prof *s = t->profile;
+    if (!s || !s->blk)
+        return;
+    charge_off(t, s);
+    s->blk->last_ticks = ct_now();
+}
+
 void ct_profile_thread_end(struct ct_thread *t)
 {
     struct prof *s = t->profile;
     if (!s)
         return;
     if (s->blk) {
+        charge_off(t, s);
         s->blk->last_ticks = ct_now();
         __atomic_fetch_or(&s->blk->flags, CT_BLOCK_LAST | CT_BLOCK_CLOSED,
                           __ATOMIC_RELEASE);

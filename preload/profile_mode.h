@@ -21,6 +21,10 @@ void ct_profile_start(void);
 void ct_profile_enter(struct ct_thread *t, uintptr_t fn);
 /* The innermost frame the profile entered returns. */
 void ct_profile_exit(struct ct_thread *t);
+/* The calling thread closes the file (exit, exec, a crash): its table
+ * takes the off-CPU time since its latest call and this time as its
+ * last; it may go on. */
+void ct_profile_close(struct ct_thread *t);
 /* The thread ends: its block is marked ended and let go. */
 void ct_profile_thread_end(struct ct_thread *t);
 /* In a forked child: the parent's tables are let go (never written); the

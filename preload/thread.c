@@ -1084,6 +1084,7 @@ void ct_thread_close_current(int last)
         ct_filter_thread_close(t);
     if (t->blk)
         ct_cpu_record(t, block_end(t), 1);
+    ct_profile_close(t);
     put_name(t);
     close_block(t, ct_now(), last ? CT_BLOCK_LAST : 0, 0);
     slow_end(t);
@@ -1149,6 +1150,8 @@ void ct_thread_key_dtor(void *arg)
  */
 static void end_other(struct ct_thread *t, struct ct_thread *scratch)
 {
+    if (ct_profile_stop)
+        return;  /* its table stays; the reader closes its frames at exit */
     uint32_t seq = (__atomic_load_n(&t->seq, __ATOMIC_ACQUIRE) &
                     ~CT_SEQ_ENDED) - 1;
     uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);

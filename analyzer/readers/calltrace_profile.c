@@ -154,6 +154,19 @@ static void read_one(struct rd *r, const struct block *b, uint64_t end_ticks)
         };
         emit(r, &ev);
     }
+    /* The frames still open, as a STACK at the end that THREAD_END
+     * closes: counted as open at the end, their time already in. */
+    uint32_t nopen = 0;
+    ct_grow(&r->ids, &r->ids_cap, h->depth, sizeof *r->ids);
+    for (uint32_t d = 0; d < h->depth; d++)
+        if (fr[d].node && fr[d].node < t.n)
+            r->ids[nopen++] = t.fid[fr[d].node];
+    if (nopen) {
+        ev = (struct ct_event){.kind = CT_EV_STACK, .thread = b->thread,
+                               .time = end, .func = CT_FUNC_NONE,
+                               .stack = r->ids, .depth = nopen};
+        emit(r, &ev);
+    }
     ev = (struct ct_event){.kind = CT_EV_THREAD_END, .thread = b->thread,
                            .time = end, .func = CT_FUNC_NONE};
     emit(r, &ev);
