@@ -42,6 +42,10 @@ expect_eq "rec from work" "P 24+96 rec" "$(grep '^P .* rec$' "$T/p.graph")"
 "$REPORT_SAN" "$T/p.raw" | has "calls outside the tables' room (CALLTRACE_PROFILE_PATHS): 0 " ||
     fail "summary: no profile line"
 
+"$REPORT_SAN" --info "$T/p.raw" | has "^mode: *profile" || fail "--info: not a profile"
+expect_eq "--info calls" "$(awk '{s += $1} END {print s}' "$T/p.flat")" \
+    "$("$REPORT_SAN" --info "$T/p.raw" | sed -n 's/^calls: *\([0-9]*\) .*/\1/p')"
+
 # Views that need every call: one line, non-zero exit.
 for view in --tree --dump "--export chrome" "--export perfetto" --stats \
             "--time-range 0..1s"; do
