@@ -58,6 +58,14 @@ for view in --tree --dump "--export chrome" "--export perfetto" --stats \
     has "is a profile" "$T/err" || fail "$view: $(cat "$T/err")"
 done
 
+# calltrace top follows calls as they are written: a profile has none.
+set +e
+"$FRONT" top -n 1 "$T/p.raw" > "$T/out" 2> "$T/err"; rc=$?
+set -e
+[ "$rc" -ne 0 ] || fail "top: exit 0"
+expect_eq "top: one line" 1 "$(wc -l < "$T/err")"
+has "a profile" "$T/err" || fail "top: $(cat "$T/err")"
+
 # The table's room: the paths beyond it are counted, with all the calls.
 rm -f "$T"/p.raw*
 CALLTRACE_PROFILE_PATHS=4 CALLTRACE_MODE=profile run_traced "$T/p.raw" "$T/prog" ||
