@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The profile mode (CALLTRACE_MODE=profile) counts every call as the trace
-# mode does: on a program with known call counts, threads and a fork, the
-# flat profile's and the call graph's counts and the call paths' counts
-# (folded) equal the trace's; a SIGKILL keeps the profile up to the kill;
+# mode does: on a program with known call counts, threads and a fork, and
+# on coroutines, the flat profile's and the call graph's counts and the
+# call paths' counts (folded) equal the trace's; a SIGKILL keeps the profile up to the kill;
 # paths beyond CALLTRACE_PROFILE_PATHS are counted; views that need every
 # call refuse a profile in one line; sleeps show as off-CPU time.
 . "$(dirname "$0")/lib.sh"
@@ -33,6 +33,14 @@ for v in flat graph folded; do
     diff "$T/t.$v" "$T/p.$v" > /dev/null || fail "$v differs: $(diff "$T/t.$v" "$T/p.$v")"
     $v "$tchild" > "$T/tc.$v"; $v "$pchild" > "$T/pc.$v"
     diff "$T/tc.$v" "$T/pc.$v" > /dev/null || fail "child's $v differs: $(diff "$T/tc.$v" "$T/pc.$v")"
+done
+# Coroutines (swapcontext): the table follows each context's frames.
+build_traced "$T/coro" "$PROGRAMS/coro_ucontext.c"
+run_traced "$T/ct.raw" "$T/coro" > /dev/null || fail "coro trace run"
+CALLTRACE_MODE=profile run_traced "$T/cp.raw" "$T/coro" > /dev/null || fail "coro profile run"
+for v in flat folded; do
+    diff <($v "$T/ct.raw") <($v "$T/cp.raw") > /dev/null ||
+        fail "coroutines' $v differs: $(diff <($v "$T/ct.raw") <($v "$T/cp.raw"))"
 done
 # and by construction: 24 work, 72 leaf, 24 x 5 rec (24 from work)
 expect_eq "work calls" "24 work" "$(grep ' work$' "$T/p.flat")"
