@@ -40,6 +40,7 @@ done
 tc=$("$REPORT" "$W/t.raw" | sed -n 's/ Events: [0-9]* (\([0-9]*\) calls.*/\1/p')
 pc=$("$REPORT" "$W/p.raw" | sed -n 's/ Events: [0-9]* (\([0-9]*\) calls.*/\1/p')
 [ "$tc" = "$pc" ] || { echo "calls differ: trace $tc, profile $pc" >&2; exit 1; }
+# shellcheck disable=SC2086  # the runs' figures, one a word
 med() { printf '%s\n' ${1} | median; }
 awk -v c="$C" -v n="$N" -v runs="$RUNS" \
     -v nw="$(med "${wall[noop]}")" -v nc="$(med "${cpu[noop]}")" \
