@@ -167,6 +167,29 @@ static int stack_diff_base(struct ct_load *old, struct ct_stacktree *tree,
     return status == CT_EXIT_OK ? CT_EXIT_OK : CT_EXIT_BAD_INPUT;
 }
 
+/* The view asked for when it needs every call (which a profile does not
+ * keep), else NULL. */
+static const char *profile_refuses(const struct ct_options *o)
+{
+    static const char *const per_call[][2] = {
+        {"chrome", "--export chrome"}, {"perfetto", "--export perfetto"},
+        {"lms", "--export lms"}};
+    if (o->tree)
+        return "--tree";
+    if (o->dump)
+        return "--dump";
+    if (o->have_range)
+        return "--time-range";
+    if (o->stats)
+        return "--stats";
+    if (o->slowest)
+        return "--slowest";
+    for (size_t i = 0; o->export_format && i < 3; i++)
+        if (strcmp(o->export_format, per_call[i][0]) == 0)
+            return per_call[i][1];
+    return NULL;
+}
+
 int main(int argc, char **argv)
 {
     struct ct_options opts;
@@ -183,6 +206,16 @@ int main(int argc, char **argv)
     if (opts.lenient && strcmp(load.reader->name, "calltrace") == 0) {
         ct_error("--lenient is for text logs; %s is a calltrace trace, read "
                  "up to any damage", load.in.path);
+        ct_load_close(&load);
+        return CT_EXIT_USAGE;
+    }
+
+    const char *needs_calls = profile_refuses(&opts);
+    if (needs_calls && strcmp(load.reader->name, "calltrace") == 0 &&
+        ct_calltrace_is_profile(&load.in)) {
+        ct_error("%s is a profile (CALLTRACE_MODE=profile): it keeps each "
+                 "call path's sums, not the calls one by one %s needs",
+                 load.in.path, needs_calls);
         ct_load_close(&load);
         return CT_EXIT_USAGE;
     }

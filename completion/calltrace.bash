@@ -71,7 +71,7 @@ _calltrace_complete_words()
         --sort=*) _calltrace_values "$cur" "self calls total avg name min p50 p90 p99 max"; return;;
         --demangle=*) _calltrace_values "$cur" "full simple no"; return;;
         --slowest=*) return;;
-        --filter=*|--args=*|--trigger=*|--depth=*|--min-duration=*|--timeout=*|--threshold=*|--tid=*) return;;
+        --filter=*|--args=*|--trigger=*|--depth=*|--profile-paths=*|--min-duration=*|--timeout=*|--threshold=*|--tid=*) return;;
         --*=*)
             COMPREPLY=($(compgen -f -- "${cur#*=}")); return;;
         -*)

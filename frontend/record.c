@@ -37,6 +37,9 @@ static void usage(FILE *f)
 "                        listener instead (calltrace recv, nc -l)\n"
 "      --host=HOST       stream to HOST (default 127.0.0.1 with --port)\n"
 "      --port=PORT       stream to PORT (default 4444 with --host)\n"
+"      --profile         keep each thread's call paths with their counts and\n"
+"                        times in memory, not every call (CALLTRACE_MODE=\n"
+"                        profile); --profile-paths=N: room per thread\n"
 "  -s, --sample[=INTERVAL]\n"
 "                        sample stacks instead of recording calls (no\n"
 "                        rebuild needed), every INTERVAL of CPU time\n"
@@ -102,7 +105,7 @@ static void usage(FILE *f)
 }
 
 enum {
-    OPT_SAMPLE_CLOCK = 256, OPT_CLOCK, OPT_BUFSIZE, OPT_LIMIT, OPT_PAUSED,
+    OPT_SAMPLE_CLOCK = 256, OPT_PROFILE, OPT_PROFILE_PATHS, OPT_CLOCK, OPT_BUFSIZE, OPT_LIMIT, OPT_PAUSED,
     OPT_SIGNAL, OPT_CPUTIME, OPT_FOLLOW, OPT_NO_FOLLOW, OPT_FLIGHT,
     OPT_FLIGHT_SIGNAL, OPT_CONTROL, OPT_FILTER, OPT_DEPTH, OPT_MIN_DURATION,
     OPT_TRIGGER, OPT_HOST, OPT_PORT, OPT_TIMEOUT, OPT_ARGS, OPT_AUTO_ARGS,
@@ -266,6 +269,8 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
         {"output", required_argument, NULL, 'o'},
         {"sample", optional_argument, NULL, 's'},
         {"sample-clock", required_argument, NULL, OPT_SAMPLE_CLOCK},
+        {"profile", no_argument, NULL, OPT_PROFILE},
+        {"profile-paths", required_argument, NULL, OPT_PROFILE_PATHS},
         {"clock", required_argument, NULL, OPT_CLOCK},
         {"bufsize", required_argument, NULL, OPT_BUFSIZE},
         {"limit", required_argument, NULL, OPT_LIMIT},
@@ -317,6 +322,15 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
                 set(o, "CALLTRACE_SAMPLE_INTERVAL", optarg);
             }
             o->sample = true;
+            break;
+        case OPT_PROFILE:
+            set(o, "CALLTRACE_MODE", "profile");
+            break;
+        case OPT_PROFILE_PATHS:
+            if (strspn(optarg, "0123456789") != strlen(optarg) || !*optarg)
+                ct_fe_usage_error(verb, "--profile-paths wants a number of "
+                                  "call paths, got '%s'", optarg);
+            set(o, "CALLTRACE_PROFILE_PATHS", optarg);
             break;
         case OPT_SAMPLE_CLOCK:
             if (strcmp(optarg, "cpu") && strcmp(optarg, "wall"))

@@ -48,6 +48,9 @@
 #define CT_FILE_PATCHED  0x100u /* calls recorded at patched NOP entries
                                    (-fpatchable-function-entry), not by
                                    -finstrument-functions' hooks          */
+#define CT_FILE_PROFILE  0x200u /* CALLTRACE_MODE=profile: each thread's
+                                  calls are a PROFILE block's call-path
+                                  table, no call records               */
 #define CT_FILE_HEAD_PREFIX 0x800u /* record heads tell their type by a
                                       prefix code (ct_head), not 3 bits   */
 
@@ -120,6 +123,7 @@ _Static_assert(sizeof(struct ct_file_header) <= CT_FILE_HEADER_SIZE,
 #define CT_BLOCK_EVENTS 1u  /* records of one thread                          */
 #define CT_BLOCK_MAPS   2u  /* loaded objects (ct_map_entry list)             */
 #define CT_BLOCK_STREAM 4u  /* only in a stream: what `reserved` says         */
+#define CT_BLOCK_PROFILE 8u /* one thread's call-path table (profile mode)    */
 
 /* ct_block_header.reserved of a CT_BLOCK_STREAM block */
 #define CT_STREAM_PARTIAL 1u /* the records so far of a block still open: the
@@ -304,6 +308,63 @@ static inline unsigned ct_head_split(uint64_t head, bool prefix,
  */
 #define CT_MAP_OBJECT 1u
 #define CT_MAP_NAME   2u
+
+/*
+ * A PROFILE block (CALLTRACE_MODE=profile) is one thread's aggregate,
+ * updated in place through the shared mapping while the thread runs, so
+ * the file holds it whatever ends the process.  Header fields: tid,
+ * first_ticks (the thread's first call), last_ticks (the latest return
+ * seen, stored at each one), flags (CT_BLOCK_LAST once the thread ended),
+ * lost (0).  Payload, little-endian:
+ *   struct ct_prof_head
+ *   frame_cap x struct ct_prof_frame   the open frames, outermost first
+ *   node_cap  x struct ct_prof_node    the call paths (node 0: the root)
+ * A node is a call path: its function and its parent's node.  Its calls
+ * are counted at entry, its times at return: incl (entry to return),
+ * self (incl less the incl of the calls it made).  Times are in ticks and
+ * raw (the bias is the reader's to subtract); off is the part of self
+ * spent off the CPU, from the thread's context-switch ring.  Frames still open carry
+ * their entry time and the incl of their calls already returned, so a
+ * reader can close them at last_ticks (or at the file's end_ticks).  A
+ * node is written whole before `nodes` counts it.  Calls beyond node_cap
+ * paths or frame_cap frames are counted in over_calls, their time (that
+ * of the outermost such frame) in over_ticks.
+ */
+#define CT_PROF_NONE UINT32_MAX  /* ct_prof_frame.node: outside the table */
+
+struct ct_prof_head {
+    uint32_t node_cap;     /* nodes the table has room for               */
+    uint32_t nodes;        /* nodes written (node 0, the root, included)  */
+    uint32_t frame_cap;    /* frames the open-frame array has room for    */
+    uint32_t depth;        /* frames open now                            */
+    uint64_t over_calls;   /* calls left outside the table               */
+    uint64_t over_ticks;   /* their inclusive time                       */
+    uint64_t reserved[4];
+};
+
+struct ct_prof_frame {
+    uint32_t node;         /* its path, or CT_PROF_NONE                   */
+    uint32_t reserved;
+    uint64_t start;        /* clock at its entry                         */
+    uint64_t child;        /* incl of its calls that returned            */
+};
+
+struct ct_prof_node {
+    uint64_t fn;           /* function address; 0 for the root            */
+    uint32_t parent;       /* the caller's path's node                    */
+    uint32_t reserved;
+    uint64_t calls;        /* entries                                    */
+    uint64_t incl;         /* ticks from entry to return, returned calls */
+    uint64_t self;         /* incl less that of the calls it made        */
+    uint64_t off;          /* of self, ticks the thread was off the CPU
+                              (header oncpu CT_ONCPU_SWITCH), else 0     */
+};
+
+#ifndef __cplusplus
+_Static_assert(sizeof(struct ct_prof_head) == 64, "prof head");
+_Static_assert(sizeof(struct ct_prof_frame) == 24, "prof frame");
+_Static_assert(sizeof(struct ct_prof_node) == 48, "prof node");
+#endif
 
 /* --- varint helpers, shared so both sides agree on every byte ---------- */
 

@@ -131,6 +131,9 @@ struct ct_profile_state {
 /* profile_arcs.c */
 void ct_prof_need_func(struct ct_profile *p, uint32_t func);
 uint32_t ct_prof_arc(struct ct_profile *p, uint32_t caller, uint32_t callee);
+/* A call path of a profile (CT_EV_PATH, profile_paths.c). */
+void ct_prof_path(struct ct_profile *p, struct ct_pthread *th,
+                  const struct ct_event *ev);
 uint32_t ct_prof_new_arc(struct ct_profile *p, uint32_t caller,
                          uint32_t callee);
 /* Removes the arcs with no call and no time (those only samples made,

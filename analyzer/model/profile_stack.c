@@ -342,6 +342,9 @@ int ct_prof_event(struct ct_profile *p, const struct ct_event *ev)
     case CT_EV_RETVAL: /* the report shows no values */
         charge(p, th, ev->time);
         break;
+    case CT_EV_PATH:
+        ct_prof_path(p, th, ev);
+        break;
     case CT_EV_SAMPLE:
         break;
     }

@@ -43,6 +43,11 @@ enum ct_ev_kind {
                              text = an ARGS payload (values.h), not text  */
     CT_EV_RETVAL,         /* the return value of its next RETURN: text = a
                              RETVAL payload                               */
+    CT_EV_PATH,           /* a call path of a profile (CALLTRACE_MODE=
+                             profile): stack[0..depth) outermost first,
+                             count = its calls, path_self = its self ticks,
+                             path_kids = the calls it made; nothing else of
+                             the thread's time is told (profile_paths.c)  */
 };
 
 /* The one definition of an event, as the report's "Events:" line and
@@ -71,6 +76,9 @@ struct ct_event {
     const uint64_t *pcs;  /* SAMPLE: the sampled pcs (leaf first, depth of
                              them) when stack[] holds the functions that
                              contain them, for --by-line; NULL if none     */
+    uint64_t path_self;   /* PATH: ticks with exactly this path open       */
+    uint64_t path_kids;   /* PATH: calls made from this path               */
+    uint64_t path_off;    /* PATH: of path_self, ticks off the CPU         */
 };
 
 struct ct_sink {
@@ -163,6 +171,10 @@ struct ct_trace_info {
     size_t nmeta, meta_cap;
 
     bool sampled;             /* figures are statistical                    */
+    bool profile_mode;        /* a calltrace profile (CALLTRACE_MODE=profile):
+                                 call paths' sums, no calls one by one       */
+    uint64_t profile_over_calls; /* calls outside its tables' room           */
+    uint64_t profile_over_ticks; /* ... and their time                       */
     uint64_t sample_interval_ns;
     struct ct_sample_count *sample_counts;  /* from aggregated formats      */
     size_t nsample_counts, sample_counts_cap;

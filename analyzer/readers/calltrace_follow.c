@@ -817,6 +817,14 @@ int ct_follow_feed(struct ct_follow *f, const struct ct_input *in,
             f->st.damaged = f->stopped = true;
             return s;
         }
+        if (f->hdr.flags & CT_FILE_PROFILE) {
+            /* Its tables are sums, not calls to follow (calltrace_profile.c) */
+            ctr_set_stopped(f->info, in->path, 0, "a profile "
+                            "(CALLTRACE_MODE=profile) has no calls to follow; "
+                            "calltrace-report reads it");
+            f->st.damaged = f->stopped = true;
+            return CT_EXIT_USAGE;
+        }
         f->st.header_read = true;
         f->scan = f->hdr.header_size;
     }

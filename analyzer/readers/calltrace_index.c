@@ -85,7 +85,7 @@ struct block *ctr_index_blocks(const struct ct_input *in,
             h.header_size != CT_BLOCK_HEADER_SIZE || h.size == 0 ||
             h.size % CT_BLOCK_ALIGN ||
             (h.kind != CT_BLOCK_EVENTS && h.kind != CT_BLOCK_MAPS &&
-             h.kind != CT_BLOCK_STREAM)) {
+             h.kind != CT_BLOCK_STREAM && h.kind != CT_BLOCK_PROFILE)) {
             ctr_set_stopped(info, in->path, off,
                         "damaged block header at byte %zu", off);
             break;

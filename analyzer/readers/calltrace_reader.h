@@ -198,6 +198,12 @@ uint64_t ctr_first_record_time(const struct ct_input *in,
                                const struct block *b);
 
 bool ctr_flush(struct rd *r);
+/* PROFILE blocks (calltrace_profile.c): their threads, before any event;
+ * their call paths, after the EVENTS blocks' events. */
+void ctr_profile_threads(struct ct_trace_info *info, struct block *blocks,
+                         size_t n);
+void ctr_profile_read(struct rd *r, const struct block *blocks, size_t n,
+                      const struct ct_file_header *fh);
 void ctr_run(struct rd *r, struct cursor *c, uint64_t limit);
 uint64_t ctr_next_time(struct rd *r, struct cursor *c);
 /* The lane c's events go to now (made for the thread's own stack before

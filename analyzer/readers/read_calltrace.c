@@ -131,6 +131,7 @@ static int read_calltrace(const struct ct_input *in,
     info->pc_line_ctx = r->sym;
 
     ctr_register_threads(info, blocks, nblocks);
+    ctr_profile_threads(info, blocks, nblocks);
     ctr_sample_tids(r, blocks, nblocks);
     ctr_flight_meta(&h, info, blocks, nblocks);
     uint64_t lost = 0;
@@ -189,6 +190,7 @@ static int read_calltrace(const struct ct_input *in,
         ctr_merge(r, cs, ncs);
         ctr_flush(r);
     }
+    ctr_profile_read(r, blocks, nblocks, &h);
 
     /* Benchmarks: how much of the trace a --time-range decoded. */
     if (getenv("CT_READ_STATS"))

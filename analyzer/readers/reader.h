@@ -66,4 +66,8 @@ void ct_input_close(struct ct_input *in);
  * full tmpfs); MAP_FAILED with errno on failure.  Unmap with munmap. */
 void *ct_map_input(int fd, size_t size, int flags);
 
+/* Whether in is a calltrace file of the profile mode (CT_FILE_PROFILE):
+ * call paths' sums, no calls one by one (calltrace_profile.c). */
+bool ct_calltrace_is_profile(const struct ct_input *in);
+
 #endif /* CT_READER_H */

@@ -25,6 +25,7 @@ struct ct_info_counter {
     struct tcount *t;
     size_t nt;
     uint64_t events, calls, returns, samples, user, lost, other;
+    uint64_t path_calls;    /* a profile's: summed per path, not records */
     uint64_t first, last;
     bool any;
 };
@@ -43,6 +44,10 @@ static int count_event(struct ct_sink *self, const struct ct_event *ev)
     if (!c->any || ev->time > c->last)
         c->last = ev->time;
     t->any = c->any = true;
+    if (ev->kind == CT_EV_PATH) {  /* a profile's path: its calls */
+        t->calls += ev->count;
+        c->path_calls += ev->count;
+    }
     if (!ct_event_counted(ev->kind))
         return 0;
     t->events++;
@@ -96,6 +101,8 @@ static void put_text(FILE *out, const char *key, const char *s)
 static const char *mode_of(const struct ct_file_header *h)
 {
     bool calls = h->flags & CT_FILE_CALLS, samples = h->flags & CT_FILE_SAMPLED;
+    if (h->flags & CT_FILE_PROFILE)
+        return "profile (each call path's counts and times, not every call)";
     return calls && samples ? "both (every call, and stack samples)"
            : samples        ? "sample (stack samples, no calls)"
                             : "trace (every call and return)";
@@ -296,6 +303,9 @@ void ct_info_print(FILE *out, const char *path, size_t size,
             "and others %" PRIu64 ")\n", "events:", c.events, c.calls,
             c.returns, c.samples, c.user,
             c.events - c.calls - c.returns - c.samples - c.user);
+    if (info->profile_mode)
+        fprintf(out, "%-14s %" PRIu64 " (a profile: each call path's count, "
+                "not records)\n", "calls:", c.path_calls);
     put_lost(out, info, &c);
     put_notes(out, info);
     put_objects(out, info);

@@ -213,6 +213,14 @@ void ct_report_summary(struct ct_rep *r)
             c->events, c->calls, c->returns, c->user_events, samples);
     uint64_t lost = c->lost > info->lost_events ? c->lost : info->lost_events;
     print_lost(out, lost);
+    if (info->profile_mode) {
+        char ot[32];
+        ct_rep_dur(ot, sizeof ot,
+                   ct_ticks_to_ns(info, info->profile_over_ticks));
+        fprintf(out, " Profile: each call path's sums (CALLTRACE_MODE=profile)"
+                "; calls outside the tables' room (CALLTRACE_PROFILE_PATHS): "
+                "%" PRIu64 " (%s)\n", info->profile_over_calls, ot);
+    }
     ct_report_filtered(r);
     fprintf(out, " Unmatched: %" PRIu64 " returns with no call, %" PRIu64
             " calls with no return, %" PRIu64 " frames open at the end\n",

@@ -342,6 +342,7 @@ static int dump_event(struct ct_sink *self, const struct ct_event *ev)
     case CT_EV_OFFCPU_START:
     case CT_EV_OFFCPU_END:
     case CT_EV_CPUTIME:
+    case CT_EV_PATH:   /* refused before reading (main.c) */
         /* OpenLaszlo's records have no place for them (dump-format.md) */
         break;
     }

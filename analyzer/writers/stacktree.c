@@ -242,11 +242,39 @@ static void on_sample(struct ct_stacktree *t, const struct ct_event *ev)
     t->nodes[node].samples += ev->count;
 }
 
+/* A profile's call path (CT_EV_PATH): its calls and its self time, the
+ * bias taken off as profile_paths.c takes it. */
+static void on_path(struct ct_stacktree *t, const struct ct_event *ev)
+{
+    struct ct_st_thread *th = thread(t, ev->thread);
+    if (!t->bias_known) {
+        t->bias_known = true;
+        double tick = t->info->ns_per_tick > 0 ? t->info->ns_per_tick : 1.0;
+        if (t->subtract_bias) {
+            t->bias_ticks = ct_bias_ticks(t->info->bias_ns_per_call, tick);
+            t->bias_child_ticks = ct_bias_ticks(t->info->bias_child_ns, tick);
+        }
+    }
+    uint32_t node = th->root;
+    for (uint32_t i = 0; i < ev->depth; i++)
+        if (ev->stack[i] != CT_FUNC_NONE)
+            node = child(t, node, ev->stack[i]);
+    uint64_t b = ct_sat_add(ev->count * t->bias_ticks,
+                            ev->path_kids * t->bias_child_ticks);
+    t->nodes[node].calls += ev->count;
+    t->nodes[node].self += ev->path_self - (b < ev->path_self ? b
+                                                              : ev->path_self);
+}
+
 static int st_event(struct ct_sink *self, const struct ct_event *ev)
 {
     struct ct_stacktree *t = (struct ct_stacktree *)self;
     if (ev->kind == CT_EV_SAMPLE) {
         on_sample(t, ev);
+        return 0;
+    }
+    if (ev->kind == CT_EV_PATH) {
+        on_path(t, ev);
         return 0;
     }
     if (!t->origin_set && t->have_range)

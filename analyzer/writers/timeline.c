@@ -164,6 +164,8 @@ void ct_timeline_event(struct ct_timeline *tl, const struct ct_event *ev)
     case CT_EV_OFFCPU_END:
     case CT_EV_CPUTIME:
         break;  /* the scheduler's records: the slices are the program's */
+    case CT_EV_PATH:
+        break;  /* a profile has no slices: refused before reading (main.c) */
     case CT_EV_SAMPLE:
         if (th->calls)
             tl->samples_left_out++;

@@ -21,6 +21,7 @@
 #include "keeper.h"
 #include "patch.h"
 #include "plt.h"
+#include "profile_mode.h"
 #include "sample.h"
 #include "filter.h"
 #include "stream.h"
@@ -251,7 +252,11 @@ void ct_process_start(void)
     ct_proc.pid = (uint32_t)getpid();
     ct_proc.calls_off = ct_sample_parse_mode(env("CALLTRACE_MODE")) ==
                         CT_MODE_SAMPLE;
-    ct_measure_bias();  /* fills ct_proc.bias_*_ps */
+    ct_profile_start();
+    if (ct_profile_stop)
+        ct_profile_measure_bias();  /* the profile path's cost */
+    else
+        ct_measure_bias();  /* fills ct_proc.bias_*_ps */
     /* A first rate for the header, over the bias measurement's tens of us,
      * in case the process is killed before the window closes. */
     ct_clock_calibrate(0);
@@ -270,7 +275,9 @@ void ct_process_start(void)
         if (!ct_proc.calls_off)
             ct_patch_start();
     }
-    if ((ct_proc.hdr || ct_file_pending()) && !ct_proc.calls_off)
+    /* Record-time filters decide per written call; a profile writes none */
+    if ((ct_proc.hdr || ct_file_pending()) && !ct_proc.calls_off &&
+        !ct_profile_stop)
         ct_filter_start();
     /* 100 us pins the TSC rate to a few 1e-4 (clock_gettime's jitter is
      * tens of ns): under a ns of error over a run of a ms.  Longer runs

@@ -31,6 +31,7 @@
 #include "cmdline.h"
 #include "keeper.h"
 #include "patch.h"
+#include "profile_mode.h"
 #include "rawsys.h"
 #include "stream.h"
 #include "supply.h"
@@ -680,7 +681,8 @@ static void fill_header(struct ct_file_header *h, uint32_t ppid)
     memcpy(h->magic, CT_FILE_MAGIC, CT_FILE_MAGIC_LEN);
     h->version = CT_FORMAT_VERSION;
     h->header_size = CT_FILE_HEADER_SIZE;
-    h->flags = (ct_proc.calls_off ? 0 : CT_FILE_CALLS) | CT_FILE_HEAD_PREFIX;
+    h->flags = (ct_proc.calls_off ? 0 : CT_FILE_CALLS) | CT_FILE_HEAD_PREFIX |
+               (ct_profile_stop ? CT_FILE_PROFILE : 0);
     if (ct_patch_active)
         h->flags |= CT_FILE_PATCHED;
     if (ct_proc.sample_interval_ns) {

@@ -277,6 +277,38 @@ static void put_switch(struct ct_thread *t, uint8_t *lim, int force)
     t->blk->last_switch = (uint32_t)(rec - base) + 1;
 }
 
+uint64_t ct_cpu_drain_off_ns(struct ct_thread *t)
+{
+    struct perf_event_mmap_page *pg = t->cpu.ring;
+    uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
+    uint64_t tail = pg->data_tail, off = 0;
+    const uint8_t *data = (const uint8_t *)pg + pg->data_offset;
+    uint64_t size = pg->data_size;
+    while (tail < head) {
+        struct perf_event_header h;
+        uint64_t body[3];
+        ring_copy(data, size, tail, &h, sizeof h);
+        if (h.size < sizeof h || h.size > sizeof h + sizeof body) {
+            tail = head;
+            break;
+        }
+        ring_copy(data, size, tail + sizeof h, body, h.size - sizeof h);
+        tail += h.size;
+        if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
+            t->cpu.out_ns = 0;
+        } else if (h.type == PERF_RECORD_SWITCH && h.size >= sizeof h + 8) {
+            if (h.misc & PERF_RECORD_MISC_SWITCH_OUT)
+                t->cpu.out_ns = body[0];
+            else if (t->cpu.out_ns && body[0] >= t->cpu.out_ns) {
+                off += body[0] - t->cpu.out_ns;
+                t->cpu.out_ns = 0;
+            }
+        }
+    }
+    __atomic_store_n(&pg->data_tail, tail, __ATOMIC_RELEASE);
+    return off;
+}
+
 void ct_cpu_record(struct ct_thread *t, uint8_t *lim, int force)
 {
     if (!t->blk || t->pos + 64 > lim)

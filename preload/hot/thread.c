@@ -16,6 +16,8 @@
 
 #include "budget.h"
 #include "filter_state.h"
+#include "filter.h"
+#include "profile_mode.h"
 #include "rawsys.h"
 #include "supply.h"
 #include "tracer.h"
@@ -87,6 +89,7 @@ static uint32_t stop_bits(const struct ct_thread *t)
     return (t->region ? CT_STOP_REGION : 0) |
            (t->hidden_count ? CT_STOP_HIDDEN : 0) |
            (t->flags & CT_T_DEAD ? CT_STOP_DEAD : 0) | ct_filter_stop |
+           ct_profile_stop |
            (ct_clock_is_tsc ? 0 : CT_STOP_MONO) |
            (ct_proc.count_after_failure ? CT_STOP_FAILED : 0) |
            (__atomic_load_n(&t->sharers, __ATOMIC_RELAXED) ||
@@ -878,6 +881,8 @@ void ct_enter_slow_full(uintptr_t fn, uintptr_t site, uintptr_t sp)
     if (hide && d < CT_MAX_DEPTH) {
         t->hidden[d / 64] |= 1ull << (d % 64);
         t->hidden_count++;
+    } else if (ct_profile_stop) {
+        ct_profile_enter(t, fn);
     } else if (ensure_room(t, CT_REC_MAX_HOT) == 0) {
         uint64_t now = ct_now();
         uint64_t dt = tick_delta(t, now);
@@ -906,6 +911,8 @@ static void pop_frame(struct ct_thread *t)
     } else if (is_hidden(t, d)) {
         t->hidden[d / 64] &= ~(1ull << (d % 64));
         t->hidden_count--;
+    } else if (ct_profile_stop) {
+        ct_profile_exit(t);
     } else if (ensure_room(t, CT_REC_MAX_HOT) == 0) {
         t->pos = ct_enc_exit(t->pos, tick_delta(t, ct_now()));
     } else if (!ct_proc.failed || ct_proc.count_after_failure) {
@@ -1015,6 +1022,7 @@ void ct_thread_switch_context(uint32_t id,
         goto out;
     swap(t, id, arg);
     t->context = id;
+    ct_profile_switch(t);
     if (t->blk && !ct_proc.failed) {
         uint8_t b[10];
         size_t n = (size_t)(ct_put_varint(b, id) - b);
@@ -1096,6 +1104,7 @@ void ct_thread_close_current(int last)
         ct_filter_thread_close(t);
     if (t->blk)
         ct_cpu_record(t, block_end(t), 1);
+    ct_profile_close(t);
     put_name(t);
     close_block(t, ct_now(), last ? CT_BLOCK_LAST : 0, 0);
     slow_end(t);
@@ -1137,6 +1146,7 @@ void ct_thread_key_dtor(void *arg)
     ct_supply_thread_end(t);
     ct_cpu_thread_release(t, 0);
     ct_filter_thread_release(t);
+    ct_profile_thread_end(t);
     ct_context_thread_release(t);
     ct_self = &dead_thread;
     unregister_thread(t);
@@ -1160,6 +1170,8 @@ void ct_thread_key_dtor(void *arg)
  */
 static void end_other(struct ct_thread *t, struct ct_thread *scratch)
 {
+    if (ct_profile_stop)
+        return;  /* its table stays; the reader closes its frames at exit */
     uint32_t seq = (__atomic_load_n(&t->seq, __ATOMIC_ACQUIRE) &
                     ~CT_SEQ_ENDED) - 1;
     uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
@@ -1282,6 +1294,7 @@ void ct_thread_after_fork_child(void)
             munmap(t->blk, (size_t)(t->limit - (uint8_t *)t->blk));
             ct_budget_add(-(int64_t)(t->limit - (uint8_t *)t->blk));
         }
+        ct_profile_after_fork(t, t == self);
         if (t != self) {
             munmap(t, MAP_SIZE);
             ct_budget_add(-(int64_t)MAP_SIZE);

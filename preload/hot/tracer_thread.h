@@ -47,6 +47,9 @@
  * of both comes to the slow path, which records the owner's (by thread
  * id) and counts the others' lost (wrap_clone.c). */
 #define CT_STOP_SHARED 0x40u
+/* CALLTRACE_MODE=profile: every call goes to the slow path, which adds it
+ * to the thread's call-path table instead of writing a record (profile_mode.c). */
+#define CT_STOP_PROFILE 0x80u
 
 /* How one thread's on-CPU time is kept (cputime.c). */
 struct ct_cpu {
@@ -118,6 +121,8 @@ struct ct_thread {
      * hook compare with the top without a test for depth 0 (jump.c). */
     uintptr_t sp_not[CT_MAX_DEPTH + 1];
     uint64_t hidden[CT_MAX_DEPTH / 64];    /* bit set: frame is hidden      */
+    /* Last, so the fields the hooks read keep their offsets. */
+    void *profile;        /* CALLTRACE_MODE=profile: its table (profile_mode.c) */
 } __attribute__((aligned(64)));
 
 /* The `end` of a thread whose records must stay below lim: a record of
@@ -266,6 +271,9 @@ void ct_cpu_thread_start(struct ct_thread *t);
 /* Writes the thread's SWITCH or CPUTIME record at pos, using no more than
  * up to lim; force writes a SWITCH record even with nothing new. */
 void ct_cpu_record(struct ct_thread *t, uint8_t *lim, int force);
+/* The profile mode (profile_mode.c): the ring drained, the off-CPU
+ * intervals that ended since the last drain summed (ns). */
+uint64_t ct_cpu_drain_off_ns(struct ct_thread *t);
 /* Whether the ring has records not yet drained. */
 int ct_cpu_pending(const struct ct_thread *t);
 /* The thread ends (or a forked child drops its parent's ring). */

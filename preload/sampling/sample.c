@@ -34,6 +34,8 @@ int ct_sample_parse_mode(const char *text)
         return CT_MODE_SAMPLE;
     if (strcmp(text, "both") == 0)
         return CT_MODE_BOTH;
+    if (strcmp(text, "profile") == 0)
+        return CT_MODE_PROFILE;
     return -1;
 }
 
@@ -602,8 +604,8 @@ void ct_sample_init(void)
         pthread_atfork(fork_prepare, fork_parent, fork_child);
     const char *mode = ct_env_get("CALLTRACE_MODE");
     if (ct_sample_parse_mode(mode) < 0)
-        ct_message("calltrace: CALLTRACE_MODE=%s is not trace, sample or "
-                   "both: using trace", mode);
+        ct_message("calltrace: CALLTRACE_MODE=%s is not trace, sample, "
+                   "both or profile: using trace", mode);
     if (!ct_sample_wanted() || atomic_load(&g_state) != OFF)
         return;
     g_interval_ns = interval_from_env();

@@ -36,7 +36,9 @@ int ct_sample_wanted(void);
  * Returns 0 and sets *ns, or -1 for anything else or out of range. */
 int ct_sample_parse_interval(const char *text, uint64_t *ns);
 
-enum ct_sample_mode { CT_MODE_TRACE, CT_MODE_SAMPLE, CT_MODE_BOTH };
+/* CT_MODE_PROFILE: calls kept as per-thread tables (profile_mode.c), no samples */
+enum ct_sample_mode { CT_MODE_TRACE, CT_MODE_SAMPLE, CT_MODE_BOTH,
+                      CT_MODE_PROFILE };
 /* "trace", "sample", "both"; NULL or "" is trace.  -1 when unknown. */
 int ct_sample_parse_mode(const char *text);
 

@@ -63,6 +63,7 @@ static void test_mode(void **state)
     assert_int_equal(ct_sample_parse_mode("trace"), CT_MODE_TRACE);
     assert_int_equal(ct_sample_parse_mode("sample"), CT_MODE_SAMPLE);
     assert_int_equal(ct_sample_parse_mode("both"), CT_MODE_BOTH);
+    assert_int_equal(ct_sample_parse_mode("profile"), CT_MODE_PROFILE);
     assert_int_equal(ct_sample_parse_mode("Sample"), -1);
     assert_int_equal(ct_sample_parse_mode("samples"), -1);
 }
