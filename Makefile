@@ -13,7 +13,7 @@ VERSION  := 0.1.0
 WARN     := -Wall -Wextra -Werror
 CSTD     := -std=gnu11
 OPT      ?= -O2 -g
-CPPFLAGS += -Iinclude -DCALLTRACE_VERSION='"$(VERSION)"' -D_GNU_SOURCE
+CPPFLAGS += -I. -Iinclude -DCALLTRACE_VERSION='"$(VERSION)"' -D_GNU_SOURCE
 CFLAGS   += $(CSTD) $(WARN) $(OPT)
 SAN      := -fsanitize=address,undefined -fno-omit-frame-pointer \
             -fno-sanitize-recover=undefined
@@ -38,17 +38,18 @@ PRELOAD_LIBS   := -ldl -lpthread -Wl,-z,now -Wl,--version-script=preload/exports
 ANALYZER_LIBS  := -lbfd -lm -lz
 
 # preload/ and each folder below it (one level: hot/, file/, stream/,
-# base/, libcalls/, filters/, sampling/, wrap/, control/) hold the tracer's
-# sources; every one is an include folder, so an include names only the
-# header, and a file added to any of them is built.
+# base/, libcalls/, filters/, sampling/, wrap/, control/, profile/, patch/)
+# hold the tracer's sources; a file added to any of them is built.
+# Includes name a header by its path from the repository's root
+# ("preload/hot/tracer_thread.h", "analyzer/model/profile.h"), the public
+# ones of include/ by their name alone, so the root and include/ are the
+# only include folders.
 PRELOAD_DIRS  := preload $(sort $(patsubst %/,%,$(dir $(wildcard preload/*/*))))
-PRELOAD_INC   := $(PRELOAD_DIRS:%=-I%)
 PRELOAD_SRCS  := $(sort $(foreach d,$(PRELOAD_DIRS),$(wildcard $(d)/*.c)))
 PRELOAD_ASM   := $(sort $(foreach d,$(PRELOAD_DIRS),$(wildcard $(d)/*.S)))
 ANALYZER_DIRS := analyzer analyzer/read analyzer/readers analyzer/model analyzer/report \
                  analyzer/writers
 ANALYZER_SRCS := $(sort $(foreach d,$(ANALYZER_DIRS),$(wildcard $(d)/*.c)))
-ANALYZER_INC  := $(ANALYZER_DIRS:%=-I%)
 # The front end, calltrace: its verbs and the tracer's option parsers,
 # linked with the analyzer's library (its readers give the figures of
 # record's closing line).
@@ -120,11 +121,11 @@ $(FRONT): $(FRONT_OBJS) $(ANALYZER_A)
 
 $(BUILD)/frontend/%.o: frontend/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) $(PRELOAD_INC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/frontend/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(REPORT_SAN): $(BUILD)/san/analyzer/main.o $(SAN_ANALYZER_A)
 	$(CC) $(SAN) -o $@ $^ $(ANALYZER_LIBS)
@@ -136,36 +137,36 @@ $(LIB_TSAN): $(TSAN_PRELOAD_OBJS)
 
 $(BUILD)/tsan/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) $(PRELOAD_CFLAGS) \
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) \
 	    $(if $(filter $<,$(TSAN_PLAIN)),,-fsanitize=thread) -c -o $@ $<
 
 $(BUILD)/tsan/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
 
 $(BUILD)/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) $(PRELOAD_CFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) -c -o $@ $<
 
 $(BUILD)/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
 
 $(BUILD)/san/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
 
 $(BUILD)/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) $(CFLAGS) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/san/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) $(PRELOAD_CFLAGS) $(SAN) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) $(SAN) -c -o $@ $<
 
 $(BUILD)/san/analyzer/%.o: analyzer/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) $(CFLAGS) $(SAN) -c -o $@ $<
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(CFLAGS) $(SAN) -c -o $@ $<
 
 # Unit tests: cmocka, built with ASan and UBSan.  A test is compiled from
 # its source and linked with the objects alone ($< and the .o files): its
@@ -176,14 +177,14 @@ $(BUILD)/san/analyzer/%.o: analyzer/%.c
 $(UNIT_PRELOAD:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_preload_%: \
     tests/unit/test_preload_%.c $(SAN_PRELOAD_LIB_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_INC) -Itests/unit $(CFLAGS) $(SAN) -o $@ \
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(SAN) -o $@ \
 	    $< $(filter %.o,$^) \
 	    -lcmocka $(PRELOAD_LIBS)
 
 $(UNIT_OTHER:tests/unit/%.c=$(BUILD)/tests/%): $(BUILD)/tests/test_%: \
     tests/unit/test_%.c $(SAN_ANALYZER_A)
 	@mkdir -p $(dir $@)
-	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(ANALYZER_INC) -Itests/unit $(CFLAGS) $(SAN) -o $@ \
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) -Itests/unit $(CFLAGS) $(SAN) -o $@ \
 	    $< $(filter %.o %.a,$^) \
 	    -lcmocka $(ANALYZER_LIBS)
 

@@ -10,13 +10,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "diff.h"
-#include "options.h"
-#include "reader.h"
-#include "report.h"
-#include "symbolize.h"
-#include "tidsel.h"
-#include "util.h"
+#include "analyzer/report/diff.h"
+#include "analyzer/options.h"
+#include "analyzer/readers/reader.h"
+#include "analyzer/report/report.h"
+#include "analyzer/model/symbolize.h"
+#include "analyzer/model/tidsel.h"
+#include "analyzer/util.h"
 
 #ifndef CALLTRACE_VERSION
 #define CALLTRACE_VERSION "0.1.0"

@@ -10,15 +10,15 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "diff.h"
-#include "export.h"
-#include "info.h"
-#include "load.h"
-#include "options.h"
-#include "profile.h"
-#include "report.h"
-#include "stacktree.h"
-#include "util.h"
+#include "analyzer/report/diff.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/report/info.h"
+#include "analyzer/read/load.h"
+#include "analyzer/options.h"
+#include "analyzer/model/profile.h"
+#include "analyzer/report/report.h"
+#include "analyzer/writers/stacktree.h"
+#include "analyzer/util.h"
 
 static bool is_input(const struct ct_input *in, int fd)
 {

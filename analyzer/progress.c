@@ -9,7 +9,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "progress.h"
+#include "analyzer/progress.h"
 
 static struct {
     bool on, drawn;

@@ -4,7 +4,7 @@
  * grow, and the one wording of errors and warnings, so that every message
  * about bad input names the file and the place.
  */
-#include "util.h"
+#include "analyzer/util.h"
 
 #include <stdarg.h>
 #include <stdio.h>

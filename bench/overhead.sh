@@ -24,8 +24,7 @@ gcc -std=gnu11 -O2 -finstrument-functions -pthread -o "$W/threads" bench/overhea
 # folder), plus the fake clock.
 shopt -s nullglob
 preload_src=(preload/*.c preload/*/*.c preload/*.S preload/*/*.S)
-preload_inc=(-Ipreload)
-for d in preload/*/; do preload_inc+=("-I${d%/}"); done
+preload_inc=(-I.)
 shopt -u nullglob
 gcc -Iinclude "${preload_inc[@]}" -D_GNU_SOURCE -DCALLTRACE_VERSION='"bench"' \
     -DCT_BENCH_FAKE_CLOCK -std=gnu11 -O2 -fPIC -fvisibility=hidden \

@@ -11,8 +11,7 @@ RECORDS=${RECORDS:-100000000}
 make -s BUILD="$B" all >/dev/null
 T=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
 trap 'rm -rf "$T"' EXIT
-gcc -std=gnu11 -O2 -D_GNU_SOURCE -Iinclude -Ianalyzer -Ianalyzer/read -Ianalyzer/readers \
-    -Ianalyzer/model -Ianalyzer/report -Ianalyzer/writers -Itests/unit \
+gcc -std=gnu11 -O2 -D_GNU_SOURCE -I. -Iinclude -Itests/unit \
     -o "$T/reader_bench" bench/reader_bench.c "$B/libcalltrace-analyzer.a" \
     -lbfd -lm -lz
 "$T/reader_bench" gen "$T/big.raw" "$RECORDS"

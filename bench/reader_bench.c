@@ -11,8 +11,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "read_calltrace.h"
-#include "reader.h"
+#include "analyzer/readers/read_calltrace.h"
+#include "analyzer/readers/reader.h"
 #include "tracegen.h"
 
 static double now(void)

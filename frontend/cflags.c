@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend.h"
+#include "frontend/frontend.h"
 
 int ct_fe_cflags(int argc, char **argv)
 {

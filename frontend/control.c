@@ -12,7 +12,7 @@
 #include <sys/un.h>
 #include <unistd.h>
 
-#include "frontend.h"
+#include "frontend/frontend.h"
 
 static void usage(void)
 {

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "frontend.h"
+#include "frontend/frontend.h"
 
 char *ct_fe_diff_base(const char *path, const char *verb)
 {

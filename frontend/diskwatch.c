@@ -17,7 +17,7 @@
 #include <sys/statvfs.h>
 #include <time.h>
 
-#include "frontend.h"
+#include "frontend/frontend.h"
 
 #define MIN_SPAN 1.0      /* seconds of growth seen before judging      */
 #define HORIZON 600.0     /* warn when the disk fills sooner than this  */

@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "frontend.h"
+#include "frontend/frontend.h"
 
 static const char hook[] = "__cyg_profile_func_enter";
 

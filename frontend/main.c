@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend.h"
+#include "frontend/frontend.h"
 
 static void usage(FILE *f)
 {

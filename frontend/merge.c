@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "frontend.h"
+#include "frontend/frontend.h"
 
 /* "<ms>[.<up to 6 digits>] <key>[<thread>]<rest>" into its parts. */
 struct dump_line {

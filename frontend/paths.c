@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "frontend.h"
+#include "frontend/frontend.h"
 
 /* The folder of the running executable, without a trailing slash. */
 static const char *self_dir(void)

@@ -19,7 +19,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "frontend.h"
+#include "frontend/frontend.h"
 
 void ct_fe_reap_begin(void)
 {

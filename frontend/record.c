@@ -16,11 +16,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "frontend.h"
-#include "record.h"
-#include "args.h"
-#include "filter.h"
-#include "tracer.h"
+#include "frontend/frontend.h"
+#include "frontend/record.h"
+#include "preload/libcalls/args.h"
+#include "preload/filters/filter.h"
+#include "preload/tracer.h"
 
 static void usage(FILE *f)
 {

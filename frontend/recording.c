@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "frontend.h"
+#include "frontend/frontend.h"
 
 bool ct_fe_is_trace_name(const char *name)
 {

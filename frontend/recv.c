@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "frontend.h"
-#include "recv_parse.h"
+#include "frontend/frontend.h"
+#include "frontend/recv_parse.h"
 
 #define MAX_CONN 1024
 #define HEADER_WAIT_S 10   /* a sender that connects says who it is at once */

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "recv_parse.h"
+#include "frontend/recv_parse.h"
 
 void ct_recv_init(struct ct_recv_parser *p)
 {

@@ -6,8 +6,8 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "frontend.h"
-#include "record.h"
+#include "frontend/frontend.h"
+#include "frontend/record.h"
 
 int ct_fe_run(int argc, char **argv)
 {

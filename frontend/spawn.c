@@ -14,7 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "frontend.h"
+#include "frontend/frontend.h"
 
 static volatile sig_atomic_t child_pid;
 

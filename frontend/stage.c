@@ -16,7 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "frontend.h"
+#include "frontend/frontend.h"
 
 /* The file in the staging folder that names the output, for calltrace
  * control (a dot name: never taken for a trace). */

@@ -7,8 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "frontend.h"
-#include "reader.h"
+#include "frontend/frontend.h"
+#include "analyzer/readers/reader.h"
 
 struct counter {
     struct ct_sink sink;

@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "frontend.h"
-#include "load.h"
-#include "tidsel.h"
-#include "util.h"
+#include "frontend/frontend.h"
+#include "analyzer/read/load.h"
+#include "analyzer/model/tidsel.h"
+#include "analyzer/util.h"
 
 /* The tids the analyzer options args (NULL-ended) name with --tid; false
  * when there is none or one is malformed (the analyzer will say so). */

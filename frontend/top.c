@@ -14,11 +14,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "frontend.h"
-#include "record.h"
-#include "tidsel.h"
-#include "top.h"
-#include "util.h"
+#include "frontend/frontend.h"
+#include "frontend/record.h"
+#include "analyzer/model/tidsel.h"
+#include "frontend/top.h"
+#include "analyzer/util.h"
 
 static void usage(FILE *f)
 {

@@ -12,10 +12,10 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "calltrace_follow.h"
-#include "profile.h"
-#include "profile_live.h"
-#include "trace.h"
+#include "analyzer/readers/calltrace_follow.h"
+#include "analyzer/model/profile.h"
+#include "analyzer/model/profile_live.h"
+#include "analyzer/model/trace.h"
 
 struct top_snapshot {
     struct ct_live_fstats *f;   /* per functab id                      */

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "calltrace_format.h"
-#include "frontend.h"
-#include "top.h"
+#include "frontend/frontend.h"
+#include "frontend/top.h"
 
 /* Whether path holds a trace whose header names pid. */
 static bool trace_of(const char *path, pid_t pid)

@@ -15,7 +15,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#include "top.h"
+#include "frontend/top.h"
 
 static struct termios saved;
 static bool raw;

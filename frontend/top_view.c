@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "top.h"
+#include "frontend/top.h"
 
 struct row {
     uint32_t id;

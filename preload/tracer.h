@@ -24,16 +24,16 @@
 #ifndef CT_TRACER_H
 #define CT_TRACER_H
 
-#include "tracer_base.h"
+#include "preload/tracer_base.h"
 
-#include "tracer_config.h"
-#include "tracer_clock.h"
-#include "tracer_thread.h"
-#include "tracer_file.h"
-#include "tracer_flight.h"
-#include "tracer_control.h"
-#include "tracer_maps.h"
-#include "tracer_lifecycle.h"
-#include "tracer_signals.h"
+#include "preload/control/tracer_config.h"
+#include "preload/hot/tracer_clock.h"
+#include "preload/hot/tracer_thread.h"
+#include "preload/file/tracer_file.h"
+#include "preload/file/tracer_flight.h"
+#include "preload/control/tracer_control.h"
+#include "preload/file/tracer_maps.h"
+#include "preload/control/tracer_lifecycle.h"
+#include "preload/wrap/tracer_signals.h"
 
 #endif /* CT_TRACER_H */

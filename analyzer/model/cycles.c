@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_private.h"
-#include "util.h"
+#include "analyzer/model/profile_private.h"
+#include "analyzer/util.h"
 
 #define UNSEEN UINT32_MAX
 

@@ -3,9 +3,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filtered.h"
-#include "trace.h"
-#include "util.h"
+#include "analyzer/model/filtered.h"
+#include "analyzer/model/trace.h"
+#include "analyzer/util.h"
 
 static struct ct_filtered *get(struct ct_trace_info *info)
 {

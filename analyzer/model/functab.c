@@ -3,14 +3,14 @@
  * address or by name, gets a dense id; names and source places are
  * resolved lazily, through the reader's resolver, when first asked for.
  */
-#include "functab.h"
+#include "analyzer/model/functab.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "analyzer/util.h"
 
 /* Open addressing; slots hold id + 1 so that 0 means empty. */
 struct ct_functab {

@@ -3,9 +3,9 @@
  * are dropped exactly when they close a hidden frame. */
 #include <stdlib.h>
 
-#include "hide.h"
-#include "match.h"
-#include "util.h"
+#include "analyzer/model/hide.h"
+#include "analyzer/model/match.h"
+#include "analyzer/util.h"
 
 #define V_SHOWN   1
 #define V_HIDDEN  2

@@ -12,7 +12,7 @@
 
 #include <stdint.h>
 
-#include "trace.h"
+#include "analyzer/model/trace.h"
 
 struct ct_hide_frame {
     uint32_t func;

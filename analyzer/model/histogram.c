@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "histogram.h"
-#include "util.h"
+#include "analyzer/model/histogram.h"
+#include "analyzer/util.h"
 
 uint64_t ct_hist_bucket_low(uint32_t i)
 {

@@ -4,7 +4,7 @@
  * names alike (namespaces, templates and parameter lists may be left
  * out), and the pick of one function among several of a name.
  */
-#include "match.h"
+#include "analyzer/model/match.h"
 
 #include <fnmatch.h>
 #include <string.h>

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_private.h"
-#include "util.h"
+#include "analyzer/model/profile_private.h"
+#include "analyzer/util.h"
 
 /* The per-thread profile of ev's thread, made at its first event. */
 static struct ct_profile *thread_profile(struct ct_profile_state *s,

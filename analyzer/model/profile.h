@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "trace.h"
+#include "analyzer/model/trace.h"
 
 struct ct_profile_opts {
     bool per_thread;        /* keep one profile per thread as well       */

@@ -5,8 +5,8 @@
  */
 #include <stdlib.h>
 
-#include "profile_private.h"
-#include "util.h"
+#include "analyzer/model/profile_private.h"
+#include "analyzer/util.h"
 
 static struct ct_active *act_slot(struct ct_pthread *th, uint32_t func)
 {

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_private.h"
-#include "util.h"
+#include "analyzer/model/profile_private.h"
+#include "analyzer/util.h"
 
 void ct_prof_need_func(struct ct_profile *p, uint32_t func)
 {

@@ -19,9 +19,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_dist.h"
-#include "profile_private.h"
-#include "util.h"
+#include "analyzer/model/profile_dist.h"
+#include "analyzer/model/profile_private.h"
+#include "analyzer/util.h"
 
 /* A frame's part in one piece. */
 struct piece_frame {

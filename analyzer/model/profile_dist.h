@@ -11,8 +11,8 @@
 
 #include <stdint.h>
 
-#include "histogram.h"
-#include "profile.h"
+#include "analyzer/model/histogram.h"
+#include "analyzer/model/profile.h"
 
 struct ct_call_dist {
     struct ct_hist total, self;

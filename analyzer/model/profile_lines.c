@@ -6,14 +6,14 @@
  * line lookup per distinct pc, then one walk up the tree per node where
  * samples ended.
  */
-#include "profile_lines.h"
+#include "analyzer/model/profile_lines.h"
 
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_private.h"
-#include "util.h"
+#include "analyzer/model/profile_private.h"
+#include "analyzer/util.h"
 
 #define NO_NODE UINT32_MAX
 

@@ -16,7 +16,7 @@
 
 #include <stdint.h>
 
-#include "profile.h"
+#include "analyzer/model/profile.h"
 
 struct ct_line_elem {
     uint32_t func;           /* functab id of the function holding the line */

@@ -8,8 +8,8 @@
  */
 #include <string.h>
 
-#include "profile_live.h"
-#include "profile_private.h"
+#include "analyzer/model/profile_live.h"
+#include "analyzer/model/profile_private.h"
 
 void ct_profile_live(const struct ct_profile *p, struct ct_live_fstats *out,
                      uint32_t n)

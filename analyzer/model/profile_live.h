@@ -7,7 +7,7 @@
 
 #include <stdint.h>
 
-#include "profile.h"
+#include "analyzer/model/profile.h"
 
 struct ct_live_fstats {
     uint64_t calls;         /* calls so far, self-recursive ones included */

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_private.h"
-#include "util.h"
+#include "analyzer/model/profile_private.h"
+#include "analyzer/util.h"
 
 struct ct_profile *ct_profile_part_new(const struct ct_profile *whole,
                                        struct ct_trace_info *part_info)

@@ -8,8 +8,8 @@
  * per path: its calls' part inside each call and the part its own calls
  * leave in it, never below zero, as the trace's does per call.
  */
-#include "profile_private.h"
-#include "util.h"
+#include "analyzer/model/profile_private.h"
+#include "analyzer/util.h"
 
 /* The bias the trace's views would take off the path's self time. */
 static uint64_t path_bias(const struct ct_profile_state *s,

@@ -9,9 +9,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "profile.h"
-#include "profile_dist.h"
-#include "profile_lines.h"
+#include "analyzer/model/profile.h"
+#include "analyzer/model/profile_dist.h"
+#include "analyzer/model/profile_lines.h"
 
 /* One open activation on a thread's stack. */
 struct ct_frame {

@@ -9,7 +9,7 @@
 #ifndef CT_PROFILE_RUN_H
 #define CT_PROFILE_RUN_H
 
-#include "profile_private.h"
+#include "analyzer/model/profile_private.h"
 
 /*
  * The compiler cannot keep the thread's clock and depth and the profile's

@@ -9,8 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "profile_private.h"
-#include "util.h"
+#include "analyzer/model/profile_private.h"
+#include "analyzer/util.h"
 
 /* The sampling interval when the source does not say (gprof's 0.01 s). */
 #define DEFAULT_INTERVAL_NS 10000000.0

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_run.h"
-#include "util.h"
+#include "analyzer/model/profile_run.h"
+#include "analyzer/util.h"
 
 static struct ct_pthread *get_thread(struct ct_profile *p, uint32_t idx)
 {

@@ -2,8 +2,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "trace.h"
-#include "util.h"
+#include "analyzer/model/trace.h"
+#include "analyzer/util.h"
 
 /* Batch sinks fed one event at a time, e.g. through a tee. */
 int ct_batch_sink_event(struct ct_sink *self, const struct ct_event *ev)

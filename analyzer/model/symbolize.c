@@ -1,5 +1,5 @@
 /* Address to function name, file and line, through libbfd. */
-#include "symbolize.h"
+#include "analyzer/model/symbolize.h"
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -19,7 +19,7 @@
 #endif
 #include <bfd.h>
 
-#include "util.h"
+#include "analyzer/util.h"
 
 /* From libiberty's demangle.h, which binutils-dev does not install. */
 #ifndef DMGL_PARAMS

@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "functab.h"
+#include "analyzer/model/functab.h"
 
 struct ct_symbolizer;
 

@@ -2,8 +2,8 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "tidsel.h"
-#include "util.h"
+#include "analyzer/model/tidsel.h"
+#include "analyzer/util.h"
 
 int ct_tid_parse(const char *text, uint64_t **tids, size_t *ntids)
 {

@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace.h"
+#include "analyzer/model/trace.h"
 
 struct ct_tid_filter {
     struct ct_sink sink;

@@ -3,15 +3,15 @@
  * (threads by tid, notes, sample counts), and the tee that hands every
  * event to two sinks.
  */
-#include "filtered.h"
-#include "trace.h"
+#include "analyzer/model/filtered.h"
+#include "analyzer/model/trace.h"
 
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "analyzer/util.h"
 
 void ct_trace_info_init(struct ct_trace_info *info, const char *path,
                         const char *format)

@@ -18,7 +18,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "functab.h"
+#include "analyzer/model/functab.h"
 
 #define CT_FUNC_NONE UINT32_MAX
 

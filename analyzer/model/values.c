@@ -1,5 +1,5 @@
 /* ARGS and RETVAL payloads as text (values.h). */
-#include "values.h"
+#include "analyzer/model/values.h"
 
 #include <inttypes.h>
 #include <stdbool.h>

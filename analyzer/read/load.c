@@ -4,11 +4,11 @@
  */
 #include <string.h>
 
-#include "load.h"
-#include "profile.h"
-#include "progress.h"
-#include "read_calltrace.h"
-#include "util.h"
+#include "analyzer/read/load.h"
+#include "analyzer/model/profile.h"
+#include "analyzer/progress.h"
+#include "analyzer/readers/read_calltrace.h"
+#include "analyzer/util.h"
 
 int ct_load_open(struct ct_load *l, const char *path,
                  const struct ct_load_opts *o)

@@ -14,10 +14,10 @@
 #include <stdint.h>
 
 #include "calltrace_format.h"
-#include "hide.h"
-#include "reader.h"
-#include "tidsel.h"
-#include "trace.h"
+#include "analyzer/model/hide.h"
+#include "analyzer/readers/reader.h"
+#include "analyzer/model/tidsel.h"
+#include "analyzer/model/trace.h"
 
 struct ct_profile;
 

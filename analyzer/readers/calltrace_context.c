@@ -9,9 +9,9 @@
  */
 #include <string.h>
 
-#include "calltrace_reader.h"
-#include "calltrace_record.h"
-#include "util.h"
+#include "analyzer/readers/calltrace_reader.h"
+#include "analyzer/readers/calltrace_record.h"
+#include "analyzer/util.h"
 
 /* The lane of context id, made the first time. */
 static struct ctr_lane *lane_of(struct rd *r, struct cursor *c, uint64_t id)

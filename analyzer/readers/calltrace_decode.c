@@ -8,12 +8,12 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "filtered.h"
-#include "profile_run.h"
-#include "calltrace_reader.h"
-#include "calltrace_record.h"
-#include "util.h"
-#include "progress.h"
+#include "analyzer/model/filtered.h"
+#include "analyzer/model/profile_run.h"
+#include "analyzer/readers/calltrace_reader.h"
+#include "analyzer/readers/calltrace_record.h"
+#include "analyzer/util.h"
+#include "analyzer/progress.h"
 
 /* Hands the buffered events over; false when the sink asks to stop. */
 bool ctr_flush(struct rd *r)

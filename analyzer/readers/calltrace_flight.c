@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltrace_reader.h"
-#include "util.h"
+#include "analyzer/readers/calltrace_reader.h"
+#include "analyzer/util.h"
 
 bool ctr_flight_ring(const struct ct_file_header *fh)
 {

@@ -26,10 +26,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "calltrace_follow.h"
-#include "calltrace_reader.h"
-#include "calltrace_record.h"
-#include "util.h"
+#include "analyzer/readers/calltrace_follow.h"
+#include "analyzer/readers/calltrace_reader.h"
+#include "analyzer/readers/calltrace_record.h"
+#include "analyzer/util.h"
 
 #define EV_BATCH 256u
 #define FOLLOW_FN_CACHE 1024u

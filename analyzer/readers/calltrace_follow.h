@@ -14,8 +14,8 @@
 #include <stdint.h>
 
 #include "calltrace_format.h"
-#include "reader.h"
-#include "trace.h"
+#include "analyzer/readers/reader.h"
+#include "analyzer/model/trace.h"
 
 /* Who is writing the trace, as far as this machine can tell. */
 enum ct_writer {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltrace_follow.h"
-#include "calltrace_reader.h"
-#include "util.h"
+#include "analyzer/readers/calltrace_follow.h"
+#include "analyzer/readers/calltrace_reader.h"
+#include "analyzer/util.h"
 
 int ctr_probe(const struct ct_input *in)
 {

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltrace_reader.h"
-#include "calltrace_record.h"
-#include "util.h"
+#include "analyzer/readers/calltrace_reader.h"
+#include "analyzer/readers/calltrace_record.h"
+#include "analyzer/util.h"
 
 void ctr_set_stopped(struct ct_trace_info *info, const char *path,
                      size_t byte, const char *fmt, ...)

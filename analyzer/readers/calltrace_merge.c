@@ -4,8 +4,8 @@
  */
 #include <stdlib.h>
 
-#include "calltrace_reader.h"
-#include "util.h"
+#include "analyzer/readers/calltrace_reader.h"
+#include "analyzer/util.h"
 
 struct heap_item {
     uint64_t time;

@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltrace_reader.h"
-#include "calltrace_record.h"
-#include "util.h"
+#include "analyzer/readers/calltrace_reader.h"
+#include "analyzer/readers/calltrace_record.h"
+#include "analyzer/util.h"
 
 bool ctr_switch_decode(const uint8_t *p, size_t len, double ns_per_tick,
                        struct ctr_interval **iv, size_t *n, size_t *cap,

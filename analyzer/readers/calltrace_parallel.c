@@ -18,9 +18,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "calltrace_reader.h"
-#include "profile.h"
-#include "util.h"
+#include "analyzer/readers/calltrace_reader.h"
+#include "analyzer/model/profile.h"
+#include "analyzer/util.h"
 
 /* Pieces smaller than this are not worth a profile of their own. */
 #define MIN_PIECE_BYTES (4u << 20)

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltrace_reader.h"
-#include "util.h"
+#include "analyzer/readers/calltrace_reader.h"
+#include "analyzer/util.h"
 
 /* One thread's table, read out of its block. */
 struct table {

@@ -11,9 +11,9 @@
 #include <stdint.h>
 
 #include "calltrace_format.h"
-#include "read_calltrace.h"
-#include "reader.h"
-#include "symbolize.h"
+#include "analyzer/readers/read_calltrace.h"
+#include "analyzer/readers/reader.h"
+#include "analyzer/model/symbolize.h"
 
 struct block {
     size_t off;             /* file offset of the block header            */

@@ -7,8 +7,8 @@
  */
 #include <stdlib.h>
 
-#include "calltrace_reader.h"
-#include "util.h"
+#include "analyzer/readers/calltrace_reader.h"
+#include "analyzer/util.h"
 
 struct ctr_tid_span {
     uint64_t tid;

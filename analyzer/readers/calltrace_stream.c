@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltrace_reader.h"
-#include "util.h"
+#include "analyzer/readers/calltrace_reader.h"
+#include "analyzer/util.h"
 
 /* The header of the stream's last complete TRAILER, if there is one. */
 void ctr_stream_final_header(const struct ct_input *in,

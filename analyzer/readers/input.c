@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "reader.h"
-#include "util.h"
+#include "analyzer/readers/reader.h"
+#include "analyzer/util.h"
 
 /* Reads [off, end) with pread into the anonymous mapping: read(2) of a
  * hole gives zeros without allocating.  The last resort when mapping the

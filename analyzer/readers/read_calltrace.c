@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltrace_reader.h"
-#include "profile.h"
-#include "util.h"
+#include "analyzer/readers/calltrace_reader.h"
+#include "analyzer/model/profile.h"
+#include "analyzer/util.h"
 
 struct ct_calltrace_stats ct_calltrace_stats;
 

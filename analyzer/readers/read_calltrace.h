@@ -12,7 +12,7 @@
 #include <stdint.h>
 
 #include "calltrace_format.h"
-#include "reader.h"
+#include "analyzer/readers/reader.h"
 
 struct ct_calltrace_stats {
     uint64_t blocks;          /* block headers indexed (first pass)       */

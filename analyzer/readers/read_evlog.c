@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader.h"
-#include "textscan.h"
-#include "util.h"
+#include "analyzer/readers/reader.h"
+#include "analyzer/readers/textscan.h"
+#include "analyzer/util.h"
 
 #define EV_HEADER 12u
 #define EV_ITEM 40u

@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader.h"
-#include "textscan.h"
-#include "util.h"
+#include "analyzer/readers/reader.h"
+#include "analyzer/readers/textscan.h"
+#include "analyzer/util.h"
 
 #define LMS_MAX_ID (1u << 20)
 #define LMS_MAX_THREADS 256

@@ -20,9 +20,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader.h"
-#include "textscan.h"
-#include "util.h"
+#include "analyzer/readers/reader.h"
+#include "analyzer/readers/textscan.h"
+#include "analyzer/util.h"
 
 enum { K_C, K_R, K_S, K_E, K_V };
 

@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader.h"
-#include "textscan.h"
-#include "util.h"
+#include "analyzer/readers/reader.h"
+#include "analyzer/readers/textscan.h"
+#include "analyzer/util.h"
 
 #define SP_MAX_ID (1u << 24)
 

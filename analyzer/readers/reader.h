@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "trace.h"
+#include "analyzer/model/trace.h"
 
 struct ct_input {
     const char *path;

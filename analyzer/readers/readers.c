@@ -5,7 +5,7 @@
  */
 #include <string.h>
 
-#include "reader.h"
+#include "analyzer/readers/reader.h"
 
 const struct ct_reader *const ct_readers[] = {
     &ct_reader_calltrace,

@@ -5,7 +5,7 @@
  * skipped with --lenient), the probes' look at the first lines, and the
  * batching of events into the sink.
  */
-#include "textscan.h"
+#include "analyzer/readers/textscan.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util.h"
+#include "analyzer/util.h"
 
 void ct_scan_init(struct ct_scan *s, const struct ct_input *in)
 {

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "reader.h"
+#include "analyzer/readers/reader.h"
 
 struct ct_scan {
     const char *p, *end;    /* what is left of the input                  */

@@ -10,12 +10,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "diff.h"
-#include "diff_match.h"
-#include "options.h"
-#include "profile.h"
-#include "profile_dist.h"
-#include "util.h"
+#include "analyzer/report/diff.h"
+#include "analyzer/report/diff_match.h"
+#include "analyzer/options.h"
+#include "analyzer/model/profile.h"
+#include "analyzer/model/profile_dist.h"
+#include "analyzer/util.h"
 
 /* ------------------------------------------------------------------- */
 /* One run's functions and arcs as diff_match.h takes them. */

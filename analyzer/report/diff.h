@@ -10,7 +10,7 @@
 
 #include <stdio.h>
 
-#include "trace.h"
+#include "analyzer/model/trace.h"
 
 struct ct_options;
 struct ct_profile;

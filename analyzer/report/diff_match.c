@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "diff_match.h"
-#include "util.h"
+#include "analyzer/report/diff_match.h"
+#include "analyzer/util.h"
 
 static const char *nz(const char *s)
 {

@@ -10,9 +10,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "info.h"
-#include "symbolize.h"
-#include "util.h"
+#include "analyzer/report/info.h"
+#include "analyzer/model/symbolize.h"
+#include "analyzer/util.h"
 
 struct tcount {
     uint64_t events, calls, samples, user, lost;

@@ -13,7 +13,7 @@
 #include <stdio.h>
 
 #include "calltrace_format.h"
-#include "trace.h"
+#include "analyzer/model/trace.h"
 
 /* A sink that only counts, per thread, so that every figure is the one
  * the other views are built from. */

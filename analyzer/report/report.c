@@ -7,10 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "match.h"
-#include "report.h"
-#include "report_private.h"
-#include "util.h"
+#include "analyzer/model/match.h"
+#include "analyzer/report/report.h"
+#include "analyzer/report/report_private.h"
+#include "analyzer/util.h"
 
 static const struct ct_unit units[] = {
     {1e9, "s", "seconds"},

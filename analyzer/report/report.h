@@ -5,8 +5,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-#include "options.h"
-#include "profile.h"
+#include "analyzer/options.h"
+#include "analyzer/model/profile.h"
 
 /* Summary, flat profile, call graph, index, user events (per options). */
 int ct_report_print(FILE *out, struct ct_profile *p,

@@ -8,8 +8,8 @@
  */
 #include <stdlib.h>
 
-#include "report_private.h"
-#include "util.h"
+#include "analyzer/report/report_private.h"
+#include "analyzer/util.h"
 
 /* Per function, the ticks --subtract-bias took off it, or NULL when no
  * bias was subtracted.  Free with free(). */

@@ -8,9 +8,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "filtered.h"
-#include "functab.h"
-#include "report_private.h"
+#include "analyzer/model/filtered.h"
+#include "analyzer/model/functab.h"
+#include "analyzer/report/report_private.h"
 
 #define NAMED_SHORT 10
 

@@ -4,9 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "profile_lines.h"
-#include "report_private.h"
-#include "util.h"
+#include "analyzer/model/profile_lines.h"
+#include "analyzer/report/report_private.h"
+#include "analyzer/util.h"
 
 struct row {
     const char *name;        /* display name (not owned)                  */

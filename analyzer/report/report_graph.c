@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report_private.h"
-#include "util.h"
+#include "analyzer/report/report_private.h"
+#include "analyzer/util.h"
 
 static const char separator[] =
     "-----------------------------------------------\n";

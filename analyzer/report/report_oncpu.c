@@ -3,7 +3,7 @@
 #include <inttypes.h>
 #include <string.h>
 
-#include "report_private.h"
+#include "analyzer/report/report_private.h"
 
 /* Whether some thread's on-CPU time is told this way. */
 static bool any_mode(const struct ct_profile *p, uint8_t mode)

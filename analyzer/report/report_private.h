@@ -10,8 +10,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "options.h"
-#include "profile.h"
+#include "analyzer/options.h"
+#include "analyzer/model/profile.h"
 
 /* A cycle seen as one function (gprof's "<cycle N as a whole>"). */
 struct ct_rcycle {

@@ -9,8 +9,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-#include "report_private.h"
-#include "util.h"
+#include "analyzer/report/report_private.h"
+#include "analyzer/util.h"
 
 double ct_rep_sample_error(uint64_t n, uint64_t total)
 {

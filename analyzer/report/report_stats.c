@@ -10,11 +10,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "match.h"
-#include "profile_dist.h"
-#include "report.h"
-#include "report_private.h"
-#include "util.h"
+#include "analyzer/model/match.h"
+#include "analyzer/model/profile_dist.h"
+#include "analyzer/report/report.h"
+#include "analyzer/report/report_private.h"
+#include "analyzer/util.h"
 
 static const char *const sort_keys[] = {
     "self", "calls", "total", "avg", "min", "p50", "p90", "p99", "max",

@@ -6,8 +6,8 @@
 #include <string.h>
 #include <time.h>
 
-#include "report_private.h"
-#include "util.h"
+#include "analyzer/report/report_private.h"
+#include "analyzer/util.h"
 
 /* The first event's date; with no event, the start the input names (a
  * first time of 0 would be the clock's origin, the machine's boot). */

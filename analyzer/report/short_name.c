@@ -11,8 +11,8 @@
 #include <stdbool.h>
 #include <string.h>
 
-#include "report_private.h"
-#include "util.h"
+#include "analyzer/report/report_private.h"
+#include "analyzer/util.h"
 
 static bool ident_char(char c)
 {

@@ -18,11 +18,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "match.h"
-#include "report.h"
-#include "tree_private.h"
-#include "util.h"
-#include "values.h"
+#include "analyzer/model/match.h"
+#include "analyzer/report/report.h"
+#include "analyzer/report/tree_private.h"
+#include "analyzer/util.h"
+#include "analyzer/model/values.h"
 
 struct tframe {
     uint32_t func;

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tree_private.h"
-#include "util.h"
+#include "analyzer/report/tree_private.h"
+#include "analyzer/util.h"
 
 #define TREE_INDENT_MAX 64u
 

@@ -12,7 +12,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "trace.h"
+#include "analyzer/model/trace.h"
 
 /* How a frame ended, when not by its own return. */
 enum tmark {

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "util.h"
-#include "values.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/util.h"
+#include "analyzer/model/values.h"
 
 #define DUMP_WINDOW 65536u
 

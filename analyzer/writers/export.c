@@ -1,8 +1,8 @@
 /* The --export registry: format name -> exporter. */
 #include <string.h>
 
-#include "export.h"
-#include "util.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/util.h"
 
 #define EXPORTER(name)                                                     \
     struct ct_exporter *name(FILE *out, struct ct_trace_info *info,        \

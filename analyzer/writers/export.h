@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "trace.h"
+#include "analyzer/model/trace.h"
 
 struct ct_profile;
 struct ct_options;

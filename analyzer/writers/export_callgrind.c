@@ -17,9 +17,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "profile.h"
-#include "util.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/model/profile.h"
+#include "analyzer/util.h"
 
 #ifndef CALLTRACE_VERSION
 #define CALLTRACE_VERSION "0.1.0"

@@ -31,10 +31,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "textesc.h"
-#include "timeline.h"
-#include "util.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/writers/textesc.h"
+#include "analyzer/writers/timeline.h"
+#include "analyzer/util.h"
 
 struct chrome_export {
     struct ct_exporter ex;

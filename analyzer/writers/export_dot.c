@@ -15,10 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "options.h"
-#include "profile.h"
-#include "util.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/options.h"
+#include "analyzer/model/profile.h"
+#include "analyzer/util.h"
 
 #define DEFAULT_NODE_THRESHOLD 0.5
 #define DEFAULT_EDGE_THRESHOLD 0.1

@@ -26,13 +26,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "flamegraph_script.h"
-#include "options.h"
-#include "stackdiff.h"
-#include "stacktree.h"
-#include "textesc.h"
-#include "util.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/writers/flamegraph_script.h"
+#include "analyzer/options.h"
+#include "analyzer/writers/stackdiff.h"
+#include "analyzer/writers/stacktree.h"
+#include "analyzer/writers/textesc.h"
+#include "analyzer/util.h"
 
 #define WIDTH 1200      /* pixels */
 #define PAD 10

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "options.h"
-#include "stackdiff.h"
-#include "stacktree.h"
-#include "util.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/options.h"
+#include "analyzer/writers/stackdiff.h"
+#include "analyzer/writers/stacktree.h"
+#include "analyzer/util.h"
 
 struct folded_export {
     struct ct_stack_writer w;

@@ -14,8 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "util.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/util.h"
 
 struct stack {
     uint32_t *f;

@@ -24,11 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "protobuf.h"
-#include "textesc.h"
-#include "timeline.h"
-#include "util.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/writers/protobuf.h"
+#include "analyzer/writers/textesc.h"
+#include "analyzer/writers/timeline.h"
+#include "analyzer/util.h"
 
 /* Field numbers (protos/perfetto/trace/...). */
 enum {

@@ -26,10 +26,10 @@
 #include <string.h>
 #include <zlib.h>
 
-#include "export.h"
-#include "protobuf.h"
-#include "stacktree.h"
-#include "util.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/writers/protobuf.h"
+#include "analyzer/writers/stacktree.h"
+#include "analyzer/util.h"
 
 struct pprof_export {
     struct ct_stack_writer w;

@@ -18,10 +18,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "export.h"
-#include "profile.h"
-#include "profile_lines.h"
-#include "util.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/model/profile.h"
+#include "analyzer/model/profile_lines.h"
+#include "analyzer/util.h"
 
 static uint64_t ticks_ms(const struct ct_trace_info *info, uint64_t ticks)
 {

@@ -9,7 +9,7 @@
  * total, counting nested matches once.  Labels are cut to fit their
  * frame at every zoom.
  */
-#include "flamegraph_script.h"
+#include "analyzer/writers/flamegraph_script.h"
 
 const char ct_flamegraph_style[] =
     "text{font-family:monospace;font-size:12px;fill:#000}\n"

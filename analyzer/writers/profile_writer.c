@@ -1,8 +1,8 @@
 /* Writers of the finished profile alone (export.h, ct_profile_writer). */
 #include <stdlib.h>
 
-#include "export.h"
-#include "util.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/util.h"
 
 static int pass_event(struct ct_sink *self, const struct ct_event *ev)
 {

@@ -2,8 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "protobuf.h"
-#include "util.h"
+#include "analyzer/writers/protobuf.h"
+#include "analyzer/util.h"
 
 void pb_free(struct pb_buf *b)
 {

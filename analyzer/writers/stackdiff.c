@@ -3,8 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stackdiff.h"
-#include "util.h"
+#include "analyzer/writers/stackdiff.h"
+#include "analyzer/util.h"
 
 struct rounding {
     const struct ct_stacktree *t;

@@ -13,7 +13,7 @@
 
 #include <stdio.h>
 
-#include "stacktree.h"
+#include "analyzer/writers/stacktree.h"
 
 #define CT_SD_NONE UINT32_MAX
 

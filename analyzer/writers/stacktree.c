@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "options.h"
-#include "stacktree.h"
-#include "util.h"
+#include "analyzer/options.h"
+#include "analyzer/writers/stacktree.h"
+#include "analyzer/util.h"
 
 struct st_frame {
     uint32_t node;

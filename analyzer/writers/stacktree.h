@@ -16,8 +16,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "export.h"
-#include "trace.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/model/trace.h"
 
 #define CT_ST_ROOT 0u
 

@@ -2,9 +2,9 @@
 #include <stdint.h>
 #include <string.h>
 
-#include "util.h"
+#include "analyzer/util.h"
 
-#include "textesc.h"
+#include "analyzer/writers/textesc.h"
 
 #define REPLACEMENT "\xef\xbf\xbd"  /* U+FFFD in UTF-8 */
 

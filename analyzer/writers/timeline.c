@@ -2,10 +2,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "options.h"
-#include "timeline.h"
-#include "util.h"
-#include "values.h"
+#include "analyzer/options.h"
+#include "analyzer/writers/timeline.h"
+#include "analyzer/util.h"
+#include "analyzer/model/values.h"
 
 struct tl_frame {
     uint32_t func;

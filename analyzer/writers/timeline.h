@@ -24,7 +24,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "trace.h"
+#include "analyzer/model/trace.h"
 
 enum ct_slice_kind {
     CT_SLICE_CALL,

@@ -12,9 +12,9 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "budget.h"
-#include "rawsys.h"
-#include "tracer.h"
+#include "preload/base/budget.h"
+#include "preload/base/rawsys.h"
+#include "preload/tracer.h"
 
 #define PAGE 4096u
 /* The tracer's share of the room: 1 / SHARE. */

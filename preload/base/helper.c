@@ -23,9 +23,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "helper.h"
-#include "rawsys.h"
-#include "tracer.h"
+#include "preload/base/helper.h"
+#include "preload/base/rawsys.h"
+#include "preload/tracer.h"
 
 #ifndef SYS_pidfd_open
 #define SYS_pidfd_open 434

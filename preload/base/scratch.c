@@ -5,8 +5,8 @@
 #include <sys/syscall.h>
 
 #include "calltrace_format.h"
-#include "rawsys.h"
-#include "scratch.h"
+#include "preload/base/rawsys.h"
+#include "preload/base/scratch.h"
 
 #define PAGE 4096u
 #define KEEP_CHUNK (64u << 10)

@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tracer.h"
+#include "preload/tracer.h"
 
 CT_API void calltrace_vevent_impl(const char *fmt, va_list ap);
 CT_API void calltrace_set_enabled_impl(int on);

@@ -12,8 +12,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "plt.h"
-#include "tracer.h"
+#include "preload/libcalls/plt.h"
+#include "preload/tracer.h"
 
 void ct_config_defaults(struct ct_config *c)
 {

@@ -35,8 +35,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "filter.h"
-#include "tracer.h"
+#include "preload/filters/filter.h"
+#include "preload/tracer.h"
 
 #define CT_CONTROL_LINE 4096
 

@@ -19,7 +19,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "tracer.h"
+#include "preload/tracer.h"
 
 extern char **environ;
 extern void *__libc_stack_end;

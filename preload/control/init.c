@@ -2,7 +2,7 @@
  * Load-time start and clean close.  Kept apart so the unit tests link the
  * rest of the tracer without starting it.
  */
-#include "tracer.h"
+#include "preload/tracer.h"
 
 /* Lets the first instrumented call start the tracer when another object's
  * constructor runs before ours. */

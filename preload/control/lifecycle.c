@@ -17,15 +17,15 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "args.h"
-#include "keeper.h"
-#include "patch.h"
-#include "plt.h"
-#include "profile_mode.h"
-#include "sample.h"
-#include "filter.h"
-#include "stream.h"
-#include "tracer.h"
+#include "preload/libcalls/args.h"
+#include "preload/file/keeper.h"
+#include "preload/patch/patch.h"
+#include "preload/libcalls/plt.h"
+#include "preload/profile/profile_mode.h"
+#include "preload/sampling/sample.h"
+#include "preload/filters/filter.h"
+#include "preload/stream/stream.h"
+#include "preload/tracer.h"
 
 static const int crash_signals[] = {SIGABRT, SIGSEGV, SIGBUS, SIGFPE, SIGILL};
 #define N_CRASH (sizeof crash_signals / sizeof *crash_signals)

@@ -9,7 +9,7 @@
 #ifndef CT_TRACER_CONFIG_H
 #define CT_TRACER_CONFIG_H
 
-#include "tracer_base.h"
+#include "preload/tracer_base.h"
 
 #pragma GCC visibility push(hidden)
 

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmdline.h"
+#include "preload/file/cmdline.h"
 
 /* Characters an argument may hold and still need no quotes in a shell. */
 static int shell_plain(char c)

@@ -28,14 +28,14 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cmdline.h"
-#include "keeper.h"
-#include "patch.h"
-#include "profile_mode.h"
-#include "rawsys.h"
-#include "stream.h"
-#include "supply.h"
-#include "tracer.h"
+#include "preload/file/cmdline.h"
+#include "preload/file/keeper.h"
+#include "preload/patch/patch.h"
+#include "preload/profile/profile_mode.h"
+#include "preload/base/rawsys.h"
+#include "preload/stream/stream.h"
+#include "preload/stream/supply.h"
+#include "preload/tracer.h"
 
 struct ct_proc ct_proc;
 

@@ -32,8 +32,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "keeper.h"
-#include "tracer.h"
+#include "preload/file/keeper.h"
+#include "preload/tracer.h"
 
 uint32_t ct_flight_slots;
 static uint32_t slot_size;

@@ -34,10 +34,10 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "helper.h"
-#include "keeper.h"
-#include "rawsys.h"
-#include "tracer.h"
+#include "preload/base/helper.h"
+#include "preload/file/keeper.h"
+#include "preload/base/rawsys.h"
+#include "preload/tracer.h"
 
 #define NSLOTS 64u
 #define STACK_SIZE (64u << 10)

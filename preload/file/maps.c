@@ -15,8 +15,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "plt.h"
-#include "tracer.h"
+#include "preload/libcalls/plt.h"
+#include "preload/tracer.h"
 
 struct collect {
     uint8_t *p, *end;

@@ -10,8 +10,8 @@
 #ifndef CT_TRACER_FILE_H
 #define CT_TRACER_FILE_H
 
-#include "tracer_base.h"
-#include "tracer_config.h"
+#include "preload/tracer_base.h"
+#include "preload/control/tracer_config.h"
 
 #pragma GCC visibility push(hidden)
 

@@ -8,7 +8,7 @@
 #ifndef CT_TRACER_MAPS_H
 #define CT_TRACER_MAPS_H
 
-#include "tracer_base.h"
+#include "preload/tracer_base.h"
 
 #pragma GCC visibility push(hidden)
 

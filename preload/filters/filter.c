@@ -29,10 +29,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "filter_state.h"
-#include "plt.h"
-#include "scratch.h"
-#include "tracer.h"
+#include "preload/filters/filter_state.h"
+#include "preload/libcalls/plt.h"
+#include "preload/base/scratch.h"
+#include "preload/tracer.h"
 
 uint32_t ct_filter_stop;
 

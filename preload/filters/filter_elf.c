@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "filter.h"
+#include "preload/filters/filter.h"
 
 static const Elf64_Shdr *find_table(const uint8_t *img, size_t len,
                                     const Elf64_Ehdr *eh, uint32_t type)

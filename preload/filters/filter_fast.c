@@ -21,7 +21,7 @@
 #include <link.h>
 #include <sys/mman.h>
 
-#include "filter_state.h"
+#include "preload/filters/filter_state.h"
 
 struct ct_ffast *ct_ffast;
 uint32_t ct_filter_flags;

@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter.h"
-#include "scratch.h"
+#include "preload/filters/filter.h"
+#include "preload/base/scratch.h"
 
 void ct_fspec_free(struct ct_fspec *s)
 {

@@ -16,8 +16,8 @@
 
 #include <stdint.h>
 
-#include "filter.h"
-#include "tracer.h"
+#include "preload/filters/filter.h"
+#include "preload/tracer.h"
 
 #pragma GCC visibility push(hidden)
 

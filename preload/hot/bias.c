@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <sys/mman.h>
 
-#include "tracer.h"
+#include "preload/tracer.h"
 
 /* 5 x 50 pairs: a round of 1-2 us is still long beside the clock's jitter
  * (tens of ns), and the fastest round is the undisturbed one.  Over 40 runs

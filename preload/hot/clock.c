@@ -15,8 +15,8 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
-#include "rawsys.h"
-#include "tracer.h"
+#include "preload/base/rawsys.h"
+#include "preload/tracer.h"
 
 struct ct_clock ct_clock = {CT_CLOCK_MONOTONIC, 1000000000u, 0, 0};
 int ct_clock_is_tsc;

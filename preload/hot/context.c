@@ -24,8 +24,8 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
-#include "plt.h"
-#include "tracer.h"
+#include "preload/libcalls/plt.h"
+#include "preload/tracer.h"
 
 CT_API int swapcontext(ucontext_t *oucp, const ucontext_t *ucp);
 CT_API int setcontext(const ucontext_t *ucp);

@@ -29,8 +29,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "budget.h"
-#include "tracer.h"
+#include "preload/base/budget.h"
+#include "preload/tracer.h"
 
 /* Data pages of the ring: 512 switches (out + in, 16 bytes each) between
  * two drains before the kernel drops and counts.  Drains come every

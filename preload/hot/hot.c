@@ -24,7 +24,7 @@
  * CLOCK_MONOTONIC variant) is a tail call, so the fast path saves no
  * registers and sets up no frame.
  */
-#include "tracer.h"
+#include "preload/tracer.h"
 
 __thread struct ct_thread *ct_self __attribute__((tls_model("initial-exec")));
 

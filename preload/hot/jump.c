@@ -24,8 +24,8 @@
 #include <signal.h>
 #include <string.h>
 
-#include "plt.h"
-#include "tracer.h"
+#include "preload/libcalls/plt.h"
+#include "preload/tracer.h"
 
 /* Index of the stack pointer in glibc's x86-64 __jmpbuf. */
 #define JB_RSP 6

@@ -14,13 +14,13 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "budget.h"
-#include "filter_state.h"
-#include "filter.h"
-#include "profile_mode.h"
-#include "rawsys.h"
-#include "supply.h"
-#include "tracer.h"
+#include "preload/base/budget.h"
+#include "preload/filters/filter_state.h"
+#include "preload/filters/filter.h"
+#include "preload/profile/profile_mode.h"
+#include "preload/base/rawsys.h"
+#include "preload/stream/supply.h"
+#include "preload/tracer.h"
 
 uint64_t ct_global_word = 1;  /* off until the tracer has started */
 int ct_enabled = 1;

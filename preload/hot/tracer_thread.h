@@ -11,7 +11,7 @@
 #ifndef CT_TRACER_THREAD_H
 #define CT_TRACER_THREAD_H
 
-#include "tracer_base.h"
+#include "preload/tracer_base.h"
 
 #pragma GCC visibility push(hidden)
 

@@ -13,9 +13,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "args.h"
+#include "preload/libcalls/args.h"
 #include "calltrace_format.h"
-#include "tracer.h"
+#include "preload/tracer.h"
 
 static struct ct_args_spec spec;
 

@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "args.h"
+#include "preload/libcalls/args.h"
 
 /* uftrace's `-a` table, for the commonest libc and pthread calls. */
 const char ct_args_builtin[] =

@@ -38,13 +38,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "args.h"
-#include "budget.h"
-#include "patch.h"
-#include "plt.h"
-#include "plt_got.h"
-#include "scratch.h"
-#include "tracer.h"
+#include "preload/libcalls/args.h"
+#include "preload/base/budget.h"
+#include "preload/patch/patch.h"
+#include "preload/libcalls/plt.h"
+#include "preload/libcalls/plt_got.h"
+#include "preload/base/scratch.h"
+#include "preload/tracer.h"
 
 #define STUB_SIZE 16u
 

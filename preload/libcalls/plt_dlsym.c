@@ -24,11 +24,11 @@
 #include <pthread.h>
 #include <string.h>
 
-#include "filter.h"
-#include "plt.h"
-#include "scratch.h"
-#include "sample.h"
-#include "tracer.h"
+#include "preload/filters/filter.h"
+#include "preload/libcalls/plt.h"
+#include "preload/base/scratch.h"
+#include "preload/sampling/sample.h"
+#include "preload/tracer.h"
 
 #define MAX_NAMED CT_PLT_MAX_SLOTS
 /* Names in chunks mapped as they fill: a whole table (2.2 MB) in .bss

@@ -15,9 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plt.h"
-#include "plt_got.h"
-#include "scratch.h"
+#include "preload/libcalls/plt.h"
+#include "preload/libcalls/plt_got.h"
+#include "preload/base/scratch.h"
 
 static int cmp_use(const void *a, const void *b)
 {

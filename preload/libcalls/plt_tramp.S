@@ -9,7 +9,7 @@
  * the callee later finds its arguments and return address where the
  * caller left them.
  */
-#include "plt.h"
+#include "preload/libcalls/plt.h"
 
         .section .note.GNU-stack, "", @progbits
         .text

@@ -31,8 +31,8 @@
 #include <stdlib.h>
 #include <unwind.h>
 
-#include "plt.h"
-#include "tracer.h"
+#include "preload/libcalls/plt.h"
+#include "preload/tracer.h"
 
 #define NEXT(var, name)                                                    \
     do {                                                                   \

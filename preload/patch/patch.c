@@ -30,8 +30,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "patch.h"
-#include "tracer.h"
+#include "preload/patch/patch.h"
+#include "preload/tracer.h"
 
 #define SLED 5u
 #define PATCH_FRAMES 4096u

@@ -11,8 +11,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "profile_mode.h"
-#include "tracer.h"
+#include "preload/profile/profile_mode.h"
+#include "preload/tracer.h"
 
 enum { ROUNDS = 5, PAIRS = 50 };
 

@@ -22,10 +22,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
-#include "budget.h"
-#include "profile_mode.h"
-#include "scratch.h"
-#include "tracer.h"
+#include "preload/base/budget.h"
+#include "preload/profile/profile_mode.h"
+#include "preload/base/scratch.h"
+#include "preload/tracer.h"
 
 #define DEFAULT_PATHS 16384u
 #define MIN_PATHS 2u

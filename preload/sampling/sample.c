@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "calltrace_format.h"
-#include "sample.h"
-#include "tracer.h"
+#include "preload/sampling/sample.h"
+#include "preload/tracer.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))

@@ -31,9 +31,9 @@
 #include <unistd.h>
 
 #include "calltrace_format.h"
-#include "plt.h"
-#include "sample.h"
-#include "tracer.h"
+#include "preload/libcalls/plt.h"
+#include "preload/sampling/sample.h"
+#include "preload/tracer.h"
 
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>

@@ -22,8 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "plt.h"
-#include "sample.h"
+#include "preload/libcalls/plt.h"
+#include "preload/sampling/sample.h"
 
 #ifndef CT_LIBUNWIND_REMOTE_SONAME
 #define CT_LIBUNWIND_REMOTE_SONAME "libunwind-x86_64.so.8"

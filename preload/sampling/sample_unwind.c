@@ -30,8 +30,8 @@
 #include <signal.h>
 #include <ucontext.h>
 
-#include "plt.h"
-#include "sample.h"
+#include "preload/libcalls/plt.h"
+#include "preload/sampling/sample.h"
 
 /* The library's soname: libunwind8 in Debian, since libunwind 1.0. */
 #ifndef CT_LIBUNWIND_SONAME

@@ -30,10 +30,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "rawsys.h"
-#include "helper.h"
-#include "stream.h"
-#include "tracer.h"
+#include "preload/base/rawsys.h"
+#include "preload/base/helper.h"
+#include "preload/stream/stream.h"
+#include "preload/tracer.h"
 
 #define WINDOW_MAX (256ull << 30)   /* address space, not memory          */
 #define WINDOW_MIN (64ull << 20)

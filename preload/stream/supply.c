@@ -39,11 +39,11 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "helper.h"
-#include "keeper.h"
-#include "rawsys.h"
-#include "supply.h"
-#include "tracer.h"
+#include "preload/base/helper.h"
+#include "preload/file/keeper.h"
+#include "preload/base/rawsys.h"
+#include "preload/stream/supply.h"
+#include "preload/tracer.h"
 
 #define SLOTS 256u
 /* Switches to a full-size block, past threads' first blocks, before the

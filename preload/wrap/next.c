@@ -11,7 +11,7 @@
 #include <link.h>
 #include <string.h>
 
-#include "tracer.h"
+#include "preload/tracer.h"
 
 struct search {
     const char *name;

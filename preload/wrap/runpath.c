@@ -22,8 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "scratch.h"
-#include "tracer.h"
+#include "preload/base/scratch.h"
+#include "preload/tracer.h"
 
 struct search_path {
     const char *runpath, *rpath;

@@ -25,7 +25,7 @@
 #include <signal.h>
 #include <string.h>
 
-#include "tracer.h"
+#include "preload/tracer.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define SLOTS 65  /* signals 1.._NSIG-1 */

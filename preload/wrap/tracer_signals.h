@@ -10,7 +10,7 @@
 #ifndef CT_TRACER_SIGNALS_H
 #define CT_TRACER_SIGNALS_H
 
-#include "tracer_base.h"
+#include "preload/tracer_base.h"
 
 #pragma GCC visibility push(hidden)
 

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#include "filter.h"
-#include "plt.h"
-#include "sample.h"
-#include "tracer.h"
-#include "wrap_spawn.h"
+#include "preload/filters/filter.h"
+#include "preload/libcalls/plt.h"
+#include "preload/sampling/sample.h"
+#include "preload/tracer.h"
+#include "preload/wrap/wrap_spawn.h"
 
 extern char **environ;
 

@@ -27,8 +27,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "plt.h"
-#include "tracer.h"
+#include "preload/libcalls/plt.h"
+#include "preload/tracer.h"
 
 typedef int (*clone_fn)(int (*)(void *), void *, int, void *, ...);
 

@@ -21,7 +21,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 
-#include "tracer.h"
+#include "preload/tracer.h"
 
 typedef int (*prctl_fn)(int, unsigned long, unsigned long, unsigned long,
                         unsigned long);

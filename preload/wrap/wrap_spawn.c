@@ -18,8 +18,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tracer.h"
-#include "wrap_spawn.h"
+#include "preload/tracer.h"
+#include "preload/wrap/wrap_spawn.h"
 
 extern char **environ;
 

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "reader.h"
-#include "trace.h"
+#include "analyzer/readers/reader.h"
+#include "analyzer/model/trace.h"
 
 static int fuzz_null_event(struct ct_sink *self, const struct ct_event *ev)
 {

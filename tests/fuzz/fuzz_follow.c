@@ -4,11 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "calltrace_follow.h"
-#include "profile.h"
-#include "profile_live.h"
-#include "reader.h"
-#include "trace.h"
+#include "analyzer/readers/calltrace_follow.h"
+#include "analyzer/model/profile.h"
+#include "analyzer/model/profile_live.h"
+#include "analyzer/readers/reader.h"
+#include "analyzer/model/trace.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "recv_parse.h"
+#include "frontend/recv_parse.h"
 
 static void verdict(const uint8_t *data, size_t size, size_t piece,
                     struct ct_recv_parser *p, uint64_t *kept)

@@ -27,8 +27,7 @@ if ! command -v clang >/dev/null; then
     exit 0
 fi
 mkdir -p "$out/obj"
-flags="-g -O1 -std=gnu11 -D_GNU_SOURCE -Iinclude -Ianalyzer -Ianalyzer/read -Ianalyzer/readers \
-    -Ianalyzer/model -Ianalyzer/report -Ianalyzer/writers \
+flags="-g -O1 -std=gnu11 -D_GNU_SOURCE -I. -Iinclude \
     -fsanitize=address,undefined -fno-sanitize-recover=undefined \
     -DCALLTRACE_VERSION=\"fuzz\""
 objs=()

@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "export.h"
-#include "options.h"
-#include "profile.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/options.h"
+#include "analyzer/model/profile.h"
 
 struct ex {
     struct ct_trace_info info;

@@ -7,8 +7,8 @@
 
 #include <string.h>
 
-#include "profile.h"
-#include "trace.h"
+#include "analyzer/model/profile.h"
+#include "analyzer/model/trace.h"
 
 struct fx {
     struct ct_trace_info info;

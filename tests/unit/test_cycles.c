@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "profile_fixture.h"
-#include "profile_private.h"
+#include "analyzer/model/profile_private.h"
 
 /* Builds CSR adjacency from an edge list. */
 static uint32_t scc(uint32_t n, const uint32_t (*edges)[2], size_t ne,

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "diff_match.h"
+#include "analyzer/report/diff_match.h"
 
 #define V(c, s, t) {.calls = (c), .self_ns = (s), .total_ns = (t)}
 

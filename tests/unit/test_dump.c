@@ -9,10 +9,10 @@
 
 #include <cmocka.h>
 
-#include "export.h"
-#include "reader.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/readers/reader.h"
 #include "tracegen.h"
-#include "util.h"
+#include "analyzer/util.h"
 
 struct out {
     char *text;

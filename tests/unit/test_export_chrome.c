@@ -3,7 +3,7 @@
  * open before the data and at its end), and the escaping of names and
  * messages: quotes, control characters, invalid UTF-8. */
 #include "export_fixture.h"
-#include "textesc.h"
+#include "analyzer/writers/textesc.h"
 
 #define EV(ph, tid, ts) "{\"ph\":\"" ph "\",\"pid\":42,\"tid\":" tid \
                         ",\"ts\":" ts

@@ -6,9 +6,9 @@
 #include <unistd.h>
 
 #include "export_fixture.h"
-#include "load.h"
-#include "stacktree.h"
-#include "util.h"
+#include "analyzer/read/load.h"
+#include "analyzer/writers/stacktree.h"
+#include "analyzer/util.h"
 
 /* old: main [0,100) calls a [10,40) and gone [50,53): main's self 67,
  * a's 30, gone's 3 (ns; the --dump form counts milliseconds). */

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <cmocka.h>
 
-#include "export.h"
-#include "options.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/options.h"
 #include "profile_fixture.h"
 
 static void build(struct fx *x)

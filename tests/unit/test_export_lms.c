@@ -2,7 +2,7 @@
  * before first use, rounded deltas, unmatched returns left out) and a round
  * trip through the lms reader. */
 #include "test_read_support.h"
-#include "export.h"
+#include "analyzer/writers/export.h"
 
 static void ev(struct ct_sink *s, enum ct_ev_kind k, uint32_t th, uint64_t t,
                uint32_t f)

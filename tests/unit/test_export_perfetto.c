@@ -3,7 +3,7 @@
  * decoded form beside each packet), a mark as a debug annotation, and
  * messages made valid UTF-8. */
 #include "export_fixture.h"
-#include "textesc.h"
+#include "analyzer/writers/textesc.h"
 
 static void exact_bytes(void **state)
 {

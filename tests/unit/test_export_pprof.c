@@ -11,7 +11,7 @@
 #include <zlib.h>
 
 #include "calltrace_format.h"
-#include "export.h"
+#include "analyzer/writers/export.h"
 #include "profile_fixture.h"
 
 struct msg {

@@ -12,12 +12,12 @@
 
 #include <cmocka.h>
 
-#include "calltrace_follow.h"
-#include "profile.h"
-#include "profile_live.h"
-#include "reader.h"
+#include "analyzer/readers/calltrace_follow.h"
+#include "analyzer/model/profile.h"
+#include "analyzer/model/profile_live.h"
+#include "analyzer/readers/reader.h"
 #include "tracegen.h"
-#include "util.h"
+#include "analyzer/util.h"
 
 #define NF 5
 static const uint64_t fns[NF] = {0x401000, 0x401100, 0x401200, 0x401300,

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "histogram.h"
+#include "analyzer/model/histogram.h"
 
 static void buckets(void **state)
 {

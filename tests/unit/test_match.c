@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "match.h"
+#include "analyzer/model/match.h"
 
 static void single_names(void **state)
 {

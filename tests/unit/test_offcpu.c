@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "calltrace_reader.h"
+#include "analyzer/readers/calltrace_reader.h"
 #include "profile_fixture.h"
 
 static size_t payload(uint8_t *buf, uint32_t prev, uint64_t anchor_ticks,

@@ -8,7 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tracer.h"
+#include "preload/tracer.h"
 
 static void test_short_message_kept(void **state)
 {

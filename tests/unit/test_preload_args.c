@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "args.h"
+#include "preload/libcalls/args.h"
 
 static struct ct_args_spec *parse_ok(const char *text)
 {

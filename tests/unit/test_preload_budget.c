@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <stdint.h>
 
-#include "budget.h"
+#include "preload/base/budget.h"
 
 #define K 1024u
 #define M (1024u * 1024)

@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <time.h>
 
-#include "tracer.h"
+#include "preload/tracer.h"
 
 static void test_monotonic_forced(void **state)
 {

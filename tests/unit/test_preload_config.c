@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "plt.h"
-#include "tracer.h"
+#include "preload/libcalls/plt.h"
+#include "preload/tracer.h"
 
 static const char *env_names[16], *env_values[16];
 static int env_n;

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tracer.h"
+#include "preload/tracer.h"
 
 static char path[64];
 

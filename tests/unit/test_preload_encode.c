@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tracer.h"
+#include "preload/tracer.h"
 
 CT_API void calltrace_set_enabled_impl(int on);
 

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "filter.h"
+#include "preload/filters/filter.h"
 
 static struct ct_fspec *spec;
 static char err[256];

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "filter_state.h"
+#include "preload/filters/filter_state.h"
 
 /* Functions the rules name: only their addresses and symbols matter. */
 #define FN(name)                                                          \

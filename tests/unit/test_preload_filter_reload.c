@@ -7,8 +7,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "filter.h"
-#include "tracer.h"
+#include "preload/filters/filter.h"
+#include "preload/tracer.h"
 
 static void test_reload(void **state)
 {

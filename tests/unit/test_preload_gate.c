@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <unistd.h>
 
-#include "tracer.h"
+#include "preload/tracer.h"
 
 static char path[64];
 

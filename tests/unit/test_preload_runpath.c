@@ -7,7 +7,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "tracer.h"
+#include "preload/tracer.h"
 
 static const char *entry(const char *e, const char *origin, const char *name)
 {

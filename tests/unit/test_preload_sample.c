@@ -14,7 +14,7 @@
 #include <ucontext.h>
 
 #include "calltrace_format.h"
-#include "sample.h"
+#include "preload/sampling/sample.h"
 
 static void interval_ok(const char *text, uint64_t want)
 {

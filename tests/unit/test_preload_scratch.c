@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "scratch.h"
+#include "preload/base/scratch.h"
 
 static void alloc_is_zeroed_and_writable(void **state)
 {

@@ -12,8 +12,8 @@
 
 #include <cmocka.h>
 
-#include "tracer.h"
-#include "wrap_spawn.h"
+#include "preload/tracer.h"
+#include "preload/wrap/wrap_spawn.h"
 
 extern char **environ;
 static char ld_self[CT_PATH_MAX + 16];

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "stream.h"
-#include "tracer.h"
+#include "preload/stream/stream.h"
+#include "preload/tracer.h"
 
 static const char *backlog, *timeout;
 static char warning[512];

@@ -16,12 +16,12 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "profile.h"
-#include "read_calltrace.h"
-#include "reader.h"
-#include "trace.h"
+#include "analyzer/model/profile.h"
+#include "analyzer/readers/read_calltrace.h"
+#include "analyzer/readers/reader.h"
+#include "analyzer/model/trace.h"
 #include "tracegen.h"
-#include "util.h"
+#include "analyzer/util.h"
 
 static uint64_t rng_state;
 

@@ -12,11 +12,11 @@
 
 #include <cmocka.h>
 
-#include "export.h"
-#include "options.h"
+#include "analyzer/writers/export.h"
+#include "analyzer/options.h"
 #include "profile_fixture.h"
-#include "profile_lines.h"
-#include "report.h"
+#include "analyzer/model/profile_lines.h"
+#include "analyzer/report/report.h"
 
 /* The pcs the view must look up: leaf pcs as sampled, return addresses
  * minus one. */

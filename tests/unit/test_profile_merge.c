@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "profile_dist.h"
+#include "analyzer/model/profile_dist.h"
 #include "profile_fixture.h"
 
 struct ev {

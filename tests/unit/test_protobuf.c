@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "protobuf.h"
+#include "analyzer/writers/protobuf.h"
 
 static void expect_bytes(const struct pb_buf *b, const uint8_t *want,
                          size_t n)

@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "trace.h"
+#include "analyzer/model/trace.h"
 
 struct seen {
     struct ct_sink sink;

@@ -11,10 +11,10 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "read_calltrace.h"
-#include "reader.h"
+#include "analyzer/readers/read_calltrace.h"
+#include "analyzer/readers/reader.h"
 #include "tracegen.h"
-#include "util.h"
+#include "analyzer/util.h"
 
 /* The reader reports damage on stderr; thousands of cuts would flood it. */
 static void quiet_stderr(bool quiet)

@@ -11,10 +11,10 @@
 
 #include <cmocka.h>
 
-#include "read_calltrace.h"
-#include "reader.h"
+#include "analyzer/readers/read_calltrace.h"
+#include "analyzer/readers/reader.h"
 #include "tracegen.h"
-#include "util.h"
+#include "analyzer/util.h"
 
 #define FMAIN 0x401000u
 #define FFOO 0x401100u

@@ -17,9 +17,9 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "reader.h"
-#include "trace.h"
-#include "util.h"
+#include "analyzer/readers/reader.h"
+#include "analyzer/model/trace.h"
+#include "analyzer/util.h"
 
 struct rec_event {
     struct ct_event ev;

@@ -9,9 +9,9 @@
 
 #include <cmocka.h>
 
-#include "options.h"
+#include "analyzer/options.h"
 #include "profile_fixture.h"
-#include "report.h"
+#include "analyzer/report/report.h"
 
 /* One tick = 1 ms. */
 static void build(struct fx *x)

@@ -2,9 +2,9 @@
  * reader's states) by name alone. */
 #include "test_read_support.h"
 
-#include "options.h"
-#include "profile.h"
-#include "report.h"
+#include "analyzer/options.h"
+#include "analyzer/model/profile.h"
+#include "analyzer/report/report.h"
 
 /* The whole summary of info (malloc'ed). */
 static char *summary(struct ct_trace_info *info)

@@ -7,7 +7,7 @@
 
 #include <cmocka.h>
 
-#include "report_private.h"
+#include "analyzer/report/report_private.h"
 
 static void check(const char *full, const char *want)
 {

@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "symbolize.h"
-#include "util.h"
+#include "analyzer/model/symbolize.h"
+#include "analyzer/util.h"
 
 enum { STATIC_LINE = __LINE__ + 1 };
 __attribute__((noinline)) static int static_target(int x)

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "textscan.h"
+#include "analyzer/readers/textscan.h"
 
 static bool slow(const char *b, size_t n)
 {

@@ -11,7 +11,7 @@
 
 #include <cmocka.h>
 
-#include "tidsel.h"
+#include "analyzer/model/tidsel.h"
 
 static void test_parse(void **state)
 {

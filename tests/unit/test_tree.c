@@ -12,10 +12,10 @@
 #include <cmocka.h>
 
 #include "calltrace_format.h"
-#include "hide.h"
-#include "options.h"
+#include "analyzer/model/hide.h"
+#include "analyzer/options.h"
 #include "profile_fixture.h"
-#include "report.h"
+#include "analyzer/report/report.h"
 
 struct tx {
     struct fx fx;

@@ -10,7 +10,7 @@
 #include <cmocka.h>
 
 #include "calltrace_format.h"
-#include "values.h"
+#include "analyzer/model/values.h"
 
 struct pay {
     uint8_t b[512];
