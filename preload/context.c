@@ -229,6 +229,8 @@ static void swap_frames(struct ct_thread *t, uint32_t id, void *arg)
         cur->depth = 0;  /* no memory: its frames are forgotten */
     if (cur)
         save_plt(cur);
+    else if (plt_open)
+        ct_plt_frames_drop();  /* no memory to keep them: taken off */
     struct saved *next = saved_of(t, id, 0);
     load_frames(t, next);
     ct_plt_frames_in(next ? next->plt : NULL, next ? next->nplt : 0);
