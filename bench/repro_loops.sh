@@ -13,11 +13,12 @@
 # prlimit): a test that cannot run here is shown as skipped, never as
 # held.  Run it under `nice` on a shared machine.
 set -u
-cd "$(dirname "$0")/.."
+cd "$(dirname "$0")/.." || exit 1
 RUNS=${1:-100}
 [ $# -gt 0 ] && shift
 export CT_ROOT=$PWD
-export CT_BUILD=$(cd "${BUILD:-build}" && pwd)
+CT_BUILD=$(cd "${BUILD:-build}" && pwd) || exit 1
+export CT_BUILD
 [ -f "$CT_BUILD/libcalltrace.so" ] || { echo "make first" >&2; exit 1; }
 
 # test | the classes of issues 20 and 21 it keeps (issue.item)
