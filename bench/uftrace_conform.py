@@ -222,6 +222,29 @@ def mapping(option):
     return env
 
 
+def fold_contexts(text):
+    """calltrace shows a coroutine's frames on its own stack, a lane
+    `[tid:N]`; uftrace, on one stack, nests them under the switch that ran
+    them.  Each lane line is put on its thread's stack one level below the
+    thread's last line (the switch), as uftrace shows it."""
+    last = {}
+    out = []
+    for line in text.split('\n'):
+        m = re.match(r'^(.*\[ *)(\d+)(:\d+)?(\] \| )( *)(.*)$', line)
+        if not m:
+            out.append(line)
+            continue
+        tid, lane, indent = m.group(2), m.group(3), len(m.group(5))
+        if not lane:
+            last[tid] = indent // 2
+            out.append(line)
+            continue
+        base = last.get(tid, -1) + 1
+        out.append(m.group(1) + tid + m.group(4) + '  ' * base +
+                   m.group(5) + m.group(6))
+    return '\n'.join(out)
+
+
 def trees(path, need_main=True):
     """One line per thread: its calls, library calls by their bare name."""
     per = {}
@@ -229,6 +252,7 @@ def trees(path, need_main=True):
     before_main = need_main
     # uftrace closes a frame with a bare "}" where its name is unknown
     text = open(path, encoding='utf-8', errors='replace').read()
+    text = fold_contexts(text)
     with open(path, 'w') as f:
         f.write(re.sub(r'\| ( *)\}$', r'| \1} /* ? */', text, flags=re.M))
     try:

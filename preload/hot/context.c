@@ -27,11 +27,9 @@
 #include "preload/libcalls/plt.h"
 #include "preload/tracer.h"
 
-CT_API int swapcontext(ucontext_t *oucp, const ucontext_t *ucp);
 CT_API int setcontext(const ucontext_t *ucp);
 CT_API void makecontext(ucontext_t *ucp, void (*func)(void), int argc, ...);
 
-typedef int (*swap_fn)(ucontext_t *, const ucontext_t *);
 typedef int (*set_fn)(const ucontext_t *);
 typedef void (*make_fn)(ucontext_t *, void (*)(void), int, ...);
 
@@ -229,6 +227,8 @@ static void swap_frames(struct ct_thread *t, uint32_t id, void *arg)
         cur->depth = 0;  /* no memory: its frames are forgotten */
     if (cur)
         save_plt(cur);
+    else if (plt_open)
+        ct_plt_frames_drop();  /* no memory to keep them: taken off */
     struct saved *next = saved_of(t, id, 0);
     load_frames(t, next);
     ct_plt_frames_in(next ? next->plt : NULL, next ? next->nplt : 0);
@@ -281,17 +281,91 @@ static void *next_of(const char *name)
     return f ? f : ct_next_definition(name);
 }
 
-CT_API int swapcontext(ucontext_t *oucp, const ucontext_t *ucp)
+/* A library call of getcontext or swapcontext from an object whose calls
+ * are recorded, written as one that returns at once: both return a second
+ * time when the saved context is resumed, and no frame of the tracer's
+ * may stand between the caller and glibc (the saved context would hold
+ * it, and a frame below the caller's is gone by a later resume). */
+static void write_leaf(uintptr_t *retp)
 {
-    static swap_fn next;
-    if (!next)
-        next = (swap_fn)next_of("swapcontext");
+    uintptr_t fn = ct_plt_wrapped_call(*retp);
+    if (fn) {
+        ct_enter_at((void *)fn, (void *)*retp, (uintptr_t)retp);
+        __cyg_profile_func_exit((void *)fn, (void *)*retp);
+    }
+}
+
+/* Looked up at load, not in the stubs: the tracer's own sampler calls
+ * getcontext, where dlsym may not run. */
+static uintptr_t real_getcontext, real_swapcontext;
+
+__attribute__((constructor)) static void find_real(void)
+{
+    real_getcontext = (uintptr_t)next_of("getcontext");
+    real_swapcontext = (uintptr_t)next_of("swapcontext");
+}
+
+/* From the swapcontext stub: the call written, the switch told; returns
+ * the real swapcontext, which the stub jumps to with the caller's frame.
+ * It returns when something switches back to this context, which the
+ * switcher has told. */
+uintptr_t ct_context_swap(uintptr_t *retp, const ucontext_t *ucp)
+{
+    if (!real_swapcontext)
+        real_swapcontext = (uintptr_t)next_of("swapcontext");
+    write_leaf(retp);
     if (ucp)
         go_to(target_of(ucp));
-    /* Returns here when something switches back to this context, which
-     * the switcher has told. */
-    return next(oucp, ucp);
+    return real_swapcontext;
 }
+
+uintptr_t ct_context_getcontext(uintptr_t *retp)
+{
+    if (!real_getcontext)
+        real_getcontext = (uintptr_t)next_of("getcontext");
+    write_leaf(retp);
+    return real_getcontext;
+}
+
+/* The stubs keep the stack and the arguments as they came and jump on
+ * (swapcontext's: retp first, ucp second). */
+__asm__(".text\n"
+        ".p2align 4\n"
+        ".globl swapcontext\n"
+        ".type swapcontext, @function\n"
+        "swapcontext:\n"
+        "    .cfi_startproc\n"
+        "    push %rdi\n"
+        "    .cfi_adjust_cfa_offset 8\n"
+        "    push %rsi\n"
+        "    .cfi_adjust_cfa_offset 8\n"
+        "    sub $8, %rsp\n"
+        "    .cfi_adjust_cfa_offset 8\n"
+        "    lea 24(%rsp), %rdi\n"
+        "    call ct_context_swap\n"
+        "    add $8, %rsp\n"
+        "    .cfi_adjust_cfa_offset -8\n"
+        "    pop %rsi\n"
+        "    .cfi_adjust_cfa_offset -8\n"
+        "    pop %rdi\n"
+        "    .cfi_adjust_cfa_offset -8\n"
+        "    jmp *%rax\n"
+        "    .cfi_endproc\n"
+        ".size swapcontext, .-swapcontext\n"
+        ".p2align 4\n"
+        ".globl getcontext\n"
+        ".type getcontext, @function\n"
+        "getcontext:\n"
+        "    .cfi_startproc\n"
+        "    push %rdi\n"
+        "    .cfi_adjust_cfa_offset 8\n"
+        "    lea 8(%rsp), %rdi\n"
+        "    call ct_context_getcontext\n"
+        "    pop %rdi\n"
+        "    .cfi_adjust_cfa_offset -8\n"
+        "    jmp *%rax\n"
+        "    .cfi_endproc\n"
+        ".size getcontext, .-getcontext\n");
 
 CT_API int setcontext(const ucontext_t *ucp)
 {

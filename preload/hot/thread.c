@@ -485,6 +485,7 @@ static int switch_block_here(struct ct_thread *t, size_t need)
      * on it), and the drain reads memory only. */
     ct_cpu_record(t, ct_room_end(t->end), 1);
     put_context_mark(t);
+    t->flags &= ~CT_T_CTX_GAP;
     t->end = ct_hot_end(check_end(t));
     return 0;
 }
@@ -511,9 +512,10 @@ void ct_thread_count_lost(struct ct_thread *t, uint64_t n)
  * short of the block's is a checkpoint for the switch ring (cputime.c). */
 static int ensure_room(struct ct_thread *t, size_t need)
 {
-    if (t->blk && t->pos + need <= ct_room_end(t->end))
+    int gap = t->flags & CT_T_CTX_GAP;
+    if (t->blk && !gap && t->pos + need <= ct_room_end(t->end))
         return 0;
-    if (t->blk && t->cpu.ring && ct_room_end(t->end) < block_end(t) &&
+    if (t->blk && !gap && t->cpu.ring && ct_room_end(t->end) < block_end(t) &&
         !(t->flags & CT_T_NOBLOCK) && !ct_proc.failed) {
         if (ct_cpu_pending(t))
             ct_cpu_record(t, block_end(t), 0);
@@ -1030,11 +1032,16 @@ void ct_thread_switch_context(uint32_t id,
                                              ? t->depth : CT_MAX_DEPTH);
         size_t cap = ct_proc.cfg.bufsize - CT_BLOCK_HEADER_SIZE -
                      CT_BLOCK_RESERVE;
-        if (need <= cap / 2 && ensure_room(t, need) == 0)
+        if (need <= cap / 2 && ensure_room(t, need) == 0) {
             put_frames_record(t, CT_EXT_CONTEXT,
                               tick_delta(t, ct_now()), b, n);
-        else
+        } else {
+            /* Every later event must wait for a block whose mark names
+             * this context; till then they are counted lost. */
             count_lost(t, 1);
+            t->flags |= CT_T_CTX_GAP;
+            t->end = t->pos ? ct_hot_end(t->pos) : NULL;
+        }
     }
     slow_end(t);
 out:

@@ -25,6 +25,10 @@
 /* ct_thread.flags */
 #define CT_T_NOBLOCK 0x1u  /* the size limit was reached: no more blocks    */
 #define CT_T_DEAD    0x2u  /* the thread has ended                          */
+/* A context switch whose CONTEXT record the block could not hold: nothing
+ * more goes into that block (a reader would put it on the stack of the
+ * context left); the next block's mark names the context. */
+#define CT_T_CTX_GAP 0x4u
 
 /* ct_thread.seq: set once the exiting thread has taken the number of
  * this thread's last block (ct_threads_end_others): no block may follow

@@ -909,6 +909,51 @@ static int imports(const struct dyn_info *d, const char *want)
     return 0;
 }
 
+/*
+ * getcontext and swapcontext return twice, so no trampoline may stand for
+ * their return address; context.c's wrappers write their calls instead
+ * (getcontext's as a call that returns at once).  Their PLT entries in
+ * the objects whose library calls are recorded are noted here, so a
+ * wrapper knows the call it serves is one to record, and its function.
+ */
+#define MAX_WRAPPED 64
+static uintptr_t wrapped[MAX_WRAPPED];
+static uint32_t nwrapped;
+
+static int told_by_wrapper(const char *name)
+{
+    return strcmp(name, "getcontext") == 0 ||
+           strcmp(name, "swapcontext") == 0;
+}
+
+/* Under patch_lock. */
+static void note_wrapped(uintptr_t plt)
+{
+    uint32_t n = __atomic_load_n(&nwrapped, __ATOMIC_RELAXED);
+    if (!plt || n == MAX_WRAPPED)
+        return;
+    for (uint32_t i = 0; i < n; i++)
+        if (__atomic_load_n(&wrapped[i], __ATOMIC_RELAXED) == plt)
+            return;
+    __atomic_store_n(&wrapped[n], plt, __ATOMIC_RELAXED);
+    __atomic_store_n(&nwrapped, n + 1, __ATOMIC_RELEASE);
+}
+
+uintptr_t ct_plt_wrapped_call(uintptr_t site)
+{
+    const uint8_t *call = (const uint8_t *)site - 5;
+    uint32_t n = __atomic_load_n(&nwrapped, __ATOMIC_ACQUIRE);
+    if (n == 0 || plt_mode == CT_LIBCALLS_NONE || *call != 0xe8)
+        return 0;  /* only a direct call (e8 rel32) names its entry */
+    int32_t rel;
+    memcpy(&rel, call + 1, sizeof rel);
+    uintptr_t entry = site + (uintptr_t)(intptr_t)rel;
+    for (uint32_t i = 0; i < n; i++)
+        if (__atomic_load_n(&wrapped[i], __ATOMIC_RELAXED) == entry)
+            return entry;
+    return 0;
+}
+
 struct got_ref {
     uintptr_t got;
     uintptr_t plt;
@@ -1182,7 +1227,7 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
         if (ELF64_R_TYPE(r->r_info) != R_X86_64_JUMP_SLOT || !name)
             continue;
         uintptr_t hook = ct_plt_hook_for(name);
-        if (!hook && ct_plt_never_patched(name))
+        if (!hook && ct_plt_never_patched(name) && !told_by_wrapper(name))
             continue;
         refs[n++] = (struct got_ref){d.base + r->r_offset, 0, hook, name,
                                      (uint32_t)i};
@@ -1195,6 +1240,10 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
     void *map = binding_map(d.pltgot);
     for (size_t i = 0; i < n; i++) {
         uintptr_t now = *(uintptr_t *)refs[i].got;
+        if (told_by_wrapper(refs[i].name)) {
+            note_wrapped(refs[i].plt);  /* never patched */
+            continue;
+        }
         /* The unwinder's own look-ups (hook_unwinder) are not recorded:
          * they run while it walks the stack, hundreds per throw. */
         if ((!refs[i].plt && !refs[i].hook) || is_stub(now) ||

@@ -100,6 +100,10 @@ void ct_plt_frames_drop(void);
 /* Calls to these are never recorded (they return twice, or look at their
  * caller). */
 int ct_plt_never_patched(const char *name);
+/* The PLT entry a direct call returning to site went through, when it is
+ * a getcontext or swapcontext entry of an object whose library calls are
+ * recorded (context.c writes those calls); 0 otherwise. */
+uintptr_t ct_plt_wrapped_call(uintptr_t site);
 /* Was the object with this load bias (l_addr) there when tracing
  * started? */
 int ct_plt_loaded_at_start(uintptr_t base);

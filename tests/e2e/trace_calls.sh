@@ -59,7 +59,7 @@ for s in $exports; do
         # children the fork and thread handlers do not see (wrap_clone.c)
         clone|vfork) ;;
         # coroutines: each context its own call stack (context.c)
-        makecontext|swapcontext|setcontext) ;;
+        makecontext|swapcontext|setcontext|getcontext) ;;
         # the kernel sampler's thread makes no mask system call per frame
         sigprocmask|pthread_sigmask) ;;
         # library calls: the unwinder must not meet the return trampoline

@@ -127,6 +127,7 @@ has "0 returns with no call, 0 calls with no return, 0 frames open at the end" "
     grep -v -e '^|  strtol@plt' -e '^|  makecontext@plt' -e '^|  printf@plt' \
     > "$T/coltree"
 expect_eq "lib: tree" "|main() {
+|  getcontext@plt();
 |  foo() {
 |    coro_lib_switch@plt();
 :1|bar() {
@@ -162,4 +163,25 @@ if command -v uftrace > /dev/null; then
                 paste -sd' ')"
     fi
 fi
+# getcontext and swapcontext are library calls too (uftrace's t014 shows
+# them), written by their wrappers with no frame of the tracer's between
+# the caller and glibc: a context swapcontext saved is resumed three times
+# and the program runs as untraced.
+build_traced "$T/twice" "$PROGRAMS/coro_resume_twice.c"
+expect_eq "twice: untraced" "n=3" "$("$T/twice")"
+CALLTRACE_LIBCALLS=plt run_traced "$T/twice.raw" "$T/twice" > "$T/twice.out" ||
+    fail "twice: status $?"
+expect_eq "twice: output" "n=3" "$(cat "$T/twice.out")"
+"$REPORT_SAN" -b -p "$T/twice.raw" > "$T/twice.rep" || fail "twice: report"
+has "0 returns with no call" "$T/twice.rep" ||
+    fail "twice: $(grep Unmatched "$T/twice.rep")"
+"$REPORT_SAN" --tree "$T/twice.raw" | sed -n 's/^.*\] | //p' |
+    grep -E '^  (getcontext|makecontext|swapcontext|step)' > "$T/twice.tree"
+expect_eq "twice: tree" "  getcontext@plt();
+  makecontext@plt();
+  swapcontext@plt();
+  step();
+  step();
+  step();" "$(cat "$T/twice.tree")"
+
 echo "coroutines: own stacks, exact counts, every view"

@@ -42,4 +42,30 @@ case $(head -n 1 "$T/chain.txt") in *" flags=4 threads=1 lost=0 "*) ;;
 run_traced "$T/ign.raw" "$T/view" ignore > "$T/ign.out" 2> "$T/ign.err" ||
     fail "ignore: status $?"
 expect_eq "ignore: output" ignored "$(cat "$T/ign.out")"
+
+# The kernel's view (SigCgt) cannot hide the handlers the tracer needs
+# (docs/reliability.md, "Seen, not fixed"): it differs by the five crash
+# signals, and by the toggle signal when one is set, and by nothing else.
+cat > "$T/cgt.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+__attribute__((noinline)) static int work(int n) { return n * 3; }
+int main(void)
+{
+    char line[256];
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (strncmp(line, "SigCgt:", 7) == 0)
+            fputs(line + 7, stdout);
+    return work(0);
+}
+C
+build_traced "$T/cgt" "$T/cgt.c"
+plain=$(printf '%d' "0x$(tr -d ' \t' < <("$T/cgt"))")
+traced=$(run_traced "$T/cgt.raw" "$T/cgt" 2>/dev/null | tr -d ' \t')
+toggled=$(CALLTRACE_SIGNAL=USR2 run_traced "$T/cgt2.raw" "$T/cgt" 2>/dev/null | tr -d ' \t')
+crash=$(( (1 << 3) | (1 << 5) | (1 << 6) | (1 << 7) | (1 << 10) ))
+expect_eq "SigCgt" "$(( plain | crash ))" "$(printf '%d' "0x$traced")"
+expect_eq "SigCgt with a toggle" "$(( plain | crash | (1 << 11) ))" \
+    "$(printf '%d' "0x$toggled")"
 echo ok
