@@ -24,11 +24,14 @@ struct side_data {
     struct ct_diff_arc *arcs;
 };
 
-/* p99 of the total time per call (ns), 0 when no call returned. */
-static double p99_of(const struct ct_profile *p, const struct ct_call_dist *d)
+/* p99 of the total time per call (ns): 0 when no call returned, NAN when
+ * calls were made but the run keeps no call one by one (a sampled trace,
+ * a profile of CALLTRACE_MODE=profile): shown as "-", never as 0. */
+static double p99_of(const struct ct_profile *p, const struct ct_call_dist *d,
+                     uint64_t calls)
 {
     if (!d)
-        return 0;
+        return calls ? NAN : 0;
     return ct_ticks_to_ns(p->info, ct_hist_quantile(&d->total, 990));
 }
 
@@ -48,7 +51,8 @@ static struct ct_diff_side side_of(struct ct_profile *p, struct side_data *sd)
                   .self_ns = ct_ticks_to_ns(info, fs->self_ticks),
                   .total_ns = ct_ticks_to_ns(info, fs->self_ticks +
                                                        fs->child_ticks),
-                  .p99_ns = p99_of(p, ct_profile_func_dist(p, f))}};
+                  .p99_ns = p99_of(p, ct_profile_func_dist(p, f),
+                                    fs->calls + fs->self_calls)}};
     }
     sd->arcs = ct_xcalloc(p->narcs + 1, sizeof *sd->arcs);
     for (uint32_t a = 0; a < p->narcs; a++) {
@@ -60,7 +64,7 @@ static struct ct_diff_side side_of(struct ct_profile *p, struct side_data *sd)
                   .self_ns = ct_ticks_to_ns(info, arc->self_ticks),
                   .total_ns = ct_ticks_to_ns(info, arc->self_ticks +
                                                        arc->child_ticks),
-                  .p99_ns = p99_of(p, ct_profile_arc_dist(p, a))}};
+                  .p99_ns = p99_of(p, ct_profile_arc_dist(p, a), arc->count)}};
     }
     return (struct ct_diff_side){sd->fns, n, sd->arcs, p->narcs};
 }
@@ -111,10 +115,16 @@ static void func_name(const struct printer *pr, uint32_t f)
 
 static void p99_cols(const struct printer *pr, double old, double new)
 {
-    char pct[32];
-    percent(pct, sizeof pct, old, new);
-    fprintf(pr->out, " %10.3f %10.3f %8s", old / pr->unit_ns,
-            new / pr->unit_ns, pct);
+    char pct[32] = "-";
+    if (!isnan(old) && !isnan(new))
+        percent(pct, sizeof pct, old, new);
+    double v[2] = {old, new};
+    for (int s = 0; s < 2; s++)
+        if (isnan(v[s]))
+            fprintf(pr->out, " %10s", "-");
+        else
+            fprintf(pr->out, " %10.3f", v[s] / pr->unit_ns);
+    fprintf(pr->out, " %8s", pct);
 }
 
 static void row(const struct printer *pr, const struct ct_diff_row *r)

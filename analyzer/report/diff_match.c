@@ -21,8 +21,8 @@ static void add_vals(struct ct_diff_vals *a, const struct ct_diff_vals *b)
     a->total_ns += b->total_ns;
     /* quantiles do not add: the larger one bounds the merged calls' p99
      * from below, and no finer figure is kept here */
-    if (b->p99_ns > a->p99_ns)
-        a->p99_ns = b->p99_ns;
+    if (isnan(b->p99_ns) || b->p99_ns > a->p99_ns)
+        a->p99_ns = b->p99_ns;  /* unknown (NAN) stays unknown */
 }
 
 static bool empty(const struct ct_diff_vals *v)

@@ -165,6 +165,14 @@ if [ -x "$FRONT" ]; then
         fail "no calltrace.raw.old: $(cat "$T/err")"
 fi
 
+# A run that keeps no call one by one (a profile, CALLTRACE_MODE=profile)
+# has no p99: "-" in its column and in the change, never a figure of 0.
+CALLTRACE_MODE=profile run_traced "$T/oldp.raw" "$T/old" > /dev/null
+"$REPORT_SAN" -b -p --diff="$T/oldp.raw" "$T/new.raw" > "$T/p.txt" ||
+    fail "report --diff of a profile failed"
+expect_eq "p99 of a profile (old, change%) for heavy" "- -" \
+    "$(awk 'NF == 16 && $16 == "heavy" { print $9, $11 }' "$T/p.txt")"
+
 # Bad use: one clear error each.
 set +e
 "$REPORT_SAN" --diff="$T/missing.raw" "$T/new.raw" > /dev/null 2> "$T/err"
