@@ -262,8 +262,8 @@ int ct_prof_event(struct ct_profile *p, const struct ct_event *ev)
     }
     if (!p->state->origin_set)
         set_origin(p, ev->time);
-    if (ct_event_counted(ev->kind) && in_range(p, ev->time))
-        p->counts.events++;
+    if (in_range(p, ev->time))
+        p->counts.events += ct_event_weight(ev);
     struct ct_pthread *th = get_thread(p, ev->thread);
     switch (ev->kind) {
     case CT_EV_CALL: {

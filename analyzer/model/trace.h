@@ -81,6 +81,17 @@ struct ct_event {
     uint64_t path_off;    /* PATH: of path_self, ticks off the CPU         */
 };
 
+/* The events an event stands for in the `Events:` counts of every view
+ * (the report's summary, --info, record's closing line): 1 for those
+ * ct_event_counted takes, a profile's call path the call and the return
+ * of each of its calls (what the trace mode would have recorded), else 0. */
+static inline uint64_t ct_event_weight(const struct ct_event *ev)
+{
+    if (ev->kind == CT_EV_PATH)
+        return 2 * ev->count;
+    return ct_event_counted(ev->kind);
+}
+
 struct ct_sink {
     /* Returns 0 to go on, non-zero to stop reading. */
     int (*event)(struct ct_sink *self, const struct ct_event *ev);

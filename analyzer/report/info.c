@@ -47,6 +47,10 @@ static int count_event(struct ct_sink *self, const struct ct_event *ev)
     if (ev->kind == CT_EV_PATH) {  /* a profile's path: its calls */
         t->calls += ev->count;
         c->path_calls += ev->count;
+        t->events += ct_event_weight(ev);
+        c->events += ct_event_weight(ev);
+        c->calls += ev->count;
+        c->returns += ev->count;
     }
     if (!ct_event_counted(ev->kind))
         return 0;

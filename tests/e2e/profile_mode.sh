@@ -50,6 +50,16 @@ expect_eq "rec from work" "P 24+96 rec" "$(grep '^P .* rec$' "$T/p.graph")"
 "$REPORT_SAN" "$T/p.raw" | has "calls outside the tables' room (CALLTRACE_PROFILE_PATHS): 0 " ||
     fail "summary: no profile line"
 
+# Events count a profile's calls as the trace would record them: a call
+# and a return each, in the report's summary and in --info alike.
+ev=$("$REPORT_SAN" "$T/p.raw" | sed -n 's/^ Events: \([0-9]*\) (\([0-9]*\) calls, \([0-9]*\) returns.*/\1 \2 \3/p')
+read -r ev_all ev_calls ev_rets <<<"$ev"
+expect_eq "profile calls = returns" "$ev_calls" "$ev_rets"
+[ "$ev_calls" -gt 0 ] && [ "$ev_all" -ge $((2 * ev_calls)) ] ||
+    fail "Events: $ev does not count the profile's calls and returns"
+expect_eq "--info events" "$ev_all" \
+    "$("$REPORT_SAN" --info "$T/p.raw" | sed -n 's/^events: *\([0-9]*\) .*/\1/p')"
+
 "$REPORT_SAN" --info "$T/p.raw" | has "^mode: *profile" || fail "--info: not a profile"
 expect_eq "--info calls" "$(awk '{s += $1} END {print s}' "$T/p.flat")" \
     "$("$REPORT_SAN" --info "$T/p.raw" | sed -n 's/^calls: *\([0-9]*\) .*/\1/p')"
