@@ -1,5 +1,5 @@
 /* The filters' fast decision (preload/filters/filter_fast.c, filter_state.h)
- * against the slow one (decide in preload/filter.c): over many rule sets
+ * against the slow one (decide in preload/filters/filter.c): over many rule sets
  * put in force with ct_filter_reload, for functions of this program at
  * many levels and scopes, whenever the fast path answers, the slow path
  * answers the same, with the same reason for a call left out.  The
