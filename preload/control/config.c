@@ -311,8 +311,13 @@ static void load_output(struct ct_config *c, ct_getenv_fn get,
     const char *v = get("CALLTRACE_OUTPUT");
     if (!v)
         return;
+    if (!*v) {
+        warnf(warn, "calltrace: CALLTRACE_OUTPUT is empty: expected a file "
+              "path; using %s", CT_DEFAULT_OUTPUT);
+        return;
+    }
     /* Room for a pid and a ".N" suffix. */
-    if (!*v || strlen(v) + 48 > sizeof c->output) {
+    if (strlen(v) + 48 > sizeof c->output) {
         warnf(warn, "calltrace: CALLTRACE_OUTPUT='%.64s%s': expected a file "
               "path shorter than %zu bytes; using %s", v,
               strlen(v) > 64 ? "..." : "", sizeof c->output - 48,

@@ -162,8 +162,8 @@ static void test_bad_values(void **state)
     load(&c);
     assert_int_equal(warn_n, 7);
     assert_string_equal(warnings[0], "calltrace: CALLTRACE_QUIET='loud': expected 1/yes/true/on or 0/no/false/off; using 0");
-    assert_string_equal(warnings[1], "calltrace: CALLTRACE_OUTPUT='': expected a file path "
-                        "shorter than 976 bytes; using calltrace-%p.raw");
+    assert_string_equal(warnings[1], "calltrace: CALLTRACE_OUTPUT is empty: expected a "
+                        "file path; using calltrace-%p.raw");
     assert_string_equal(warnings[2], "calltrace: CALLTRACE_BUFSIZE='abc': expected a size "
                         "such as 64K or 4M; using 1M");
     assert_string_equal(warnings[3], "calltrace: CALLTRACE_LIMIT='12Q': expected a size "
@@ -180,6 +180,25 @@ static void test_bad_values(void **state)
     assert_int_equal(c.start_paused, 0);
     assert_int_equal(c.toggle_signal, 0);
     assert_int_equal(c.quiet, 0);
+}
+
+/* A path with no room for the pid and ".N" suffix is refused by length;
+ * one that just fits is kept. */
+static void test_output_length(void **state)
+{
+    (void)state;
+    struct ct_config c;
+    static char path[1200];
+    memset(path, 'a', sizeof path - 1);
+    load_alone(&c, "CALLTRACE_OUTPUT", path);
+    assert_int_equal(warn_n, 1);
+    assert_non_null(strstr(warnings[0], "expected a file path shorter than 976 bytes; "
+                                        "using calltrace-%p.raw"));
+    assert_string_equal(c.output, "calltrace-%p.raw");
+    path[975] = '\0';
+    load_alone(&c, "CALLTRACE_OUTPUT", path);
+    assert_int_equal(warn_n, 0);
+    assert_string_equal(c.output, path);
 }
 
 static void test_libcalls(void **state)
@@ -401,6 +420,7 @@ int main(void)
         cmocka_unit_test_setup(test_good_values, reset),
         cmocka_unit_test_setup(test_bufsize_rounding_and_bounds, reset),
         cmocka_unit_test_setup(test_bad_values, reset),
+        cmocka_unit_test_setup(test_output_length, reset),
         cmocka_unit_test_setup(test_follow, reset),
         cmocka_unit_test_setup(test_cputime, reset),
         cmocka_unit_test_setup(test_libcalls, reset),
