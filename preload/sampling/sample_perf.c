@@ -12,6 +12,24 @@
  * As in cputime.c, the descriptor is closed once the ring is mapped: the
  * mapping keeps the event alive, and the program sees no descriptor of
  * ours.  Rings are MADV_DONTFORK: a forked child opens its own.
+ *
+ * Jitter: a fixed period samples the same instants of every round of a
+ * program whose rounds are a whole number of periods (a loop paced by a
+ * 1 ms or 4 ms clock), and its shares then depend on where those instants
+ * fall.  The kernel's period cannot be varied without the descriptor, so
+ * every 100 ms of CPU or so the sampler's thread opens a new event on
+ * the thread, at a period drawn from 0.65 to 1.35 intervals (none within
+ * a tenth of the interval), and lets the
+ * old one go: each stretch starts at a random instant of the program's
+ * round and walks through it at its own pace.  Weights stay whole
+ * intervals: each sample adds its period less one interval to what the
+ * thread is owed (a replaced event also takes half a period with it, the
+ * time it counted since its last sample, on average), and when that
+ * reaches an interval the next sample weighs two, or none (not written)
+ * when it reaches minus one.  Which sample that is depends on its number,
+ * never on where it landed, so shares stay true, and the weights add up
+ * to the time sampled, within an interval.  The periods come in pairs,
+ * 1 + e and 1 - e intervals, so that little is owed at any time.
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -26,6 +44,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -44,6 +63,13 @@
 /* Data pages of each ring: 15 samples of a full copy. */
 #define RING_DATA_PAGES 32u
 #define MAX_SLOTS 4096
+/* An event is replaced at a new period after this many samples, and no
+ * sooner than 100 ms of the thread's CPU time: a replacement costs the
+ * sampler's thread some 60-400 us of CPU (an open, a map and an unmap,
+ * with a cross-CPU call each; bench/README.md), so at most 0.4 % of a
+ * CPU per sampled thread. */
+#define JITTER_SAMPLES 16u
+#define JITTER_MIN_NS 100000000u
 
 /* perf's register numbers, in the order the kernel writes them (bit
  * order), and libunwind's number of each. */
@@ -65,6 +91,12 @@ struct slot {
     uint32_t tid;
     void *ring;
     size_t len;
+    uint64_t interval_ns;   /* the asked period the events jitter around */
+    uint64_t next_ns;       /* the next event's period, 0: draw one      */
+    uint64_t period_ns;     /* the current event's                       */
+    int64_t owed_ns;        /* time sampled less the weights written     */
+    unsigned since_open;    /* samples of the current event             */
+    unsigned reopen_after;  /* samples, JITTER_SAMPLES at least          */
     const void *plt_slot;   /* the thread's library-call frames (plt.c) */
     /* wall: the context-switch event's own ring (an event whose
      * descriptor is closed lives as long as its ring is mapped), and the
@@ -108,7 +140,7 @@ static pthread_mutex_t g_drain = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int g_running;      /* the sampler's thread should go on    */
 static uint64_t g_period_ns;       /* how often it drains                  */
 static _Atomic uint64_t st_records, st_lost, st_leaf_only, st_not_written,
-    st_in_tracer;
+    st_in_tracer, st_reopened, st_absorbed;
 /* The tracer's own code: a sample that lands in it is the tracer's
  * overhead, not the program's profile (the signal sampler dropped them
  * too: the tracer's guard held). */
@@ -151,7 +183,7 @@ static uint64_t reg_mask(void)
 
 /* Both events write the same layout (the identifier first tells them
  * apart) on the same clock, as one ring requires. */
-static int open_event(uint64_t period_ns, int switches)
+static int open_event(pid_t tid, uint64_t period_ns, int switches)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
@@ -176,16 +208,16 @@ static int open_event(uint64_t period_ns, int switches)
         a.context_switch = 1;   /* the switch in ends the time off */
         a.sample_id_all = 1;
     }
-    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
+    return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1,
                         PERF_FLAG_FD_CLOEXEC);
 }
 
-/* Opens the calling thread's event and maps its ring of len bytes, the
- * descriptor closed: 0 with *ring and *id, or an errno. */
-static int open_ring(uint64_t period_ns, int switches, size_t len,
+/* Opens the event of thread tid (0: the calling one) and maps its ring of
+ * len bytes, the descriptor closed: 0 with *ring and *id, or an errno. */
+static int open_ring(pid_t tid, uint64_t period_ns, int switches, size_t len,
                      void **ring, uint64_t *id)
 {
-    int fd = open_event(period_ns, switches);
+    int fd = open_event(tid, period_ns, switches);
     if (fd < 0)
         return errno;
     uint64_t id1 = 0, id2 = 0;
@@ -213,13 +245,41 @@ static int open_ring(uint64_t period_ns, int switches, size_t len,
     return 0;
 }
 
+/* A period from 0.65 to 0.9 or 1.1 to 1.35 intervals (never under the
+ * kernel's 10 us),
+ * from a counter run through splitmix64: any thread may draw. */
+static uint64_t jittered(uint64_t interval_ns)
+{
+    static _Atomic uint64_t counter;
+    static _Atomic uint64_t seed;
+    uint64_t sd = atomic_load(&seed);
+    if (!sd) {
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        sd = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^
+             ((uint64_t)getpid() << 40) ^ 1;
+        atomic_store(&seed, sd);
+    }
+    uint64_t z = sd + 0x9e3779b97f4a7c15ull * (atomic_fetch_add(&counter, 1) + 1);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    z ^= z >> 31;
+    /* 1 +- (0.1 to 0.35): a period within a tenth of the interval
+     * would sample a program paced by the interval at few instants of
+     * its round for the whole stretch. */
+    double u = (double)(z >> 12) / 4503599627370496.0;   /* [0, 1) */
+    double e = 0.1 + 0.25 * u;
+    double p = (double)interval_ns * ((z & 1) ? 1.0 + e : 1.0 - e);
+    return p < 10000.0 ? 10000u : (uint64_t)p;
+}
+
 int ct_perf_wall(uint64_t interval_ns)
 {
     g_interval_ns = interval_ns;
-    int fd = open_event(interval_ns, 0);
+    int fd = open_event(0, interval_ns, 0);
     if (fd < 0)
         return errno;
-    int cs = open_event(0, 1);
+    int cs = open_event(0, 0, 1);
     int err = cs < 0 ? errno : 0;
     if (cs >= 0)
         close(cs);
@@ -235,10 +295,11 @@ int ct_perf_thread_open(uint64_t period_ns, int *slot)
     size_t len = (size_t)page_size() * (1 + RING_DATA_PAGES);
     void *m = NULL, *m_cs = NULL;
     uint64_t id = 0, id_cs = 0;
-    int err = open_ring(period_ns, 0, len, &m, &id);
+    uint64_t first = jittered(period_ns);
+    int err = open_ring(0, first, 0, len, &m, &id);
     if (err)
         return err;
-    if (g_wall && open_ring(0, 1, len, &m_cs, &id_cs) != 0)
+    if (g_wall && open_ring(0, 0, 1, len, &m_cs, &id_cs) != 0)
         m_cs = NULL, id_cs = 0;  /* this thread's time off is not sampled */
     for (int i = 0; i < MAX_SLOTS; i++) {
         int expected = FREE;
@@ -246,6 +307,14 @@ int ct_perf_thread_open(uint64_t period_ns, int *slot)
             g_slots[i].tid = (uint32_t)syscall(SYS_gettid);
             g_slots[i].ring = m;
             g_slots[i].len = len;
+            g_slots[i].interval_ns = period_ns;
+            g_slots[i].next_ns = 2 * period_ns - first;
+            g_slots[i].period_ns = first;
+            g_slots[i].owed_ns = 0;
+            g_slots[i].since_open = 0;
+            g_slots[i].reopen_after =
+                period_ns * JITTER_SAMPLES >= JITTER_MIN_NS
+                    ? JITTER_SAMPLES : (unsigned)(JITTER_MIN_NS / period_ns);
             g_slots[i].plt_slot = ct_plt_thread_slot();
             g_slots[i].ring_cs = m_cs;
             g_slots[i].id_cs = id_cs;
@@ -410,7 +479,20 @@ static void take_sample(struct slot *s, uint8_t *rec, size_t len,
         s->out_ns = time;
         return;
     }
-    write_sample(s, 1, pcs, depth);  /* the kernel's period is exact */
+    s->since_open++;
+    /* The file's comment, "Jitter": whole intervals of weight. */
+    int64_t unit = (int64_t)s->interval_ns;
+    s->owed_ns += (int64_t)s->period_ns - unit;
+    uint64_t weight = 1;
+    if (s->owed_ns >= unit) {
+        s->owed_ns -= unit;
+        weight = 2;
+    } else if (s->owed_ns <= -unit) {
+        s->owed_ns += unit;
+        atomic_fetch_add_explicit(&st_absorbed, 1, memory_order_relaxed);
+        return;
+    }
+    write_sample(s, weight, pcs, depth);
 }
 
 static void drain_ring(struct slot *s, void *ring, unsigned wait_ms)
@@ -441,6 +523,44 @@ static void drain_ring(struct slot *s, void *ring, unsigned wait_ms)
     __atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
 }
 
+/* Whether tid is a thread of this process: a thread that ended without
+ * saying so (its slot still live) may have left its number to another
+ * process, which must not be sampled. */
+static int ours(uint32_t tid)
+{
+    char path[48];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/self/task/%u", tid);
+    return stat(path, &st) == 0;
+}
+
+/* A new event on the slot's thread at a new period (the file's comment,
+ * "Jitter").  The new one is opened before the old one goes, so a refusal
+ * (no descriptor free, say) leaves the thread sampled as it was; the old
+ * ring is drained before it is unmapped, and the two overlap only for the
+ * few microseconds between. */
+static void reopen(struct slot *s, unsigned wait_ms)
+{
+    s->since_open = 0;
+    void *m = NULL;
+    uint64_t id = 0;
+    uint64_t per = s->next_ns ? s->next_ns : jittered(s->interval_ns);
+    if (open_ring((pid_t)s->tid, per, 0, s->len, &m, &id) != 0)
+        return;
+    if (!ours(s->tid)) {
+        munmap(m, s->len);
+        return;
+    }
+    drain_ring(s, s->ring, wait_ms);    /* at the old period */
+    munmap(s->ring, s->len);
+    s->ring = m;
+    s->since_open = 0;
+    s->next_ns = s->next_ns ? 0 : 2 * s->interval_ns - per;
+    s->owed_ns += (int64_t)(s->period_ns / 2);
+    s->period_ns = per;
+    atomic_fetch_add_explicit(&st_reopened, 1, memory_order_relaxed);
+}
+
 /* Every ring once; ended threads' rings are unmapped after. */
 static void drain_all(unsigned wait_ms)
 {
@@ -453,6 +573,9 @@ static void drain_all(unsigned wait_ms)
         drain_ring(s, s->ring, wait_ms);
         if (s->ring_cs)
             drain_ring(s, s->ring_cs, wait_ms);
+        if (st == LIVE && s->since_open >= s->reopen_after &&
+            atomic_load(&g_running))
+            reopen(s, wait_ms);
         if (st == ENDED) {
             munmap(s->ring, s->len);
             if (s->ring_cs)
@@ -571,10 +694,14 @@ static void *sampler_thread(void *arg)
         ct_message("calltrace: sampling: cannot load libunwind's remote "
                    "unwinder (libunwind-x86_64.so.8): samples keep the "
                    "interrupted pc only");
-    struct timespec nap = {(time_t)(g_period_ns / 1000000000u),
-                           (long)(g_period_ns % 1000000000u)};
     uint64_t naps = 0, per_second = 1000000000u / g_period_ns + 1;
     while (atomic_load(&g_running)) {
+        /* Naps of 0.5 to 1.5 periods: the events replaced in a drain
+         * (reopen) start at no fixed instant of a program paced by the
+         * same clock. */
+        uint64_t ns = jittered(g_period_ns);
+        struct timespec nap = {(time_t)(ns / 1000000000u),
+                               (long)(ns % 1000000000u)};
         nanosleep(&nap, NULL);
         /* A program whose threads have all ended is gone but for us: we
          * must not keep it alive. */
@@ -651,6 +778,8 @@ void ct_perf_after_fork_child(void)
     atomic_store(&st_leaf_only, 0);
     atomic_store(&st_not_written, 0);
     atomic_store(&st_in_tracer, 0);
+    atomic_store(&st_reopened, 0);
+    atomic_store(&st_absorbed, 0);
     if (atomic_load(&g_running))
         start_thread();
 }

@@ -10,6 +10,10 @@
  * of CLOCK_MONOTONIC, so the rounds keep a fixed phase to the kernel's
  * scheduler tick (4 ms on Debian's 250 Hz kernels), where a timer on the
  * thread's CPU clock fires: a sampler bound to the tick sees the same
+ * instant of every round.  SYNC_US written cN (c1000): each round
+ * starts at the next multiple of N us of the thread's own CPU clock, the
+ * time till then spent in pad(), so that rounds are exactly N us of CPU
+ * apart: a sampler with a fixed period of N us of CPU time sees the same
  * instant of every round.  THREADS (fourth, default 1): that many threads
  * run the same rounds, each for TOTAL_MS of its own CPU time.
  */
@@ -42,8 +46,19 @@ struct job {
     unsigned long n_hot, n_warm;
     double total_ms;
     long sync_ns;
+    int sync_cpu;   /* sync_ns is of the thread's CPU clock */
     unsigned long rounds;
 };
+
+/* Spins until the thread's CPU clock reaches the next multiple of
+ * every_ns. */
+__attribute__((noinline)) void pad(long every_ns)
+{
+    double now = cpu_ns();
+    double until = ((long long)(now / every_ns) + 1) * (double)every_ns;
+    while (cpu_ns() < until)
+        ;
+}
 
 /* Until the calling thread has used total_ms of CPU: rounds of hot and
  * warm, each started on the next multiple of sync_ns when given. */
@@ -52,7 +67,9 @@ static void *run_rounds(void *arg)
     struct job *j = arg;
     double end = cpu_ns() + j->total_ms * 1e6;
     while (cpu_ns() < end) {
-        if (j->sync_ns > 0) {
+        if (j->sync_ns > 0 && j->sync_cpu) {
+            pad(j->sync_ns);
+        } else if (j->sync_ns > 0) {
             struct timespec now;
             clock_gettime(CLOCK_MONOTONIC, &now);
             long long t = (now.tv_sec * 1000000000ll + now.tv_nsec) / j->sync_ns;
@@ -72,7 +89,8 @@ int main(int argc, char **argv)
 {
     double round_us = argc > 1 ? atof(argv[1]) : 2000;
     double total_ms = argc > 2 ? atof(argv[2]) : 1600;
-    long sync_ns = argc > 3 ? (long)(atof(argv[3]) * 1000) : 0;
+    int sync_cpu = argc > 3 && argv[3][0] == 'c';
+    long sync_ns = argc > 3 ? (long)(atof(argv[3] + sync_cpu) * 1000) : 0;
     int threads = argc > 4 ? atoi(argv[4]) : 1;
     if (threads < 1 || threads > 64)
         threads = 1;
@@ -89,7 +107,8 @@ int main(int argc, char **argv)
     struct job jobs[64];
     pthread_t tids[64];
     for (int t = 0; t < threads; t++)
-        jobs[t] = (struct job){n * 7 / 10, n - n * 7 / 10, total_ms, sync_ns, 0};
+        jobs[t] = (struct job){n * 7 / 10, n - n * 7 / 10, total_ms, sync_ns,
+                               sync_cpu, 0};
     for (int t = 1; t < threads; t++)
         if (pthread_create(&tids[t], NULL, run_rounds, &jobs[t]) != 0)
             threads = t; /* runs with the threads it could start */
