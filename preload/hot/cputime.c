@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "preload/base/budget.h"
+#include "preload/base/perf_ring.h"
 #include "preload/tracer.h"
 
 /* Data pages of the ring: 512 switches (out + in, 16 bytes each) between
@@ -87,35 +88,14 @@ static int open_ring(struct ct_thread *t)
     a.clockid = CLOCK_MONOTONIC;
     a.exclude_kernel = 1;
     a.exclude_hv = 1;
-    int fd = (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
-                          PERF_FLAG_FD_CLOEXEC);
-    if (fd < 0)
-        return errno;
-    uint64_t id1 = 0, id2 = 0;
-    size_t len = (size_t)page_size() * (1 + RING_DATA_PAGES);
-    if (ioctl(fd, PERF_EVENT_IOC_ID, &id1) != 0) {
-        int err = errno;
-        close(fd);
+    void *m = NULL;
+    uint64_t id = 0;
+    int err = ct_perf_ring_open(&a, 0, ring_len, &m, &id);
+    if (err)
         return err;
-    }
-    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    int err = m == MAP_FAILED ? errno : 0;
-    /* The same event before and after the mmap: another thread of the
-     * program did not close the number and reuse it meanwhile.  If it
-     * did, the number is the program's now: never closed or mapped. */
-    int ours = ioctl(fd, PERF_EVENT_IOC_ID, &id2) == 0 && id1 == id2;
-    if (err || !ours) {
-        if (m != MAP_FAILED)
-            munmap(m, len);
-        if (ours)
-            close(fd);
-        return err ? err : EBADF;
-    }
-    close(fd);
-    madvise(m, len, MADV_DONTFORK);
     t->cpu.ring = m;
-    t->cpu.ring_len = (uint32_t)len;
-    ct_budget_add((int64_t)len);
+    t->cpu.ring_len = (uint32_t)ring_len;
+    ct_budget_add((int64_t)ring_len);
     return 0;
 }
 

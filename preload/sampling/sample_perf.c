@@ -9,9 +9,9 @@
  * writes one CT_EXT_SAMPLE_OF record, naming the sampled thread, into its
  * own block.  docs/sampling.md explains the choices.
  *
- * As in cputime.c, the descriptor is closed once the ring is mapped: the
- * mapping keeps the event alive, and the program sees no descriptor of
- * ours.  Rings are MADV_DONTFORK: a forked child opens its own.
+ * As in cputime.c, the descriptor is closed once the ring is mapped
+ * (base/perf_ring.c): the mapping keeps the event alive, and the program
+ * sees no descriptor of ours.  Rings are MADV_DONTFORK: a forked child opens its own.
  *
  * Jitter: a fixed period samples the same instants of every round of a
  * program whose rounds are a whole number of periods (a loop paced by a
@@ -50,6 +50,7 @@
 #include <unistd.h>
 
 #include "calltrace_format.h"
+#include "preload/base/perf_ring.h"
 #include "preload/libcalls/plt.h"
 #include "preload/sampling/sample.h"
 #include "preload/tracer.h"
@@ -183,7 +184,8 @@ static uint64_t reg_mask(void)
 
 /* Both events write the same layout (the identifier first tells them
  * apart) on the same clock, as one ring requires. */
-static int open_event(pid_t tid, uint64_t period_ns, int switches)
+static void event_attr(struct perf_event_attr *ap, uint64_t period_ns,
+                       int switches)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
@@ -208,7 +210,15 @@ static int open_event(pid_t tid, uint64_t period_ns, int switches)
         a.context_switch = 1;   /* the switch in ends the time off */
         a.sample_id_all = 1;
     }
-    return (int)syscall(SYS_perf_event_open, &a, tid, -1, -1,
+    *ap = a;
+}
+
+/* The event alone, for a probe: its descriptor, or -1 with errno. */
+static int open_event(uint64_t period_ns, int switches)
+{
+    struct perf_event_attr a;
+    event_attr(&a, period_ns, switches);
+    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
                         PERF_FLAG_FD_CLOEXEC);
 }
 
@@ -217,32 +227,9 @@ static int open_event(pid_t tid, uint64_t period_ns, int switches)
 static int open_ring(pid_t tid, uint64_t period_ns, int switches, size_t len,
                      void **ring, uint64_t *id)
 {
-    int fd = open_event(tid, period_ns, switches);
-    if (fd < 0)
-        return errno;
-    uint64_t id1 = 0, id2 = 0;
-    if (ioctl(fd, PERF_EVENT_IOC_ID, &id1) != 0) {
-        int err = errno;
-        close(fd);
-        return err;
-    }
-    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    int err = m == MAP_FAILED ? errno : 0;
-    /* The same event before and after the mmap: another thread of the
-     * program did not close the number and reuse it meanwhile (cputime.c). */
-    int ours = ioctl(fd, PERF_EVENT_IOC_ID, &id2) == 0 && id1 == id2;
-    if (err || !ours) {
-        if (m != MAP_FAILED)
-            munmap(m, len);
-        if (ours)
-            close(fd);
-        return err ? err : EBADF;
-    }
-    close(fd);  /* the mapping keeps the event alive */
-    madvise(m, len, MADV_DONTFORK);
-    *ring = m;
-    *id = id1;
-    return 0;
+    struct perf_event_attr a;
+    event_attr(&a, period_ns, switches);
+    return ct_perf_ring_open(&a, tid, len, ring, id);
 }
 
 /* A period from 0.65 to 0.9 or 1.1 to 1.35 intervals (never under the
@@ -276,10 +263,10 @@ static uint64_t jittered(uint64_t interval_ns)
 int ct_perf_wall(uint64_t interval_ns)
 {
     g_interval_ns = interval_ns;
-    int fd = open_event(0, interval_ns, 0);
+    int fd = open_event(interval_ns, 0);
     if (fd < 0)
         return errno;
-    int cs = open_event(0, 0, 1);
+    int cs = open_event(0, 1);
     int err = cs < 0 ? errno : 0;
     if (cs >= 0)
         close(cs);
