@@ -23,7 +23,8 @@ static struct ct_args_spec spec;
  * address slot: %rax just below it, then %rdi ... %r9, then 8 x %xmm. */
 #define SAVED_INT(retp, n) ((retp)[-1 - (long)(n)]) /* n = 1: %rdi */
 #define SAVED_XMM_OFFSET 184                         /* %xmm0 from retp */
-/* ct_plt_return pushes %rax, %rdx, then 32 bytes of %xmm0, %xmm1. */
+/* ct_plt_return keeps %rax just below its arrival stack pointer, %rdx
+ * below, %xmm0 48 bytes below (base/tramp_regs.h). */
 #define RET_RAX(sp) (((const uint64_t *)(sp))[-1])
 #define RET_XMM0_OFFSET 48
 

@@ -1,7 +1,7 @@
 /*
  * Library-call stubs (x86-64): what a patched GOT slot points at, and the
  * return trampoline a recorded call returns through.  The C side is
- * preload/plt.c.
+ * preload/libcalls/plt.c.
  *
  * Each stub is 16 bytes and loads its own number into %r11, which is free
  * at a PLT call (a scratch register that carries no argument; the PLT and
@@ -9,6 +9,7 @@
  * the callee later finds its arguments and return address where the
  * caller left them.
  */
+#include "preload/base/tramp_regs.h"
 #include "preload/libcalls/plt.h"
 
         .section .note.GNU-stack, "", @progbits
@@ -62,26 +63,12 @@ plt_entry:
         .cfi_adjust_cfa_offset 8
         subq    $128, %rsp              /* movups: a caller may misalign */
         .cfi_adjust_cfa_offset 128
-        movups  %xmm0, 0(%rsp)
-        movups  %xmm1, 16(%rsp)
-        movups  %xmm2, 32(%rsp)
-        movups  %xmm3, 48(%rsp)
-        movups  %xmm4, 64(%rsp)
-        movups  %xmm5, 80(%rsp)
-        movups  %xmm6, 96(%rsp)
-        movups  %xmm7, 112(%rsp)
+        ct_save_vector_args 0
         movl    %r11d, %edi             /* slot number */
         leaq    184(%rsp), %rsi         /* where the return address is */
         call    ct_plt_enter
         movq    %rax, %r11              /* where to go */
-        movups  0(%rsp), %xmm0
-        movups  16(%rsp), %xmm1
-        movups  32(%rsp), %xmm2
-        movups  48(%rsp), %xmm3
-        movups  64(%rsp), %xmm4
-        movups  80(%rsp), %xmm5
-        movups  96(%rsp), %xmm6
-        movups  112(%rsp), %xmm7
+        ct_load_vector_args 0
         addq    $128, %rsp
         .cfi_adjust_cfa_offset -128
         popq    %r9
@@ -128,19 +115,13 @@ plt_entry:
         .type   ct_plt_return, @function
 ct_plt_return:
         endbr64
-        pushq   %rax
-        pushq   %rdx
-        subq    $32, %rsp
-        movups  %xmm0, 0(%rsp)
-        movups  %xmm1, 16(%rsp)
+        subq    $48, %rsp
+        ct_save_return_values
         leaq    48(%rsp), %rdi          /* the stack pointer on arrival */
         call    ct_plt_exit
         movq    %rax, %r11
-        movups  0(%rsp), %xmm0
-        movups  16(%rsp), %xmm1
-        addq    $32, %rsp
-        popq    %rdx
-        popq    %rax
+        ct_load_return_values
+        addq    $48, %rsp
         jmp     *%r11
         .size   ct_plt_return, . - ct_plt_return
 

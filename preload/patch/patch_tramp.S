@@ -8,6 +8,8 @@
  * for the real return address (recording the return) and goes there with
  * the return values untouched.
  */
+#include "preload/base/tramp_regs.h"
+
         .section .note.GNU-stack, "", @progbits
         .text
 
@@ -29,14 +31,7 @@ ct_patch_entry:
         movq    %r9, 40(%rsp)
         movq    %rax, 48(%rsp)
         movq    %r10, 56(%rsp)
-        movdqu  %xmm0, 64(%rsp)
-        movdqu  %xmm1, 80(%rsp)
-        movdqu  %xmm2, 96(%rsp)
-        movdqu  %xmm3, 112(%rsp)
-        movdqu  %xmm4, 128(%rsp)
-        movdqu  %xmm5, 144(%rsp)
-        movdqu  %xmm6, 160(%rsp)
-        movdqu  %xmm7, 176(%rsp)
+        ct_save_vector_args 64
         movq    208(%rsp), %rdi         /* where the function goes on   */
         leaq    216(%rsp), %rsi         /* its return address's slot    */
         call    ct_patch_enter
@@ -48,14 +43,7 @@ ct_patch_entry:
         movq    40(%rsp), %r9
         movq    48(%rsp), %rax
         movq    56(%rsp), %r10
-        movdqu  64(%rsp), %xmm0
-        movdqu  80(%rsp), %xmm1
-        movdqu  96(%rsp), %xmm2
-        movdqu  112(%rsp), %xmm3
-        movdqu  128(%rsp), %xmm4
-        movdqu  144(%rsp), %xmm5
-        movdqu  160(%rsp), %xmm6
-        movdqu  176(%rsp), %xmm7
+        ct_load_vector_args 64
         addq    $208, %rsp
         .cfi_adjust_cfa_offset -208
         ret
@@ -72,17 +60,11 @@ ct_patch_entry:
         .type   ct_patch_return, @function
 ct_patch_return:
         subq    $64, %rsp
-        movq    %rax, 0(%rsp)
-        movq    %rdx, 8(%rsp)
-        movdqu  %xmm0, 16(%rsp)
-        movdqu  %xmm1, 32(%rsp)
+        ct_save_return_values
         leaq    64(%rsp), %rdi          /* the stack pointer at return  */
         call    ct_patch_leave
         movq    %rax, 56(%rsp)
-        movq    0(%rsp), %rax
-        movq    8(%rsp), %rdx
-        movdqu  16(%rsp), %xmm0
-        movdqu  32(%rsp), %xmm1
+        ct_load_return_values
         addq    $56, %rsp
         ret
         .size   ct_patch_return, . - ct_patch_return
