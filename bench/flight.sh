@@ -17,8 +17,7 @@ bench_setup
 gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
 gcc -std=gnu11 -O2 -shared -fPIC -o "$W/noop.so" bench/overhead_noop.c
 N=${FIB_N:-32}
-fibn() { local a=0 b=1 i; for ((i = 0; i < $1; i++)); do local t=$((a + b)); a=$b; b=$t; done; echo $a; }
-C=$(( 2 * $(fibn $((N + 1))) ))   # fib calls + main
+C=$(fib_calls "$N")   # fib calls + main
 declare -A cpu
 run() {  # name, command... (its last argument is N, replaced by 1 once)
     local name=$1; shift

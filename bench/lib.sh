@@ -133,3 +133,24 @@ while off + 64 <= len(data):
 print(used, len(data))
 PY
 }
+
+# fib_calls N: the calls bench/overhead_fib.c makes for fib N, main's
+# included (2 fib(N+1)).
+fib_calls() {
+    local a=0 b=1 i t
+    for ((i = 0; i < $1 + 1; i++)); do t=$((a + b)); a=$b; b=$t; done
+    echo $((2 * a))
+}
+
+# timed_run NAME CMD...: runs CMD once and appends its wall and CPU
+# nanoseconds to the caller's wall[NAME] and cpu[NAME] (declare -A wall
+# cpu).  The previous run's trace may still be being written back: sync
+# first, so that it does not slow this one.
+timed_run() {
+    local name=$1 w c
+    shift
+    sync
+    read -r w c < <(wall_cpu_ns "$@")
+    wall[$name]+="$w "
+    cpu[$name]+="$c "
+}

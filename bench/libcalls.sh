@@ -37,38 +37,30 @@ have_uftrace=0
 command -v uftrace >/dev/null 2>&1 && have_uftrace=1
 
 declare -A wall cpu
-run() {  # name, command...
-    local name=$1 w c
-    shift
-    sync
-    read -r w c < <(wall_cpu_ns "$@")
-    wall[$name]+="$w "
-    cpu[$name]+="$c "
-}
 med() { printf '%s\n' ${1:-0} | median; }
 # Instrumented calls of fib(n) and main: 2 fib(n+1) - 1 + 1.
 fibcalls() { local a=0 b=1 i t; for ((i = 0; i <= $1; i++)); do t=$((a + b)); a=$b; b=$t; done; echo $((2 * a)); }
 
 for ((r = 0; r < RUNS; r++)); do
-    run noop env LD_PRELOAD="$W/noop.so" "$W/prog" "$N"
+    timed_run noop env LD_PRELOAD="$W/noop.so" "$W/prog" "$N"
     rm -f "$W"/p.raw*
-    run plt env CALLTRACE_OUTPUT="$W/p.raw" LD_PRELOAD="$LIB" "$W/prog" "$N"
+    timed_run plt env CALLTRACE_OUTPUT="$W/p.raw" LD_PRELOAD="$LIB" "$W/prog" "$N"
     rm -f "$W"/n.raw*
-    run none env CALLTRACE_LIBCALLS=none CALLTRACE_OUTPUT="$W/n.raw" LD_PRELOAD="$LIB" "$W/prog" "$N"
-    run audit env LD_AUDIT="$W/audit.so" LD_PRELOAD="$W/noop.so" "$W/prog" "$N"
-    run auditrec env LD_AUDIT="$W/auditrec.so" LD_PRELOAD="$W/noop.so" "$W/prog" "$N"
+    timed_run none env CALLTRACE_LIBCALLS=none CALLTRACE_OUTPUT="$W/n.raw" LD_PRELOAD="$LIB" "$W/prog" "$N"
+    timed_run audit env LD_AUDIT="$W/audit.so" LD_PRELOAD="$W/noop.so" "$W/prog" "$N"
+    timed_run auditrec env LD_AUDIT="$W/auditrec.so" LD_PRELOAD="$W/noop.so" "$W/prog" "$N"
     if [ $have_uftrace = 1 ]; then
         rm -rf "$W/u.data"
-        run uft uftrace record -d "$W/u.data" "$W/prog" "$N"
+        timed_run uft uftrace record -d "$W/u.data" "$W/prog" "$N"
     fi
-    run fnoop env LD_PRELOAD="$W/noop.so" "$W/fib" "$FIB"
+    timed_run fnoop env LD_PRELOAD="$W/noop.so" "$W/fib" "$FIB"
     rm -f "$W"/fp.raw*
-    run fplt env CALLTRACE_OUTPUT="$W/fp.raw" LD_PRELOAD="$LIB" "$W/fib" "$FIB"
+    timed_run fplt env CALLTRACE_OUTPUT="$W/fp.raw" LD_PRELOAD="$LIB" "$W/fib" "$FIB"
     rm -f "$W"/fn.raw*
-    run fnone env CALLTRACE_LIBCALLS=none CALLTRACE_OUTPUT="$W/fn.raw" LD_PRELOAD="$LIB" "$W/fib" "$FIB"
+    timed_run fnone env CALLTRACE_LIBCALLS=none CALLTRACE_OUTPUT="$W/fn.raw" LD_PRELOAD="$LIB" "$W/fib" "$FIB"
     if [ $have_uftrace = 1 ]; then
         rm -rf "$W/uf.data"
-        run fuft uftrace record -d "$W/uf.data" "$W/fib" "$FIB"
+        timed_run fuft uftrace record -d "$W/uf.data" "$W/fib" "$FIB"
     fi
 done
 recorded=$("$BUILD/calltrace-report" -b -p "$W/p.raw" | awk '/ lib_step@plt \[/ {print $4}')

@@ -31,35 +31,23 @@ gcc -Iinclude "${preload_inc[@]}" -D_GNU_SOURCE -DCALLTRACE_VERSION='"bench"' \
     -fno-instrument-functions -shared \
     -o "$W/fakeclock.so" "${preload_src[@]}" -ldl -lpthread -lunwind
 
-calls() { echo $(( 2 * $(fibn $(( $1 + 1 ))) - 1 + 1 )); }   # fib calls + main
-fibn() { local a=0 b=1 i; for ((i = 0; i < $1; i++)); do local t=$((a + b)); a=$b; b=$t; done; echo $a; }
 N=${FIB_N:-30}
-C=$(calls "$N")
+C=$(fib_calls "$N")   # fib calls + main
 declare -A wall cpu
-run() {  # name, command...
-    local name=$1 w c
-    shift
-    # The previous run's trace is still being written back: let it finish
-    # so it does not slow this one.
-    sync
-    read -r w c < <(wall_cpu_ns "$@")
-    wall[$name]+="$w "
-    cpu[$name]+="$c "
-}
 uft_bytes=0
 for ((r = 0; r < RUNS; r++)); do
-    run noop env LD_PRELOAD="$W/noop.so" "$W/fib" "$N"
+    timed_run noop env LD_PRELOAD="$W/noop.so" "$W/fib" "$N"
     rm -f "$W"/t.raw*
-    run ours env CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$LIB" "$W/fib" "$N"
+    timed_run ours env CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$LIB" "$W/fib" "$N"
     read -r rec_bytes file_bytes < <(trace_bytes "$W/t.raw")
     if [ -n "${BASE:-}" ]; then
         rm -f "$W"/b.raw*
-        run base env CALLTRACE_OUTPUT="$W/b.raw" LD_PRELOAD="$BASE" "$W/fib" "$N"
+        timed_run base env CALLTRACE_OUTPUT="$W/b.raw" LD_PRELOAD="$BASE" "$W/fib" "$N"
     fi
     rm -f "$W"/f.raw*
-    run fake env CALLTRACE_OUTPUT="$W/f.raw" LD_PRELOAD="$W/fakeclock.so" "$W/fib" "$N"
+    timed_run fake env CALLTRACE_OUTPUT="$W/f.raw" LD_PRELOAD="$W/fakeclock.so" "$W/fib" "$N"
     rm -rf "$W/uftrace.data"
-    run uft uftrace record -d "$W/uftrace.data" "$W/fib" "$N"
+    timed_run uft uftrace record -d "$W/uftrace.data" "$W/fib" "$N"
     uft_bytes=$(du -sb "$W/uftrace.data" | cut -f1)
 done
 med() { printf '%s\n' ${1} | median; }
@@ -67,13 +55,13 @@ med() { printf '%s\n' ${1} | median; }
 # What a thread costs to start and end: 200 short threads in turn.
 THREADS=200
 for ((r = 0; r < RUNS; r++)); do
-    run thr_noop env LD_PRELOAD="$W/noop.so" "$W/threads" $THREADS
+    timed_run thr_noop env LD_PRELOAD="$W/noop.so" "$W/threads" $THREADS
     rm -f "$W"/h.raw*
-    run thr_ours env CALLTRACE_OUTPUT="$W/h.raw" LD_PRELOAD="$LIB" "$W/threads" $THREADS
+    timed_run thr_ours env CALLTRACE_OUTPUT="$W/h.raw" LD_PRELOAD="$LIB" "$W/threads" $THREADS
     thr_bytes=$(stat -c %s "$W/h.raw")
     if [ -n "${BASE:-}" ]; then
         rm -f "$W"/h.raw*
-        run thr_base env CALLTRACE_OUTPUT="$W/h.raw" LD_PRELOAD="$BASE" "$W/threads" $THREADS
+        timed_run thr_base env CALLTRACE_OUTPUT="$W/h.raw" LD_PRELOAD="$BASE" "$W/threads" $THREADS
         thr_base_bytes=$(stat -c %s "$W/h.raw")
     fi
 done

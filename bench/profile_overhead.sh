@@ -13,26 +13,17 @@ bench_setup
 
 gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
 gcc -std=gnu11 -O2 -shared -fPIC -o "$W/noop.so" bench/overhead_noop.c
-fibn() { local a=0 b=1 i; for ((i = 0; i < $1; i++)); do local t=$((a + b)); a=$b; b=$t; done; echo $a; }
 N=${FIB_N:-30}
-C=$(( 2 * $(fibn $(( N + 1 ))) ))   # fib's calls + main
+C=$(fib_calls "$N")   # fib's calls + main
 declare -A wall cpu
-run() {  # name, command...
-    local name=$1 w c
-    shift
-    sync
-    read -r w c < <(wall_cpu_ns "$@")
-    wall[$name]+="$w "
-    cpu[$name]+="$c "
-}
 export CALLTRACE_LIBCALLS=none
 for ((r = 0; r < RUNS; r++)); do
-    run noop env LD_PRELOAD="$W/noop.so" "$W/fib" "$N"
+    timed_run noop env LD_PRELOAD="$W/noop.so" "$W/fib" "$N"
     rm -f "$W"/t.raw*
-    run trace env CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$LIB" "$W/fib" "$N"
+    timed_run trace env CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$LIB" "$W/fib" "$N"
     t_size=$(stat -c %s "$W/t.raw"); t_disk=$(du -B1 "$W/t.raw" | cut -f1)
     rm -f "$W"/p.raw*
-    run prof env CALLTRACE_MODE=profile CALLTRACE_OUTPUT="$W/p.raw" \
+    timed_run prof env CALLTRACE_MODE=profile CALLTRACE_OUTPUT="$W/p.raw" \
         LD_PRELOAD="$LIB" "$W/fib" "$N"
     p_size=$(stat -c %s "$W/p.raw"); p_disk=$(du -B1 "$W/p.raw" | cut -f1)
 done

@@ -20,8 +20,7 @@ trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$W"' EXIT
 gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
 gcc -std=gnu11 -O2 -shared -fPIC -o "$W/noop.so" bench/overhead_noop.c
 N=${FIB_N:-30}
-fibn() { local a=0 b=1 i; for ((i = 0; i < $1; i++)); do local t=$((a + b)); a=$b; b=$t; done; echo $a; }
-C=$(( 2 * $(fibn $((N + 1))) ))
+C=$(fib_calls "$N")
 median() { sort -n | awk '{v[NR]=$1} END{print v[int((NR+1)/2)]}'; }
 now() { date +%s%N; }
 port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
