@@ -357,19 +357,18 @@ static bool context_record(struct rd *r, struct cursor *c,
     return true;
 }
 
-/* An EXT record's payload [p, p + len).  Returns false on damage. */
-static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
-                       unsigned subtype, const uint8_t *p, size_t len)
+int ctr_ext_event(unsigned subtype, const uint8_t *p, size_t len,
+                  struct ct_event *ev)
 {
     const uint8_t *end = p + len;
-    uint64_t a, b;
+    uint64_t a;
     switch (subtype) {
     case CT_EXT_OVERHEAD_START:
+        ev->kind = CT_EV_OVERHEAD_START;
+        return 1;
     case CT_EXT_OVERHEAD_END:
-        ev->kind = subtype == CT_EXT_OVERHEAD_START ? CT_EV_OVERHEAD_START
-                                                    : CT_EV_OVERHEAD_END;
-        push(r, ev);
-        return true;
+        ev->kind = CT_EV_OVERHEAD_END;
+        return 1;
     case CT_EXT_USER:
     case CT_EXT_ARGS:
     case CT_EXT_RETVAL:
@@ -378,19 +377,50 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
                                             : CT_EV_RETVAL;
         ev->text = (const char *)p;
         ev->text_len = len;
+        return 1;
+    case CT_EXT_LOST:
+    case CT_EXT_CPUTIME:
+        if (ct_get_varint(&p, end, &a) != 0)
+            return -1;
+        ev->kind = subtype == CT_EXT_LOST ? CT_EV_LOST : CT_EV_CPUTIME;
+        ev->count = a;
+        return 1;
+    case CT_EXT_THREAD_END:
+        ev->kind = CT_EV_THREAD_END;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+void ctr_thread_name(struct ct_thread_info *t, const uint8_t *p, size_t len)
+{
+    size_t n = len < sizeof t->name ? len : sizeof t->name - 1;
+    memcpy(t->name, p, n);
+    t->name[n] = '\0';
+}
+
+/* An EXT record's payload [p, p + len).  Returns false on damage. */
+static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
+                       unsigned subtype, const uint8_t *p, size_t len)
+{
+    const uint8_t *end = p + len;
+    uint64_t a, b;
+    int simple = ctr_ext_event(subtype, p, len, ev);
+    if (simple < 0)
+        return false;
+    if (simple) {
+        if (ev->kind == CT_EV_LOST)
+            c->lost_told = ct_sat_add(c->lost_told, ev->count);
+        else if (ev->kind == CT_EV_CPUTIME)
+            r->info->threads[c->thread].oncpu = CT_ONCPU_CLOCK;
         push(r, ev);
         ev->text = NULL;
         ev->text_len = 0;
-        return true;
-    case CT_EXT_LOST:
-        if (ct_get_varint(&p, end, &a) != 0)
-            return false;
-        ev->kind = CT_EV_LOST;
-        ev->count = a;
-        c->lost_told = ct_sat_add(c->lost_told, a);
-        push(r, ev);
         ev->count = 0;
         return true;
+    }
+    switch (subtype) {
     case CT_EXT_STACK:
         if (!c->need_stack)
             return true; /* the frames are known from the previous block */
@@ -480,25 +510,8 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
         ev->depth = 0;
         return true;
     }
-    case CT_EXT_THREAD_NAME: {
-        struct ct_thread_info *t = &r->info->threads[c->thread];
-        size_t n = len < sizeof t->name ? len : sizeof t->name - 1;
-        memcpy(t->name, p, n);
-        t->name[n] = '\0';
-        return true;
-    }
-    case CT_EXT_THREAD_END:
-        ev->kind = CT_EV_THREAD_END;
-        push(r, ev);
-        return true;
-    case CT_EXT_CPUTIME:
-        if (ct_get_varint(&p, end, &a) != 0)
-            return false;
-        r->info->threads[c->thread].oncpu = CT_ONCPU_CLOCK;
-        ev->kind = CT_EV_CPUTIME;
-        ev->count = a;
-        push(r, ev);
-        ev->count = 0;
+    case CT_EXT_THREAD_NAME:
+        ctr_thread_name(&r->info->threads[c->thread], p, len);
         return true;
     case CT_EXT_CONTEXT:
         return context_record(r, c, ev, p, end);

@@ -624,58 +624,28 @@ static bool apply(struct ct_follow *f, struct fthread *t,
         emit(f, &ev);
         return true;
     }
-    const uint8_t *p = r->payload, *pend = r->payload + r->len;
-    uint64_t a;
     switch (r->subtype) {
     case CT_EXT_STACK:
         return !first || stack_record(f, t, r, next, end, time);
     case CT_EXT_CONTEXT:
         return context_record(f, t, r, time);
-    case CT_EXT_OVERHEAD_START:
-    case CT_EXT_OVERHEAD_END:
-        ev.kind = r->subtype == CT_EXT_OVERHEAD_START ? CT_EV_OVERHEAD_START
-                                                      : CT_EV_OVERHEAD_END;
-        break;
-    case CT_EXT_USER:
-    case CT_EXT_ARGS:
-    case CT_EXT_RETVAL:
-        ev.kind = r->subtype == CT_EXT_USER   ? CT_EV_USER
-                  : r->subtype == CT_EXT_ARGS ? CT_EV_ARGS
-                                              : CT_EV_RETVAL;
-        ev.text = (const char *)r->payload;
-        ev.text_len = r->len;
-        break;
-    case CT_EXT_LOST:
-        if (ct_get_varint(&p, pend, &a) != 0)
-            return false;
-        ev.kind = CT_EV_LOST;
-        ev.count = a;
-        t->lost_told = ct_sat_add(t->lost_told, a);
-        break;
-    case CT_EXT_THREAD_NAME: {
-        struct ct_thread_info *ti = &f->info->threads[t->thread];
-        size_t n = r->len < sizeof ti->name ? r->len : sizeof ti->name - 1;
-        memcpy(ti->name, r->payload, n);
-        ti->name[n] = '\0';
+    case CT_EXT_THREAD_NAME:
+        ctr_thread_name(&f->info->threads[t->thread], r->payload, r->len);
         return true;
-    }
-    case CT_EXT_THREAD_END:
-        ev.kind = CT_EV_THREAD_END;
-        break;
-    case CT_EXT_CPUTIME:
-        if (ct_get_varint(&p, pend, &a) != 0)
-            return false;
-        f->info->threads[t->thread].oncpu = CT_ONCPU_CLOCK;
-        ev.kind = CT_EV_CPUTIME;
-        ev.count = a;
-        break;
     case CT_EXT_SAMPLE:
     case CT_EXT_SAMPLE_OF:
         f->st.samples_skipped++;
         return true;
-    default:
-        return true; /* TOGGLE, SWITCH, later subtypes */
     }
+    /* The kinds the serial decoder maps the same way (calltrace_decode.c);
+     * the rest (TOGGLE, SWITCH, later subtypes) are not the live view's. */
+    int simple = ctr_ext_event(r->subtype, r->payload, r->len, &ev);
+    if (simple <= 0)
+        return simple == 0;
+    if (ev.kind == CT_EV_LOST)
+        t->lost_told = ct_sat_add(t->lost_told, ev.count);
+    else if (ev.kind == CT_EV_CPUTIME)
+        f->info->threads[t->thread].oncpu = CT_ONCPU_CLOCK;
     emit(f, &ev);
     return true;
 }

@@ -213,6 +213,15 @@ struct ctr_lane *ctr_context_leave(struct rd *r, struct cursor *c);
  * it the first time; returns the lane. */
 struct ctr_lane *ctr_context_enter(struct rd *r, struct cursor *c,
                                    uint64_t id);
+/* The event an EXT record of the simple kinds makes by itself (overhead
+ * marks, user, argument and return-value text, a lost count, a thread's
+ * end, a CPU-time reading), into ev's kind, text and count: 1; 0 for any
+ * other subtype; -1 on damage.  The serial decoder and the live follower
+ * both map them here, so that a new simple record needs one case. */
+int ctr_ext_event(unsigned subtype, const uint8_t *p, size_t len,
+                  struct ct_event *ev);
+/* A THREAD_NAME record's name into the thread's info. */
+void ctr_thread_name(struct ct_thread_info *t, const uint8_t *p, size_t len);
 /* Whether a CONTEXT record comes among the EXT records at [q, end) before
  * the first call or return, and its id. */
 bool ctr_context_ahead(const uint8_t *q, const uint8_t *end, bool prefix,
