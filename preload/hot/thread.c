@@ -17,6 +17,7 @@
 #include "preload/base/budget.h"
 #include "preload/filters/filter_state.h"
 #include "preload/filters/filter.h"
+#include "preload/patch/patch.h"
 #include "preload/profile/profile_mode.h"
 #include "preload/base/rawsys.h"
 #include "preload/stream/supply.h"
@@ -1155,6 +1156,7 @@ void ct_thread_key_dtor(void *arg)
     ct_filter_thread_release(t);
     ct_profile_thread_end(t);
     ct_context_thread_release(t);
+    ct_patch_thread_release();
     ct_self = &dead_thread;
     unregister_thread(t);
     /* a CLONE_VM child still running may look at it */

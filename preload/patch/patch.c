@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "preload/base/budget.h"
 #include "preload/patch/patch.h"
 #include "preload/tracer.h"
 
@@ -56,16 +57,33 @@ static uintptr_t text_lo;  /* the main program's text: its first byte   */
 void ct_patch_entry(void);
 void ct_patch_return(void);
 
+/* The calling thread's stack of patched frames, mapped at its first
+ * patched call and counted in the tracer's address-space budget (96 KiB:
+ * under a limit with no room the call is counted lost). */
 static struct pstack *pstack_get(void)
 {
     if (ct_likely(pstk != NULL))
         return pstk;
+    if (!ct_budget_fit(sizeof(struct pstack), sizeof(struct pstack)))
+        return NULL;
     void *m = mmap(NULL, sizeof(struct pstack), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return NULL;
+    ct_budget_add((int64_t)sizeof(struct pstack));
     pstk = m;
     return m;
+}
+
+void ct_patch_thread_release(void)
+{
+    struct pstack *ps = pstk;
+    if (!ps)
+        return;
+    pstk = NULL;
+    ct_signal_fence();
+    munmap(ps, sizeof *ps);
+    ct_budget_add(-(int64_t)sizeof *ps);
 }
 
 /* The function's address: its entry, or the endbr64 before the NOPs. */

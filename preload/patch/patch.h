@@ -24,6 +24,11 @@ void ct_patch_disarm(void);
  * above it return through the trampoline again. */
 void ct_patch_rearm(uintptr_t sp);
 
+/* At the end of a thread (its key's destructor, hot/thread.c): its stack
+ * of patched frames is unmapped.  No frame on it can still return: the
+ * start routine has returned, or pthread_exit unwound the rest. */
+void ct_patch_thread_release(void);
+
 /* The trampolines' C side (patch_tramp.S). */
 void ct_patch_enter(uintptr_t body, uintptr_t *slot);
 uintptr_t ct_patch_leave(uintptr_t sp);

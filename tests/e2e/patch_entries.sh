@@ -3,7 +3,8 @@
 # --patchable` (NOP entries, no hooks) by gcc and clang have their
 # functions' entries patched at start, and their calls recorded with the
 # counts known by construction (tests/programs/patch_calls.c: nesting, a
-# double through the trampolines, longjmp, a signal handler, threads;
+# double through the trampolines, longjmp, a signal handler, threads,
+# 1100 threads one after another with nothing kept of the ended ones;
 # patch_throw.cpp: C++ exceptions through patched frames), every frame
 # closed, the output as without the tracer, and the trace saying its mode.
 . "$(dirname "$0")/lib.sh"
@@ -58,6 +59,17 @@ leaves=$(calls "$T/storm.txt" leaf)
 expect_eq "storm: mid" 100000 "$(calls "$T/storm.txt" mid)"
 [ "$leaves" -ge 300000 ] && [ "$leaves" -le $((300000 + ${h:-0} + lost)) ] ||
     fail "storm: $leaves leaf calls, $h handlers, $lost lost"
+
+# 1100 threads one after another: each thread's stack of patched frames
+# (96 KiB) goes with the thread.  Kept, 1000 threads grew the address
+# space by 100000 KiB; allowed: 8 MiB, under 9 KiB a thread.
+expect_eq "threads untraced" 0 "$("$T/c_gcc" threads 1100)"
+grew=$(run_traced "$T/thr.raw" "$T/c_gcc" threads 1100) || fail "threads: status $?"
+[ "$grew" -le 8192 ] || fail "threads: the address space grew by $grew KiB over 1000 ended threads"
+"$REPORT_SAN" -b "$T/thr.raw" > "$T/thr.txt" || fail "threads: report"
+expect_eq "threads: worker, mid" "1100 4400" \
+    "$(calls "$T/thr.txt" worker) $(calls "$T/thr.txt" mid)"
+expect_eq "threads: lost" " Lost events: 0" "$(grep '^ Lost events:' "$T/thr.txt")"
 
 g++ -O1 "${flags[@]}" -o "$T/cxx" "$PROGRAMS/patch_throw.cpp"
 check cxx "main=1 middle(int)=10 thrower(int)=10 leaf()=26 " \

@@ -9,11 +9,16 @@
  * or not.
  * With the argument "storm": 100000 calls of mid(3) while a profiling
  * timer's handler (every 50 us of CPU time) calls leaf, so handlers
- * interrupt the trampolines anywhere: leaf = 3 * mid + handler. */
+ * interrupt the trampolines anywhere: leaf = 3 * mid + handler.
+ * With "threads N": N threads one after another, each calling mid(3);
+ * prints how much the address space (VmSize) grew from the end of the
+ * 100th to the end of the last, in KiB: a tracer that kept anything per
+ * ended thread shows it there. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/time.h>
 
@@ -73,10 +78,41 @@ static int storm(void)
     return 0;
 }
 
+static long vm_kib(void)
+{
+    char line[256];
+    long kib = -1;
+    FILE *f = fopen("/proc/self/status", "r");
+    while (f && fgets(line, sizeof line, f))
+        if (sscanf(line, "VmSize: %ld", &kib) == 1)
+            break;
+    if (f)
+        fclose(f);
+    return kib;
+}
+
+static int threads(int n)
+{
+    long at100 = 0;
+    for (long i = 0; i < n; i++) {
+        pthread_t th;
+        void *r;
+        if (pthread_create(&th, NULL, worker, (void *)(i & 1)) != 0)
+            return 1;
+        pthread_join(th, &r);
+        if (i == 99)
+            at100 = vm_kib();
+    }
+    printf("%ld\n", vm_kib() - at100);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc > 1 && !strcmp(argv[1], "storm"))
         return storm();
+    if (argc > 2 && !strcmp(argv[1], "threads"))
+        return threads(atoi(argv[2]));
     int t = 0;
     for (int i = 0; i < 10; i++)
         t += mid(3);
