@@ -19,7 +19,8 @@
  *   control/tracer_control.h      the control socket
  *   file/tracer_maps.h            MAPS blocks
  *   control/tracer_lifecycle.h    start, close, exec
- *   wrap/tracer_signals.h         signals held, clone, bias, lazy start
+ *   wrap/tracer_signals.h         the signals the tracer holds
+ *   wrap/tracer_wrap.h            next definitions, runpath, raw clone
  */
 #ifndef CT_TRACER_H
 #define CT_TRACER_H
@@ -35,5 +36,6 @@
 #include "preload/file/tracer_maps.h"
 #include "preload/control/tracer_lifecycle.h"
 #include "preload/wrap/tracer_signals.h"
+#include "preload/wrap/tracer_wrap.h"
 
 #endif /* CT_TRACER_H */

@@ -22,6 +22,9 @@ void ct_process_finish(void);
 void ct_exec_prepare(void);
 void ct_exec_failed(void);
 
+/* Set by init.c: the first event may start the tracer lazily. */
+extern const int ct_autostart __attribute__((weak));
+
 #pragma GCC visibility pop
 
 #endif /* CT_TRACER_LIFECYCLE_H */

@@ -87,6 +87,10 @@ static inline __attribute__((always_inline)) uint64_t ct_now(void)
     return ct_mono_ticks();
 }
 
+/* Measures the cost of one traced call (enter + exit) in picoseconds and
+ * its split (bias.c), into ct_proc.bias_*_ps. */
+uint64_t ct_measure_bias(void);
+
 #pragma GCC visibility pop
 
 #endif /* CT_TRACER_CLOCK_H */

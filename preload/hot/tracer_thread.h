@@ -217,26 +217,6 @@ void ct_thread_switch_context(uint32_t id,
 /* A thread's state is going away: its saved contexts with it. */
 void ct_context_thread_release(struct ct_thread *t);
 
-/* The definition of name that a wrapper of the tracer's stands in front
- * of: RTLD_NEXT's, else the first loaded object's that is not the tracer
- * (a library dlopened RTLD_LOCAL), else NULL (next.c). */
-void *ct_next_definition(const char *name);
-
-/* The file the loader would open for dlopen(name) called from caller,
- * where that depends on the caller's DT_RUNPATH or DT_RPATH: a path to
- * give back with ct_runpath_free (NULL is fine).  NULL when name is a path,
- * is already loaded (as loaded(name, arg) tells), or the caller's own
- * search path does not hold it.  errno is kept by both (runpath.c). */
-char *ct_runpath_resolve(const void *caller, const char *name,
-                         int (*loaded)(const char *name, void *arg),
-                         void *arg);
-void ct_runpath_free(char *path);
-/* One entry (len bytes) of a search path, $ORIGIN and ${ORIGIN} expanded,
- * "/name" appended, into out: 0, or -1 for an entry with another token
- * ($LIB, $PLATFORM), $ORIGIN unknown (origin ""), or no room. */
-int ct_runpath_entry(const char *entry, size_t len, const char *origin,
-                     const char *name, char *out, size_t cap);
-
 /* Whether a C++ runtime (libstdc++, libc++) is loaded: what the tracer
  * would look up in one is not looked up otherwise, since a dlsym that fails
  * mallocs its error message (jump.c). */

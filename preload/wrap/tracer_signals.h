@@ -1,7 +1,5 @@
 /*
- * The program's view of the signals the tracer holds (signals.c),
- * glibc's clone past its wrapper (wrap_clone.c), the bias measurement
- * (bias.c) and the lazy start (init.c).
+ * The program's view of the signals the tracer holds (signals.c).
  *
  * One part of tracer.h, the tracer's internal interface: the files of
  * the tracer include tracer.h, which includes every part; a part compiles
@@ -42,20 +40,6 @@ void ct_sig_exec_failed(void);
 int ct_sig_real(int sig, const struct sigaction *act, struct sigaction *old);
 /* Resolves libc's sigaction ahead of any handler's need. */
 void ct_sig_resolve(void);
-/* clone() without CLONE_VM (wrap_clone.c): the fork handlers' work around
- * it, the child's run on the child's new stack. */
-/* glibc's clone itself, past the wrapper: for the tracer's own processes. */
-int ct_clone_real(int (*fn)(void *), void *stack, int flags, void *arg,
-                  pid_t *ptid, void *tls, pid_t *ctid);
-void ct_clone_prepare(void);
-void ct_clone_parent(void);
-void ct_clone_child(void);
-/* Measures the cost of one traced call (enter + exit) in picoseconds and
- * its split (bias.c), into ct_proc.bias_*_ps. */
-uint64_t ct_measure_bias(void);
-/* Set by init.c: the first event may start the tracer lazily. */
-extern const int ct_autostart __attribute__((weak));
-
 #pragma GCC visibility pop
 
 #endif /* CT_TRACER_SIGNALS_H */
