@@ -20,7 +20,9 @@
 
 /* One record.  An EXT record of a subtype the reader does not know is
  * whole all the same (its length is in it): consumers skip it, so a new
- * subtype needs one case in each consumer and nothing here. */
+ * subtype needs nothing here; one that maps to an event by itself needs
+ * one case in ctr_ext_event (calltrace_decode.c), which the decoders and
+ * the live follower share, and any other one a case in each consumer. */
 struct ctr_rec {
     bool head;                /* the head was read (type, delta are set) */
     unsigned type;            /* CT_REC_ENTRY, CT_REC_EXIT, CT_REC_EXT    */
