@@ -11,7 +11,8 @@
  *
  * As in cputime.c, the descriptor is closed once the ring is mapped
  * (base/perf_ring.c): the mapping keeps the event alive, and the program
- * sees no descriptor of ours.  Rings are MADV_DONTFORK: a forked child opens its own.
+ * sees no descriptor of ours.  Rings are MADV_DONTFORK: a forked child
+ * opens its own.
  *
  * Jitter: a fixed period samples the same instants of every round of a
  * program whose rounds are a whole number of periods (a loop paced by a
@@ -19,9 +20,10 @@
  * fall.  The kernel's period cannot be varied without the descriptor, so
  * every 100 ms of CPU or so the sampler's thread opens a new event on
  * the thread, at a period drawn from 0.65 to 1.35 intervals (none within
- * a tenth of the interval), and lets the
- * old one go: each stretch starts at a random instant of the program's
- * round and walks through it at its own pace.  Weights stay whole
+ * a tenth of the interval), and lets the old one go: each stretch starts
+ * at a random instant of the program's round and walks through it at its
+ * own pace.  Where /proc is not there to tell the thread is still ours
+ * (a chroot), the event is kept, at its period.  Weights stay whole
  * intervals: each sample adds its period less one interval to what the
  * thread is owed (a replaced event also takes half a period with it, the
  * time it counted since its last sample, on average), and when that
@@ -67,8 +69,8 @@
 /* An event is replaced at a new period after this many samples, and no
  * sooner than 100 ms of the thread's CPU time: a replacement costs the
  * sampler's thread some 60-400 us of CPU (an open, a map and an unmap,
- * with a cross-CPU call each; bench/README.md), so at most 0.4 % of a
- * CPU per sampled thread. */
+ * with a cross-CPU call each; docs/sampling.md, "Jitter"), so at most
+ * 0.4 % of a CPU per sampled thread. */
 #define JITTER_SAMPLES 16u
 #define JITTER_MIN_NS 100000000u
 
@@ -233,8 +235,8 @@ static int open_ring(pid_t tid, uint64_t period_ns, int switches, size_t len,
 }
 
 /* A period from 0.65 to 0.9 or 1.1 to 1.35 intervals (never under the
- * kernel's 10 us),
- * from a counter run through splitmix64: any thread may draw. */
+ * kernel's 10 us), from a counter run through splitmix64: any thread may
+ * draw. */
 static uint64_t jittered(uint64_t interval_ns)
 {
     static _Atomic uint64_t counter;
