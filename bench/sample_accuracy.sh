@@ -10,6 +10,8 @@
 #   bench/sample_accuracy.sh [RUNS]   (BUILD=build-x: the library; SAMPLERS="kernel perf";
 #                                      CASES="2000 2000/4000 2000x4":
 #                                      the rounds, "ROUND/SYNC" for tick-locked ones,
+#                                      "ROUND/cN" for rounds padded to start every
+#                                      N us of the thread's CPU time,
 #                                      "ROUNDxTHREADS" for that many threads, each
 #                                      for 1600 ms of its own CPU;
 #                                      COST=0: without the cost at 1 kHz, `fib FIB_N`)
