@@ -158,6 +158,9 @@ def mapping(option):
             items.append('-' + pattern(value()))
         elif key in ('-D', '--depth'):
             depth = value()
+        elif key in ('-Z', '--size-filter'):
+            # functions smaller than SIZE bytes left out, as by -H
+            items.append('size=' + value())
         elif key in ('-t', '--time-filter'):
             env['CALLTRACE_MIN_DURATION'] = value()
         elif key in ('-T', '--trigger'):
@@ -167,6 +170,11 @@ def mapping(option):
             fn, acts = spec.rsplit('@', 1)
             if acts == 'hide':
                 items.append('-' + pattern(fn))
+                i += 1
+                continue
+            if re.fullmatch(r'size=\d+', acts):
+                # left out when smaller than that, as -Z for these alone
+                items.append(pattern(fn) + ':' + acts)
                 i += 1
                 continue
             # uftrace takes trace_on, trace-on and traceon alike

@@ -78,7 +78,7 @@ static void print_unmatched(FILE *out, const struct ct_filtered *f)
     }
     if (f->nunmatched)
         fputs(" (no function of the objects loaded when the rules were "
-              "installed had such a name)\n", out);
+              "installed had such a name, or such a size for size=N)\n", out);
 }
 
 void ct_report_filtered(struct ct_rep *r)

@@ -165,6 +165,8 @@ static void insert(struct fset *s, uintptr_t key, uint32_t val)
 
 /* ------------------------------------------------------------ scanning */
 
+#define PLT_ENTRY_BYTES 16u
+
 typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
 
 struct scan {
@@ -187,11 +189,14 @@ static const char *demangled(struct scan *sc, const char *name)
     return out;
 }
 
-static void scan_symbol(void *arg, const char *name, uintptr_t addr)
+static void scan_symbol(void *arg, const char *name, uintptr_t addr,
+                        uint64_t size)
 {
     struct scan *sc = arg;
     uint32_t v = ct_fspec_match_hits(&sc->set->spec, name,
                                      demangled(sc, name), "", &sc->set->hits);
+    v = ct_fspec_match_size(&sc->set->spec, v, name, demangled(sc, name),
+                            size, &sc->set->hits);
     if (v)
         insert(sc->set, addr, v);
 }
@@ -207,6 +212,10 @@ static void scan_slot(void *arg, const char *name, const char *mark,
     uint32_t v = ct_fspec_match_hits(&sc->set->spec, name,
                                      demangled(sc, name), mark,
                                      &sc->set->hits);
+    /* A library call is made through its PLT entry, 16 bytes on x86-64,
+     * the size uftrace's -Z sees for it too. */
+    v = ct_fspec_match_size(&sc->set->spec, v, name, demangled(sc, name),
+                            PLT_ENTRY_BYTES, &sc->set->hits);
     if (v)
         insert(sc->set, fn, v);
 }
@@ -334,7 +343,8 @@ static uint64_t unmatched(const struct fset *s)
 {
     uint64_t none = 0;
     for (uint32_t i = 0; i < s->spec.nrules; i++)
-        if (!strstr(s->spec.rules[i].pattern, "@dlsym"))
+        if (!strstr(s->spec.rules[i].pattern, "@dlsym") &&
+            s->spec.rules[i].pattern[0])  /* size=N names nothing */
             none |= 1ull << i;
     return none & ~__atomic_load_n(&s->hits, __ATOMIC_RELAXED);
 }
@@ -989,7 +999,7 @@ void ct_filter_add_names(const char *const *names, const uintptr_t *addrs,
     if (s && s->spec.nrules) {
         struct scan sc = {s, NULL, NULL, 0};
         for (size_t i = 0; i < n; i++)
-            scan_symbol(&sc, names[i], addrs[i]);
+            scan_symbol(&sc, names[i], addrs[i], 0);
         fast_update(s);
     }
     pthread_mutex_unlock(&install_lock);

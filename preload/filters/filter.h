@@ -72,6 +72,8 @@ struct ct_frule {
     uint32_t depth;       /* :depth=N                                      */
     uint64_t time_ns;     /* :time=DURATION (0 allowed)                    */
     char acts_text[96];   /* ":trace_on:depth=2", as written               */
+    uint64_t below_size;  /* size=N (an exclude rule matching no name):
+                             functions of fewer than N bytes            */
 };
 
 static inline int ct_frule_is_trigger(const struct ct_frule *r)
@@ -87,6 +89,7 @@ struct ct_fspec {
     uint32_t have_acts;   /* CT_FACT_* of all the trigger rules            */
     uint32_t depth;       /* depth=N, 0 = none                             */
     uint64_t min_ns;      /* min=DURATION, 0 = none                        */
+    uint32_t size_rule;   /* size=N's rule, index + 1; 0 = none            */
     char text[CT_FILTER_TEXT_MAX];  /* the spec, normalized                */
 };
 
@@ -116,6 +119,14 @@ uint32_t ct_fspec_match_marked(const struct ct_fspec *s, const char *name,
 uint32_t ct_fspec_match_hits(const struct ct_fspec *s, const char *name,
                              const char *demangled, const char *mark,
                              uint64_t *hits);
+/* v (as ct_fspec_match_hits gives it) for a function of size bytes
+ * under the size rules: size=N (uftrace's -Z N) and PATTERN:size=N
+ * (-T F@size=N) leave a function out, as -NAME does, when it is smaller
+ * than N and no name rule leaves it out already; a size of 0 (not known)
+ * is never smaller.  The bit of each rule that applies is set in *hits. */
+uint32_t ct_fspec_match_size(const struct ct_fspec *s, uint32_t v,
+                             const char *name, const char *demangled,
+                             uint64_t size, uint64_t *hits);
 /* A rule as it was written ("-lex_*", "fib@3", "start:on"), into dst;
  * returns its length. */
 size_t ct_fspec_rule_text(const struct ct_frule *r, char *dst, size_t cap);
@@ -133,7 +144,8 @@ size_t ct_fspec_from_env(char *dst, size_t cap, ct_fenv_fn get,
 /* ELF function symbols of one loaded object (filter_elf.c): calls fn for
  * each defined function with its run-time address.  Returns -1 when the
  * file cannot be read. */
-typedef void (*ct_sym_fn)(void *arg, const char *name, uintptr_t addr);
+typedef void (*ct_sym_fn)(void *arg, const char *name, uintptr_t addr,
+                          uint64_t size);
 int ct_elf_functions(const char *path, uintptr_t base, ct_sym_fn fn,
                      void *arg);
 

@@ -80,7 +80,7 @@ static void walk(const uint8_t *img, size_t len, uintptr_t base,
         const char *name = str + sym[i].st_name;
         if (!memchr(name, '\0', strs->sh_size - sym[i].st_name) || !*name)
             continue;
-        fn(arg, name, base + (uintptr_t)sym[i].st_value);
+        fn(arg, name, base + (uintptr_t)sym[i].st_value, sym[i].st_size);
     }
 }
 

@@ -175,8 +175,43 @@ static int parse_item(struct ct_fspec *out, char *item, char *err,
     }
     struct ct_frule *r = &out->rules[out->nrules];
     memset(r, 0, sizeof *r);
+    if (!strncmp(item, "size=", 5)) {
+        char *e;
+        unsigned long long n = strtoull(item + 5, &e, 10);
+        if (!isdigit((unsigned char)item[5]) || *e || n == 0 ||
+            n > (1ull << 30) || out->size_rule) {
+            snprintf(err, errcap, "'%s': expected size=N, N bytes from 1 to "
+                     "2^30, once", item);
+            return -1;
+        }
+        r->kind = CT_FRULE_EXCLUDE;
+        r->below_size = n;
+        out->size_rule = ++out->nrules;
+        return 0;
+    }
+    /* PATTERN:size=N: these functions left out when smaller than N bytes
+     * (uftrace's -T F@size=N beside -Z). */
+    char *sz = strrchr(item, ':');
+    if (sz && sz > item && sz[-1] != ':' && !strncmp(sz + 1, "size=", 5)) {
+        char *e;
+        unsigned long long n = strtoull(sz + 6, &e, 10);
+        if (!isdigit((unsigned char)sz[6]) || *e || n == 0 || n > (1ull << 30)) {
+            snprintf(err, errcap, "'%s': expected PATTERN:size=N, N bytes "
+                     "from 1 to 2^30", item);
+            return -1;
+        }
+        *sz = '\0';
+        if (strchr(item, ':') && !strstr(item, "::")) {
+            snprintf(err, errcap, "'%s': size=N goes alone, without other "
+                     "actions", item);
+            return -1;
+        }
+        r->kind = CT_FRULE_EXCLUDE;
+        r->below_size = n;
+        snprintf(r->acts_text, sizeof r->acts_text, ":size=%llu", n);
+    }
     char *pat = item;
-    int acted = strip_actions(r, item, err, errcap);
+    int acted = r->below_size ? 0 : strip_actions(r, item, err, errcap);
     if (acted < 0)
         return -1;
     if (acted) {
@@ -184,6 +219,8 @@ static int parse_item(struct ct_fspec *out, char *item, char *err,
         r->kind = !strcmp(r->acts_text, ":on")    ? CT_FRULE_ON
                   : !strcmp(r->acts_text, ":off") ? CT_FRULE_OFF
                                                   : CT_FRULE_ACTION;
+    } else if (r->below_size) {
+        /* the kind is set above */
     } else if (item[0] == '-') {
         r->kind = CT_FRULE_EXCLUDE;
         pat = item + 1;
@@ -356,7 +393,8 @@ uint32_t ct_fspec_match_hits(const struct ct_fspec *s, const char *name,
     uint32_t inc = 0, exc = 0, trig = 0;
     for (uint32_t i = 0; i < s->nrules; i++) {
         const struct ct_frule *r = &s->rules[i];
-        if (!match_rule(r, name, demangled, b, bn, mark ? mark : ""))
+        if (r->below_size ||
+            !match_rule(r, name, demangled, b, bn, mark ? mark : ""))
             continue;
         if (hits)
             *hits |= 1ull << i;
@@ -378,8 +416,36 @@ uint32_t ct_fspec_match(const struct ct_fspec *s, const char *name,
     return ct_fspec_match_marked(s, name, demangled, "");
 }
 
+uint32_t ct_fspec_match_size(const struct ct_fspec *s, uint32_t v,
+                             const char *name, const char *demangled,
+                             uint64_t size, uint64_t *hits)
+{
+    if (!size || CT_FMATCH_EXCLUDE(v))
+        return v;
+    uint32_t exc = 0;
+    for (uint32_t i = 0; i < s->nrules; i++) {
+        const struct ct_frule *r = &s->rules[i];
+        if (!r->below_size || size >= r->below_size)
+            continue;
+        if (r->pattern[0] &&
+            !match_rule(r, name, demangled, NULL, NULL, ""))
+            continue;
+        if (hits)
+            *hits |= 1ull << i;
+        exc = i + 1;
+    }
+    return exc ? v | exc << 8 : v;
+}
+
 size_t ct_fspec_rule_text(const struct ct_frule *r, char *dst, size_t cap)
 {
+    if (r->below_size) {
+        int n = snprintf(dst, cap, "%s%s%ssize=%llu",
+                         r->is_regex ? "re:" : "", r->pattern,
+                         r->pattern[0] ? ":" : "",
+                         (unsigned long long)r->below_size);
+        return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap ? cap - 1 : 0;
+    }
     char levels[16] = "";
     if (r->levels)
         snprintf(levels, sizeof levels, "@%u", r->levels);
