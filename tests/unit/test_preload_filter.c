@@ -116,6 +116,40 @@ static void test_hits_and_text(void **state)
     }
 }
 
+/* size=N and PATTERN:size=N: by the function's size, the later rule of
+ * the two winning, never over a name rule that leaves it out; an unknown
+ * size (0) is never smaller. */
+static void test_size_rules(void **state)
+{
+    (void)state;
+    parse_ok("size=20,-lex_*,big*:size=100");
+    assert_int_equal(spec->size_rule, 1);
+    uint64_t hits = 0;
+    uint32_t v = ct_fspec_match_hits(spec, "tiny", NULL, "", &hits);
+    assert_int_equal(CT_FMATCH_EXCLUDE(ct_fspec_match_size(spec, v, "tiny", NULL, 19, &hits)), 1);
+    assert_int_equal(ct_fspec_match_size(spec, v, "tiny", NULL, 20, NULL), v);
+    assert_int_equal(ct_fspec_match_size(spec, v, "tiny", NULL, 0, NULL), v);
+    assert_true(hits == 1u);
+    /* big*:size=100 applies to bigger functions of its names alone */
+    v = ct_fspec_match_hits(spec, "bigone", NULL, "", NULL);
+    assert_int_equal(CT_FMATCH_EXCLUDE(ct_fspec_match_size(spec, v, "bigone", NULL, 50, NULL)), 3);
+    assert_int_equal(CT_FMATCH_EXCLUDE(ct_fspec_match_size(spec, v, "bigone", NULL, 10, NULL)), 3);
+    assert_int_equal(ct_fspec_match_size(spec, v, "other", NULL, 50, NULL), v);
+    /* a name rule's exclusion stays its own */
+    v = ct_fspec_match_hits(spec, "lex_a", NULL, "", NULL);
+    assert_int_equal(CT_FMATCH_EXCLUDE(ct_fspec_match_size(spec, v, "lex_a", NULL, 5, NULL)), 2);
+    char text[64];
+    ct_fspec_rule_text(&spec->rules[0], text, sizeof text);
+    assert_string_equal(text, "size=20");
+    ct_fspec_rule_text(&spec->rules[2], text, sizeof text);
+    assert_string_equal(text, "big*:size=100");
+    ct_fspec_free(spec);
+    memset(spec, 0, sizeof *spec);
+    assert_int_equal(ct_fspec_parse("size=1,size=2", spec, err, sizeof err), -1);
+    assert_int_equal(ct_fspec_parse("f:trace:size=2", spec, err, sizeof err), -1);
+    assert_int_equal(ct_fspec_parse("size=0", spec, err, sizeof err), -1);
+}
+
 static void test_match_cxx(void **state)
 {
     (void)state;
@@ -336,6 +370,7 @@ int main(void)
                                         teardown),
         cmocka_unit_test_setup_teardown(test_match_cxx, setup, teardown),
         cmocka_unit_test_setup_teardown(test_hits_and_text, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_size_rules, setup, teardown),
         cmocka_unit_test_setup_teardown(test_match_libcalls, setup,
                                         teardown),
         cmocka_unit_test_setup_teardown(test_escaped_comma, setup, teardown),
