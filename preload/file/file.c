@@ -418,12 +418,16 @@ int ct_file_fault(const siginfo_t *info)
         return 1;  /* covered by another thread meanwhile: the store retries */
     if (at != 0)
         return 0;
+    /* Noted before it is covered: a thread that faulted in the same range
+     * and reads the maps once this mmap is done must find it noted, or it
+     * would take the anonymous memory for the program's and hand the
+     * program its SIGBUS. */
+    note_covered(lo, hi);
     long p = ct_rsys(SYS_mmap, (long)lo, (long)(hi - lo),
                      PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     if (p != (long)lo)
         return 0;
-    note_covered(lo, hi);
     /* The header may have lost its page too: a fault in this handler
      * would end the program.  It is covered when it faults in its turn. */
     fail("the file lost the storage under its mapping (truncated by "
