@@ -52,6 +52,20 @@ int ct_fspec_duration(const char *s, uint64_t *ns)
     return 0;
 }
 
+/* size=N's N: bytes, from 1 to 2^30; 0 on success. */
+static int parse_bytes(const char *s, uint64_t *out)
+{
+    char *end;
+    if (!isdigit((unsigned char)*s))
+        return -1;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno || *end || v == 0 || v > (1ull << 30))
+        return -1;
+    *out = v;
+    return 0;
+}
+
 static int parse_count(const char *s, uint32_t *out)
 {
     char *end;
@@ -176,16 +190,12 @@ static int parse_item(struct ct_fspec *out, char *item, char *err,
     struct ct_frule *r = &out->rules[out->nrules];
     memset(r, 0, sizeof *r);
     if (!strncmp(item, "size=", 5)) {
-        char *e;
-        unsigned long long n = strtoull(item + 5, &e, 10);
-        if (!isdigit((unsigned char)item[5]) || *e || n == 0 ||
-            n > (1ull << 30) || out->size_rule) {
+        if (parse_bytes(item + 5, &r->below_size) != 0 || out->size_rule) {
             snprintf(err, errcap, "'%s': expected size=N, N bytes from 1 to "
                      "2^30, once", item);
             return -1;
         }
         r->kind = CT_FRULE_EXCLUDE;
-        r->below_size = n;
         out->size_rule = ++out->nrules;
         return 0;
     }
@@ -193,9 +203,7 @@ static int parse_item(struct ct_fspec *out, char *item, char *err,
      * (uftrace's -T F@size=N beside -Z). */
     char *sz = strrchr(item, ':');
     if (sz && sz > item && sz[-1] != ':' && !strncmp(sz + 1, "size=", 5)) {
-        char *e;
-        unsigned long long n = strtoull(sz + 6, &e, 10);
-        if (!isdigit((unsigned char)sz[6]) || *e || n == 0 || n > (1ull << 30)) {
+        if (parse_bytes(sz + 6, &r->below_size) != 0) {
             snprintf(err, errcap, "'%s': expected PATTERN:size=N, N bytes "
                      "from 1 to 2^30", item);
             return -1;
@@ -207,8 +215,6 @@ static int parse_item(struct ct_fspec *out, char *item, char *err,
             return -1;
         }
         r->kind = CT_FRULE_EXCLUDE;
-        r->below_size = n;
-        snprintf(r->acts_text, sizeof r->acts_text, ":size=%llu", n);
     }
     char *pat = item;
     int acted = r->below_size ? 0 : strip_actions(r, item, err, errcap);
