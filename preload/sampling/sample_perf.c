@@ -99,7 +99,6 @@ struct slot {
     uint64_t period_ns;     /* the current event's                       */
     int64_t owed_ns;        /* time sampled less the weights written     */
     unsigned since_open;    /* samples of the current event             */
-    unsigned reopen_after;  /* samples, JITTER_SAMPLES at least          */
     const void *plt_slot;   /* the thread's library-call frames (plt.c) */
     /* wall: the context-switch event's own ring (an event whose
      * descriptor is closed lives as long as its ring is mapped), and the
@@ -143,7 +142,7 @@ static pthread_mutex_t g_drain = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int g_running;      /* the sampler's thread should go on    */
 static uint64_t g_period_ns;       /* how often it drains                  */
 static _Atomic uint64_t st_records, st_lost, st_leaf_only, st_not_written,
-    st_in_tracer, st_reopened, st_absorbed;
+    st_in_tracer;
 /* The tracer's own code: a sample that lands in it is the tracer's
  * overhead, not the program's profile (the signal sampler dropped them
  * too: the tracer's guard held). */
@@ -301,9 +300,6 @@ int ct_perf_thread_open(uint64_t period_ns, int *slot)
             g_slots[i].period_ns = first;
             g_slots[i].owed_ns = 0;
             g_slots[i].since_open = 0;
-            g_slots[i].reopen_after =
-                period_ns * JITTER_SAMPLES >= JITTER_MIN_NS
-                    ? JITTER_SAMPLES : (unsigned)(JITTER_MIN_NS / period_ns);
             g_slots[i].plt_slot = ct_plt_thread_slot();
             g_slots[i].ring_cs = m_cs;
             g_slots[i].id_cs = id_cs;
@@ -478,7 +474,6 @@ static void take_sample(struct slot *s, uint8_t *rec, size_t len,
         weight = 2;
     } else if (s->owed_ns <= -unit) {
         s->owed_ns += unit;
-        atomic_fetch_add_explicit(&st_absorbed, 1, memory_order_relaxed);
         return;
     }
     write_sample(s, weight, pcs, depth);
@@ -510,6 +505,14 @@ static void drain_ring(struct slot *s, void *ring, unsigned wait_ms)
         tail += h.size;
     }
     __atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+}
+
+/* Samples of an event before it is replaced: JITTER_SAMPLES, or as many
+ * as JITTER_MIN_NS of CPU holds at the interval. */
+static unsigned reopen_after(uint64_t interval_ns)
+{
+    return interval_ns * JITTER_SAMPLES >= JITTER_MIN_NS
+               ? JITTER_SAMPLES : (unsigned)(JITTER_MIN_NS / interval_ns);
 }
 
 /* Whether tid is a thread of this process: a thread that ended without
@@ -547,7 +550,6 @@ static void reopen(struct slot *s, unsigned wait_ms)
     s->next_ns = s->next_ns ? 0 : 2 * s->interval_ns - per;
     s->owed_ns += (int64_t)(s->period_ns / 2);
     s->period_ns = per;
-    atomic_fetch_add_explicit(&st_reopened, 1, memory_order_relaxed);
 }
 
 /* Every ring once; ended threads' rings are unmapped after. */
@@ -562,7 +564,7 @@ static void drain_all(unsigned wait_ms)
         drain_ring(s, s->ring, wait_ms);
         if (s->ring_cs)
             drain_ring(s, s->ring_cs, wait_ms);
-        if (st == LIVE && s->since_open >= s->reopen_after &&
+        if (st == LIVE && s->since_open >= reopen_after(s->interval_ns) &&
             atomic_load(&g_running))
             reopen(s, wait_ms);
         if (st == ENDED) {
@@ -767,8 +769,6 @@ void ct_perf_after_fork_child(void)
     atomic_store(&st_leaf_only, 0);
     atomic_store(&st_not_written, 0);
     atomic_store(&st_in_tracer, 0);
-    atomic_store(&st_reopened, 0);
-    atomic_store(&st_absorbed, 0);
     if (atomic_load(&g_running))
         start_thread();
 }
