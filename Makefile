@@ -35,7 +35,7 @@ PRELOAD_CFLAGS := $(CFLAGS) -fPIC -fvisibility=hidden -fno-instrument-functions
 # inside the library (preload/exports.map): it exports only the hooks and
 # the wrappers.
 PRELOAD_LIBS   := -ldl -lpthread -Wl,-z,now -Wl,--version-script=preload/exports.map
-ANALYZER_LIBS  := -lbfd -lm -lz
+ANALYZER_LIBS  := -lbfd -lm -lz -lzstd
 
 # preload/ and each folder below it (one level: hot/, file/, stream/,
 # base/, libcalls/, filters/, sampling/, wrap/, control/, profile/, patch/)

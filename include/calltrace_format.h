@@ -124,6 +124,16 @@ _Static_assert(sizeof(struct ct_file_header) <= CT_FILE_HEADER_SIZE,
 #define CT_BLOCK_MAPS   2u  /* loaded objects (ct_map_entry list)             */
 #define CT_BLOCK_STREAM 4u  /* only in a stream: what `reserved` says         */
 #define CT_BLOCK_PROFILE 8u /* one thread's call-path table (profile mode)    */
+#define CT_BLOCK_PACKED 16u /* an EVENTS block whose records are one zstd
+                               frame: see CT_PACKED_ALIGN                   */
+
+/* A PACKED block (written by `calltrace pack`, never by the tracer) keeps
+ * the header of the closed EVENTS block it replaces, field for field (tid,
+ * seq, times, lost, open_depth, flags, last_switch; `used` the records'
+ * bytes once unpacked), except: kind = CT_BLOCK_PACKED, size = this
+ * block's bytes (a multiple of CT_PACKED_ALIGN, not of CT_BLOCK_ALIGN), and
+ * reserved = the bytes of the zstd frame that follows the header. */
+#define CT_PACKED_ALIGN 8u
 
 /* ct_block_header.reserved of a CT_BLOCK_STREAM block */
 #define CT_STREAM_PARTIAL 1u /* the records so far of a block still open: the

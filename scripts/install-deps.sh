@@ -21,6 +21,9 @@ need="$need chromium nodejs protobuf-compiler librsvg2-bin libxml2-utils"
 # Go's pprof, built by need_pprof (tests/e2e/lib.sh) from Debian's sources,
 # reads the pprof export; zlib1g-dev writes its gzip stream.
 need="$need golang-go golang-github-google-pprof-dev zlib1g-dev"
+# libzstd-dev: calltrace pack writes, and every reader unpacks, zstd
+# frames (docs/trace-format.md, "PACKED blocks").
+need="$need libzstd-dev"
 # e2fsprogs: trace_storage.sh fills a loop-mounted ext2 (no fallocate).
 need="$need e2fsprogs"
 # btrfs-progs: trace_storage.sh truncates a trace on a loop-mounted btrfs,

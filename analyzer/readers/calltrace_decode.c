@@ -150,6 +150,15 @@ static void damage(struct rd *r, struct cursor *c, const uint8_t *at,
         r->damaged = true; /* the serial path reads it again and says so */
         return;
     }
+    if (at < r->in->data || at >= r->in->data + r->in->size) {
+        /* In a packed block's unpacked records. */
+        size_t rel = (size_t)(at - c->base);
+        ctr_set_stopped(r->info, r->in->path, c->cur->off,
+                        "%s at byte %zu of the records of the packed block "
+                        "at byte %zu (thread %" PRIu64 ")", what, rel,
+                        c->cur->off, r->info->threads[c->thread].tid);
+        return;
+    }
     size_t byte = (size_t)(at - r->in->data);
     ctr_set_stopped(r->info, r->in->path, byte,
                 "%s at byte %zu (block at byte %zu, thread %" PRIu64 ")",
@@ -721,6 +730,7 @@ static void open_next(struct rd *r, struct cursor *c)
 {
     if (c->next >= c->nblocks) {
         c->state = C_DONE;
+        ctr_cursor_release(c); /* a thread's records held no longer */
         return;
     }
     struct block *b = c->blocks[c->next++];
@@ -742,10 +752,17 @@ static void open_next(struct rd *r, struct cursor *c)
     if (b->seq == 0)
         c->own_known = true; /* the thread's start: nothing open before */
     c->expect_seq = b->seq + 1;
-    const uint8_t *data = r->in->data + b->off + CT_BLOCK_HEADER_SIZE;
-    c->p = data;
-    c->end = data + ctr_payload_len(b, &c->partial_ok);
-    populate(data, c->end);
+    size_t len;
+    const uint8_t *data = ctr_cursor_payload(r->in, c, b, &len,
+                                             &c->partial_ok);
+    if (!data) {
+        damage(r, c, r->in->data + b->off, "packed block does not unpack");
+        return;
+    }
+    c->base = c->p = data;
+    c->end = data + len;
+    if (!b->packed)
+        populate(data, c->end);
     c->time = first;
     c->prev_fn = c->prev_site = 0;
     c->lost_told = 0;

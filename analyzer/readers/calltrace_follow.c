@@ -222,6 +222,7 @@ struct ct_follow {
                             /* id + 1; 0 = empty                          */
     struct ct_file_header trailer; /* a stream's final header, once seen  */
     bool have_trailer;
+    struct ctr_unpacked unpacked;  /* the packed block being decoded      */
 };
 
 struct ct_follow *ct_follow_new(struct ct_trace_info *info,
@@ -249,6 +250,7 @@ void ct_follow_free(struct ct_follow *f)
     free(f->th);
     free(f->ids);
     free(f->holes);
+    ctr_unpacked_free(&f->unpacked);
     free(f);
 }
 
@@ -401,11 +403,12 @@ static int take_block(struct ct_follow *f, const struct ct_input *in,
                       size_t off, bool live, struct ct_block_header *h)
 {
     *h = block_header(in, off);
+    bool packed = h->kind == CT_BLOCK_PACKED;
     if (h->magic != CT_BLOCK_MAGIC ||
         h->header_size != CT_BLOCK_HEADER_SIZE || h->size == 0 ||
-        h->size % CT_BLOCK_ALIGN ||
+        (packed ? !ctr_packed_header_ok(h) : h->size % CT_BLOCK_ALIGN) ||
         (h->kind != CT_BLOCK_EVENTS && h->kind != CT_BLOCK_MAPS &&
-         h->kind != CT_BLOCK_STREAM)) {
+         h->kind != CT_BLOCK_STREAM && !packed)) {
         damage(f, in, off, "damaged block header");
         return -1;
     }
@@ -701,11 +704,23 @@ static void follow_thread(struct ct_follow *f, const struct ct_input *in,
             len = present;
         t->cur_lost = h.lost;
         const uint8_t *base = in->data + t->cur + CT_BLOCK_HEADER_SIZE;
+        bool packed = h.kind == CT_BLOCK_PACKED;
+        if (packed) {
+            /* Written whole by `calltrace pack`: its records, unpacked. */
+            struct block b = ctr_block_at(&h, t->cur, in->size - t->cur);
+            bool partial_ok;
+            base = ctr_payload(in, &b, &f->unpacked, &len, &partial_ok);
+            if (!base) {
+                damage(f, in, t->cur, "packed block does not unpack");
+                return;
+            }
+            whole = true;
+        }
         const uint8_t *p = base + t->pos, *end = base + len, *next;
         /* Still being written: the last record may be half stored. */
-        bool hold_back = !closed && !snapshot && live;
+        bool hold_back = !closed && !snapshot && live && !packed;
         /* Nothing more will come: what is there is all of the block. */
-        bool final = !live || (closed && whole);
+        bool final = !live || (closed && whole) || packed;
         bool at_end = false;
         while (!f->stopped) {
             if (p >= end || *p == 0) {

@@ -2,6 +2,7 @@
  * calltrace binary reader, first pass: block headers only, into a small
  * per-block index; MAPS blocks for the symbolizer; thread indices.
  */
+#include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,6 @@ struct block ctr_block_at(const struct ct_block_header *h, uint64_t off,
         .first = h->first_ticks,
         .last = h->last_ticks,
         .lost = h->lost,
-        .kind = h->kind,
         .tid = h->tid,
         .seq = h->seq,
         .flags = h->flags,
@@ -52,6 +52,10 @@ struct block ctr_block_at(const struct ct_block_header *h, uint64_t off,
         .size = h->size,
         .open_depth = h->open_depth,
         .last_switch = h->last_switch,
+        /* Read as the EVENTS block it stands for (ctr_payload unpacks). */
+        .kind = h->kind == CT_BLOCK_PACKED ? CT_BLOCK_EVENTS : h->kind,
+        .packed = h->kind == CT_BLOCK_PACKED,
+        .zlen = h->kind == CT_BLOCK_PACKED ? h->reserved : 0,
     };
 }
 
@@ -81,11 +85,13 @@ struct block *ctr_index_blocks(const struct ct_input *in,
             off += CT_BLOCK_ALIGN;
             continue;
         }
+        bool packed = h.kind == CT_BLOCK_PACKED;
         if (h.magic != CT_BLOCK_MAGIC ||
             h.header_size != CT_BLOCK_HEADER_SIZE || h.size == 0 ||
-            h.size % CT_BLOCK_ALIGN ||
+            (packed ? !ctr_packed_header_ok(&h) : h.size % CT_BLOCK_ALIGN) ||
             (h.kind != CT_BLOCK_EVENTS && h.kind != CT_BLOCK_MAPS &&
-             h.kind != CT_BLOCK_STREAM && h.kind != CT_BLOCK_PROFILE)) {
+             h.kind != CT_BLOCK_STREAM && h.kind != CT_BLOCK_PROFILE &&
+             !packed)) {
             ctr_set_stopped(info, in->path, off,
                         "damaged block header at byte %zu", off);
             break;
@@ -101,8 +107,21 @@ struct block *ctr_index_blocks(const struct ct_input *in,
         off += h.size;
     }
     ctr_stream_resolve(in, blocks, n);
-    for (size_t i = 0; i < n; i++)
+    uint64_t packed = 0, zbytes = 0, bytes = 0;
+    for (size_t i = 0; i < n; i++) {
         blocks[i].prefix = (fh->flags & CT_FILE_HEAD_PREFIX) != 0;
+        if (blocks[i].packed) {
+            packed++;
+            zbytes += blocks[i].zlen;
+            bytes += blocks[i].used;
+        }
+    }
+    if (packed) {
+        char note[128];
+        snprintf(note, sizeof note, "%" PRIu64 " blocks of records, %" PRIu64
+                 " bytes in %" PRIu64 " (zstd)", packed, bytes, zbytes);
+        ct_trace_add_meta(info, "packed", note);
+    }
     ct_calltrace_stats.blocks = n;
     *count = n;
     return blocks;
@@ -114,6 +133,8 @@ size_t ctr_payload_len(const struct block *b, bool *partial_ok)
     size_t present = b->avail - CT_BLOCK_HEADER_SIZE;
     size_t cap = b->size - CT_BLOCK_HEADER_SIZE;
     *partial_ok = !(b->flags & CT_BLOCK_CLOSED) || b->avail < b->size;
+    if (b->packed)
+        return 0; /* its records are in a frame: ctr_payload */
     if (!(b->flags & CT_BLOCK_CLOSED))
         return present;
     size_t used = b->used < cap ? b->used : cap;
@@ -304,11 +325,15 @@ uint64_t ctr_first_record_time(const struct ct_input *in,
                                const struct block *b)
 {
     bool partial_ok;
-    const uint8_t *p = in->data + b->off + CT_BLOCK_HEADER_SIZE;
-    const uint8_t *end = p + ctr_payload_len(b, &partial_ok);
+    size_t len;
+    struct ctr_unpacked u = {0};
+    const uint8_t *p = ctr_payload(in, b, &u, &len, &partial_ok);
+    const uint8_t *end = p ? p + len : NULL;
     struct ctr_rec x;
-    if (p < end && *p && ctr_rec_head(&p, end, b->prefix, false, &x) == 1 &&
+    uint64_t t = b->first;
+    if (p && p < end && *p && ctr_rec_head(&p, end, b->prefix, false, &x) == 1 &&
         b->first + x.delta >= b->first)
-        return b->first + x.delta;
-    return b->first;
+        t = b->first + x.delta;
+    ctr_unpacked_free(&u);
+    return t;
 }

@@ -57,11 +57,13 @@ static int cmp_start(const void *a, const void *b)
 static bool read_switch(struct rd *r, struct cursor *c, const struct block *b,
                         uint32_t off, uint32_t *prev)
 {
-    const uint8_t *data = r->in->data + b->off + CT_BLOCK_HEADER_SIZE;
     bool partial_ok;
-    size_t avail = ctr_payload_len(b, &partial_ok);
+    size_t avail;
+    const uint8_t *data = ctr_cursor_payload(r->in, c, b, &avail, &partial_ok);
+    if (!data)
+        return false;
     /* A crash may leave the header's link ahead of the data it reads. */
-    if (b->avail > CT_BLOCK_HEADER_SIZE &&
+    if (!b->packed && b->avail > CT_BLOCK_HEADER_SIZE &&
         avail < b->avail - CT_BLOCK_HEADER_SIZE && !(b->flags & CT_BLOCK_CLOSED))
         avail = b->avail - CT_BLOCK_HEADER_SIZE;
     if (off >= avail)

@@ -207,6 +207,7 @@ static void run_piece(struct par *pp, struct worker *w, struct piece *pc)
     ctr_run(r, &c, UINT64_MAX);
     ctr_flush(r);
     free(c.iv);
+    ctr_cursor_release(&c);
     pc->inherited = r->inherited;
     if (pc->whole)
         return;

@@ -23,6 +23,17 @@ struct block {
     uint32_t last_switch;   /* see ct_block_header                         */
     uint32_t thread;        /* ct_trace_info thread index                 */
     bool prefix;            /* heads by prefix code (CT_FILE_HEAD_PREFIX) */
+    bool packed;            /* a PACKED block: kind says EVENTS, used the
+                               records' bytes unpacked, zlen the frame's   */
+    uint32_t zlen;
+};
+
+/* A packed block's records, unpacked (calltrace_packed.c); zero to start. */
+struct ctr_unpacked {
+    size_t off;             /* the block whose records buf holds, by its
+                               header's offset; 0 none (the file header)  */
+    uint8_t *buf;
+    size_t cap, len;
 };
 
 enum cursor_state { C_DATA, C_LOST, C_NEXT, C_DONE };
@@ -64,6 +75,10 @@ struct cursor {
                                the thread itself                          */
     bool own_known;         /* a STACK record opened the thread's own
                                stack (context 0) in this decoding         */
+    /* Packed blocks unpacked: the current one and the next, whose SWITCH
+     * records are read early (ctr_cursor_payload). */
+    struct ctr_unpacked unpacked[2];
+    const uint8_t *base;    /* where cur's records start                  */
 };
 
 struct ctr_lane {
@@ -177,6 +192,22 @@ void ctr_stream_final_header(const struct ct_input *in,
 void ctr_stream_resolve(const struct ct_input *in, struct block *blocks,
                         size_t n);
 size_t ctr_payload_len(const struct block *b, bool *partial_ok);
+/* The records (or map entries) of b and their length: the mapped bytes of
+ * a plain block; a packed block's unpacked into u, where they stay until
+ * u takes another block; NULL (length 0) for a packed block that does not
+ * unpack (cut or damaged), which the caller reports. */
+const uint8_t *ctr_payload(const struct ct_input *in, const struct block *b,
+                           struct ctr_unpacked *u, size_t *len,
+                           bool *partial_ok);
+void ctr_unpacked_free(struct ctr_unpacked *u);
+/* ctr_payload for cursor c, of its current block or the next; the
+ * cursor's buffers go with ctr_cursor_release. */
+const uint8_t *ctr_cursor_payload(const struct ct_input *in, struct cursor *c,
+                                  const struct block *b, size_t *len,
+                                  bool *partial_ok);
+void ctr_cursor_release(struct cursor *c);
+/* Whether the header of a PACKED block holds together. */
+bool ctr_packed_header_ok(const struct ct_block_header *h);
 /* While the writer runs, its unclosed blocks end at their last whole
  * record (calltrace_follow.c). */
 void ctr_live_trim(const struct ct_input *in, const struct ct_file_header *h,

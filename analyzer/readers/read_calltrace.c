@@ -201,6 +201,7 @@ static int read_calltrace(const struct ct_input *in,
     for (size_t i = 0; i < ncs; i++) {
         free(cs[i].iv);
         free(cs[i].lanes);
+        ctr_cursor_release(&cs[i]);
     }
     free(cs);
     free(order);

@@ -48,7 +48,7 @@ for h in "${harnesses[@]}"; do
     # recv: calltrace recv's stream check, from the front end.
     [ "$h" = recv ] && srcs+=(frontend/recv_parse.c)
     if ! clang $flags -fsanitize=fuzzer -Itests/fuzz -Ifrontend -o "$bin" \
-            "${srcs[@]}" "${objs[@]}" -lbfd -lm -lz; then
+            "${srcs[@]}" "${objs[@]}" -lbfd -lm -lz -lzstd; then
         echo "FAILED: fuzz_$h does not build"; fail=$((fail + 1)); continue
     fi
     corpus=$out/corpus_$h

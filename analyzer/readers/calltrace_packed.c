@@ -1,0 +1,82 @@
+/*
+ * PACKED blocks (calltrace_format.h): an EVENTS block's records as one
+ * zstd frame, written by `calltrace pack`.  Every reader takes a block's
+ * records through ctr_payload, which hands out the mapped bytes of a plain
+ * block and unpacks a packed one into a buffer the caller keeps, so the
+ * decoders never see the difference.  Only the blocks being read are
+ * unpacked: a trace is never unpacked whole into memory.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <zstd.h>
+
+#include "analyzer/readers/calltrace_reader.h"
+#include "analyzer/util.h"
+
+/* Whether a packed block's header is whole: its frame inside its size. */
+bool ctr_packed_header_ok(const struct ct_block_header *h)
+{
+    return h->size % CT_PACKED_ALIGN == 0 &&
+           h->size >= CT_BLOCK_HEADER_SIZE &&
+           h->reserved <= h->size - CT_BLOCK_HEADER_SIZE;
+}
+
+const uint8_t *ctr_payload(const struct ct_input *in, const struct block *b,
+                           struct ctr_unpacked *u, size_t *len,
+                           bool *partial_ok)
+{
+    const uint8_t *data = in->data + b->off + CT_BLOCK_HEADER_SIZE;
+    if (!b->packed) {
+        *len = ctr_payload_len(b, partial_ok);
+        return data;
+    }
+    /* An unclosed block's records end at a zero head or inside a record
+     * cut short, as they did before it was packed. */
+    *partial_ok = !(b->flags & CT_BLOCK_CLOSED);
+    *len = 0;
+    if (u->off == b->off) {
+        *len = u->len;
+        return u->buf;
+    }
+    if (b->avail < b->size)
+        return NULL; /* cut: the frame is not all there */
+    if (u->cap < b->used) {
+        free(u->buf);
+        u->cap = b->used;
+        u->buf = ct_xmalloc(u->cap ? u->cap : 1);
+    }
+    u->off = 0;
+    size_t n = ZSTD_decompress(u->buf, b->used, data, b->zlen);
+    if (ZSTD_isError(n) || n != b->used)
+        return NULL;
+    u->off = b->off;
+    u->len = n;
+    *len = n;
+    return u->buf;
+}
+
+void ctr_unpacked_free(struct ctr_unpacked *u)
+{
+    free(u->buf);
+    memset(u, 0, sizeof *u);
+}
+
+const uint8_t *ctr_cursor_payload(const struct ct_input *in, struct cursor *c,
+                                  const struct block *b, size_t *len,
+                                  bool *partial_ok)
+{
+    /* The slot that holds b, else the one not holding the current block. */
+    struct ctr_unpacked *u = &c->unpacked[0];
+    size_t cur = c->cur ? c->cur->off : 0;
+    if (c->unpacked[1].off == b->off ||
+        (c->unpacked[0].off != b->off && c->unpacked[0].off == cur &&
+         cur != b->off))
+        u = &c->unpacked[1];
+    return ctr_payload(in, b, u, len, partial_ok);
+}
+
+void ctr_cursor_release(struct cursor *c)
+{
+    ctr_unpacked_free(&c->unpacked[0]);
+    ctr_unpacked_free(&c->unpacked[1]);
+}
