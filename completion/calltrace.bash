@@ -88,7 +88,7 @@ _calltrace()
     local cur cmd=${COMP_WORDS[0]}
     cur=$(_calltrace_cur)
     local analyzer; analyzer=$(_calltrace_analyzer "$cmd")
-    local verbs="record report tree dump info export diff slowest cflags control recv top help"
+    local verbs="record report tree dump info export diff slowest pack cflags control recv top help"
     if [ "$COMP_CWORD" -eq 1 ]; then
         if [[ $cur == -* ]]; then
             _calltrace_complete_words "$cur" "$analyzer" "$cmd" record
@@ -129,7 +129,7 @@ _calltrace()
                 COMPREPLY=()
             fi
             ;;
-        recv) _calltrace_complete_words "$cur" "$analyzer" "$cmd" recv ;;
+        recv|pack) _calltrace_complete_words "$cur" "$analyzer" "$cmd" "$verb" ;;
         top)    # a trace or a pid; after --, a program to start and watch
             for ((i = 2; i < COMP_CWORD; i++)); do
                 [ "${COMP_WORDS[i]}" = -- ] && break

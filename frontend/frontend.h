@@ -35,6 +35,8 @@ char *ct_fe_diff_base(const char *path, const char *verb);
 void ct_fe_diff_usage(void);
 /* calltrace slowest FUNC [-n N] [FILE] (slowest.c) */
 int ct_fe_slowest(int argc, char **argv);
+/* calltrace pack [-l N] [-o OUT] [FILE...] (pack.c) */
+int ct_fe_pack(int argc, char **argv);
 int ct_fe_cflags(int argc, char **argv);
 int ct_fe_control(int argc, char **argv);
 /* calltrace recv: stores streamed traces (recv.c). */

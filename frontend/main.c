@@ -30,6 +30,7 @@ static void usage(FILE *f)
 "                      what changed between two runs (report --diff=OLD)\n"
 "  slowest FUNC [-n N] [OPTION]... [FILE]\n"
 "                      the N longest calls of FUNC (report --slowest)\n"
+"  pack [OPTION]... [FILE]...   compress traces' call records (zstd)\n"
 "  cflags              compiler flags for a program to trace\n"
 "  control PID on|off|snapshot|status|filter SPEC\n"
 "                      command a process traced with CALLTRACE_CONTROL=1\n"
@@ -80,7 +81,7 @@ void ct_fe_version(void)
 
 static const char *const verbs[] = {
     "record", "report", "tree", "dump", "info", "export", "diff", "slowest",
-    "cflags", "control", "recv", "top", "help",
+    "pack", "cflags", "control", "recv", "top", "help",
 };
 
 /* Edit distance (insertions, deletions, substitutions, swaps of two
@@ -158,6 +159,8 @@ int main(int argc, char **argv)
         return ct_fe_report(argc - 1, argv + 1, "diff", NULL);
     if (strcmp(verb, "slowest") == 0)
         return ct_fe_slowest(argc - 1, argv + 1);
+    if (strcmp(verb, "pack") == 0)
+        return ct_fe_pack(argc - 1, argv + 1);
     if (strcmp(verb, "cflags") == 0)
         return ct_fe_cflags(argc - 1, argv + 1);
     if (strcmp(verb, "control") == 0)

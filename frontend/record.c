@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analyzer/readers/calltrace_pack.h"
 #include "frontend/frontend.h"
 #include "frontend/record.h"
 #include "preload/libcalls/args.h"
@@ -52,6 +53,8 @@ static void usage(FILE *f)
 "                        timestamp clock (default tsc where invariant)\n"
 "      --bufsize=SIZE    block size per thread, 4K to 1G (default 1M)\n"
 "      --limit=SIZE      largest trace; events past it are counted as lost\n"
+"      --pack            compress the trace's call records (zstd) once the\n"
+"                        program is done, as 'calltrace pack' does\n"
 "      --paused          start with tracing off (calltrace_enable() or the\n"
 "                        --signal turns it on)\n"
 "      --signal=SIG      a signal that toggles tracing, e.g. USR2; SIG@on,\n"
@@ -110,6 +113,7 @@ enum {
     OPT_SIGNAL, OPT_CPUTIME, OPT_FOLLOW, OPT_NO_FOLLOW, OPT_FLIGHT,
     OPT_FLIGHT_SIGNAL, OPT_CONTROL, OPT_FILTER, OPT_DEPTH, OPT_MIN_DURATION,
     OPT_TRIGGER, OPT_HOST, OPT_PORT, OPT_TIMEOUT, OPT_ARGS, OPT_AUTO_ARGS,
+    OPT_PACK,
 };
 
 static void set(struct ct_fe_record_opts *o, const char *name,
@@ -275,6 +279,7 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
         {"clock", required_argument, NULL, OPT_CLOCK},
         {"bufsize", required_argument, NULL, OPT_BUFSIZE},
         {"limit", required_argument, NULL, OPT_LIMIT},
+        {"pack", no_argument, NULL, OPT_PACK},
         {"paused", no_argument, NULL, OPT_PAUSED},
         {"signal", required_argument, NULL, OPT_SIGNAL},
         {"cputime", required_argument, NULL, OPT_CPUTIME},
@@ -384,6 +389,7 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
         case OPT_CONTROL: set(o, "CALLTRACE_CONTROL", "1"); break;
         case OPT_FOLLOW: set(o, "CALLTRACE_FOLLOW", "1"); break;
         case OPT_NO_FOLLOW: set(o, "CALLTRACE_FOLLOW", "0"); break;
+        case OPT_PACK: o->pack = true; break;
         case OPT_FILTER:
             filter_option(o, verb, "filter", "CALLTRACE_FILTER", optarg);
             break;
@@ -622,6 +628,21 @@ static void plain_folder_mode(const char *dir)
     chmod(dir, 0777 & ~mask);
 }
 
+/* --pack: each staged trace packed in place, before it is moved; one that
+ * cannot be is kept as it is, and said so. */
+static void pack_traces(struct ct_fe_recording *r)
+{
+    for (size_t i = 0; i < r->n; i++) {
+        struct ctr_pack_stats st;
+        char err[512];
+        if (ctr_pack_file(r->traces[i].path, NULL, CTR_PACK_LEVEL, &st, err,
+                          sizeof err) != 0)
+            ct_fe_error("%s; that trace is kept unpacked", err);
+        else
+            r->traces[i].stats.size = st.bytes_out;
+    }
+}
+
 /* Moves the staged traces to the output: 1 done, 0 when no process left
  * a trace (a tracer that creates its file at the first record writes none
  * for a program that runs no instrumented function), -1 failure; said. */
@@ -648,6 +669,8 @@ static int finish(const char *staging, const char *output,
         return -1;
     }
     drop_empty(&r);
+    if (o->pack)
+        pack_traces(&r);
     int rc = ct_fe_keep_previous(output);
     if (rc == 0 && r.n == 1) {
         rc = ct_fe_stage_move(r.traces[0].path, output);

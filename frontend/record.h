@@ -16,6 +16,7 @@ struct ct_fe_record_opts {
                                  program leaves running (< 0: no limit)   */
     uint64_t flight, bufsize; /* --flight, --bufsize (0: not given)       */
     uint64_t limit;           /* --limit, else CALLTRACE_LIMIT (0: none)  */
+    bool pack;                /* --pack: traces packed once written       */
     bool recorded;            /* set by ct_fe_record_run: a recording was
                                  written to output                        */
 };
