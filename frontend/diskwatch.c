@@ -122,10 +122,11 @@ static bool bounded(const struct ct_fe_diskwatch *w, uint64_t used,
     return w->cap && (uint64_t)ntraces * w->cap <= used + free_b;
 }
 
-#define WAYS_OUT "To record less: --limit=SIZE (CALLTRACE_LIMIT) caps " \
-    "each trace, --flight=SIZE keeps only the newest part, --filter, " \
-    "--depth or --min-duration keep only some calls; or -o puts the " \
-    "trace on a larger file system"
+#define WAYS_OUT "To record less: --pack stores the records compressed " \
+    "as they come (a sixth to a ninth), --limit=SIZE (CALLTRACE_LIMIT) " \
+    "caps each trace, --flight=SIZE keeps only the newest part, " \
+    "--filter, --depth or --min-duration keep only some calls; or -o " \
+    "puts the trace on a larger file system"
 
 static void warn(const struct ct_fe_diskwatch *w, double rate,
                  uint64_t free_b)

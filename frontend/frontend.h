@@ -191,6 +191,14 @@ void ct_fe_stage_unnote(const char *staging);
 /* rename(), or a copy across file systems; 0, or -1 with errno. */
 int ct_fe_stage_move(const char *from, const char *to);
 
+/* ------------------------------------------------------------ livepack.c */
+/* record --pack: a thread that packs the staged traces' closed blocks
+ * into their side files while the program runs; stop joins it (NULL is
+ * allowed to both: no thread could be started, or none was wanted). */
+struct ct_fe_livepack;
+struct ct_fe_livepack *ct_fe_livepack_start(const char *staging);
+void ct_fe_livepack_stop(struct ct_fe_livepack *lp);
+
 /* ------------------------------------------------------------ merge.c */
 /* Writes the traces as one OpenLaszlo raw log (--dump form) on a common
  * time origin, each process's threads numbered after the previous ones.

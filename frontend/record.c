@@ -53,8 +53,10 @@ static void usage(FILE *f)
 "                        timestamp clock (default tsc where invariant)\n"
 "      --bufsize=SIZE    block size per thread, 4K to 1G (default 1M)\n"
 "      --limit=SIZE      largest trace; events past it are counted as lost\n"
-"      --pack            compress the trace's call records (zstd) once the\n"
-"                        program is done, as 'calltrace pack' does\n"
+"      --pack            compress the trace's call records (zstd) as the\n"
+"                        program runs, off its threads, and once it is done\n"
+"                        as 'calltrace pack' does: the disk holds about the\n"
+"                        packed size\n"
 "      --paused          start with tracing off (calltrace_enable() or the\n"
 "                        --signal turns it on)\n"
 "      --signal=SIG      a signal that toggles tracing, e.g. USR2; SIG@on,\n"
@@ -863,7 +865,11 @@ int ct_fe_record_run(struct ct_fe_record_opts *o, char **prog_argv)
     ct_fe_diskwatch_init(&watch, staging, trace_cap(o),
                          o->bufsize ? o->bufsize : CT_DEFAULT_BUFSIZE);
     watch.quiet = o->quiet;
+    /* --pack: the closed blocks packed as they come, off the program. */
+    struct ct_fe_livepack *lp = o->pack ? ct_fe_livepack_start(staging)
+                                        : NULL;
     status = run_traced(o, prog_argv, preload, lib, out, &watch);
+    ct_fe_livepack_stop(lp);
     ct_fe_diskwatch_end(&watch);
     int done = finish(staging, o->output, o, &watch);
     if (done > 0)

@@ -14,8 +14,9 @@ bool ct_fe_is_trace_name(const char *name)
 {
     /* A snapshot (TRACE.snapN, CALLTRACE_FLIGHT_SIGNAL or calltrace
      * control) is a copy of a trace, not another process. */
+    /* TRACE.packed is a trace's side file (record --pack), no trace. */
     return strncmp(name, "calltrace-", 10) == 0 && strstr(name, ".raw") &&
-           !strstr(name, ".snap");
+           !strstr(name, ".snap") && !strstr(name, ".packed");
 }
 
 size_t ct_fe_count_traces(const char *dir)

@@ -145,6 +145,12 @@ _Static_assert(sizeof(struct ct_file_header) <= CT_FILE_HEADER_SIZE,
 /* ct_block_header.flags */
 #define CT_BLOCK_CLOSED 0x1u /* used and last_ticks are valid                 */
 #define CT_BLOCK_LAST   0x2u /* the thread ended with this block              */
+#define CT_BLOCK_MOVED  0x4u /* a closed EVENTS block whose records `calltrace
+                                record --pack` moved, packed, into the side
+                                file TRACE.packed while the program ran (the
+                                PACKED block of the same tid, seq and
+                                first_ticks); this header still counts, the
+                                pages after its first are a hole          */
 
 struct ct_block_header {
     uint32_t magic;        /* CT_BLOCK_MAGIC                                  */

@@ -761,7 +761,7 @@ static void open_next(struct rd *r, struct cursor *c)
     }
     c->base = c->p = data;
     c->end = data + len;
-    if (!b->packed)
+    if (!b->packed && !b->moved)
         populate(data, c->end);
     c->time = first;
     c->prev_fn = c->prev_site = 0;

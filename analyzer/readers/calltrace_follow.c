@@ -704,9 +704,12 @@ static void follow_thread(struct ct_follow *f, const struct ct_input *in,
             len = present;
         t->cur_lost = h.lost;
         const uint8_t *base = in->data + t->cur + CT_BLOCK_HEADER_SIZE;
-        bool packed = h.kind == CT_BLOCK_PACKED;
+        /* Written whole by `calltrace pack`, or moved whole to the side
+         * file by record --pack (calltrace_side.c): its records,
+         * unpacked, and this header's counts. */
+        bool packed = h.kind == CT_BLOCK_PACKED ||
+                      (closed && (h.flags & CT_BLOCK_MOVED));
         if (packed) {
-            /* Written whole by `calltrace pack`: its records, unpacked. */
             struct block b = ctr_block_at(&h, t->cur, in->size - t->cur);
             bool partial_ok;
             base = ctr_payload(in, &b, &f->unpacked, &len, &partial_ok);

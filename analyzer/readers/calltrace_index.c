@@ -56,6 +56,8 @@ struct block ctr_block_at(const struct ct_block_header *h, uint64_t off,
         .kind = h->kind == CT_BLOCK_PACKED ? CT_BLOCK_EVENTS : h->kind,
         .packed = h->kind == CT_BLOCK_PACKED,
         .zlen = h->kind == CT_BLOCK_PACKED ? h->reserved : 0,
+        .moved = h->kind == CT_BLOCK_EVENTS && (h->flags & CT_BLOCK_MOVED) &&
+                 (h->flags & CT_BLOCK_CLOSED),
     };
 }
 
@@ -133,7 +135,7 @@ size_t ctr_payload_len(const struct block *b, bool *partial_ok)
     size_t present = b->avail - CT_BLOCK_HEADER_SIZE;
     size_t cap = b->size - CT_BLOCK_HEADER_SIZE;
     *partial_ok = !(b->flags & CT_BLOCK_CLOSED) || b->avail < b->size;
-    if (b->packed)
+    if (b->packed || b->moved)
         return 0; /* its records are in a frame: ctr_payload */
     if (!(b->flags & CT_BLOCK_CLOSED))
         return present;

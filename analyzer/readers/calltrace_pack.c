@@ -107,6 +107,35 @@ static int pack_block(struct pack *p, const struct ct_block_header *h,
     return 0;
 }
 
+/* A block record --pack moved to the side file while the program ran: its
+ * frame from there, under this header (which counts: calltrace_side.c). */
+static int moved_block(struct pack *p, const struct ct_block_header *h,
+                       size_t off)
+{
+    uint8_t *frame;
+    uint32_t zlen, used;
+    if (!ctr_side_frame(p->path, h->tid, h->seq, h->first_ticks, &frame,
+                        &zlen, &used))
+        return fail(p, off, "a moved block (thread %u, seq %u) is not in "
+                    "%s.packed", h->tid, h->seq, p->path);
+    struct ct_block_header ph = *h;
+    ph.kind = CT_BLOCK_PACKED;
+    ph.flags &= ~CT_BLOCK_MOVED;
+    ph.used = used;
+    ph.reserved = zlen;
+    size_t whole = CT_BLOCK_HEADER_SIZE + zlen;
+    whole = (whole + CT_PACKED_ALIGN - 1) / CT_PACKED_ALIGN * CT_PACKED_ALIGN;
+    ph.size = (uint32_t)whole;
+    static const uint8_t pad[CT_PACKED_ALIGN];
+    int rc = put(p, &ph, sizeof ph) || put(p, frame, zlen) ||
+             put(p, pad, whole - CT_BLOCK_HEADER_SIZE - zlen);
+    free(frame);
+    if (rc)
+        return fail(p, off, "writing %s: %s", p->tmp, strerror(errno));
+    p->st->packed++;
+    return 0;
+}
+
 static int copy_block(struct pack *p, size_t off, size_t len)
 {
     if (put(p, p->data + off, len))
@@ -140,7 +169,10 @@ static int pack_blocks(struct pack *p, size_t off)
             return fail(p, off, "damaged block header");
         if (left < h.size) /* cut short (a crash, a full disk): as it is */
             return copy_block(p, off, left) ? -1 : (p->st->copied++, 0);
-        int rc = h.kind == CT_BLOCK_EVENTS ? pack_block(p, &h, off) : -2;
+        bool moved = h.kind == CT_BLOCK_EVENTS &&
+                     (h.flags & CT_BLOCK_MOVED) && (h.flags & CT_BLOCK_CLOSED);
+        int rc = moved ? moved_block(p, &h, off)
+                 : h.kind == CT_BLOCK_EVENTS ? pack_block(p, &h, off) : -2;
         if (rc == -1)
             return -1;
         if (rc == -2) {
@@ -169,6 +201,13 @@ static int check_header(struct pack *p, const struct ct_file_header *fh)
         return fail(p, 0, "a flight recorder's ring is not packed (its "
                           "slots are rewritten in place)");
     return 0;
+}
+
+static void unlink_side(const char *trace)
+{
+    char side[4096];
+    snprintf(side, sizeof side, "%s.packed", trace);
+    unlink(side);
 }
 
 /* A new file beside target, with target's mode when it exists. */
@@ -252,6 +291,8 @@ int ctr_pack_file(const char *in, const char *out, int level,
                       strerror(errno));
         if (rc != 0)
             unlink(tmp);
+        else if (target == in)
+            unlink_side(in); /* its moved blocks are in the trace now */
     }
     ZSTD_freeCCtx(p.z);
     free(p.frame);

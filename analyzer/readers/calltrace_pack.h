@@ -24,4 +24,22 @@ struct ctr_pack_stats {
 int ctr_pack_file(const char *in, const char *out, int level,
                   struct ctr_pack_stats *st, char *err, size_t errlen);
 
+/* Packing while the program runs (calltrace_livepack.c): the closed
+ * blocks of trace moved, packed, into its side file TRACE.packed, a step
+ * at a time.  ctr_live_open: NULL when the trace cannot be opened. */
+struct ctr_live;
+struct ctr_live_stats {
+    uint64_t moved;         /* blocks moved to the side file              */
+    uint64_t freed;         /* bytes punched out of the trace             */
+    uint64_t side_bytes;    /* the side file's length                     */
+};
+struct ctr_live *ctr_live_open(const char *trace, int level);
+/* Moves the blocks closed since the last step; returns how many, or -1
+ * once this trace is packed no further while it runs (why in err, the
+ * first time, unless it is a trace not to pack live: a flight recorder's
+ * ring, a stream, a profile). */
+int ctr_live_step(struct ctr_live *l, char *err, size_t errlen);
+const struct ctr_live_stats *ctr_live_stats(const struct ctr_live *l);
+void ctr_live_close(struct ctr_live *l);
+
 #endif /* CT_CALLTRACE_PACK_H */

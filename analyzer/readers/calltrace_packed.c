@@ -26,6 +26,10 @@ const uint8_t *ctr_payload(const struct ct_input *in, const struct block *b,
                            bool *partial_ok)
 {
     const uint8_t *data = in->data + b->off + CT_BLOCK_HEADER_SIZE;
+    if (b->moved) {
+        *partial_ok = false;
+        return ctr_side_payload(in->path, b, u, len);
+    }
     if (!b->packed) {
         *len = ctr_payload_len(b, partial_ok);
         return data;

@@ -25,6 +25,8 @@ struct block {
     bool prefix;            /* heads by prefix code (CT_FILE_HEAD_PREFIX) */
     bool packed;            /* a PACKED block: kind says EVENTS, used the
                                records' bytes unpacked, zlen the frame's   */
+    bool moved;             /* CT_BLOCK_MOVED: its records are in the side
+                               file (calltrace_side.c)                    */
     uint32_t zlen;
 };
 
@@ -206,6 +208,15 @@ const uint8_t *ctr_cursor_payload(const struct ct_input *in, struct cursor *c,
                                   const struct block *b, size_t *len,
                                   bool *partial_ok);
 void ctr_cursor_release(struct cursor *c);
+/* The side file TRACE.packed (calltrace_side.c): the zstd frame of the
+ * block of tid, seq and first ticks moved there (malloc'ed into *frame),
+ * with its length and its records' once unpacked; false when it is not
+ * there.  ctr_side_payload: a MOVED block's records, unpacked into u. */
+bool ctr_side_frame(const char *trace, uint32_t tid, uint32_t seq,
+                    uint64_t first, uint8_t **frame, uint32_t *zlen,
+                    uint32_t *used);
+const uint8_t *ctr_side_payload(const char *trace, const struct block *b,
+                                struct ctr_unpacked *u, size_t *len);
 /* Whether the header of a PACKED block holds together. */
 bool ctr_packed_header_ok(const struct ct_block_header *h);
 /* While the writer runs, its unclosed blocks end at their last whole

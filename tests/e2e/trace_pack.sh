@@ -108,4 +108,44 @@ for bad in "--level=0" "--level=20" "--level=x" "-o $T/o.raw $T/j.raw $T/k.raw" 
     has "Try 'calltrace pack --help'" "$T/err" || fail "'$bad': $(cat "$T/err")"
 done
 "$FRONT" pack --help | has "Usage: calltrace pack" || fail "pack --help"
+# 5. record --pack while the program runs: the closed blocks move, packed,
+# to the side file and their pages are freed, so the staged trace takes a
+# third of its length on disk or less; the pair reads whole meanwhile (the
+# report and top count every step() made), and once the program ends the
+# recording is one packed file.
+build_traced "$T/spin" "$PROGRAMS/live_spin.c"
+mkfifo "$T/in"
+CT_LIVEPACK_STATS=1 CALLTRACE_BUFSIZE=64K "$FRONT" record --pack \
+    -o "$T/live.raw" "$T/spin" block 2000000 < "$T/in" > "$T/live.out" \
+    2> "$T/live.err" &
+rec=$!
+exec 3> "$T/in"   # the program's stdin: it waits until this closes
+for _ in $(seq 600); do has -x ready "$T/live.out" && break; sleep 0.1; done
+has -x ready "$T/live.out" || fail "live: the program never got ready: $(cat "$T/live.err")"
+staged=$(ls "$T"/.calltrace-record-*/calltrace-*.raw | grep -v '\.packed$')
+for _ in $(seq 600); do
+    size=$(stat -c %s "$staged"); disk=$(du -B1 "$staged" | cut -f1)
+    [ $((disk * 3)) -le "$size" ] && [ -s "$staged.packed" ] && break
+    sleep 0.1
+done
+if has "punches no holes" "$T/live.err"; then
+    exec 3>&-; wait $rec || true
+    skip "live: $T's file system punches no holes: $(cat "$T/live.err")"
+fi
+[ $((disk * 3)) -le "$size" ] ||
+    fail "live: the staged trace takes $disk bytes on disk of $size"
+flat "$staged" > "$T/lflat"
+has -x "2000000 step" "$T/lflat" || fail "live: the pair read: $(cat "$T/lflat")"
+"$FRONT" top -b -n 1 "$staged" | has -E ' 2000000 .* step$' ||
+    fail "live: top on the pair: $("$FRONT" top -b -n 1 "$staged")"
+exec 3>&-
+wait $rec || fail "live: record failed: $(cat "$T/live.err")"
+has -E "live pack: [1-9][0-9]+ blocks moved" "$T/live.err" ||
+    fail "live: no blocks moved: $(cat "$T/live.err")"
+[ ! -e "$T/live.raw.packed" ] || fail "live: a side file was left"
+[ -z "$(ls -d "$T"/.calltrace-record-* 2>/dev/null)" ] || fail "live: staging left"
+flat "$T/live.raw" > "$T/lflat"
+has -x "2000000 step" "$T/lflat" || fail "live: the recording: $(cat "$T/lflat")"
+"$REPORT" --info "$T/live.raw" | has -E '^note: +packed: ' || fail "live: not packed"
+
 echo ok

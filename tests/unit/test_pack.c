@@ -96,9 +96,9 @@ static char *path_of(const char *name)
 
 /* Two threads over many blocks, a MAPS block, and (crashed) the threads'
  * last blocks left unclosed. */
-static void build(struct tg_trace *t, bool crashed)
+static void build_sized(struct tg_trace *t, bool crashed, uint32_t bsize)
 {
-    tg_init(t, 1000000000ull, 4096);
+    tg_init(t, 1000000000ull, bsize);
     static const struct tg_map maps[1] = {
         {0x400000, 0x401000, 0x402000, (const uint8_t *)"\1\2\3\4", 4,
          "/nonexistent/app"}};
@@ -119,6 +119,11 @@ static void build(struct tg_trace *t, bool crashed)
         tg_finish_crashed(t);
     else
         tg_finish(t);
+}
+
+static void build(struct tg_trace *t, bool crashed)
+{
+    build_sized(t, crashed, 4096);
 }
 
 static off_t size_of(const char *path)
@@ -326,6 +331,90 @@ static void test_refusals(void **state)
     tg_free(&t);
 }
 
+/* Packing while the trace is written (calltrace_livepack.c): the closed
+ * EVENTS blocks move to the side file, the pair reads as the trace did at
+ * each step, and the final pack folds the side file in. */
+static void test_live_then_final(void **state)
+{
+    (void)state;
+    struct tg_trace t;
+    /* Blocks of 16K (a 4K one frees no page); each thread's last block
+     * open, as while the program runs. */
+    build_sized(&t, true, 16384);
+    char *raw = path_of("e.raw"), *side = path_of("e.raw.packed");
+    tg_write(&t, raw);
+    char *before, *mid, *after, s1[256], s2[256], s3[256];
+    read_file_text(raw, &before, s1, sizeof s1);
+    struct ctr_live *l = ctr_live_open(raw, 3);
+    assert_non_null(l);
+    char err[256] = "";
+    int moved = ctr_live_step(l, err, sizeof err);
+    if (moved < 0 && strstr(err, "punches no holes")) {
+        ctr_live_close(l);
+        unlink(raw);
+        unlink(side);
+        free(before);
+        free(raw);
+        free(side);
+        tg_free(&t);
+        skip(); /* the test folder's file system: nothing to free there */
+    }
+    assert_string_equal(err, "");
+    assert_true(moved >= 5);
+    assert_int_equal(ctr_live_step(l, err, sizeof err), 0); /* all done */
+    assert_int_equal(ctr_live_stats(l)->moved, (uint64_t)moved);
+    ctr_live_close(l);
+    assert_true(size_of(side) > 0);
+    read_file_text(raw, &mid, s2, sizeof s2);
+    assert_string_equal(s1, s2);
+    assert_string_equal(before, mid);
+    /* The pages after each moved block's first are a hole. */
+    struct stat sb;
+    assert_int_equal(stat(raw, &sb), 0);
+    assert_true((uint64_t)sb.st_blocks * 512 + (uint64_t)moved * 12288 <=
+                (uint64_t)sb.st_size);
+    struct ctr_pack_stats st;
+    assert_int_equal(ctr_pack_file(raw, NULL, 3, &st, err, sizeof err), 0);
+    assert_true(st.packed >= (uint64_t)moved);
+    assert_int_not_equal(stat(side, &sb), 0); /* folded in, removed */
+    read_file_text(raw, &after, s3, sizeof s3);
+    assert_string_equal(before, after);
+    free(before);
+    free(mid);
+    free(after);
+    unlink(raw);
+    free(raw);
+    free(side);
+    tg_free(&t);
+}
+
+/* The side file gone: a moved block is damage, told at its byte. */
+static void test_side_missing(void **state)
+{
+    (void)state;
+    struct tg_trace t;
+    build_sized(&t, false, 16384);
+    char *raw = path_of("f.raw"), *side = path_of("f.raw.packed");
+    tg_write(&t, raw);
+    struct ctr_live *l = ctr_live_open(raw, 1);
+    char err[256] = "";
+    assert_true(ctr_live_step(l, err, sizeof err) > 0);
+    ctr_live_close(l);
+    unlink(side);
+    char *text, stopped[256];
+    int rc = read_file_text(raw, &text, stopped, sizeof stopped);
+    assert_int_equal(rc, CT_EXIT_BAD_INPUT);
+    assert_non_null(strstr(stopped, "packed block does not unpack"));
+    struct ctr_pack_stats st;
+    assert_int_equal(ctr_pack_file(raw, NULL, 3, &st, err, sizeof err), -1);
+    assert_non_null(strstr(err, "is not in"));
+    free(text);
+    unlink(raw);
+    free(raw);
+    free(side);
+    tg_free(&t);
+}
+
 static int setup(void **state)
 {
     (void)state;
@@ -348,6 +437,8 @@ int main(void)
         cmocka_unit_test(test_damaged_frame),
         cmocka_unit_test(test_cut_anywhere),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_live_then_final),
+        cmocka_unit_test(test_side_missing),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
