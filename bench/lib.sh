@@ -14,8 +14,9 @@ bench_setup() {
 }
 
 # Runs bench_prog NAME CMD... (the script's own) for each of PROGS
-# (default "fib lua sqlite"): fib is FIB with FIB_N, Lua and SQLite come
-# from bench/realprog.sh at LUA_SCALE and SQLITE_ROWS.
+# (default "fib lua sqlite"; zstd too when named): fib is FIB with FIB_N,
+# Lua, SQLite and zstd come from bench/realprog.sh at LUA_SCALE,
+# SQLITE_ROWS and ZSTD_ROWS.
 bench_programs() {  # FIB SCRIPT-NAME
     local p cmd
     for p in ${PROGS:-fib lua sqlite}; do
@@ -23,6 +24,7 @@ bench_programs() {  # FIB SCRIPT-NAME
         fib) bench_prog fib "$1" "${FIB_N:-32}" ;;
         lua) mapfile -t cmd < <(bench/realprog.sh lua "${LUA_SCALE:-25}"); bench_prog lua "${cmd[@]}" ;;
         sqlite) mapfile -t cmd < <(bench/realprog.sh sqlite "${SQLITE_ROWS:-100000}"); bench_prog sqlite "${cmd[@]}" ;;
+        zstd) mapfile -t cmd < <(bench/realprog.sh zstd "${ZSTD_ROWS:-50000}"); bench_prog zstd "${cmd[@]}" ;;
         *) echo "$2: unknown program $p" >&2; exit 2 ;;
         esac
     done

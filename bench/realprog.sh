@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# Real programs for the benches: Lua 5.4 and SQLite's shell, built from
+# Real programs for the benches: Lua 5.4, SQLite's shell and zstd, built from
 # Debian's source packages with -finstrument-functions into build/bench/
 # (never committed), each with a call-heavy workload of its own.
 #
-#   bench/realprog.sh lua|sqlite [SCALE]
+#   bench/realprog.sh lua|sqlite|zstd [SCALE]
 #
 # builds the program on first use and prints the command that runs its
 # workload, one argument per line, for
@@ -11,7 +11,8 @@
 #   mapfile -t LUA < <(bench/realprog.sh lua)   &&   "${LUA[@]}"
 #
 # SCALE: lua, the depth of its recursive workload (default 25: about 35 M
-# events); sqlite, rows in its table (default 100000: about 110 M events).
+# events); sqlite, rows in its table (default 100000: about 110 M events);
+# zstd, lines of text it compresses (default 50000: about 21 M calls).
 # The sources come from `apt-get source` (a deb-src line for the running
 # release is added under /etc/apt/sources.list.d when run as root and none
 # is there); an unpacked tree in build/bench/src/ is used as it is.
@@ -144,6 +145,35 @@ SQL
     echo "$f"
 }
 
+build_zstd() {
+    local bin=$OUT/zstd/zstd src
+    [ -x "$bin" ] && return
+    src=$(fetch_source libzstd)
+    mkdir -p "$OUT/zstd"
+    log "building zstd's command from $src"
+    # Its own Makefile; a copy of the tree keeps the source's objects apart.
+    rm -rf "$OUT/zstd/tree"
+    cp -a "$src" "$OUT/zstd/tree"
+    # CFLAGS given here replaces the Makefile's own, MOREFLAGS included.
+    make -s -C "$OUT/zstd/tree/programs" zstd CC="$CC" CFLAGS="$CFLAGS $IFLAGS" \
+        HAVE_ZLIB=0 HAVE_LZMA=0 HAVE_LZ4=0 >/dev/null ||
+        die "zstd's build failed"
+    cp "$OUT/zstd/tree/programs/zstd" "$bin.tmp"
+    mv "$bin.tmp" "$bin"
+}
+
+# ROWS lines of varied text, compressed at level 3 on one thread: the match
+# finder, entropy coder and frame writer all take part.  Deterministic.
+zstd_workload() {
+    local rows=$1 f=$OUT/zstd/work-$1.txt
+    [ -f "$f" ] || awk -v n="$rows" 'BEGIN {
+        for (i = 0; i < n; i++)
+            printf "%d %08x word%d %s\n", i, (i * 2654435761) % 4294967296,
+                   i % 977, (i % 3 ? "alpha" : "beta gamma")
+    }' > "$f"
+    echo "$f"
+}
+
 prog=${1:-}
 case "$prog" in
 lua)
@@ -156,8 +186,13 @@ sqlite)
     f=$(sqlite_workload "${2:-100000}")
     printf '%s\n' "$OUT/sqlite/sqlite3" "-batch" ":memory:" ".read $f"
     ;;
+zstd)
+    build_zstd
+    f=$(zstd_workload "${2:-50000}")
+    printf '%s\n' "$OUT/zstd/zstd" "-q" "-3" "-T1" "-c" "$f"
+    ;;
 *)
-    echo "usage: bench/realprog.sh lua|sqlite [SCALE]" >&2
+    echo "usage: bench/realprog.sh lua|sqlite|zstd [SCALE]" >&2
     exit 2
     ;;
 esac

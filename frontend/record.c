@@ -454,6 +454,14 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
             exit(CT_FE_FAILED);
         o->output = net;  /* lives as long as the run */
     }
+    if (o->pack && o->flight)
+        ct_fe_usage_error(verb, "--pack and --flight: a flight recorder's "
+                          "ring is rewritten in place and is not packed");
+    if (o->pack && (strncmp(o->output, "tcp:", 4) == 0 ||
+                    strncmp(o->output, "unix:", 5) == 0))
+        ct_fe_usage_error(verb, "--pack and a streamed output (%s): the "
+                          "receiver's trace can be packed with 'calltrace "
+                          "pack'", o->output);
     return optind;
 }
 
@@ -630,6 +638,22 @@ static void plain_folder_mode(const char *dir)
     chmod(dir, 0777 & ~mask);
 }
 
+/* A side file (record --pack) the final pack did not fold in, its trace
+ * still being written by a process record stopped waiting for: it goes
+ * with the trace, whose moved blocks are in it. */
+static void move_side(const char *trace, const char *output)
+{
+    char *from, *to;
+    if (asprintf(&from, "%s.packed", trace) < 0)
+        return;
+    if (access(from, F_OK) == 0 && asprintf(&to, "%s.packed", output) >= 0) {
+        if (ct_fe_stage_move(from, to) != 0)
+            ct_fe_error("cannot move %s to %s (%m)", from, to);
+        free(to);
+    }
+    free(from);
+}
+
 /* --pack: each staged trace packed in place, before it is moved; one that
  * cannot be is kept as it is, and said so. */
 static void pack_traces(struct ct_fe_recording *r)
@@ -678,6 +702,7 @@ static int finish(const char *staging, const char *output,
         rc = ct_fe_stage_move(r.traces[0].path, output);
         if (rc == 0) {
             move_snapshots(r.traces[0].path, output);
+            move_side(r.traces[0].path, output);
             rmdir(staging);
         }
     } else if (rc == 0) {

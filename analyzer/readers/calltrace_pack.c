@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "analyzer/readers/calltrace_follow.h"
 #include "analyzer/readers/calltrace_pack.h"
 #include "analyzer/readers/calltrace_reader.h"
 #include "analyzer/readers/reader.h"
@@ -200,6 +201,12 @@ static int check_header(struct pack *p, const struct ct_file_header *fh)
     if (fh->flags & CT_FILE_FLIGHT)
         return fail(p, 0, "a flight recorder's ring is not packed (its "
                           "slots are rewritten in place)");
+    /* Its writer would go on in the file the new one replaces, and what it
+     * wrote after would be in neither. */
+    if (ct_writer_state(fh) == CT_WRITER_RUNNING)
+        return fail(p, 0, "still being written by process %u: pack it once "
+                          "that process is done (calltrace record --pack "
+                          "packs as it runs)", fh->pid);
     return 0;
 }
 

@@ -9,6 +9,7 @@
 [ -f "$LIB" ] || fail "no $LIB"
 build_traced "$T/prog" "$PROGRAMS/profile_counts.c"
 build_traced "$T/jobs" "$PROGRAMS/report_jobs.c"
+build_traced "$T/spin" "$PROGRAMS/live_spin.c"
 
 # Every view of a and b, with the file's name taken out, must be equal.
 same_views() {
@@ -108,12 +109,30 @@ for bad in "--level=0" "--level=20" "--level=x" "-o $T/o.raw $T/j.raw $T/k.raw" 
     has "Try 'calltrace pack --help'" "$T/err" || fail "'$bad': $(cat "$T/err")"
 done
 "$FRONT" pack --help | has "Usage: calltrace pack" || fail "pack --help"
+# A trace still being written: its writer would go on in the old file.
+mkfifo "$T/hold"
+CALLTRACE_OUTPUT=$T/run.raw LD_PRELOAD=$LIB "$T/spin" block 1000 < "$T/hold" > "$T/run.out" &
+spin=$!
+exec 4> "$T/hold"
+for _ in $(seq 600); do has -x ready "$T/run.out" && break; sleep 0.1; done
+s=0; "$FRONT" pack "$T/run.raw" 2> "$T/err" || s=$?
+exec 4>&-
+wait $spin
+expect_eq "running: status" 2 "$s"
+has "still being written by process $spin" "$T/err" || fail "running: $(cat "$T/err")"
+"$FRONT" pack -q "$T/run.raw" || fail "pack once it is done"
+for bad in "--flight=1M" "-o tcp:127.0.0.1:9" "--port=9"; do
+    s=0
+    # shellcheck disable=SC2086
+    "$FRONT" record --pack $bad "$T/prog" > /dev/null 2> "$T/err" || s=$?
+    expect_eq "record --pack $bad: status" 1 "$s"
+    has -- "--pack and " "$T/err" || fail "record --pack $bad: $(cat "$T/err")"
+done
 # 5. record --pack while the program runs: the closed blocks move, packed,
 # to the side file and their pages are freed, so the staged trace takes a
 # third of its length on disk or less; the pair reads whole meanwhile (the
 # report and top count every step() made), and once the program ends the
 # recording is one packed file.
-build_traced "$T/spin" "$PROGRAMS/live_spin.c"
 mkfifo "$T/in"
 CT_LIVEPACK_STATS=1 CALLTRACE_BUFSIZE=64K "$FRONT" record --pack \
     -o "$T/live.raw" "$T/spin" block 2000000 < "$T/in" > "$T/live.out" \
