@@ -74,7 +74,7 @@ static void pass(struct ct_fe_livepack *lp)
         if (!ct_fe_is_trace_name(e->d_name))
             continue;
         struct trace_state *s = state_of(lp, e->d_name);
-        if (!s || !s->live)
+        if (!s || !s->live || ctr_live_done(s->live))
             continue;
         char err[512] = "";
         if (ctr_live_step(s->live, err, sizeof err) < 0 && err[0])

@@ -27,6 +27,7 @@
 #include <unistd.h>
 #include <zstd.h>
 
+#include "analyzer/readers/calltrace_follow.h"
 #include "analyzer/readers/calltrace_pack.h"
 #include "analyzer/readers/calltrace_reader.h"
 #include "analyzer/util.h"
@@ -42,10 +43,12 @@ struct ctr_live {
     uint64_t side_end;
     size_t *pending;        /* EVENTS blocks not closed yet               */
     size_t npending, cap;
-    ZSTD_CCtx *z;
+    ZSTD_CCtx *z;           /* made at the first block to move           */
+    int level;
     uint8_t *buf, *frame;
     size_t buf_cap, frame_cap;
     bool stopped;
+    bool done;              /* its writer is gone and nothing is left     */
     struct ctr_live_stats st;
 };
 
@@ -55,15 +58,30 @@ struct ctr_live *ctr_live_open(const char *trace, int level)
     l->path = ct_xstrdup(trace);
     l->fd = open(trace, O_RDWR | O_CLOEXEC);
     l->side = -1;
-    l->z = ZSTD_createCCtx();
-    if (l->fd < 0 || !l->z ||
-        ZSTD_isError(ZSTD_CCtx_setParameter(l->z, ZSTD_c_compressionLevel,
-                                            level)) ||
-        ZSTD_isError(ZSTD_CCtx_setParameter(l->z, ZSTD_c_checksumFlag, 1))) {
+    l->level = level;
+    if (l->fd < 0) {
         ctr_live_close(l);
         return NULL;
     }
     return l;
+}
+
+/* zstd's context, made at the first block to move: a process that never
+ * fills a block (most in a test suite) costs no more than its descriptor. */
+static bool compressor(struct ctr_live *l)
+{
+    if (l->z)
+        return true;
+    l->z = ZSTD_createCCtx();
+    if (!l->z ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(l->z, ZSTD_c_compressionLevel,
+                                            l->level)) ||
+        ZSTD_isError(ZSTD_CCtx_setParameter(l->z, ZSTD_c_checksumFlag, 1))) {
+        ZSTD_freeCCtx(l->z);
+        l->z = NULL;
+        return false;
+    }
+    return true;
 }
 
 void ctr_live_close(struct ctr_live *l)
@@ -126,7 +144,7 @@ static int move_block(struct ctr_live *l, uint64_t off, char *err,
     if (!read_header(l, off, &h) || h.size < CT_BLOCK_ALIGN ||
         h.used > h.size - CT_BLOCK_HEADER_SIZE || h.used > LIVE_MAX_BLOCK)
         return 0;
-    if (!grow(&l->buf, &l->buf_cap, h.used ? h.used : 1) ||
+    if (!compressor(l) || !grow(&l->buf, &l->buf_cap, h.used ? h.used : 1) ||
         !grow(&l->frame, &l->frame_cap, ZSTD_compressBound(h.used)))
         return 0;
     if (pread(l->fd, l->buf, h.used, (off_t)(off + CT_BLOCK_HEADER_SIZE)) !=
@@ -217,10 +235,22 @@ static int start(struct ctr_live *l, char *err, size_t errlen)
     return 1;
 }
 
+/* Whether the trace's writer has finished or is gone, so that no block
+ * will close any more (an unclosed one stays so). */
+static bool writer_done(struct ctr_live *l)
+{
+    struct ct_file_header fh;
+    return pread(l->fd, &fh, sizeof fh, 0) == (ssize_t)sizeof fh &&
+           ct_writer_state(&fh) != CT_WRITER_RUNNING;
+}
+
 int ctr_live_step(struct ctr_live *l, char *err, size_t errlen)
 {
-    if (l->stopped)
+    if (l->stopped || l->done)
         return -1;
+    /* Looked at before the scan: a block closed before the writer ended
+     * is then found by this step. */
+    bool ending = l->scan && writer_done(l);
     if (!l->scan) {
         int s = start(l, err, errlen);
         if (s <= 0)
@@ -264,5 +294,25 @@ int ctr_live_step(struct ctr_live *l, char *err, size_t errlen)
         }
         l->scan += h.size;
     }
+    if (ending) {
+        /* Nothing more will close: what it holds goes now. */
+        l->done = true;
+        ZSTD_freeCCtx(l->z);
+        l->z = NULL;
+        free(l->buf);
+        free(l->frame);
+        l->buf = l->frame = NULL;
+        l->buf_cap = l->frame_cap = 0;
+        close(l->fd);
+        l->fd = -1;
+        if (l->side >= 0)
+            close(l->side);
+        l->side = -1;
+    }
     return moved;
+}
+
+bool ctr_live_done(const struct ctr_live *l)
+{
+    return l->done || l->stopped;
 }

@@ -6,6 +6,7 @@
 #ifndef CT_CALLTRACE_PACK_H
 #define CT_CALLTRACE_PACK_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,6 +41,9 @@ struct ctr_live *ctr_live_open(const char *trace, int level);
  * ring, a stream, a profile). */
 int ctr_live_step(struct ctr_live *l, char *err, size_t errlen);
 const struct ctr_live_stats *ctr_live_stats(const struct ctr_live *l);
+/* Whether the trace needs no more steps: its writer finished or is gone
+ * (its descriptor and buffers are given back then), or packing stopped. */
+bool ctr_live_done(const struct ctr_live *l);
 void ctr_live_close(struct ctr_live *l);
 
 #endif /* CT_CALLTRACE_PACK_H */

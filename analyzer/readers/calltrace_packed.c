@@ -44,16 +44,27 @@ const uint8_t *ctr_payload(const struct ct_input *in, const struct block *b,
     }
     if (b->avail < b->size)
         return NULL; /* cut: the frame is not all there */
-    if (u->cap < b->used) {
+    return ctr_unpack_into(u, b->off, data, b->zlen, b->used, len);
+}
+
+const uint8_t *ctr_unpack_into(struct ctr_unpacked *u, size_t off,
+                               const uint8_t *frame, size_t zlen,
+                               size_t used, size_t *len)
+{
+    *len = 0;
+    if (u->cap < used) {
         free(u->buf);
-        u->cap = b->used;
+        u->cap = used;
         u->buf = ct_xmalloc(u->cap ? u->cap : 1);
     }
-    u->off = 0;
-    size_t n = ZSTD_decompress(u->buf, b->used, data, b->zlen);
-    if (ZSTD_isError(n) || n != b->used)
+    /* One context for all the blocks u unpacks: made once, not per call. */
+    if (!u->dctx && !(u->dctx = ZSTD_createDCtx()))
         return NULL;
-    u->off = b->off;
+    u->off = 0;
+    size_t n = ZSTD_decompressDCtx(u->dctx, u->buf, used, frame, zlen);
+    if (ZSTD_isError(n) || n != used)
+        return NULL;
+    u->off = off;
     u->len = n;
     *len = n;
     return u->buf;
@@ -62,6 +73,7 @@ const uint8_t *ctr_payload(const struct ct_input *in, const struct block *b,
 void ctr_unpacked_free(struct ctr_unpacked *u)
 {
     free(u->buf);
+    ZSTD_freeDCtx(u->dctx);
     memset(u, 0, sizeof *u);
 }
 

@@ -36,6 +36,7 @@ struct ctr_unpacked {
                                header's offset; 0 none (the file header)  */
     uint8_t *buf;
     size_t cap, len;
+    void *dctx;             /* zstd's decompression context, kept         */
 };
 
 enum cursor_state { C_DATA, C_LOST, C_NEXT, C_DONE };
@@ -202,6 +203,11 @@ const uint8_t *ctr_payload(const struct ct_input *in, const struct block *b,
                            struct ctr_unpacked *u, size_t *len,
                            bool *partial_ok);
 void ctr_unpacked_free(struct ctr_unpacked *u);
+/* Unpacks the frame [frame, +zlen) of used bytes of records into u, as
+ * the records of the block at off; NULL when it does not unpack. */
+const uint8_t *ctr_unpack_into(struct ctr_unpacked *u, size_t off,
+                               const uint8_t *frame, size_t zlen,
+                               size_t used, size_t *len);
 /* ctr_payload for cursor c, of its current block or the next; the
  * cursor's buffers go with ctr_cursor_release. */
 const uint8_t *ctr_cursor_payload(const struct ct_input *in, struct cursor *c,

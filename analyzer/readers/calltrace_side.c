@@ -17,7 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zstd.h>
 
 #include "analyzer/readers/calltrace_reader.h"
 #include "analyzer/util.h"
@@ -124,18 +123,7 @@ const uint8_t *ctr_side_payload(const char *trace, const struct block *b,
     if (!ctr_side_frame(trace, b->tid, b->seq, b->first, &frame, &zlen,
                         &used))
         return NULL;
-    if (u->cap < used) {
-        free(u->buf);
-        u->cap = used;
-        u->buf = ct_xmalloc(u->cap ? u->cap : 1);
-    }
-    u->off = 0;
-    size_t n = ZSTD_decompress(u->buf, used, frame, zlen);
+    const uint8_t *rec = ctr_unpack_into(u, b->off, frame, zlen, used, len);
     free(frame);
-    if (ZSTD_isError(n) || n != used)
-        return NULL;
-    u->off = b->off;
-    u->len = n;
-    *len = n;
-    return u->buf;
+    return rec;
 }
