@@ -90,6 +90,23 @@ counts=$("$FRONT" report "$T/rec" 2>/dev/null | awk '/^Flat profile:/{f=1;next} 
     f && $NF ~ /^\[[0-9]+\]$/ {n[$(NF-1)] += $4} END {print n["work"], n["leaf"], n["rec"]}')
 expect_eq "record --pack: work leaf rec" "24 77 120" "$counts"
 
+# A program killed under record --pack: its unclosed blocks are packed at
+# the end like the rest, and every call made before the kill is counted.
+(cd "$T" && exec "$FRONT" record -q --pack -o killed.raw "$T/prog" 300000 > "$T/k.out" 2> "$T/k.err") &
+rec=$!
+for _ in $(seq 600); do has -x spun "$T/k.out" && break; sleep 0.1; done
+has -x spun "$T/k.out" || fail "killed: the program never spun: $(cat "$T/k.err")"
+kill -KILL "$(program_of $rec)"
+s=0; wait $rec || s=$?
+expect_eq "killed: record's status" 137 "$s"
+# A folder: the program forks; the child's 5 leaf() calls are its own.
+counts=$("$FRONT" report "$T/killed.raw" 2>/dev/null | awk '/^Flat profile:/{f=1;next} /call graph/{f=0}
+    f && $NF ~ /^\[[0-9]+\]$/ {n[$(NF-1)] += $4} END {print n["work"], n["leaf"], n["rec"], n["spin"]}')
+expect_eq "killed under --pack: work leaf rec spin" "24 77 120 300000" "$counts"
+for f in "$T"/killed.raw/*.raw; do
+    "$REPORT" --info "$f" | has -E '^note: +packed: ' || fail "killed: $f not packed"
+done
+
 # 4. Bad input and bad usage: one line naming the file; nothing replaced.
 printf 'not a trace\n' > "$T/junk.raw"
 cp "$T/junk.raw" "$T/junk.copy"
