@@ -2,12 +2,14 @@
 # Times are CPU time (user + system of the child) beside elapsed time: the
 # machines here are shared, and CPU time is what others' load disturbs least.
 
-# BUILD (default build), the LIB and REPORT built there (checked), and W,
+# BUILD (default build), the LIB, REPORT and FRONT (calltrace) built there
+# (LIB checked), and W,
 # a work folder removed on exit.
 bench_setup() {
     BUILD=${BUILD:-build}
     LIB=$(cd "$BUILD" && pwd)/libcalltrace.so
     REPORT=$(cd "$BUILD" && pwd)/calltrace-report
+    FRONT=$(cd "$BUILD" && pwd)/calltrace
     [ -f "$LIB" ] || { echo "no $LIB: make BUILD=$BUILD first" >&2; exit 1; }
     W=$(mktemp -d "${TMPDIR:-/tmp}/ct-bench.XXXXXX")
     trap 'rm -rf "$W"' EXIT

@@ -10,7 +10,6 @@ cd "$(dirname "$0")/.."
 RUNS=${1:-3}
 . bench/lib.sh
 bench_setup
-FRONT=$(cd "$BUILD" && pwd)/calltrace
 gcc -std=gnu11 -O2 -finstrument-functions -o "$W/fib" bench/overhead_fib.c
 export CALLTRACE_LIBCALLS=none
 

@@ -9,7 +9,8 @@
 #
 #     bench/repro_loops.sh [RUNS] [TEST...]     # TEST: only those tests
 #
-# Prints one table row per test.  Some tests need root (mounts, chroot,
+# Prints one table row per test; the output of a failed run is kept, and
+# named on stderr.  Some tests need root (mounts, chroot,
 # prlimit): a test that cannot run here is shown as skipped, never as
 # held.  Run it under `nice` on a shared machine.
 set -u
@@ -46,6 +47,8 @@ views_full_tmpfs|21.8 a trace with holes on a full tmpfs, every view
 trace_filter_uftrace|21.9 an include filter with an :on trigger inside it
 '
 
+# The output of each failed run is kept here (named on stderr).
+LOGS=$(mktemp -d "${TMPDIR:-/tmp}/ct-loops.XXXXXX")
 echo "| class (issue.item) | test | runs | held | failed | skipped |"
 echo "|---|---|---|---|---|---|"
 while IFS='|' read -r name what; do
@@ -59,10 +62,14 @@ while IFS='|' read -r name what; do
         n=$((RUNS * 10)); passes=1
         export CT_FD_RACE_RUNS=$n
     fi
-    for _ in $(seq 1 "$passes"); do
-        bash "tests/e2e/$name.sh" >/dev/null 2>&1
+    for i in $(seq 1 "$passes"); do
+        bash "tests/e2e/$name.sh" > "$LOGS/run.out" 2>&1
         case $? in 0) ok=$((ok + 1));; 77) skipped=$((skipped + 1));;
-            *) bad=$((bad + 1));; esac
+            *) bad=$((bad + 1))
+               # what the failed run said, to find out why
+               mv "$LOGS/run.out" "$LOGS/$name.$i.out"
+               echo "  $name run $i failed: $LOGS/$name.$i.out" >&2 ;;
+        esac
     done
     unset CT_FD_RACE_RUNS
     if [ "$name" = trace_fd_race ]; then

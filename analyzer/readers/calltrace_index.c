@@ -34,6 +34,17 @@ static bool all_zero(const uint8_t *p, size_t n)
     return true;
 }
 
+bool ctr_block_header_ok(const struct ct_block_header *h)
+{
+    bool packed = h->kind == CT_BLOCK_PACKED;
+    return h->magic == CT_BLOCK_MAGIC &&
+           h->header_size == CT_BLOCK_HEADER_SIZE && h->size != 0 &&
+           (packed ? ctr_packed_header_ok(h) : h->size % CT_BLOCK_ALIGN == 0) &&
+           (h->kind == CT_BLOCK_EVENTS || h->kind == CT_BLOCK_MAPS ||
+            h->kind == CT_BLOCK_STREAM || h->kind == CT_BLOCK_PROFILE ||
+            packed);
+}
+
 /* Blocks in file order; a damaged header ends the index.  A flight
  * recorder's ring is read slot by slot (calltrace_flight.c). */
 struct block ctr_block_at(const struct ct_block_header *h, uint64_t off,
@@ -87,13 +98,7 @@ struct block *ctr_index_blocks(const struct ct_input *in,
             off += CT_BLOCK_ALIGN;
             continue;
         }
-        bool packed = h.kind == CT_BLOCK_PACKED;
-        if (h.magic != CT_BLOCK_MAGIC ||
-            h.header_size != CT_BLOCK_HEADER_SIZE || h.size == 0 ||
-            (packed ? !ctr_packed_header_ok(&h) : h.size % CT_BLOCK_ALIGN) ||
-            (h.kind != CT_BLOCK_EVENTS && h.kind != CT_BLOCK_MAPS &&
-             h.kind != CT_BLOCK_STREAM && h.kind != CT_BLOCK_PROFILE &&
-             !packed)) {
+        if (!ctr_block_header_ok(&h)) {
             ctr_set_stopped(info, in->path, off,
                         "damaged block header at byte %zu", off);
             break;

@@ -61,7 +61,7 @@ static int put(struct pack *p, const void *b, size_t n)
     return 0;
 }
 
-static bool zero_page(const uint8_t *q, size_t n)
+static bool all_zero(const uint8_t *q, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         if (q[i])
@@ -151,22 +151,18 @@ static int pack_blocks(struct pack *p, size_t off)
         size_t left = p->size - off;
         const uint8_t *q = p->data + off;
         if (left < CT_BLOCK_HEADER_SIZE)
-            return zero_page(q, left) ? 0
+            return all_zero(q, left) ? 0
                    : fail(p, off, "truncated block header");
         struct ct_block_header h;
         memcpy(&h, q, sizeof h);
-        if (h.magic == 0 && zero_page(q, left < CT_BLOCK_ALIGN
-                                             ? left : CT_BLOCK_ALIGN)) {
-            off += CT_BLOCK_ALIGN; /* reserved, never started */
+        /* As the reader does: a zero header is a page reserved and never
+         * started (ctr_index_blocks). */
+        if (all_zero(q, CT_BLOCK_HEADER_SIZE)) {
+            off += CT_BLOCK_ALIGN;
             continue;
         }
         bool packed = h.kind == CT_BLOCK_PACKED;
-        if (h.magic != CT_BLOCK_MAGIC ||
-            h.header_size != CT_BLOCK_HEADER_SIZE || h.size == 0 ||
-            (packed ? !ctr_packed_header_ok(&h) : h.size % CT_BLOCK_ALIGN) ||
-            (h.kind != CT_BLOCK_EVENTS && h.kind != CT_BLOCK_MAPS &&
-             h.kind != CT_BLOCK_STREAM && h.kind != CT_BLOCK_PROFILE &&
-             !packed))
+        if (!ctr_block_header_ok(&h))
             return fail(p, off, "damaged block header");
         if (left < h.size) /* cut short (a crash, a full disk): as it is */
             return copy_block(p, off, left) ? -1 : (p->st->copied++, 0);

@@ -223,6 +223,9 @@ bool ctr_side_frame(const char *trace, uint32_t tid, uint32_t seq,
                     uint32_t *used);
 const uint8_t *ctr_side_payload(const char *trace, const struct block *b,
                                 struct ctr_unpacked *u, size_t *len);
+/* Whether a block header holds together: magic, sizes, a kind this
+ * reader knows (calltrace_index.c). */
+bool ctr_block_header_ok(const struct ct_block_header *h);
 /* Whether the header of a PACKED block holds together. */
 bool ctr_packed_header_ok(const struct ct_block_header *h);
 /* While the writer runs, its unclosed blocks end at their last whole

@@ -18,27 +18,13 @@
 #include "analyzer/readers/read_calltrace.h"
 #include "analyzer/readers/reader.h"
 #include "analyzer/util.h"
+#include "quiet_stderr.h"
 #include "tracegen.h"
 
 #define FA 0x401000u
 
 static char dir[64];
 
-static void quiet_stderr(bool quiet)
-{
-    static int saved = -1;
-    fflush(stderr);
-    if (quiet && saved < 0) {
-        saved = dup(2);
-        int null = open("/dev/null", O_WRONLY);
-        dup2(null, 2);
-        close(null);
-    } else if (!quiet && saved >= 0) {
-        dup2(saved, 2);
-        close(saved);
-        saved = -1;
-    }
-}
 
 /* Every event, as text: two reads are equal when their texts are. */
 struct text_sink {

@@ -13,27 +13,10 @@
 
 #include "analyzer/readers/read_calltrace.h"
 #include "analyzer/readers/reader.h"
+#include "quiet_stderr.h"
 #include "tracegen.h"
 #include "analyzer/util.h"
 
-/* The reader reports damage on stderr; thousands of cuts would flood it. */
-static void quiet_stderr(bool quiet)
-{
-    if (getenv("CT_TEST_VERBOSE"))
-        return;
-    static int saved = -1;
-    fflush(stderr);
-    if (quiet && saved < 0) {
-        saved = dup(2);
-        int null = open("/dev/null", O_WRONLY);
-        dup2(null, 2);
-        close(null);
-    } else if (!quiet && saved >= 0) {
-        dup2(saved, 2);
-        close(saved);
-        saved = -1;
-    }
-}
 
 struct rec_event {
     enum ct_ev_kind kind;
