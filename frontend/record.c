@@ -661,6 +661,20 @@ static void pack_traces(struct ct_fe_recording *r)
     for (size_t i = 0; i < r->n; i++) {
         struct ctr_pack_stats st;
         char err[512];
+        /* Its snapshots first: their moved blocks are in its side file,
+         * which packing the trace folds in and removes. */
+        for (unsigned k = 1; k < 10000; k++) {
+            char *snap;
+            if (asprintf(&snap, "%s.snap%u", r->traces[i].path, k) < 0)
+                break;
+            bool there = access(snap, F_OK) == 0;
+            if (there && ctr_pack_file(snap, NULL, CTR_PACK_LEVEL, &st, err,
+                                       sizeof err) != 0)
+                ct_fe_error("%s; that snapshot is kept unpacked", err);
+            free(snap);
+            if (!there)
+                break;
+        }
         if (ctr_pack_file(r->traces[i].path, NULL, CTR_PACK_LEVEL, &st, err,
                           sizeof err) != 0)
             ct_fe_error("%s; that trace is kept unpacked", err);

@@ -55,11 +55,19 @@ static void scan_more(void)
     }
 }
 
-/* The side file of trace (opened and indexed when it is another one's). */
+/* The side file of trace (opened and indexed when it is another one's).
+ * A snapshot (TRACE.snapN, calltrace control PID snapshot) copies the
+ * trace's MOVED blocks as they are: their records are in TRACE's side
+ * file. */
 static bool side_open(const char *trace)
 {
     char want[4096];
     snprintf(want, sizeof want, "%s.packed", trace);
+    const char *base = strrchr(trace, '/');
+    const char *snap = strstr(base ? base : trace, ".snap");
+    if (snap && access(want, F_OK) != 0)
+        snprintf(want, sizeof want, "%.*s.packed", (int)(snap - trace),
+                 trace);
     if (side.path && strcmp(side.path, want) == 0)
         return true;
     if (side.fd >= 0)

@@ -151,7 +151,7 @@ done
 # report and top count every step() made), and once the program ends the
 # recording is one packed file.
 mkfifo "$T/in"
-CT_LIVEPACK_STATS=1 CALLTRACE_BUFSIZE=64K "$FRONT" record --pack \
+CT_LIVEPACK_STATS=1 CALLTRACE_BUFSIZE=64K "$FRONT" record --pack --control \
     -o "$T/live.raw" "$T/spin" block 2000000 < "$T/in" > "$T/live.out" \
     2> "$T/live.err" &
 rec=$!
@@ -174,8 +174,16 @@ flat "$staged" > "$T/lflat"
 has -x "2000000 step" "$T/lflat" || fail "live: the pair read: $(cat "$T/lflat")"
 "$FRONT" top -b -n 1 "$staged" | has -E ' 2000000 .* step$' ||
     fail "live: top on the pair: $("$FRONT" top -b -n 1 "$staged")"
+# A snapshot copies the moved blocks as they are: their records are in
+# the trace's side file, and record packs the snapshot before the trace.
+"$FRONT" control "$(program_of $rec)" snapshot > /dev/null ||
+    fail "live: snapshot refused"
 exec 3>&-
 wait $rec || fail "live: record failed: $(cat "$T/live.err")"
+flat "$T/live.raw.snap1" > "$T/sflat"
+has -x "2000000 step" "$T/sflat" || fail "live: the snapshot: $(cat "$T/sflat")"
+"$REPORT" --info "$T/live.raw.snap1" | has -E '^note: +packed: ' ||
+    fail "live: the snapshot is not packed"
 has -E "live pack: [1-9][0-9]+ blocks moved" "$T/live.err" ||
     fail "live: no blocks moved: $(cat "$T/live.err")"
 [ ! -e "$T/live.raw.packed" ] || fail "live: a side file was left"
