@@ -144,13 +144,15 @@ static int move_block(struct ctr_live *l, uint64_t off, char *err,
     if (!read_header(l, off, &h) || h.size < CT_BLOCK_ALIGN ||
         h.used > h.size - CT_BLOCK_HEADER_SIZE || h.used > LIVE_MAX_BLOCK)
         return 0;
+    /* The frame's room, and the padding to CT_PACKED_ALIGN after it. */
+    size_t bound = ZSTD_compressBound(h.used);
     if (!compressor(l) || !grow(&l->buf, &l->buf_cap, h.used ? h.used : 1) ||
-        !grow(&l->frame, &l->frame_cap, ZSTD_compressBound(h.used)))
+        !grow(&l->frame, &l->frame_cap, bound + CT_PACKED_ALIGN))
         return 0;
     if (pread(l->fd, l->buf, h.used, (off_t)(off + CT_BLOCK_HEADER_SIZE)) !=
         (ssize_t)h.used)
         return 0;
-    size_t z = ZSTD_compress2(l->z, l->frame, l->frame_cap, l->buf, h.used);
+    size_t z = ZSTD_compress2(l->z, l->frame, bound, l->buf, h.used);
     if (ZSTD_isError(z))
         return 0;
     size_t whole = (CT_BLOCK_HEADER_SIZE + z + CT_PACKED_ALIGN - 1) /

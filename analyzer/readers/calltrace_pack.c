@@ -75,13 +75,12 @@ static int pack_block(struct pack *p, const struct ct_block_header *h,
 {
     const uint8_t *rec = p->data + off + CT_BLOCK_HEADER_SIZE;
     size_t cap = h->size - CT_BLOCK_HEADER_SIZE;
-    /* A closed block's records end at `used`; an unclosed one's at the
-     * first zero head, which stays in the frame for the reader to find:
-     * only the zeros after it are left out. */
+    /* A closed block's records end at `used`; an unclosed one's at its
+     * first zero head, which no scan from the end can find (a record may
+     * end in zero bytes: a call from the same site to the same function
+     * as the one before), so the whole block goes in: zstd packs the
+     * zeros after it to a few bytes. */
     size_t n = (h->flags & CT_BLOCK_CLOSED) && h->used < cap ? h->used : cap;
-    if (!(h->flags & CT_BLOCK_CLOSED))
-        while (n > 1 && rec[n - 1] == 0 && rec[n - 2] == 0)
-            n--;
     size_t bound = ZSTD_compressBound(n);
     if (bound > p->frame_cap) {
         free(p->frame);

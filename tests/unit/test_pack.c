@@ -101,6 +101,13 @@ static void build_sized(struct tg_trace *t, bool crashed, uint32_t bsize)
         if (i % 4 || th->depth > 8)
             tg_exit(t, th, time += 5);
     }
+    /* Each thread's last call repeats the one before (same function, same
+     * site): its record ends in two zero bytes, which an unclosed block's
+     * end must keep. */
+    tg_entry(t, a, time += 3, FA, 0x401800);
+    tg_entry(t, a, time += 3, FA, 0x401800);
+    tg_entry(t, b, time += 3, FA, 0x401800);
+    tg_entry(t, b, time += 3, FA, 0x401800);
     if (crashed)
         tg_finish_crashed(t);
     else
