@@ -114,7 +114,8 @@ done
 # on-CPU time there is at most the pause's 20 ms spin (less on a loaded
 # machine, never 0), and the time asleep before the window is nobody's in
 # it.
-resume=$("$REPORT_SAN" --dump "$T/region.raw" | awk '$2 == "C" && $3 == "shown" { print $1; exit }')
+# awk reads to the end (an early exit could kill the report with SIGPIPE)
+resume=$("$REPORT_SAN" --dump "$T/region.raw" | awk '$2 == "C" && $3 == "shown" && r == "" { r = $1 } END { print r }')
 [ -n "$resume" ] || fail "no call of shown in the dump"
 W=--time-range=$(awk -v r="$resume" 'BEGIN { printf "%.3fms..%.3fms", r - 30, r + 10 }')
 "$REPORT_SAN" -b -p "$W" "$T/region.raw" > "$T/win.rep" || fail "window: report"

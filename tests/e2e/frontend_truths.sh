@@ -57,7 +57,7 @@ cp calltrace.raw before.raw
 "$FRONT" top -i 0.2 -- ./spin spin 1 > top.txt 2>&1 || fail "top: status $?"
 cmp -s before.raw calltrace.raw.old || fail "top: the previous trace is not calltrace.raw.old"
 [ ! -e calltrace.raw.1 ] || fail "top: wrote calltrace.raw.1"
-"$FRONT" report -b -p | grep -q " hot " || fail "top: calltrace.raw is not the new trace"
+"$FRONT" report -b -p | has " hot " || fail "top: calltrace.raw is not the new trace"
 last=$(grep '^sorted by ' top.txt | tail -n 1)
 expect_eq "top: last table" "sorted by self time since start" "$last"
 
@@ -75,9 +75,9 @@ expect_eq "Command" " Command: ./app exit 0 1 'a b' '' 'it'\\''s' '\$x' plain-1.
 
 # A sampled profile: the count column is samples.
 "$FRONT" record -q --sample=1ms -o s.raw ./app exit 0 1 >/dev/null 2>&1
-"$FRONT" report -b -p s.raw | grep -q "^ time .* samples .* name" ||
+"$FRONT" report -b -p s.raw | has "^ time .* samples .* name" ||
     fail "sampled heading: $("$FRONT" report -b -p s.raw | grep '^ time')"
-"$FRONT" report -b -p q.raw | grep -q "^ time .*    calls .* name" ||
+"$FRONT" report -b -p q.raw | has "^ time .*    calls .* name" ||
     fail "measured heading: $("$FRONT" report -b -p q.raw | grep '^ time')"
 
 # The closing line's events are the report's, with the clock's

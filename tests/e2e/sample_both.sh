@@ -53,7 +53,9 @@ CALLTRACE_MODE=sample CALLTRACE_SAMPLE_INTERVAL=1ms run_traced "$T/s.raw" "$T/pl
 "$REPORT_SAN" -b "$T/s.raw" > "$T/s.txt"
 # the first sample's weight: the intervals of CPU time it stands for
 gcc -std=gnu11 -O2 -I"$CT_ROOT/include" -o "$T/sample_decode" "$PROGRAMS/sample_decode.c"
-first_w=$("$T/sample_decode" "$T/s.raw" | awk '$1 == "S" { print $3; exit }')
+# awk reads to the end: leaving early would kill the decoder with SIGPIPE
+# once its output passes the pipe's buffer, and pipefail would stop here.
+first_w=$("$T/sample_decode" "$T/s.raw" | awk '$1 == "S" && w == "" { w = $3 } END { print w }')
 [ -n "$first_w" ] || fail "sample mode: no sample decoded"
 python3 - "$T/s.txt" "$first_w" <<'PY' || fail "sample mode: summary figures disagree"
 import re, sys
