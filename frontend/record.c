@@ -859,7 +859,8 @@ int ct_fe_record_run(struct ct_fe_record_opts *o, char **prog_argv)
         free(path);
         return run_untraced(o, prog_argv);
     }
-    check_instrumented(prog, path, o->sample);
+    if (!o->quiet)
+        check_instrumented(prog, path, o->sample);
     free(path);
     char *lib = ct_fe_find_library();
     char *preload = lib ? preload_value(lib, first) : NULL;

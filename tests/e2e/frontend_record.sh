@@ -89,6 +89,9 @@ grep -q "plain was not built with -finstrument-functions.*--sample" err.txt ||
 if grep -q "not built" <("$FRONT" record -q -o x.raw ./app exit 0 2>&1); then
     fail "note for an instrumented program"
 fi
+# -q: not even that note (the program's own "err" line stays).
+"$FRONT" record -q -o plainq.raw ./plain exit 0 >/dev/null 2>err.txt
+! has calltrace err.txt || fail "record -q said: $(cat err.txt)"
 
 # A program that records nothing at all (no instrumented code, no user
 # event): its process makes no file, so there is no recording, and the
