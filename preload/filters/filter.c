@@ -958,14 +958,21 @@ int ct_filter_slow_decision(uintptr_t fn, uint32_t d, const struct fscope *sc,
                             int trig_on, int fin, uint32_t *flags,
                             uint32_t *reason)
 {
-    static struct fthread *f;
-    static struct ct_thread t;  /* count_drop's; its counts never flush */
+    /* Mapped at the first use, not in .bss: this is for the unit tests,
+     * and a 66 KiB thread state there would be every process's address
+     * space.  t is count_drop's; its counts never flush. */
+    static struct scratch {
+        struct fthread f;
+        struct ct_thread t;
+    } *m;
     const struct fset *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
-    if (!f)
-        f = mmap(NULL, sizeof *f, PROT_READ | PROT_WRITE,
+    if (!m)
+        m = mmap(NULL, sizeof *m, PROT_READ | PROT_WRITE,
                  MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (f == MAP_FAILED || !s || d >= CT_MAX_DEPTH)
+    if (m == MAP_FAILED || !s || d >= CT_MAX_DEPTH)
         return FAST_ASK;
+    struct fthread *f = &m->f;
+    struct ct_thread *t = &m->t;
     memset(f->drops, 0, sizeof f->drops);
     f->ndrops = 0;
     f->npending = 0;
@@ -975,7 +982,7 @@ int ct_filter_slow_decision(uintptr_t fn, uint32_t d, const struct fscope *sc,
     trigger_on = trig_on;
     finished = fin;
     *flags = flags_now(s);
-    int how = decide(&t, f, s, fn, d);
+    int how = decide(t, f, s, fn, d);
     uint32_t why;
     uint64_t fmin = least_duration(f, s, &why);
     trigger_on = old_on;
