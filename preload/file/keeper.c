@@ -32,6 +32,7 @@
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 #include "preload/base/helper.h"
@@ -82,8 +83,12 @@ static struct {
     uint32_t uid[4], gid[4];  /* the program's at the start (getres*id)    */
 } K;
 
-/* Zeros written where fallocate is unsupported (keeper only). */
-static uint8_t zeros[64 << 10];
+/* Zeros written where fallocate is unsupported (keeper only): one page,
+ * given ZERO_IOVS times to each pwritev, so 64 KiB go in one call without
+ * 64 KiB in every process's address space. */
+#define ZERO_PAGE 4096u
+#define ZERO_IOVS 16u
+static uint8_t zeros[ZERO_PAGE];
 
 static long sys(long n, long a, long b, long c, long d, long e, long f)
 {
@@ -229,11 +234,22 @@ static long grow(uint64_t off, uint64_t len)
         K.no_fallocate = 1;
     }
     for (uint64_t done = 0; done < len;) {
-        uint64_t n = len - done < sizeof zeros ? len - done : sizeof zeros;
-        long r = write_all(K.fd, zeros, off + done, n);
-        if (r)
-            return r;
-        done += n;
+        struct iovec iov[ZERO_IOVS];
+        uint64_t left = len - done;
+        unsigned k = 0;
+        for (; k < ZERO_IOVS && left; k++) {
+            iov[k].iov_base = zeros;
+            iov[k].iov_len = left < ZERO_PAGE ? left : ZERO_PAGE;
+            left -= iov[k].iov_len;
+        }
+        /* pwritev's offset comes as two longs: low and high halves. */
+        long n = sys(SYS_pwritev, K.fd, (long)iov, (long)k,
+                     (long)(off + done), (long)((off + done) >> 32), 0);
+        if (n == -EINTR)
+            continue;
+        if (n <= 0)
+            return n ? n : -EIO;
+        done += (uint64_t)n;
     }
 made:
     if (off + len > K.made)
