@@ -114,19 +114,24 @@ struct slot {
  * 4.4 MB of every traced process's address space, which RLIMIT_AS counts
  * even where no page is touched. */
 static struct slot *g_slots;
+/* The drain's copy of one ring record (a perf record is at most 64 KiB)
+ * follows the slots in their mapping, for the same reason; used under
+ * g_drain. */
+#define REC_MAX 65536u
+#define SLOTS_BYTES (MAX_SLOTS * sizeof(struct slot))
 
 static int slots_map(void)
 {
     if (__atomic_load_n(&g_slots, __ATOMIC_ACQUIRE))
         return 0;
-    void *m = mmap(NULL, MAX_SLOTS * sizeof(struct slot),
-                   PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    void *m = mmap(NULL, SLOTS_BYTES + REC_MAX, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return ENOMEM;
     struct slot *none = NULL;
     if (!__atomic_compare_exchange_n(&g_slots, &none, (struct slot *)m, 0,
                                      __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-        munmap(m, MAX_SLOTS * sizeof(struct slot));
+        munmap(m, SLOTS_BYTES + REC_MAX);
     return 0;
 }
 
@@ -486,7 +491,10 @@ static void drain_ring(struct slot *s, void *ring, unsigned wait_ms)
     uint64_t size = (uint64_t)page_size() * RING_DATA_PAGES;
     uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = pg->data_tail;
-    static uint8_t rec[65536];  /* under g_drain */
+    struct slot *slots = __atomic_load_n(&g_slots, __ATOMIC_ACQUIRE);
+    if (!slots)
+        return; /* no slot was ever mapped, so no ring either */
+    uint8_t *rec = (uint8_t *)slots + SLOTS_BYTES;
     while (tail < head) {
         struct perf_event_header h;
         ring_copy(data, size, tail, &h, sizeof h);

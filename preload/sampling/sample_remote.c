@@ -21,6 +21,7 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "preload/libcalls/plt.h"
 #include "preload/sampling/sample.h"
@@ -46,11 +47,12 @@ static struct {
 static unw_addr_space_t g_as;
 
 /* Readable segments of the loaded objects: where memory outside the stack
- * copy may be read. */
+ * copy may be read.  Mapped when first filled, not in .bss: 64 KiB of
+ * every traced process's address space for the sampling mode alone. */
 #define MAX_SEGS 4096
 static struct seg {
     uintptr_t lo, hi;
-} g_segs[MAX_SEGS];
+} *g_segs;
 static unsigned g_nsegs;
 
 struct walk {
@@ -197,6 +199,13 @@ void ct_sample_remote_objects_changed(
     if (!g_as)
         return;
     g_nsegs = 0;
+    if (!g_segs) {
+        void *m = mmap(NULL, MAX_SEGS * sizeof *g_segs, PROT_READ | PROT_WRITE,
+                       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (m == MAP_FAILED)
+            return; /* none known: only the stack copy is read */
+        g_segs = m;
+    }
     iterate(add_segments, NULL);
     qsort(g_segs, g_nsegs, sizeof g_segs[0], seg_order);
     ru.flush_cache(g_as, 0, 0);
