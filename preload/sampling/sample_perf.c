@@ -37,6 +37,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
+#include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
 #include <signal.h>
@@ -687,6 +688,7 @@ static void *sampler_thread(void *arg)
     static const char name[] = "calltrace-sampler";
     ct_tracer_append_ext(CT_EXT_THREAD_NAME, name, sizeof name - 1);
     atomic_store(&g_named, 1);
+    syscall(SYS_futex, (int *)&g_named, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     /* libunwind loads here, not on the program's thread: its milliseconds
      * of CPU are the tracer's, and fall after the record above. */
     if (ct_sample_remote_prepare() < 0)
@@ -732,10 +734,15 @@ static int start_thread(void)
     int err = create ? create(&th, &at, sampler_thread, NULL) : ENOSYS;
     pthread_attr_destroy(&at);
     pthread_sigmask(SIG_SETMASK, &old, NULL);
-    /* at most about a second: a sampler that never runs costs no more */
-    for (int i = 0; !err && !atomic_load(&g_named) && i < 10000; i++) {
-        struct timespec nap = {0, 100000};
-        nanosleep(&nap, NULL);
+    /* At most about a second: a sampler that never runs costs no more.
+     * One wait, not naps: each time the thread leaves the CPU is a
+     * switch-out sample with an 8 KiB stack copy in its ring, and naps of
+     * 0.1 ms until a loaded machine runs the sampler filled the ring
+     * before its first drain, so the program's first sleep was lost. */
+    for (int i = 0; !err && !atomic_load(&g_named) && i < 10; i++) {
+        struct timespec wait = {0, 100000000};
+        syscall(SYS_futex, (int *)&g_named, FUTEX_WAIT_PRIVATE, 0, &wait,
+                NULL, 0);
     }
     if (err)
         atomic_store(&g_running, 0);
