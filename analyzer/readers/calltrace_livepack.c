@@ -72,16 +72,8 @@ static bool compressor(struct ctr_live *l)
 {
     if (l->z)
         return true;
-    l->z = ZSTD_createCCtx();
-    if (!l->z ||
-        ZSTD_isError(ZSTD_CCtx_setParameter(l->z, ZSTD_c_compressionLevel,
-                                            l->level)) ||
-        ZSTD_isError(ZSTD_CCtx_setParameter(l->z, ZSTD_c_checksumFlag, 1))) {
-        ZSTD_freeCCtx(l->z);
-        l->z = NULL;
-        return false;
-    }
-    return true;
+    l->z = ctr_pack_context(l->level);
+    return l->z != NULL;
 }
 
 void ctr_live_close(struct ctr_live *l)
@@ -155,8 +147,8 @@ static int move_block(struct ctr_live *l, uint64_t off, char *err,
     size_t z = ZSTD_compress2(l->z, l->frame, bound, l->buf, h.used);
     if (ZSTD_isError(z))
         return 0;
-    size_t whole = (CT_BLOCK_HEADER_SIZE + z + CT_PACKED_ALIGN - 1) /
-                   CT_PACKED_ALIGN * CT_PACKED_ALIGN;
+    struct ct_block_header ph = ctr_packed_header(&h, h.used, z);
+    size_t whole = ph.size;
     if (whole + CT_BLOCK_ALIGN > h.size)
         return 0; /* nothing to gain */
     if (l->side < 0) {
@@ -169,10 +161,6 @@ static int move_block(struct ctr_live *l, uint64_t off, char *err,
             return stop(l, err, errlen, "no side file");
     }
     /* 1. */
-    struct ct_block_header ph = h;
-    ph.kind = CT_BLOCK_PACKED;
-    ph.size = (uint32_t)whole;
-    ph.reserved = (uint32_t)z;
     memset(l->frame + z, 0, whole - CT_BLOCK_HEADER_SIZE - z);
     if (pwrite(l->side, l->frame, whole - CT_BLOCK_HEADER_SIZE,
                (off_t)(l->side_end + CT_BLOCK_HEADER_SIZE)) !=

@@ -69,6 +69,20 @@ static bool all_zero(const uint8_t *q, size_t n)
     return true;
 }
 
+/* The PACKED block of block h's records (used bytes) in frame. */
+static int put_packed(struct pack *p, const struct ct_block_header *h,
+                      size_t used, const uint8_t *frame, size_t zlen,
+                      size_t off)
+{
+    struct ct_block_header ph = ctr_packed_header(h, used, zlen);
+    static const uint8_t pad[CT_PACKED_ALIGN];
+    if (put(p, &ph, sizeof ph) || put(p, frame, zlen) ||
+        put(p, pad, ph.size - CT_BLOCK_HEADER_SIZE - zlen))
+        return fail(p, off, "writing %s: %s", p->tmp, strerror(errno));
+    p->st->packed++;
+    return 0;
+}
+
 /* The EVENTS block at off (whole in the file) as a PACKED block. */
 static int pack_block(struct pack *p, const struct ct_block_header *h,
                       size_t off)
@@ -90,21 +104,10 @@ static int pack_block(struct pack *p, const struct ct_block_header *h,
     size_t z = ZSTD_compress2(p->z, p->frame, bound, rec, n);
     if (ZSTD_isError(z))
         return fail(p, off, "zstd: %s", ZSTD_getErrorName(z));
-    size_t whole = CT_BLOCK_HEADER_SIZE + z;
-    whole = (whole + CT_PACKED_ALIGN - 1) / CT_PACKED_ALIGN * CT_PACKED_ALIGN;
-    if (whole >= h->size || whole > UINT32_MAX)
+    if (CT_BLOCK_HEADER_SIZE + z >= h->size ||
+        ctr_packed_header(h, n, z).size >= h->size)
         return -2; /* packs to no less: copied as it is */
-    struct ct_block_header ph = *h;
-    ph.kind = CT_BLOCK_PACKED;
-    ph.size = (uint32_t)whole;
-    ph.used = (uint32_t)n;
-    ph.reserved = (uint32_t)z;
-    static const uint8_t pad[CT_PACKED_ALIGN];
-    if (put(p, &ph, sizeof ph) || put(p, p->frame, z) ||
-        put(p, pad, whole - CT_BLOCK_HEADER_SIZE - z))
-        return fail(p, off, "writing %s: %s", p->tmp, strerror(errno));
-    p->st->packed++;
-    return 0;
+    return put_packed(p, h, n, p->frame, z, off);
 }
 
 /* A block record --pack moved to the side file while the program ran: its
@@ -118,22 +121,9 @@ static int moved_block(struct pack *p, const struct ct_block_header *h,
                         &zlen, &used))
         return fail(p, off, "a moved block (thread %u, seq %u) is not in "
                     "%s.packed", h->tid, h->seq, p->path);
-    struct ct_block_header ph = *h;
-    ph.kind = CT_BLOCK_PACKED;
-    ph.flags &= ~CT_BLOCK_MOVED;
-    ph.used = used;
-    ph.reserved = zlen;
-    size_t whole = CT_BLOCK_HEADER_SIZE + zlen;
-    whole = (whole + CT_PACKED_ALIGN - 1) / CT_PACKED_ALIGN * CT_PACKED_ALIGN;
-    ph.size = (uint32_t)whole;
-    static const uint8_t pad[CT_PACKED_ALIGN];
-    int rc = put(p, &ph, sizeof ph) || put(p, frame, zlen) ||
-             put(p, pad, whole - CT_BLOCK_HEADER_SIZE - zlen);
+    int rc = put_packed(p, h, used, frame, zlen, off);
     free(frame);
-    if (rc)
-        return fail(p, off, "writing %s: %s", p->tmp, strerror(errno));
-    p->st->packed++;
-    return 0;
+    return rc;
 }
 
 static int copy_block(struct pack *p, size_t off, size_t len)
@@ -273,15 +263,8 @@ int ctr_pack_file(const char *in, const char *out, int level,
                       strerror(errno));
     }
     if (rc == 0) {
-        p.z = ZSTD_createCCtx();
-        /* The frame's checksum: a damaged frame is told, never read as
-         * other records. */
-        rc = !p.z ? fail(&p, 0, "zstd: no memory")
-             : ZSTD_isError(ZSTD_CCtx_setParameter(p.z,
-                   ZSTD_c_compressionLevel, level)) ||
-               ZSTD_isError(ZSTD_CCtx_setParameter(p.z,
-                   ZSTD_c_checksumFlag, 1))
-             ? fail(&p, 0, "zstd: level %d refused", level)
+        p.z = ctr_pack_context(level);
+        rc = !p.z ? fail(&p, 0, "zstd: level %d refused", level)
              : copy_block(&p, 0, fh->header_size) ? -1
              : pack_blocks(&p, fh->header_size);
     }

@@ -21,6 +21,33 @@ bool ctr_packed_header_ok(const struct ct_block_header *h)
            h->reserved <= h->size - CT_BLOCK_HEADER_SIZE;
 }
 
+struct ct_block_header ctr_packed_header(const struct ct_block_header *h,
+                                         size_t used, size_t zlen)
+{
+    struct ct_block_header ph = *h;
+    size_t whole = CT_BLOCK_HEADER_SIZE + zlen;
+    ph.kind = CT_BLOCK_PACKED;
+    ph.flags &= ~CT_BLOCK_MOVED;
+    ph.size = (uint32_t)((whole + CT_PACKED_ALIGN - 1) / CT_PACKED_ALIGN *
+                         CT_PACKED_ALIGN);
+    ph.used = (uint32_t)used;
+    ph.reserved = (uint32_t)zlen;
+    return ph;
+}
+
+ZSTD_CCtx *ctr_pack_context(int level)
+{
+    ZSTD_CCtx *z = ZSTD_createCCtx();
+    if (z && (ZSTD_isError(ZSTD_CCtx_setParameter(z, ZSTD_c_compressionLevel,
+                                                  level)) ||
+              ZSTD_isError(ZSTD_CCtx_setParameter(z, ZSTD_c_checksumFlag,
+                                                  1)))) {
+        ZSTD_freeCCtx(z);
+        z = NULL;
+    }
+    return z;
+}
+
 const uint8_t *ctr_payload(const struct ct_input *in, const struct block *b,
                            struct ctr_unpacked *u, size_t *len,
                            bool *partial_ok)

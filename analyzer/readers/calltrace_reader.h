@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <zstd.h>
 
 #include "calltrace_format.h"
 #include "analyzer/readers/read_calltrace.h"
@@ -226,6 +227,15 @@ const uint8_t *ctr_side_payload(const char *trace, const struct block *b,
 /* Whether a block header holds together: magic, sizes, a kind this
  * reader knows (calltrace_index.c). */
 bool ctr_block_header_ok(const struct ct_block_header *h);
+/* The header of the PACKED block for the records (used bytes) of block h
+ * in a zstd frame of zlen bytes: h's fields, kind PACKED, MOVED cleared,
+ * size the header and frame rounded up to CT_PACKED_ALIGN. */
+struct ct_block_header ctr_packed_header(const struct ct_block_header *h,
+                                         size_t used, size_t zlen);
+/* zstd's context at level with the content checksum every PACKED frame
+ * carries (a damaged frame is told, never read as other records); NULL
+ * when refused.  ZSTD_freeCCtx frees it. */
+ZSTD_CCtx *ctr_pack_context(int level);
 /* Whether the header of a PACKED block holds together. */
 bool ctr_packed_header_ok(const struct ct_block_header *h);
 /* While the writer runs, its unclosed blocks end at their last whole
