@@ -2,7 +2,8 @@
 # Installs the Debian packages calltrace needs to build and test, when they
 # are missing.  As root it installs them; otherwise it names them and fails.
 # Usage: scripts/install-deps.sh [--bench]   (--bench adds hyperfine, which
-# bench/ times whole commands with; uftrace, the peer, is a test dependency)
+# bench/ times whole commands with, and lz4, which bench/pack_codecs.c
+# weighs against zstd; uftrace, the peer, is a test dependency)
 set -eu
 
 # libgoogle-perftools-dev: the sampling tests check that gperftools'
@@ -35,7 +36,7 @@ need="$need tmux"
 # with ours (it skipped wherever uftrace was missing, so in CI).
 need="$need uftrace"
 command -v npm >/dev/null 2>&1 || need="$need npm"   # nodesource's nodejs has it
-[ "${1:-}" = "--bench" ] && need="$need hyperfine"
+[ "${1:-}" = "--bench" ] && need="$need hyperfine liblz4-dev"   # liblz4-dev: bench/pack_codecs.c
 
 missing=""
 for p in $need; do
