@@ -281,12 +281,13 @@ static void *next_of(const char *name)
     return f ? f : ct_next_definition(name);
 }
 
-/* A library call of getcontext or swapcontext from an object whose calls
- * are recorded, written as one that returns at once: both return a second
- * time when the saved context is resumed, and no frame of the tracer's
- * may stand between the caller and glibc (the saved context would hold
- * it, and a frame below the caller's is gone by a later resume). */
-static void write_leaf(uintptr_t *retp)
+/* A library call of getcontext or swapcontext (or of the setjmp family,
+ * jump.c) from an object whose calls are recorded, written as one that
+ * returns at once: each returns a second time when what it saved is
+ * resumed, and no frame of the tracer's may stand between the caller and
+ * glibc (the saved context would hold it, and a frame below the caller's
+ * is gone by a later resume). */
+void ct_write_leaf_call(uintptr_t *retp)
 {
     uintptr_t fn = ct_plt_wrapped_call(*retp);
     if (fn) {
@@ -313,7 +314,7 @@ uintptr_t ct_context_swap(uintptr_t *retp, const ucontext_t *ucp)
 {
     if (!real_swapcontext)
         real_swapcontext = (uintptr_t)next_of("swapcontext");
-    write_leaf(retp);
+    ct_write_leaf_call(retp);
     if (ucp)
         go_to(target_of(ucp));
     return real_swapcontext;
@@ -323,7 +324,7 @@ uintptr_t ct_context_getcontext(uintptr_t *retp)
 {
     if (!real_getcontext)
         real_getcontext = (uintptr_t)next_of("getcontext");
-    write_leaf(retp);
+    ct_write_leaf_call(retp);
     return real_getcontext;
 }
 

@@ -43,6 +43,11 @@ CT_API void *__cxa_begin_catch(void *exception);
 
 static jump_fn next_longjmp, next__longjmp, next_siglongjmp, next_chk;
 static catch_fn next_catch;
+/* The setjmp family's stubs (below), numbered as they pass it. */
+enum { SJ_SETJMP, SJ__SETJMP, SJ_SIGSETJMP, SJ_COUNT };
+static const char *const setjmp_names[SJ_COUNT] = {"setjmp", "_setjmp",
+                                                   "__sigsetjmp"};
+static uintptr_t next_setjmp[SJ_COUNT];
 static int demangle_ok;
 
 static uintptr_t demangle(uintptr_t v)
@@ -91,6 +96,9 @@ __attribute__((constructor)) static void jump_init(void)
     next__longjmp = (jump_fn)dlsym(RTLD_NEXT, "_longjmp");
     next_siglongjmp = (jump_fn)dlsym(RTLD_NEXT, "siglongjmp");
     next_chk = (jump_fn)dlsym(RTLD_NEXT, "__longjmp_chk");
+    for (uint32_t i = 0; i < SJ_COUNT; i++)
+        if (!next_setjmp[i])
+            next_setjmp[i] = (uintptr_t)dlsym(RTLD_NEXT, setjmp_names[i]);
     if (ct_cxx_runtime_loaded())
         next_catch = (catch_fn)dlsym(RTLD_NEXT, "__cxa_begin_catch");
     demangle_ok = demangle_works();
@@ -203,6 +211,59 @@ CT_API void __longjmp_chk(struct __jmp_buf_tag env[1], int val)
     jumping(env);
     next(env, val);
 }
+
+/*
+ * The setjmp family returns twice, so no trampoline may stand for its
+ * return address (plt.c never patches it).  A call of one made through a
+ * PLT entry of an object whose calls are recorded is written as a call
+ * that returns at once, as getcontext's is (context.c), so the tree shows
+ * it where the program made it, as it shows every other library call.
+ * The stubs keep the stack and the arguments as they came and jump on to
+ * glibc's, which saves the caller's registers and stack pointer as if it
+ * had been called directly.
+ */
+
+uintptr_t ct_jump_setjmp(uintptr_t *retp, uint32_t which)
+{
+    if (!next_setjmp[which])
+        next_setjmp[which] =
+            (uintptr_t)ct_next_definition(setjmp_names[which]);
+    ct_write_leaf_call(retp);
+    return next_setjmp[which];
+}
+
+#define SETJMP_STUB(name, which)                                           \
+    ".p2align 4\n"                                                         \
+    ".globl " name "\n"                                                    \
+    ".type " name ", @function\n"                                          \
+    name ":\n"                                                             \
+    "    .cfi_startproc\n"                                                 \
+    "    push %rdi\n"                                                      \
+    "    .cfi_adjust_cfa_offset 8\n"                                       \
+    "    push %rsi\n"                                                      \
+    "    .cfi_adjust_cfa_offset 8\n"                                       \
+    "    sub $8, %rsp\n"                                                   \
+    "    .cfi_adjust_cfa_offset 8\n"                                       \
+    "    lea 24(%rsp), %rdi\n"                                             \
+    "    mov $" #which ", %esi\n"                                          \
+    "    call ct_jump_setjmp\n"                                            \
+    "    add $8, %rsp\n"                                                   \
+    "    .cfi_adjust_cfa_offset -8\n"                                      \
+    "    pop %rsi\n"                                                       \
+    "    .cfi_adjust_cfa_offset -8\n"                                      \
+    "    pop %rdi\n"                                                       \
+    "    .cfi_adjust_cfa_offset -8\n"                                      \
+    "    jmp *%rax\n"                                                      \
+    "    .cfi_endproc\n"                                                   \
+    ".size " name ", .-" name "\n"
+
+/* The numbers are SJ_SETJMP, SJ__SETJMP and SJ_SIGSETJMP. */
+__asm__(".text\n"
+        SETJMP_STUB("setjmp", 0)
+        SETJMP_STUB("_setjmp", 1)
+        SETJMP_STUB("__sigsetjmp", 2));
+_Static_assert(SJ_SETJMP == 0 && SJ__SETJMP == 1 && SJ_SIGSETJMP == 2,
+               "the stubs' numbers");
 
 /*
  * The first thing a catch block does: the exception has unwound to the

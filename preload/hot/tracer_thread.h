@@ -166,6 +166,12 @@ CT_API void __cyg_profile_func_exit(void *fn, void *site);
 /* The enter hook for a frame whose caller's stack pointer is sp (a library
  * call recorded by plt.c). */
 void ct_enter_at(void *fn, void *site, uintptr_t sp);
+/* A library call of a function that returns twice (getcontext,
+ * swapcontext, the setjmp family), retp the address of its return
+ * address: when it was made through a PLT entry of an object whose calls
+ * are recorded (plt.c, ct_plt_wrapped_call), it is written as a call that
+ * returns at once (context.c); else nothing. */
+void ct_write_leaf_call(uintptr_t *retp);
 
 /* Slow paths of the hooks. */
 void ct_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp) CT_COLD;

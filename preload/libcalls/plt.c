@@ -910,9 +910,10 @@ static int imports(const struct dyn_info *d, const char *want)
 }
 
 /*
- * getcontext and swapcontext return twice, so no trampoline may stand for
- * their return address; context.c's wrappers write their calls instead
- * (getcontext's as a call that returns at once).  Their PLT entries in
+ * getcontext, swapcontext and the setjmp family return twice, so no
+ * trampoline may stand for their return address; the wrappers of
+ * context.c and jump.c write their calls instead, as calls that return at
+ * once.  Their PLT entries in
  * the objects whose library calls are recorded are noted here, so a
  * wrapper knows the call it serves is one to record, and its function.
  */
@@ -923,7 +924,8 @@ static uint32_t nwrapped;
 static int told_by_wrapper(const char *name)
 {
     return strcmp(name, "getcontext") == 0 ||
-           strcmp(name, "swapcontext") == 0;
+           strcmp(name, "swapcontext") == 0 || strcmp(name, "setjmp") == 0 ||
+           strcmp(name, "_setjmp") == 0 || strcmp(name, "__sigsetjmp") == 0;
 }
 
 /* Under patch_lock. */

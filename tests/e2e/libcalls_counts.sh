@@ -65,9 +65,10 @@ expect_eq "none: main thread's tree" \
 expect_eq "none: a worker" worker "$(tree_of "$T/none.trees" 2)"
 
 # uftrace records PLT calls by default too.  Differences, all expected:
-#  - uftrace records _setjmp (twice: it returns twice) and dlsym; calltrace
-#    never patches them (a saved context would hold the trampoline; dlsym
-#    looks at its caller for RTLD_NEXT).
+#  - uftrace records _setjmp twice (it returns twice), calltrace once, as
+#    a call that returns at once (a saved context may not hold a
+#    trampoline); uftrace records dlsym, which calltrace never patches
+#    (dlsym looks at its caller for RTLD_NEXT).
 #  - uftrace does not record the two getpid calls through the pointer
 #    dlsym returned; calltrace records them as getpid@dlsym, a function of
 #    their own, so getpid@plt's count is the same for both.
