@@ -17,7 +17,10 @@ are measured alike.  A test whose options have no calltrace setting counts
 as a difference ("unmapped").  Prints one line per test and the totals.
 
 Library calls are compared by name (calltrace's `malloc@plt` is uftrace's
-`malloc`).  Filters that uftrace applies at replay are applied at record
+`malloc`), and a plain name in a uftrace pattern names both (alike()).
+uftrace's fixed list of library calls it never records is left out of C++
+tests (UFTRACE_SKIPS), and a forked child's trace is read once it is done
+(wait_for_traces).  Filters that uftrace applies at replay are applied at record
 time here: the tree is the same where the filtered calls were recorded.
 """
 import argparse
@@ -28,6 +31,7 @@ import shlex
 import subprocess
 import sys
 import tempfile
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, '..', 'tests', 'e2e'))
@@ -42,6 +46,15 @@ IGNORED = {'--force', '--no-pager', '--no-event', '--no-comment',
 ACTIONS = {'trace_on', 'trace-on', 'trace_off', 'trace-off', 'notrace',
            'caller', 'trace', 'finish', 'backtrace', 'filter'}
 
+
+# Library calls uftrace never records, whatever its options (its
+# plthook's fixed skip list): the C++ runtime's throw, catch and unwinding
+# calls and the start and end of the process.  calltrace records them (a
+# throw's unwinding is time the program spends); in a C++ test they are
+# left out as by uftrace's -H, the calls they make still recorded.
+UFTRACE_SKIPS = ['__cxa_throw', '__cxa_rethrow', '__cxa_begin_catch',
+                 '__cxa_end_catch', '__cxa_finalize', '__gxx_personality_v0',
+                 '_Unwind_Resume', '__libc_start_main']
 
 # mapping()'s key for options of calltrace-report rather than the tracer
 REPORT_ARGS = ' report'
@@ -116,6 +129,16 @@ def pattern(p):
     return 're:' + p if re.search(r'[][*.^$+?()|\\{}]', p) else p
 
 
+def alike(p):
+    """calltrace's patterns for uftrace's pattern p.  A plain name in
+    uftrace names the program's function and a library call of that name
+    alike; calltrace names a library call with its mark (`malloc@plt`),
+    so a plain name gives both rules.  A regular expression matches
+    `malloc@plt` as it matches `malloc`."""
+    q = pattern(p)
+    return [q] if q.startswith('re:') or '@' in q else [q, q + '@plt']
+
+
 def mapping(option):
     """CALLTRACE_* settings for uftrace's options; Unmapped if one has no
     counterpart."""
@@ -151,11 +174,11 @@ def mapping(option):
                 continue
             inc.append(v)
         elif key in ('-N', '--notrace'):
-            items.append(pattern(value()) + ':notrace')
+            items += [q + ':notrace' for q in alike(value())]
         elif key in ('-C', '--caller-filter'):
-            items.append(pattern(value()) + ':caller')
+            items += [q + ':caller' for q in alike(value())]
         elif key in ('-H', '--hide'):
-            items.append('-' + pattern(value()))
+            items += ['-' + q for q in alike(value())]
         elif key in ('-D', '--depth'):
             depth = value()
         elif key in ('-Z', '--size-filter'):
@@ -169,12 +192,12 @@ def mapping(option):
                 raise Unmapped('-T ' + spec)
             fn, acts = spec.rsplit('@', 1)
             if acts == 'hide':
-                items.append('-' + pattern(fn))
+                items += ['-' + q for q in alike(fn)]
                 i += 1
                 continue
             if re.fullmatch(r'size=\d+', acts):
                 # left out when smaller than that, as -Z for these alone
-                items.append(pattern(fn) + ':' + acts)
+                items += [q + ':' + acts for q in alike(fn)]
                 i += 1
                 continue
             # uftrace takes trace_on, trace-on and traceon alike
@@ -183,7 +206,7 @@ def mapping(option):
                 base = act.split('=', 1)[0]
                 if act not in ACTIONS and base not in ('depth', 'time'):
                     raise Unmapped('trigger action ' + act)
-            trig.append((pattern(fn), acts.split(',')))
+            trig += [(q, acts.split(',')) for q in alike(fn)]
         elif a in ('--disable', '--trace=off'):
             disable = True
         elif a == '--trace=on':
@@ -294,6 +317,32 @@ def build(src, out, flag, lang):
                           stderr=subprocess.DEVNULL).returncode == 0
 
 
+def traces_in_use(work):
+    """Whether a process still has a trace of work open or mapped."""
+    prefix = os.path.join(work, 'ct.raw')
+    for pid in filter(str.isdigit, os.listdir('/proc')):
+        try:
+            with open('/proc/%s/maps' % pid) as f:
+                if prefix in f.read():
+                    return True
+            for fd in os.listdir('/proc/%s/fd' % pid):
+                if os.readlink('/proc/%s/fd/%s' % (pid, fd)).startswith(
+                        prefix):
+                    return True
+        except OSError:
+            continue
+    return False
+
+
+def wait_for_traces(work, limit=10.0):
+    """A daemon's child (daemon(), t008) runs on after the program
+    returns: its trace is read once it is done, as uftrace's runner reads
+    its data once every process writing it has ended."""
+    end = time.monotonic() + limit
+    while traces_in_use(work) and time.monotonic() < end:
+        time.sleep(0.05)
+
+
 def run_calltrace(t, src, work, lib, report):
     env_add = mapping(t['option'])
     report_args = shlex.split(env_add.pop(REPORT_ARGS, ''))
@@ -303,6 +352,10 @@ def run_calltrace(t, src, work, lib, report):
     env = dict(os.environ)
     env.update(env_add)
     env.setdefault('CALLTRACE_LIBCALLS', 'plt')
+    if t['lang'] == 'C++' and env['CALLTRACE_LIBCALLS'] != 'none':
+        env['CALLTRACE_FILTER'] = ','.join(filter(None, [
+            env.get('CALLTRACE_FILTER')] + ['-%s@plt' % n
+                                            for n in UFTRACE_SKIPS]))
     env['CALLTRACE_OUTPUT'] = os.path.join(work, 'ct.raw')
     env['CALLTRACE_QUIET'] = '1'
     env['LD_PRELOAD'] = lib
@@ -310,6 +363,7 @@ def run_calltrace(t, src, work, lib, report):
     argv[0] = os.path.join(work, argv[0])
     subprocess.run(argv, cwd=work, env=env, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, timeout=60)
+    wait_for_traces(work)
     tree = os.path.join(work, 'ct.tree')
     raws = sorted(f for f in os.listdir(work) if f.startswith('ct.raw'))
     if not raws:
