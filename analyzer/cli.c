@@ -68,7 +68,9 @@ static void usage(FILE *f)
 "                         and whose times changed by less than PCT% of the\n"
 "                         total time\n"
 "      --stats            per function and arc: count, min, p50, p90, p99,\n"
-"                         max and sum of every call's total and self time\n"
+"                         max and sum of every call's total and self time;\n"
+"                         with --export=pprof, labels of each sample's leaf\n"
+"                         function: min, p50, p90, p99, max of its calls\n"
 "      --sort=KEY         order of the flat profile and --stats: self\n"
 "                         (default), calls, total, avg, name, or min, p50,\n"
 "                         p90, p99, max of the calls' total times\n"
@@ -121,8 +123,9 @@ static void usage(FILE *f)
 "needs samples, --lenient a text log; --diff goes with the report and\n"
 "--export=folded or flamegraph, not with --focus, --threads, --by-line,\n"
 "--cpu, --min-percent, --no-events, --stats, --sort or --slowest;\n"
-"--threshold needs --diff; --stats,\n"
-"--sort and --slowest go with the report only, -n with --slowest.\n"
+"--threshold needs --diff; --stats goes with the report and\n"
+"--export=pprof; --sort and --slowest go with the report only, -n with\n"
+"--slowest.\n"
 "\n"
 "Exit status: 0 success, 1 bad usage (also: --focus names nothing, -o or\n"
 "standard output is the input file, a --time-range holding no event), 2\n"
@@ -238,8 +241,10 @@ static void refuse_conflicts(const struct ct_options *o,
         bad_usage(fmt, "--no-events");
     if (o->by_line)
         bad_usage(fmt, "--by-line");
-    if (o->stats)
-        bad_usage(fmt, "--stats");
+    /* pprof carries the distributions as labels (export_pprof.c) */
+    if (o->stats && !(o->export_format && strcmp(o->export_format, "pprof") == 0))
+        bad_usage("%s", "--stats goes with the report and --export=pprof "
+                        "only");
     if (o->sort)
         bad_usage(fmt, "--sort");
     if (o->slowest)

@@ -13,6 +13,17 @@
  * samples x the interval.  One Location and one Function per function,
  * with its source file and line where libbfd knows them.
  *
+ * With --stats each traced sample also carries numeric labels, in
+ * nanoseconds, of the distribution of its leaf function's calls (the total
+ * time of each, docs/analysis.md): min, p50, p90, p99 and max.  A sample's
+ * values are summed over paths and they are not, so they are labels:
+ * `pprof -tags` shows them, `-tagfocus=max=10ms:` keeps the paths of the
+ * functions one of whose calls lasted 10 ms or more.  Callgrind has no
+ * such place (the tools add up every event into the callers' inclusive
+ * cost), so it carries none.
+ *
+ *   Sample: label 3                    Label: key 1, num 3, num_unit 4
+ *
  * profile.proto field numbers (github.com/google/pprof, proto/profile.proto):
  *   Profile: sample_type 1, sample 2, location 4, function 5,
  *            string_table 6, time_nanos 9, duration_nanos 10,
@@ -22,10 +33,12 @@
  *   Function: id 1, name 2, system_name 3, filename 4, start_line 5
  */
 #include <inttypes.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
 
+#include "analyzer/model/profile_dist.h"
 #include "analyzer/writers/export.h"
 #include "analyzer/writers/protobuf.h"
 #include "analyzer/writers/stacktree.h"
@@ -36,6 +49,10 @@ struct pprof_export {
     /* while writing */
     struct pb_buf pb;
     bool sampled;
+    /* The profile: with --stats it keeps the distributions, and each
+     * sample is labelled with its leaf's (ct_profile_func_dist is NULL
+     * otherwise). */
+    const struct ct_profile *stats;
     struct ct_ns_rounder ns;
     uint64_t *path;          /* location ids by depth                    */
     size_t npath;
@@ -94,6 +111,30 @@ static void value_type(struct pprof_export *x, uint32_t field,
     pb_end(&x->pb, m);
 }
 
+/* The labels of a sample whose leaf is func (--stats). */
+static void dist_labels(struct pprof_export *x, uint32_t func)
+{
+    const struct ct_call_dist *d =
+        func == CT_FUNC_NONE ? NULL : ct_profile_func_dist(x->stats, func);
+    if (!d || !d->total.count)
+        return;
+    static const struct {
+        const char *key;
+        unsigned permille;   /* 0: min, 1000: max */
+    } figs[] = {{"min", 0}, {"p50", 500}, {"p90", 900}, {"p99", 990},
+                {"max", 1000}};
+    for (size_t i = 0; i < sizeof figs / sizeof *figs; i++) {
+        uint64_t t = figs[i].permille == 0      ? d->total.min
+                     : figs[i].permille == 1000 ? d->total.max
+                     : ct_hist_quantile(&d->total, figs[i].permille);
+        size_t m = pb_begin(&x->pb, 3);
+        pb_int(&x->pb, 1, str_id(x, figs[i].key));
+        pb_int(&x->pb, 3, (int64_t)llround(ct_ticks_to_ns(x->w.info, t)));
+        pb_int(&x->pb, 4, str_id(x, "nanoseconds"));
+        pb_end(&x->pb, m);
+    }
+}
+
 static int sample(void *ctx, uint32_t node, uint32_t depth)
 {
     struct pprof_export *x = ctx;
@@ -122,6 +163,8 @@ static int sample(void *ctx, uint32_t node, uint32_t depth)
     pb_varint(&x->pb, a);
     pb_varint(&x->pb, b);
     pb_end(&x->pb, v);
+    if (x->stats && !x->sampled)
+        dist_labels(x, n->func);   /* with --stats only */
     pb_end(&x->pb, m);
     return 0;
 }
@@ -192,8 +235,8 @@ static int write_gzip(struct pprof_export *x)
 
 static int pprof_finish(struct ct_exporter *ex, struct ct_profile *profile)
 {
-    (void)profile;
     struct pprof_export *x = (struct pprof_export *)ex;
+    x->stats = profile;
     int which = ct_stack_writer_close(&x->w, false, "pprof");
     if (which < 0)
         return 1;

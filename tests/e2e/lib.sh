@@ -43,6 +43,22 @@ run_traced() {
     CALLTRACE_OUTPUT=$out LD_PRELOAD=$LIB "$@"
 }
 
+# known_work_log FILE: an OpenLaszlo log (timestamps in ms) whose call
+# times are known by construction: work(n) lasts n ms for n = 1..100, in
+# an order that mixes them, called by call_odd or call_even as n is odd or
+# even, and spends its first ms in inner (report_stats.sh,
+# export_pprof_stats.sh).
+known_work_log() {
+    awk 'BEGIN { t = 0
+        for (i = 0; i < 100; i++) {
+            n = (i * 37) % 100 + 1
+            c = n % 2 ? "call_odd" : "call_even"
+            printf "%d C %s\n%d C work\n%d C inner\n%d R inner\n", t, c, t, t, t + 1
+            printf "%d R work\n%d R %s\n", t + n, t + n, c
+            t += n + 1
+        } }' > "$1"
+}
+
 # expect_eq WHAT EXPECTED ACTUAL
 expect_eq() {
     [ "$2" = "$3" ] || fail "$1: expected '$2', got '$3'"

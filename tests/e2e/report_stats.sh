@@ -19,14 +19,7 @@ to_ns() {
 
 # --- exact figures from a log with given timestamps ---
 log=$T/known.log
-awk 'BEGIN { t = 0
-    for (i = 0; i < 100; i++) {
-        n = (i * 37) % 100 + 1
-        c = n % 2 ? "call_odd" : "call_even"
-        printf "%d C %s\n%d C work\n%d C inner\n%d R inner\n", t, c, t, t, t + 1
-        printf "%d R work\n%d R %s\n", t + n, t + n, c
-        t += n + 1
-    } }' > "$log"
+known_work_log "$log"
 "$REPORT_SAN" --stats -b "$log" > "$T/known" 2> "$T/err" ||
     fail "--stats: $(cat "$T/err")"
 row() { # FUNC total|self: the figures of its line
