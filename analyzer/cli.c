@@ -82,6 +82,9 @@ static void usage(FILE *f)
 "                         repeatable; 'calltrace info' lists the tids\n"
 "      --notrace=NAME     leave out NAME and everything it calls (as\n"
 "                         uftrace -N; repeatable)\n"
+"      --caller=NAME      only the calls on the paths to a call of NAME, and\n"
+"                         that call without what it calls (as uftrace -C;\n"
+"                         repeatable; reads the trace twice)\n"
 "\n"
 "Input and output:\n"
 "      --format=NAME      read FILE as NAME instead of detecting it\n"
@@ -267,7 +270,7 @@ enum {
     OPT_EXPORT, OPT_FOCUS, OPT_BY_LINE, OPT_NO_EVENTS, OPT_NODE_THRESHOLD,
     OPT_EDGE_THRESHOLD, OPT_CPU, OPT_NO_PROGRESS, OPT_SHORT_NAMES, OPT_HIDE,
     OPT_FOLDED_VALUE, OPT_ICICLE, OPT_DIFF, OPT_THRESHOLD, OPT_STATS, OPT_SORT,
-    OPT_SLOWEST, OPT_TID, OPT_INFO, OPT_NOTRACE, OPT_DEMANGLE,
+    OPT_SLOWEST, OPT_TID, OPT_INFO, OPT_NOTRACE, OPT_CALLER, OPT_DEMANGLE,
 };
 
 /* The CPUs online, at most 8: more threads than that only wait on memory. */
@@ -307,6 +310,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"min-duration", required_argument, NULL, OPT_MIN_DURATION},
         {"hide", required_argument, NULL, OPT_HIDE},
         {"notrace", required_argument, NULL, OPT_NOTRACE},
+        {"caller", required_argument, NULL, OPT_CALLER},
         {"demangle", required_argument, NULL, OPT_DEMANGLE},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"lenient", no_argument, NULL, OPT_LENIENT},
@@ -386,6 +390,11 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
             o->notrace = ct_xrealloc(o->notrace,
                                      (o->nnotrace + 1) * sizeof *o->notrace);
             o->notrace[o->nnotrace++] = optarg;
+            break;
+        case OPT_CALLER:
+            o->callers = ct_xrealloc(o->callers,
+                                     (o->ncallers + 1) * sizeof *o->callers);
+            o->callers[o->ncallers++] = optarg;
             break;
         case OPT_FORMAT:
             if (!ct_reader_find(optarg))
@@ -485,7 +494,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
      * view's option would not change what it says. */
     if (o->info && (mode_name(o) || seen.depth || seen.min_duration ||
                     o->focus || o->graph_only || o->flat_only || o->brief ||
-                    o->per_thread || o->have_range || o->nhide || o->nnotrace ||
+                    o->per_thread || o->have_range || o->nhide || o->nnotrace || o->ncallers ||
                     o->ntids ||
                     o->by_line || o->oncpu || o->subtract_bias || o->stats ||
                     o->sort || o->slowest || o->diff_base))

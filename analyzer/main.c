@@ -93,6 +93,7 @@ static struct ct_load_opts load_opts(const struct ct_options *o)
         .range_to_ns = o->range_to_ns,
         .hide = o->hide, .nhide = o->nhide,
         .notrace = o->notrace, .nnotrace = o->nnotrace,
+        .callers = o->callers, .ncallers = o->ncallers,
         .tids = o->tids, .ntids = o->ntids,
         .whole_stream = o->per_thread || o->subtract_bias || o->slowest,
         .jobs = o->jobs,
@@ -184,6 +185,8 @@ static const char *profile_refuses(const struct ct_options *o)
         return "--stats";
     if (o->slowest)
         return "--slowest";
+    if (o->ncallers)
+        return "--caller";
     for (size_t i = 0; o->export_format && i < 3; i++)
         if (strcmp(o->export_format, per_call[i][0]) == 0)
             return per_call[i][1];
@@ -329,6 +332,7 @@ done:
     free(opts.hide);
     free(opts.tids);
     free(opts.notrace);
+    free(opts.callers);
     ct_profile_free(profile);
     ct_load_close(&load);
     return status;

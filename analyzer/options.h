@@ -29,6 +29,8 @@ struct ct_options {
     size_t nhide;
     const char **notrace;       /* --notrace NAME: it and all it calls       */
     size_t nnotrace;
+    const char **callers;       /* --caller NAME: the paths to its calls     */
+    size_t ncallers;
     bool subtract_bias;         /* --subtract-bias                           */
     bool lenient;               /* --lenient                                 */
     bool by_line;               /* --by-line (sampled traces)                */

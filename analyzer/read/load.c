@@ -39,6 +39,10 @@ int ct_load_open(struct ct_load *l, const char *path,
 static struct ct_sink *filters(struct ct_load *l, const struct ct_load_opts *o,
                                struct ct_sink *sink)
 {
+    if (o->ncallers) {
+        ct_callers_pass(&l->callers, sink, &l->info);
+        sink = &l->callers.sink;
+    }
     if (o->nhide || o->nnotrace) {
         ct_hide_filter_init(&l->hide, sink, &l->info, o->hide, o->nhide);
         ct_hide_filter_notrace(&l->hide, o->notrace, o->nnotrace);
@@ -51,6 +55,34 @@ static struct ct_sink *filters(struct ct_load *l, const struct ct_load_opts *o,
     return sink;
 }
 
+/* --caller's first reading: the same input through the same filters,
+ * into a trace info of its own (a reading fills one), to the marking
+ * filter alone. */
+static int mark_callers(struct ct_load *l, const struct ct_load_opts *o,
+                        const struct ct_read_opts *ropts)
+{
+    struct ct_trace_info info;
+    ct_trace_info_init(&info, l->in.path, l->reader->name);
+    ct_callers_init(&l->callers, &info, o->callers, o->ncallers);
+    struct ct_sink *sink = &l->callers.sink;
+    struct ct_hide_filter hide;
+    struct ct_tid_filter tidsel;
+    if (o->nhide || o->nnotrace) {
+        ct_hide_filter_init(&hide, sink, &info, o->hide, o->nhide);
+        ct_hide_filter_notrace(&hide, o->notrace, o->nnotrace);
+        sink = &hide.sink;
+    }
+    if (o->ntids) {
+        ct_tid_filter_init(&tidsel, sink, &info, o->tids, o->ntids);
+        sink = &tidsel.sink;
+    }
+    int status = l->reader->read(&l->in, &info, sink, ropts);
+    if (o->nhide || o->nnotrace)
+        ct_hide_filter_free(&hide);
+    ct_trace_info_free(&info);
+    return status;
+}
+
 int ct_load_read(struct ct_load *l, const struct ct_load_opts *o,
                  struct ct_sink *sink, struct ct_profile *profile)
 {
@@ -60,6 +92,17 @@ int ct_load_read(struct ct_load *l, const struct ct_load_opts *o,
         .range_from_ns = o->range_from_ns,
         .range_to_ns = o->range_to_ns,
     };
+    if (o->ncallers) {
+        /* the damage, if any, is told by the second reading */
+        ct_progress_start(l->in.path, l->in.size, o->progress);
+        mark_callers(l, o, &ropts);
+        ct_progress_end();
+        if (!l->callers.targets) {
+            ct_error("%s: --caller names no function called in the trace",
+                     l->in.path);
+            return CT_EXIT_USAGE;
+        }
+    }
     struct ct_sink *first = filters(l, o, sink);
     /* Only the profile alone can be made in parts and merged. */
     if (profile && first == ct_profile_sink(profile) && !o->whole_stream) {
@@ -85,6 +128,7 @@ void ct_load_close(struct ct_load *l)
     if (!l->opened)
         return;
     ct_hide_filter_free(&l->hide);
+    ct_callers_free(&l->callers);
     ct_trace_info_free(&l->info);
     ct_input_close(&l->in);
     l->opened = false;

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "calltrace_format.h"
+#include "analyzer/model/callers.h"
 #include "analyzer/model/hide.h"
 #include "analyzer/readers/reader.h"
 #include "analyzer/model/tidsel.h"
@@ -32,6 +33,8 @@ struct ct_load_opts {
     size_t nhide;
     const char **notrace;
     size_t nnotrace;
+    const char **callers;       /* --caller: the run is read twice       */
+    size_t ncallers;
     const uint64_t *tids;       /* --tid                                 */
     size_t ntids;
     /* The profile handed to ct_load_read may be made in parts on `jobs`
@@ -47,6 +50,7 @@ struct ct_load {
     const struct ct_reader *reader;
     struct ct_trace_info info;
     struct ct_hide_filter hide;
+    struct ct_callers_filter callers;
     struct ct_tid_filter tidsel;
     bool opened;
 };
@@ -57,8 +61,8 @@ struct ct_load {
  * --format). */
 int ct_load_open(struct ct_load *l, const char *path,
                  const struct ct_load_opts *o);
-/* Reads the whole run into sink, behind --hide/--notrace and --tid's
- * filters.  profile is the sink's profile when the sink is that profile
+/* Reads the whole run into sink, behind --hide/--notrace, --caller and
+ * --tid's filters (--caller reads the run once more first: callers.h).  profile is the sink's profile when the sink is that profile
  * and nothing else (it may then be decoded on several threads), or NULL.
  * Returns CT_EXIT_OK; CT_EXIT_BAD_INPUT after an error line (a damaged
  * trace is read up to the damage); CT_EXIT_USAGE when --tid names no
