@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
-#include "analyzer/report/diff.h"
 #include "analyzer/options.h"
 #include "analyzer/readers/reader.h"
 #include "analyzer/report/report.h"
@@ -180,16 +180,16 @@ static void parse_range(struct ct_options *o, const char *arg)
     memcpy(from, arg, fl);
     from[fl] = 0;
     strcpy(to, dots + 2);
-    o->range_from_ns = 0;
-    o->range_to_ns = INT64_MAX;
-    if (from[0] && ct_parse_duration(from, &o->range_from_ns) != 0)
+    o->view.range_from_ns = 0;
+    o->view.range_to_ns = INT64_MAX;
+    if (from[0] && ct_parse_duration(from, &o->view.range_from_ns) != 0)
         bad_usage("--time-range: bad start '%s' (e.g. 1.5s, 20ms, 300us)",
                   from);
-    if (to[0] && ct_parse_duration(to, &o->range_to_ns) != 0)
+    if (to[0] && ct_parse_duration(to, &o->view.range_to_ns) != 0)
         bad_usage("--time-range: bad end '%s' (e.g. 1.5s, 20ms, 300us)", to);
-    if (o->range_to_ns < o->range_from_ns)
+    if (o->view.range_to_ns < o->view.range_from_ns)
         bad_usage("--time-range: '%s' ends before it starts", arg);
-    o->have_range = true;
+    o->view.have_range = true;
     o->range_text = arg;
 }
 
@@ -211,6 +211,49 @@ static const char *mode_name(const struct ct_options *o)
     return NULL;
 }
 
+static bool same_file(const char *a, const char *b)
+{
+    struct stat x, y;
+    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev &&
+           x.st_ino == y.st_ino;
+}
+
+/* Why the options given do not go with --diff (or --threshold without
+ * it), or NULL when they do. */
+static const char *diff_refuse(const struct ct_options *o)
+{
+    if (!o->diff_base)
+        return o->view.have_threshold ? "--threshold goes with --diff" : NULL;
+    if (o->export_format) {
+        if (strcmp(o->export_format, "folded") &&
+            strcmp(o->export_format, "flamegraph"))
+            return strcmp(o->export_format, "pprof") == 0
+                       ? "--diff goes with --export=folded or flamegraph; "
+                         "export both runs as pprof and give pprof "
+                         "-diff_base=OLD.pb.gz NEW.pb.gz"
+                       : "--diff goes with the report and --export=folded "
+                         "or flamegraph only";
+        if (o->view.have_threshold)
+            return "--threshold goes with the report form of --diff";
+    }
+    if (o->dump || o->tree)
+        return "--diff does not go with --dump or --tree";
+    if (o->view.focus || o->view.per_thread || o->view.by_line || o->view.oncpu ||
+        o->view.min_percent > 0 || o->view.no_events)
+        return "--diff does not go with --focus, --threads, --by-line, "
+               "--cpu, --min-percent or --no-events";
+    /* The diff has its own order (largest change first) and its own rows;
+     * the distributions are not compared yet. */
+    if (o->view.stats || o->view.sort || o->view.slowest)
+        return "--diff does not go with --stats, --sort or --slowest";
+    /* thread ids are the kernel's of one run: the other run has others */
+    if (o->ntids)
+        return "--diff does not go with --tid";
+    if (o->output && same_file(o->output, o->diff_base))
+        return "-o names the --diff file: refusing to write over it";
+    return NULL;
+}
+
 static void refuse_conflicts(const struct ct_options *o,
                              const struct seen *seen)
 {
@@ -225,42 +268,42 @@ static void refuse_conflicts(const struct ct_options *o,
         bad_usage("%s", "--depth works with --tree only");
     if (!o->tree && seen->min_duration)
         bad_usage("%s", "--min-duration works with --tree only");
-    if (!o->slowest && seen->count)
+    if (!o->view.slowest && seen->count)
         bad_usage("%s", "-n (--count) works with --slowest only");
     const char *mode = mode_name(o);
     if (!mode)
         return;
     /* what only the gprof-format report does */
     static const char fmt[] = "%s does not go with --dump, --export or --tree";
-    if (o->flat_only)
+    if (o->view.flat_only)
         bad_usage(fmt, "-p (--flat-profile)");
-    if (o->graph_only && !o->focus)
+    if (o->view.graph_only && !o->view.focus)
         bad_usage(fmt, "-q (--graph)");
-    if (o->brief)
+    if (o->view.brief)
         bad_usage(fmt, "-b (--brief)");
-    if (o->min_percent > 0)
+    if (o->view.min_percent > 0)
         bad_usage(fmt, "--min-percent");
-    if (o->no_events)
+    if (o->view.no_events)
         bad_usage(fmt, "--no-events");
-    if (o->by_line)
+    if (o->view.by_line)
         bad_usage(fmt, "--by-line");
     /* pprof carries the distributions as labels (export_pprof.c) */
-    if (o->stats && !(o->export_format && strcmp(o->export_format, "pprof") == 0))
+    if (o->view.stats && !(o->export_format && strcmp(o->export_format, "pprof") == 0))
         bad_usage("%s", "--stats goes with the report and --export=pprof "
                         "only");
-    if (o->sort)
+    if (o->view.sort)
         bad_usage(fmt, "--sort");
-    if (o->slowest)
+    if (o->view.slowest)
         bad_usage(fmt, "--slowest");
     /* --tree and the profile behind --export honour it; --dump does not */
-    if (o->subtract_bias && o->dump)
+    if (o->view.subtract_bias && o->dump)
         bad_usage("%s does not go with --dump", "--subtract-bias");
     /* --tree honours these (docs/report-format.md); the writers do not,
      * but for --threads, which the stack writers (folded, flamegraph)
      * take as a frame per thread */
-    if (!o->tree && o->focus)
+    if (!o->tree && o->view.focus)
         bad_usage("%s does not go with --dump or --export", "--focus (-qNAME)");
-    if (o->dump && o->per_thread)
+    if (o->dump && o->view.per_thread)
         bad_usage("%s does not go with --dump", "--threads");
 }
 
@@ -335,49 +378,49 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {NULL, 0, NULL, 0},
     };
     memset(o, 0, sizeof *o);
-    o->range_to_ns = INT64_MAX;
-    o->node_threshold = o->edge_threshold = -1;
+    o->view.range_to_ns = INT64_MAX;
+    o->view.node_threshold = o->view.edge_threshold = -1;
     o->jobs = default_jobs();
-    o->slowest_n = 10;
+    o->view.slowest_n = 10;
     struct seen seen = {0};
     int c;
     char *end;
     while ((c = getopt_long(argc, argv, "bpq::o:j:n:hV", longopts, NULL)) != -1) {
         switch (c) {
-        case 'b': o->brief = true; break;
-        case 'p': o->flat_only = true; break;
+        case 'b': o->view.brief = true; break;
+        case 'p': o->view.flat_only = true; break;
         case 'q':
-            o->graph_only = true;
+            o->view.graph_only = true;
             if (optarg)
-                o->focus = optarg;
+                o->view.focus = optarg;
             break;
-        case OPT_FOCUS: o->focus = optarg; break;
-        case OPT_THREADS: o->per_thread = true; break;
+        case OPT_FOCUS: o->view.focus = optarg; break;
+        case OPT_THREADS: o->view.per_thread = true; break;
         case OPT_RANGE: parse_range(o, optarg); break;
         case OPT_MIN_PERCENT:
-            o->min_percent = strtod(optarg, &end);
-            if (end == optarg || *end || o->min_percent < 0 ||
-                o->min_percent > 100)
+            o->view.min_percent = strtod(optarg, &end);
+            if (end == optarg || *end || o->view.min_percent < 0 ||
+                o->view.min_percent > 100)
                 bad_usage("--min-percent wants a number from 0 to 100, got "
                           "'%s'", optarg);
             break;
-        case OPT_SUBTRACT_BIAS: o->subtract_bias = true; break;
-        case OPT_NO_EVENTS: o->no_events = true; break;
+        case OPT_SUBTRACT_BIAS: o->view.subtract_bias = true; break;
+        case OPT_NO_EVENTS: o->view.no_events = true; break;
         case OPT_NO_PROGRESS: o->no_progress = true; break;
-        case OPT_SHORT_NAMES: o->short_names = true; break;
-        case OPT_BY_LINE: o->by_line = true; break;
-        case OPT_CPU: o->oncpu = true; break;
+        case OPT_SHORT_NAMES: o->view.short_names = true; break;
+        case OPT_BY_LINE: o->view.by_line = true; break;
+        case OPT_CPU: o->view.oncpu = true; break;
         case OPT_TREE: o->tree = true; break;
         case OPT_DEPTH: {
             unsigned long v = strtoul(optarg, &end, 10);
             if (end == optarg || *end || v > UINT32_MAX)
                 bad_usage("--depth wants a whole number, got '%s'", optarg);
-            o->tree_depth = (uint32_t)v;
+            o->view.tree_depth = (uint32_t)v;
             seen.depth = true;
             break;
         }
         case OPT_MIN_DURATION:
-            if (ct_parse_duration(optarg, &o->tree_min_ns) != 0)
+            if (ct_parse_duration(optarg, &o->view.tree_min_ns) != 0)
                 bad_usage("--min-duration wants a time such as 10us, got "
                           "'%s'", optarg);
             seen.min_duration = true;
@@ -406,12 +449,12 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         case OPT_DUMP: o->dump = true; break;
         case OPT_EXPORT: o->export_format = optarg; break;
         case OPT_NODE_THRESHOLD:
-            o->node_threshold = parse_percent(
+            o->view.node_threshold = parse_percent(
                 "--node-threshold wants a percentage from 0 to 100, got '%s'",
                 optarg);
             break;
         case OPT_EDGE_THRESHOLD:
-            o->edge_threshold = parse_percent(
+            o->view.edge_threshold = parse_percent(
                 "--edge-threshold wants a percentage from 0 to 100, got '%s'",
                 optarg);
             break;
@@ -419,30 +462,30 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
             if (strcmp(optarg, "calls") && strcmp(optarg, "time"))
                 bad_usage("--folded-value wants time or calls, got '%s'",
                           optarg);
-            o->folded_calls = strcmp(optarg, "calls") == 0;
+            o->view.folded_calls = strcmp(optarg, "calls") == 0;
             break;
-        case OPT_ICICLE: o->icicle = true; break;
+        case OPT_ICICLE: o->view.icicle = true; break;
         case OPT_DIFF: o->diff_base = optarg; break;
         case OPT_THRESHOLD:
-            o->diff_threshold = parse_percent(
+            o->view.diff_threshold = parse_percent(
                 "--threshold wants a percentage from 0 to 100, got '%s'",
                 optarg);
-            o->have_threshold = true;
+            o->view.have_threshold = true;
             break;
-        case OPT_STATS: o->stats = true; break;
+        case OPT_STATS: o->view.stats = true; break;
         case OPT_SORT:
             if (!ct_sort_key_valid(optarg))
                 bad_usage("--sort wants self, calls, total, avg, name, min, "
                           "p50, p90, p99 or max, got '%s'", optarg);
-            o->sort = optarg;
+            o->view.sort = optarg;
             break;
-        case OPT_SLOWEST: o->slowest = optarg; break;
+        case OPT_SLOWEST: o->view.slowest = optarg; break;
         case 'n': {
             unsigned long v = strtoul(optarg, &end, 10);
             if (end == optarg || *end || v < 1 || v > 100000)
                 bad_usage("-n wants a number from 1 to 100000, got '%s'",
                           optarg);
-            o->slowest_n = (uint32_t)v;
+            o->view.slowest_n = (uint32_t)v;
             seen.count = true;
             break;
         }
@@ -487,23 +530,23 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
                                        : "only one input file at a time");
     o->input = argv[optind];
     refuse_conflicts(o, &seen);
-    const char *no_diff = ct_diff_refuse(o);
+    const char *no_diff = diff_refuse(o);
     if (no_diff)
         bad_usage("%s", no_diff);
     /* --info reads the whole trace as it is: a window, a selection or a
      * view's option would not change what it says. */
     if (o->info && (mode_name(o) || seen.depth || seen.min_duration ||
-                    o->focus || o->graph_only || o->flat_only || o->brief ||
-                    o->per_thread || o->have_range || o->nhide || o->nnotrace || o->ncallers ||
+                    o->view.focus || o->view.graph_only || o->view.flat_only || o->view.brief ||
+                    o->view.per_thread || o->view.have_range || o->nhide || o->nnotrace || o->ncallers ||
                     o->ntids ||
-                    o->by_line || o->oncpu || o->subtract_bias || o->stats ||
-                    o->sort || o->slowest || o->diff_base))
+                    o->view.by_line || o->view.oncpu || o->view.subtract_bias || o->view.stats ||
+                    o->view.sort || o->view.slowest || o->diff_base))
         bad_usage("%s", "--info goes with -o, --format and --lenient only");
-    if ((o->node_threshold >= 0 || o->edge_threshold >= 0) &&
+    if ((o->view.node_threshold >= 0 || o->view.edge_threshold >= 0) &&
         (!o->export_format || strcmp(o->export_format, "dot") != 0))
         bad_usage("%s", "--node-threshold and --edge-threshold go with "
                         "--export=dot");
     /* gprof: -p and -q together print both */
-    if (o->flat_only && o->graph_only)
-        o->flat_only = o->graph_only = false;
+    if (o->view.flat_only && o->view.graph_only)
+        o->view.flat_only = o->view.graph_only = false;
 }

@@ -88,14 +88,14 @@ static struct ct_load_opts load_opts(const struct ct_options *o)
     return (struct ct_load_opts){
         .format = o->format,
         .lenient = o->lenient,
-        .have_range = o->have_range,
-        .range_from_ns = o->range_from_ns,
-        .range_to_ns = o->range_to_ns,
+        .have_range = o->view.have_range,
+        .range_from_ns = o->view.range_from_ns,
+        .range_to_ns = o->view.range_to_ns,
         .hide = o->hide, .nhide = o->nhide,
         .notrace = o->notrace, .nnotrace = o->nnotrace,
         .callers = o->callers, .ncallers = o->ncallers,
         .tids = o->tids, .ntids = o->ntids,
-        .whole_stream = o->per_thread || o->subtract_bias || o->slowest,
+        .whole_stream = o->view.per_thread || o->view.subtract_bias || o->view.slowest,
         .jobs = o->jobs,
         .progress = !o->no_progress,
     };
@@ -133,21 +133,21 @@ static int report_diff(FILE *out, struct ct_profile *newp,
     if (status != CT_EXIT_OK)
         return status;
     struct ct_profile_opts popts = {
-        .subtract_bias = o->subtract_bias,
-        .have_range = o->have_range,
-        .range_from_ns = o->range_from_ns,
-        .range_to_ns = o->range_to_ns,
+        .subtract_bias = o->view.subtract_bias,
+        .have_range = o->view.have_range,
+        .range_from_ns = o->view.range_from_ns,
+        .range_to_ns = o->view.range_to_ns,
         .stats = true,          /* the diff's p99 column */
     };
     struct ct_profile *oldp = ct_profile_new(&old.info, &popts);
     status = ct_load_read(&old, &lo, ct_profile_sink(oldp), oldp);
     ct_profile_finish(oldp);
-    if (o->have_range && !oldp->counts.events) {
+    if (o->view.have_range && !oldp->counts.events) {
         int r = no_event_in_range(old.in.path, o);
         if (status == CT_EXIT_OK)
             status = r;
     }
-    ct_diff_print(out, oldp, newp, o);
+    ct_diff_print(out, oldp, newp, &o->view);
     ct_profile_free(oldp);
     ct_load_close(&old);
     return status;
@@ -162,7 +162,7 @@ static int stack_diff_base(struct ct_load *old, struct ct_stacktree *tree,
     if (ct_load_open(old, o->diff_base, &lo) != CT_EXIT_OK)
         return CT_EXIT_BAD_INPUT;
     ct_stacktree_init(tree, &old->info, false, false);
-    ct_stacktree_set_opts(tree, o);
+    ct_stacktree_set_opts(tree, &o->view);
     int status = ct_load_read(old, &lo, &tree->sink, NULL);
     ct_stacktree_finish(tree);
     return status == CT_EXIT_OK ? CT_EXIT_OK : CT_EXIT_BAD_INPUT;
@@ -179,11 +179,11 @@ static const char *profile_refuses(const struct ct_options *o)
         return "--tree";
     if (o->dump)
         return "--dump";
-    if (o->have_range)
+    if (o->view.have_range)
         return "--time-range";
-    if (o->stats)
+    if (o->view.stats)
         return "--stats";
-    if (o->slowest)
+    if (o->view.slowest)
         return "--slowest";
     if (o->ncallers)
         return "--caller";
@@ -230,14 +230,14 @@ int main(int argc, char **argv)
     }
 
     struct ct_profile_opts popts = {
-        .per_thread = opts.per_thread,
-        .subtract_bias = opts.subtract_bias,
-        .have_range = opts.have_range,
-        .range_from_ns = opts.range_from_ns,
-        .range_to_ns = opts.range_to_ns,
-        .stats = opts.stats || ct_sort_needs_stats(opts.sort) ||
+        .per_thread = opts.view.per_thread,
+        .subtract_bias = opts.view.subtract_bias,
+        .have_range = opts.view.have_range,
+        .range_from_ns = opts.view.range_from_ns,
+        .range_to_ns = opts.view.range_to_ns,
+        .stats = opts.view.stats || ct_sort_needs_stats(opts.view.sort) ||
                  opts.diff_base,   /* the diff's p99 column */
-        .slowest = opts.slowest ? opts.slowest_n : 0,
+        .slowest = opts.view.slowest ? opts.view.slowest_n : 0,
     };
 
     struct ct_profile *profile = NULL;
@@ -257,7 +257,7 @@ int main(int argc, char **argv)
     if (opts.dump || opts.export_format) {
         exporter = opts.dump ? ct_dump_new(out, info)
                              : ct_exporter_new(opts.export_format, out, info,
-                                             &opts);
+                                             &opts.view);
         if (!exporter) {
             status = CT_EXIT_USAGE;
             goto done;
@@ -266,16 +266,16 @@ int main(int argc, char **argv)
         /* The profile honours the window itself; the exporter is fed
          * only what lies inside it. */
         struct ct_sink *written = &exporter->sink;
-        if (opts.have_range && !exporter->clips_range) {
-            ct_range_filter_init(&range, written, info, opts.range_from_ns,
-                                 opts.range_to_ns);
+        if (opts.view.have_range && !exporter->clips_range) {
+            ct_range_filter_init(&range, written, info, opts.view.range_from_ns,
+                                 opts.view.range_to_ns);
             exporter->range = &range;
             written = &range.sink;
         }
         ct_tee_init(&tee, ct_profile_sink(profile), written);
         sink = &tee.sink;
     } else if (opts.tree) {
-        sink = tree = ct_tree_new(out, info, &opts);
+        sink = tree = ct_tree_new(out, info, &opts.view);
     } else {
         profile = ct_profile_new(info, &popts);
         sink = ct_profile_sink(profile);
@@ -290,7 +290,7 @@ int main(int argc, char **argv)
         ct_profile_finish(profile);
         in_window = profile->counts.events;
     }
-    if (opts.have_range && !in_window) {
+    if (opts.view.have_range && !in_window) {
         int r = no_event_in_range(load.in.path, &opts);
         if (status == CT_EXIT_OK)
             status = r;
@@ -305,14 +305,14 @@ int main(int argc, char **argv)
         if (r != CT_EXIT_OK ||
             (exporter->finish && exporter->finish(exporter, profile) != 0))
             status = CT_EXIT_BAD_INPUT;
-    } else if (profile && opts.by_line && !has_samples(profile)) {
+    } else if (profile && opts.view.by_line && !has_samples(profile)) {
         ct_error("--by-line needs samples; %s has none (every call is "
                  "timed: use CALLTRACE_MODE=sample or both)", load.in.path);
         status = CT_EXIT_USAGE;
     } else if (profile) {
         int r = opts.diff_base ? report_diff(out, profile, &opts)
-                : opts.slowest ? ct_report_slowest(out, profile, &opts)
-                               : ct_report_print(out, profile, &opts);
+                : opts.view.slowest ? ct_report_slowest(out, profile, &opts.view)
+                               : ct_report_print(out, profile, &opts.view);
         if (r != CT_EXIT_OK)
             status = r;
     }

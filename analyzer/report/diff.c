@@ -8,11 +8,10 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "analyzer/report/diff.h"
 #include "analyzer/report/diff_match.h"
-#include "analyzer/options.h"
+#include "analyzer/model/view_opts.h"
 #include "analyzer/model/profile.h"
 #include "analyzer/model/profile_dist.h"
 #include "analyzer/util.h"
@@ -244,7 +243,7 @@ static bool *mark_same_names(const struct ct_diff *d)
 }
 
 static void print_diff(FILE *out, struct ct_profile *p[2],
-                       const struct ct_options *o)
+                       const struct ct_view_opts *o)
 {
     struct side_data sd[2];
     struct ct_diff_side side[2] = {side_of(p[0], &sd[0]),
@@ -277,50 +276,9 @@ static void print_diff(FILE *out, struct ct_profile *p[2],
 }
 
 void ct_diff_print(FILE *out, struct ct_profile *oldp, struct ct_profile *newp,
-                   const struct ct_options *o)
+                   const struct ct_view_opts *o)
 {
     struct ct_profile *p[2] = {oldp, newp};
     print_diff(out, p, o);
 }
 
-/* ------------------------------------------------------------------- */
-static bool same_file(const char *a, const char *b)
-{
-    struct stat x, y;
-    return stat(a, &x) == 0 && stat(b, &y) == 0 && x.st_dev == y.st_dev &&
-           x.st_ino == y.st_ino;
-}
-
-const char *ct_diff_refuse(const struct ct_options *o)
-{
-    if (!o->diff_base)
-        return o->have_threshold ? "--threshold goes with --diff" : NULL;
-    if (o->export_format) {
-        if (strcmp(o->export_format, "folded") &&
-            strcmp(o->export_format, "flamegraph"))
-            return strcmp(o->export_format, "pprof") == 0
-                       ? "--diff goes with --export=folded or flamegraph; "
-                         "export both runs as pprof and give pprof "
-                         "-diff_base=OLD.pb.gz NEW.pb.gz"
-                       : "--diff goes with the report and --export=folded "
-                         "or flamegraph only";
-        if (o->have_threshold)
-            return "--threshold goes with the report form of --diff";
-    }
-    if (o->dump || o->tree)
-        return "--diff does not go with --dump or --tree";
-    if (o->focus || o->per_thread || o->by_line || o->oncpu ||
-        o->min_percent > 0 || o->no_events)
-        return "--diff does not go with --focus, --threads, --by-line, "
-               "--cpu, --min-percent or --no-events";
-    /* The diff has its own order (largest change first) and its own rows;
-     * the distributions are not compared yet. */
-    if (o->stats || o->sort || o->slowest)
-        return "--diff does not go with --stats, --sort or --slowest";
-    /* thread ids are the kernel's of one run: the other run has others */
-    if (o->ntids)
-        return "--diff does not go with --tid";
-    if (o->output && same_file(o->output, o->diff_base))
-        return "-o names the --diff file: refusing to write over it";
-    return NULL;
-}

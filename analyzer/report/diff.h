@@ -12,17 +12,13 @@
 
 #include "analyzer/model/trace.h"
 
-struct ct_options;
+struct ct_view_opts;
 struct ct_profile;
 
 /* The report form of --diff: prints the tables of docs/analysis.md ("The
  * diff of two runs") from the finished profiles of the old run
  * (o->diff_base) and the new one. */
 void ct_diff_print(FILE *out, struct ct_profile *oldp, struct ct_profile *newp,
-                   const struct ct_options *o);
-
-/* Why the options given do not go with --diff (or --threshold without
- * it), or NULL when they do. */
-const char *ct_diff_refuse(const struct ct_options *o);
+                   const struct ct_view_opts *o);
 
 #endif /* CT_DIFF_H */

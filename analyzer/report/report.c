@@ -247,7 +247,7 @@ static void make_order(struct ct_rep *r)
 }
 
 void ct_rep_init(struct ct_rep *r, FILE *out, struct ct_profile *p,
-                 const struct ct_options *o)
+                 const struct ct_view_opts *o)
 {
     memset(r, 0, sizeof *r);
     r->out = out;
@@ -280,7 +280,7 @@ void ct_rep_free(struct ct_rep *r)
 }
 
 static void print_one(FILE *out, struct ct_profile *p,
-                      const struct ct_options *o, const bool *focus,
+                      const struct ct_view_opts *o, const bool *focus,
                       uint32_t nfocus)
 {
     struct ct_rep r;
@@ -304,14 +304,14 @@ static void print_one(FILE *out, struct ct_profile *p,
 }
 
 static int print_all(FILE *out, struct ct_profile *p,
-                     const struct ct_options *opts, const bool *focus,
+                     const struct ct_view_opts *opts, const bool *focus,
                      uint32_t nfocus);
 
 /* --focus PATTERN against the whole trace's functions: the roots it
  * names, or one line on stderr and NULL when it names none or is an
  * ambiguous prefix (then the candidates are listed). */
 static bool *resolve_focus(FILE *out, struct ct_profile *p,
-                           const struct ct_options *o)
+                           const struct ct_view_opts *o)
 {
     struct ct_rep r;
     ct_rep_init(&r, out, p, o);
@@ -356,7 +356,7 @@ static bool *resolve_focus(FILE *out, struct ct_profile *p,
 }
 
 int ct_report_print(FILE *out, struct ct_profile *p,
-                    const struct ct_options *opts)
+                    const struct ct_view_opts *opts)
 {
     bool *focus = NULL;
     if (opts->focus && !opts->flat_only) {
@@ -370,7 +370,7 @@ int ct_report_print(FILE *out, struct ct_profile *p,
 }
 
 static int print_all(FILE *out, struct ct_profile *p,
-                     const struct ct_options *opts, const bool *focus,
+                     const struct ct_view_opts *opts, const bool *focus,
                      uint32_t nfocus)
 {
     if (!opts->per_thread || !p->threads) {

@@ -10,7 +10,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
-#include "analyzer/options.h"
+#include "analyzer/model/view_opts.h"
 #include "analyzer/model/profile.h"
 
 /* A cycle seen as one function (gprof's "<cycle N as a whole>"). */
@@ -31,7 +31,7 @@ struct ct_unit {
 struct ct_rep {
     FILE *out;
     struct ct_profile *p;
-    const struct ct_options *o;
+    const struct ct_view_opts *o;
     struct ct_unit unit;     /* time columns                             */
     uint64_t print_ticks;    /* 100% of the %time columns (total self)   */
     uint32_t *index;         /* func -> call-graph index, 0 = not listed */
@@ -56,7 +56,7 @@ uint64_t *ct_rep_bias_taken(const struct ct_rep *r);
 const char *ct_rep_granularity(const struct ct_rep *r, char *buf, size_t len);
 
 void ct_rep_init(struct ct_rep *r, FILE *out, struct ct_profile *p,
-                 const struct ct_options *o);
+                 const struct ct_view_opts *o);
 void ct_rep_free(struct ct_rep *r);
 
 double ct_rep_ns(const struct ct_rep *r, uint64_t ticks);

@@ -265,7 +265,7 @@ static void put_slowest(struct ct_rep *r, uint32_t func)
 }
 
 int ct_report_slowest(FILE *out, struct ct_profile *p,
-                      const struct ct_options *o)
+                      const struct ct_view_opts *o)
 {
     struct ct_rep r;
     ct_rep_init(&r, out, p, o);

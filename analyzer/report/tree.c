@@ -59,7 +59,7 @@ struct tree {
     struct ct_sink sink;
     FILE *out;
     struct ct_trace_info *info;
-    const struct ct_options *opts;
+    const struct ct_view_opts *opts;
     uint32_t max_depth;
     uint64_t min_ticks;
     uint64_t bias_ticks, bias_child_ticks;  /* --subtract-bias */
@@ -593,7 +593,7 @@ static int tree_event(struct ct_sink *sink, const struct ct_event *ev)
 }
 
 struct ct_sink *ct_tree_new(FILE *out, struct ct_trace_info *info,
-                            const struct ct_options *opts)
+                            const struct ct_view_opts *opts)
 {
     struct tree *tr = ct_xcalloc(1, sizeof *tr);
     tr->sink.event = tree_event;

@@ -6,7 +6,7 @@
 
 #define EXPORTER(name)                                                     \
     struct ct_exporter *name(FILE *out, struct ct_trace_info *info,        \
-                             const struct ct_options *opts)
+                             const struct ct_view_opts *opts)
 EXPORTER(ct_export_lms_new);
 EXPORTER(ct_export_samplingprof_new);
 EXPORTER(ct_export_callgrind_new);
@@ -26,7 +26,7 @@ static EXPORTER(openlaszlo_new)
 static const struct {
     const char *name;
     struct ct_exporter *(*make)(FILE *out, struct ct_trace_info *info,
-                                const struct ct_options *opts);
+                                const struct ct_view_opts *opts);
 } exporters[] = {
     {"openlaszlo", openlaszlo_new},
     {"lms", ct_export_lms_new},
@@ -42,7 +42,7 @@ static const struct {
 
 struct ct_exporter *ct_exporter_new(const char *format, FILE *out,
                                     struct ct_trace_info *info,
-                                    const struct ct_options *opts)
+                                    const struct ct_view_opts *opts)
 {
     size_t n = sizeof exporters / sizeof exporters[0];
     for (size_t i = 0; i < n; i++)

@@ -11,7 +11,7 @@
 #include "analyzer/model/trace.h"
 
 struct ct_profile;
-struct ct_options;
+struct ct_view_opts;
 struct ct_stacktree;
 
 struct ct_exporter {
@@ -25,7 +25,7 @@ struct ct_exporter {
     const struct ct_range_filter *range;
     /* The command line's options as given to ct_exporter_new; NULL means
      * the defaults. */
-    const struct ct_options *opts;
+    const struct ct_view_opts *opts;
     /* Takes the whole stream and applies --time-range itself (as the
      * profile does, clipping intervals at the window's edges); otherwise
      * the caller passes only the events inside the window. */
@@ -41,7 +41,7 @@ struct ct_exporter {
  * kinds); NULL means every default. */
 struct ct_exporter *ct_exporter_new(const char *format, FILE *out,
                                     struct ct_trace_info *info,
-                                    const struct ct_options *opts);
+                                    const struct ct_view_opts *opts);
 
 /* --dump: the OpenLaszlo raw form, as documented in docs/dump-format.md. */
 struct ct_exporter *ct_dump_new(FILE *out, struct ct_trace_info *info);

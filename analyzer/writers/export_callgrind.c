@@ -183,7 +183,7 @@ static int cg_finish(struct ct_exporter *ex, struct ct_profile *p)
 }
 
 struct ct_exporter *ct_export_callgrind_new(FILE *out, struct ct_trace_info *info,
-                                            const struct ct_options *opts)
+                                            const struct ct_view_opts *opts)
 {
     (void)opts;
     struct ct_profile_writer *x =

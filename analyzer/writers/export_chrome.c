@@ -313,7 +313,7 @@ static int chrome_finish_any(struct ct_exporter *ex, struct ct_profile *p)
 }
 
 struct ct_exporter *ct_export_chrome_new(FILE *out, struct ct_trace_info *info,
-                                         const struct ct_options *opts)
+                                         const struct ct_view_opts *opts)
 {
     struct chrome_export *x = ct_xcalloc(1, sizeof *x);
     x->ex.sink.event = chrome_start;

@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "analyzer/writers/export.h"
-#include "analyzer/options.h"
+#include "analyzer/model/view_opts.h"
 #include "analyzer/model/profile.h"
 #include "analyzer/util.h"
 
@@ -169,7 +169,7 @@ static int dot_finish(struct ct_exporter *ex, struct ct_profile *p)
 }
 
 struct ct_exporter *ct_export_dot_new(FILE *out, struct ct_trace_info *info,
-                                      const struct ct_options *opts)
+                                      const struct ct_view_opts *opts)
 {
     struct dot_export *x = ct_profile_writer_new(sizeof *x, out, info,
                                                  dot_finish);

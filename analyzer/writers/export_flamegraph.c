@@ -28,7 +28,7 @@
 
 #include "analyzer/writers/export.h"
 #include "analyzer/writers/flamegraph_script.h"
-#include "analyzer/options.h"
+#include "analyzer/model/view_opts.h"
 #include "analyzer/writers/stackdiff.h"
 #include "analyzer/writers/stacktree.h"
 #include "analyzer/writers/textesc.h"
@@ -324,7 +324,7 @@ static void fg_free(struct ct_exporter *ex)
 
 struct ct_exporter *ct_export_flamegraph_new(FILE *out,
                                              struct ct_trace_info *info,
-                                             const struct ct_options *opts)
+                                             const struct ct_view_opts *opts)
 {
     struct fg_export *x = ct_xcalloc(1, sizeof *x);
     ct_stack_writer_init(&x->w, out, info, opts, fg_finish, fg_free);

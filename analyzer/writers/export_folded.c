@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "analyzer/writers/export.h"
-#include "analyzer/options.h"
+#include "analyzer/model/view_opts.h"
 #include "analyzer/writers/stackdiff.h"
 #include "analyzer/writers/stacktree.h"
 #include "analyzer/util.h"
@@ -107,7 +107,7 @@ static void folded_free(struct ct_exporter *ex)
 }
 
 struct ct_exporter *ct_export_folded_new(FILE *out, struct ct_trace_info *info,
-                                   const struct ct_options *opts)
+                                   const struct ct_view_opts *opts)
 {
     struct folded_export *x = ct_xcalloc(1, sizeof *x);
     ct_stack_writer_init(&x->w, out, info, opts, folded_finish, folded_free);

@@ -174,7 +174,7 @@ static void lms_free(struct ct_exporter *ex)
 }
 
 struct ct_exporter *ct_export_lms_new(FILE *out, struct ct_trace_info *info,
-                                      const struct ct_options *opts)
+                                      const struct ct_view_opts *opts)
 {
     (void)opts;
     struct lms_export *x = ct_xcalloc(1, sizeof *x);

@@ -327,7 +327,7 @@ static void perfetto_free(struct ct_exporter *ex)
 
 struct ct_exporter *ct_export_perfetto_new(FILE *out,
                                            struct ct_trace_info *info,
-                                           const struct ct_options *opts)
+                                           const struct ct_view_opts *opts)
 {
     struct perfetto_export *x = ct_xcalloc(1, sizeof *x);
     x->ex.sink.event = perfetto_event;

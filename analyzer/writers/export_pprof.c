@@ -281,7 +281,7 @@ static void pprof_free(struct ct_exporter *ex)
 }
 
 struct ct_exporter *ct_export_pprof_new(FILE *out, struct ct_trace_info *info,
-                                        const struct ct_options *opts)
+                                        const struct ct_view_opts *opts)
 {
     struct pprof_export *x = ct_xcalloc(1, sizeof *x);
     ct_stack_writer_init(&x->w, out, info, opts, pprof_finish, pprof_free);

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "analyzer/options.h"
+#include "analyzer/model/view_opts.h"
 #include "analyzer/writers/stacktree.h"
 #include "analyzer/util.h"
 
@@ -442,7 +442,7 @@ uint64_t ct_ns_round(struct ct_ns_rounder *r, uint64_t ticks)
 }
 
 void ct_stacktree_set_opts(struct ct_stacktree *t,
-                           const struct ct_options *opts)
+                           const struct ct_view_opts *opts)
 {
     t->by_thread = opts && opts->per_thread;
     t->subtract_bias = opts && opts->subtract_bias;
@@ -465,7 +465,7 @@ static int stack_writer_event(struct ct_sink *self, const struct ct_event *ev)
 
 void ct_stack_writer_init(struct ct_stack_writer *w, FILE *out,
                           struct ct_trace_info *info,
-                          const struct ct_options *opts,
+                          const struct ct_view_opts *opts,
                           int (*finish)(struct ct_exporter *,
                                         struct ct_profile *),
                           void (*free_fn)(struct ct_exporter *))

@@ -56,13 +56,13 @@ struct ct_stacktree {
 void ct_stacktree_init(struct ct_stacktree *t,
                        const struct ct_trace_info *info, bool by_thread,
                        bool subtract_bias);
-struct ct_options;
+struct ct_view_opts;
 /* Sets the tree up as the command line asks (opts may be NULL): a root
  * per thread with --threads, the bias off with --subtract-bias, only
  * --time-range's window.  Before the first event: the writers call it
  * there, as their options may be filled in after they are made. */
 void ct_stacktree_set_opts(struct ct_stacktree *t,
-                           const struct ct_options *opts);
+                           const struct ct_view_opts *opts);
 /* Closes the frames still open (at each thread's last event). */
 void ct_stacktree_finish(struct ct_stacktree *t);
 void ct_stacktree_free(struct ct_stacktree *t);
@@ -124,7 +124,7 @@ struct ct_stack_writer {
 
 void ct_stack_writer_init(struct ct_stack_writer *w, FILE *out,
                           struct ct_trace_info *info,
-                          const struct ct_options *opts,
+                          const struct ct_view_opts *opts,
                           int (*finish)(struct ct_exporter *,
                                         struct ct_profile *),
                           void (*free_fn)(struct ct_exporter *));

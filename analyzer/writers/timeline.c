@@ -2,7 +2,7 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
-#include "analyzer/options.h"
+#include "analyzer/model/view_opts.h"
 #include "analyzer/writers/timeline.h"
 #include "analyzer/util.h"
 #include "analyzer/model/values.h"
@@ -176,7 +176,7 @@ void ct_timeline_event(struct ct_timeline *tl, const struct ct_event *ev)
     }
 }
 
-void ct_timeline_finish(struct ct_timeline *tl, const struct ct_options *opts,
+void ct_timeline_finish(struct ct_timeline *tl, const struct ct_view_opts *opts,
                         const struct ct_range_filter *range)
 {
     bool window = opts && opts->have_range;

@@ -56,14 +56,14 @@ struct ct_timeline {
 void ct_timeline_init(struct ct_timeline *tl,
                       const struct ct_timeline_ops *ops, void *ctx);
 void ct_timeline_event(struct ct_timeline *tl, const struct ct_event *ev);
-struct ct_options;
+struct ct_view_opts;
 struct ct_range_filter;
 
 /* Closes every open frame at its thread's last event, marked
  * "open_at_window_end" under --time-range, else "never_returned"; a
  * thread that went on past the window (range, may be NULL) closes them at
  * the window's end, where the profile stops charging them. */
-void ct_timeline_finish(struct ct_timeline *tl, const struct ct_options *opts,
+void ct_timeline_finish(struct ct_timeline *tl, const struct ct_view_opts *opts,
                         const struct ct_range_filter *range);
 /* A timeline export's last word, after its output: 1, with an error, when
  * it drew nothing (drew_nothing) from an input that has per-function

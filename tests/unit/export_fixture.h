@@ -41,9 +41,9 @@ static inline void ex_init(struct ex *e, const char *format)
     e->info.pid = 42;
     ct_trace_thread(&e->info, 100);
     ct_trace_thread(&e->info, 200);
-    e->opts.range_to_ns = INT64_MAX;
+    e->opts.view.range_to_ns = INT64_MAX;
     e->out = open_memstream(&e->buf, &e->len);
-    e->x = ct_exporter_new(format, e->out, &e->info, &e->opts);
+    e->x = ct_exporter_new(format, e->out, &e->info, &e->opts.view);
     assert_non_null(e->x);
 }
 
@@ -55,7 +55,7 @@ static inline uint32_t ex_fn(struct ex *e, const char *name)
 static inline void ex_event(struct ex *e, const struct ct_event *ev)
 {
     if (!e->p) {
-        struct ct_profile_opts po = {.subtract_bias = e->opts.subtract_bias};
+        struct ct_profile_opts po = {.subtract_bias = e->opts.view.subtract_bias};
         e->p = ct_profile_new(&e->info, &po);
         ct_tee_init(&e->tee, ct_profile_sink(e->p), &e->x->sink);
     }

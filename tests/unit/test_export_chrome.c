@@ -133,9 +133,9 @@ static void window_inside_pause(void **state)
     ex_init(&e, "chrome");
     e.info.have_first_time = true;
     e.info.first_time = 0;
-    e.opts.have_range = true;
-    e.opts.range_from_ns = 1000;
-    e.opts.range_to_ns = 3000;
+    e.opts.view.have_range = true;
+    e.opts.view.range_from_ns = 1000;
+    e.opts.view.range_to_ns = 3000;
     struct ct_range_filter range;
     ct_range_filter_init(&range, &e.x->sink, &e.info, 1000, 3000);
     e.x->range = &range;

@@ -67,7 +67,7 @@ static int load_old(struct old *o, struct ex *e)
     if (ct_load_open(&o->load, e->opts.diff_base, &lo) != CT_EXIT_OK)
         return -1;
     ct_stacktree_init(&o->tree, &o->load.info, false, false);
-    ct_stacktree_set_opts(&o->tree, &e->opts);
+    ct_stacktree_set_opts(&o->tree, &e->opts.view);
     int status = ct_load_read(&o->load, &lo, &o->tree.sink, NULL);
     ct_stacktree_finish(&o->tree);
     e->x->diff_base = &o->tree;
@@ -103,7 +103,7 @@ static void folded_calls(void **state)
     (void)state;
     struct ex e;
     ex_init(&e, "folded");
-    e.opts.folded_calls = true;
+    e.opts.view.folded_calls = true;
     feed_new(&e);
     struct old old;
     assert_int_equal(load_old(&old, &e), 0);

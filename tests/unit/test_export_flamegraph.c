@@ -70,8 +70,8 @@ static void icicle_calls(void **state)
     (void)state;
     struct ex e;
     ex_init(&e, "flamegraph");
-    e.opts.icicle = true;
-    e.opts.folded_calls = true;
+    e.opts.view.icicle = true;
+    e.opts.view.folded_calls = true;
     feed(&e);
     assert_int_equal(ex_finish(&e), 0);
     assert_non_null(strstr(e.buf, "data-total=\"4\" data-measure=\"calls\""));

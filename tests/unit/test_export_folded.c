@@ -65,8 +65,8 @@ static void calls_and_threads(void **state)
     (void)state;
     struct ex e;
     ex_init(&e, "folded");
-    e.opts.folded_calls = true;
-    e.opts.per_thread = true;
+    e.opts.view.folded_calls = true;
+    e.opts.view.per_thread = true;
     e.info.threads[1].tid = 200;
     snprintf(e.info.threads[1].name, sizeof e.info.threads[1].name, "io");
     feed(&e);
@@ -85,7 +85,7 @@ static void bias(void **state)
     (void)state;
     struct ex e;
     ex_init(&e, "folded");
-    e.opts.subtract_bias = true;
+    e.opts.view.subtract_bias = true;
     e.info.bias_ns_per_call = 2;
     feed(&e);
     assert_int_equal(ex_finish(&e), 0);
@@ -107,7 +107,7 @@ static void bias_split(void **state)
     (void)state;
     struct ex e;
     ex_init(&e, "folded");
-    e.opts.subtract_bias = true;
+    e.opts.view.subtract_bias = true;
     e.info.bias_ns_per_call = 2;
     e.info.bias_child_ns = 1;
     feed(&e);

@@ -9,7 +9,7 @@
 #include <cmocka.h>
 
 #include "analyzer/writers/export.h"
-#include "analyzer/options.h"
+#include "analyzer/model/view_opts.h"
 #include "profile_fixture.h"
 
 static void build(struct fx *x)
@@ -32,7 +32,7 @@ static void build(struct fx *x)
 }
 
 static char *export(struct fx *x, const char *format,
-                    const struct ct_options *opts)
+                    const struct ct_view_opts *opts)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -78,7 +78,7 @@ static void dot_exact(void **state)
     (void)state;
     struct fx x;
     build(&x);
-    struct ct_options o = {.node_threshold = 25, .edge_threshold = 15};
+    struct ct_view_opts o = {.node_threshold = 25, .edge_threshold = 15};
     char *got = export(&x, "dot", &o);
     /* a's total is 25% of 200 ns (kept at 25), b's 30 ticks = 30%; the
      * arc a -> b is 10% (left out), main -> b 20%, main -> a 25%. */

@@ -13,7 +13,7 @@
 #include <cmocka.h>
 
 #include "analyzer/writers/export.h"
-#include "analyzer/options.h"
+#include "analyzer/model/view_opts.h"
 #include "profile_fixture.h"
 #include "analyzer/model/profile_lines.h"
 #include "analyzer/report/report.h"
@@ -188,7 +188,7 @@ static void test_export(void **state)
 
 static char *flat(struct fx *x)
 {
-    struct ct_options o = {.brief = true, .flat_only = true, .by_line = true};
+    struct ct_view_opts o = {.brief = true, .flat_only = true, .by_line = true};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);

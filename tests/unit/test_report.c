@@ -9,7 +9,7 @@
 
 #include <cmocka.h>
 
-#include "analyzer/options.h"
+#include "analyzer/model/view_opts.h"
 #include "profile_fixture.h"
 #include "analyzer/report/report.h"
 
@@ -40,7 +40,7 @@ static void build(struct fx *x)
     ct_profile_finish(x->p);
 }
 
-static char *report(const struct ct_options *o)
+static char *report(const struct ct_view_opts *o)
 {
     struct fx x;
     build(&x);
@@ -67,7 +67,7 @@ static char *section(const char *text, const char *from, const char *to)
 static void check(const char *what, const char *from, const char *to,
                   const char *expected)
 {
-    struct ct_options o = {.brief = true};
+    struct ct_view_opts o = {.brief = true};
     (void)what;
     char *text = report(&o);
     char *got = section(text, from, to);

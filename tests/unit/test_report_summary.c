@@ -2,7 +2,7 @@
  * reader's states) by name alone. */
 #include "test_read_support.h"
 
-#include "analyzer/options.h"
+#include "analyzer/model/view_opts.h"
 #include "analyzer/model/profile.h"
 #include "analyzer/report/report.h"
 
@@ -12,7 +12,7 @@ static char *summary(struct ct_trace_info *info)
     struct ct_profile_opts po = {0};
     struct ct_profile *p = ct_profile_new(info, &po);
     ct_profile_finish(p);
-    struct ct_options o = {.brief = true, .flat_only = true};
+    struct ct_view_opts o = {.brief = true, .flat_only = true};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
@@ -39,7 +39,7 @@ static char *threads_line(struct ct_trace_info *info)
     struct ct_profile_opts po = {0};
     struct ct_profile *p = ct_profile_new(info, &po);
     ct_profile_finish(p);
-    struct ct_options o = {.brief = true, .flat_only = true};
+    struct ct_view_opts o = {.brief = true, .flat_only = true};
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);

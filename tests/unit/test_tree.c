@@ -31,7 +31,7 @@ static void tx_init(struct tx *t, const struct ct_options *o)
     memset(t, 0, sizeof *t);
     fx_init(&t->fx);
     t->out = open_memstream(&t->buf, &t->len);
-    t->tree = ct_tree_new(t->out, &t->fx.info, o);
+    t->tree = ct_tree_new(t->out, &t->fx.info, &o->view);
     t->fx.sink = t->tree;
     if (o->nhide) {
         ct_hide_filter_init(&t->hide, t->tree, &t->fx.info, o->hide, o->nhide);
@@ -149,7 +149,7 @@ static void test_overhead_taken_out(void **state)
 static void test_bias_split(void **state)
 {
     (void)state;
-    struct ct_options o = {.subtract_bias = true};
+    struct ct_options o = {.view.subtract_bias = true};
     struct tx t;
     tx_init(&t, &o);
     t.fx.info.bias_ns_per_call = 3;
@@ -224,7 +224,7 @@ static void test_threads_interleaved(void **state)
 static void test_threads_sections(void **state)
 {
     (void)state;
-    struct ct_options o = {.per_thread = true};
+    struct ct_options o = {.view.per_thread = true};
     struct tx t;
     tx_init(&t, &o);
     FX_CALL(&t.fx, 1, 0, "b");
@@ -244,7 +244,7 @@ static void test_threads_sections(void **state)
 static void test_min_duration(void **state)
 {
     (void)state;
-    struct ct_options o = {.tree_min_ns = 100};
+    struct ct_options o = {.view.tree_min_ns = 100};
     struct tx t;
     tx_init(&t, &o);
     FX_CALL(&t.fx, 0, 0, "main");
@@ -278,7 +278,7 @@ static void test_min_duration(void **state)
 static void test_focus_and_depth(void **state)
 {
     (void)state;
-    struct ct_options o = {.focus = "wor*", .tree_depth = 2};
+    struct ct_options o = {.view.focus = "wor*", .view.tree_depth = 2};
     struct tx t;
     tx_init(&t, &o);
     FX_CALL(&t.fx, 0, 0, "main");
@@ -413,8 +413,8 @@ static void test_oncpu_pause(void **state)
 static void test_oncpu_window(void **state)
 {
     (void)state;
-    struct ct_options o = {.have_range = true, .range_from_ns = 300,
-                           .range_to_ns = 850};
+    struct ct_options o = {.view.have_range = true, .view.range_from_ns = 300,
+                           .view.range_to_ns = 850};
     struct tx t;
     tx_init(&t, &o);
     pause_and_overhead(&t);
@@ -431,8 +431,8 @@ static void test_oncpu_window(void **state)
 static void test_oncpu_window_in_pause(void **state)
 {
     (void)state;
-    struct ct_options o = {.have_range = true, .range_from_ns = 100,
-                           .range_to_ns = 650};
+    struct ct_options o = {.view.have_range = true, .view.range_from_ns = 100,
+                           .view.range_to_ns = 650};
     struct tx t;
     tx_init(&t, &o);
     pause_and_overhead(&t);
