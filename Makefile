@@ -45,18 +45,22 @@ ANALYZER_LIBS  := -lbfd -lm -lz -lzstd
 # ones of include/ by their name alone, so the root and include/ are the
 # only include folders.
 PRELOAD_DIRS  := preload $(sort $(patsubst %/,%,$(dir $(wildcard preload/*/*))))
-PRELOAD_SRCS  := $(sort $(foreach d,$(PRELOAD_DIRS),$(wildcard $(d)/*.c)))
+# settings/ holds the parsers of the tracer's settings (CALLTRACE_*, the
+# filter and argument specs), built into the tracer and into calltrace,
+# which checks record's options as the tracer will read them.
+SETTINGS_SRCS := $(sort $(wildcard settings/*.c))
+PRELOAD_SRCS  := $(sort $(foreach d,$(PRELOAD_DIRS),$(wildcard $(d)/*.c))) \
+                 $(SETTINGS_SRCS)
 PRELOAD_ASM   := $(sort $(foreach d,$(PRELOAD_DIRS),$(wildcard $(d)/*.S)))
 ANALYZER_DIRS := analyzer analyzer/read analyzer/readers analyzer/model analyzer/report \
                  analyzer/writers
 ANALYZER_SRCS := $(sort $(foreach d,$(ANALYZER_DIRS),$(wildcard $(d)/*.c)))
-# The front end, calltrace: its verbs and the tracer's option parsers,
-# linked with the analyzer's library (its readers give the figures of
-# record's closing line).
+# The front end, calltrace: its verbs and the settings' parsers, linked
+# with the analyzer's library (its readers give the figures of record's
+# closing line).
 FRONT_SRCS    := $(sort $(wildcard frontend/*.c))
-FRONT_PRELOAD := $(filter %/config.c %/filter_spec.c %/args_spec.c %/scratch.c,$(PRELOAD_SRCS))
 FRONT_OBJS    := $(FRONT_SRCS:%.c=$(BUILD)/%.o) \
-                 $(FRONT_PRELOAD:%.c=$(BUILD)/frontend/%.o)
+                 $(SETTINGS_SRCS:%.c=$(BUILD)/frontend/%.o)
 # init.c starts the tracer when the library is loaded; unit tests link the
 # rest of the tracer without it.
 PRELOAD_LIB_SRCS  := $(filter-out %/init.c,$(PRELOAD_SRCS))
@@ -123,7 +127,7 @@ $(BUILD)/frontend/%.o: frontend/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
-$(BUILD)/frontend/preload/%.o: preload/%.c
+$(BUILD)/frontend/settings/%.o: settings/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
@@ -140,11 +144,19 @@ $(BUILD)/tsan/preload/%.o: preload/%.c
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) \
 	    $(if $(filter $<,$(TSAN_PLAIN)),,-fsanitize=thread) -c -o $@ $<
 
+$(BUILD)/tsan/settings/%.o: settings/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) -fsanitize=thread -c -o $@ $<
+
 $(BUILD)/tsan/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
 
 $(BUILD)/preload/%.o: preload/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) -c -o $@ $<
+
+$(BUILD)/settings/%.o: settings/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) -c -o $@ $<
 
@@ -161,6 +173,10 @@ $(BUILD)/analyzer/%.o: analyzer/%.c
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(CFLAGS) -c -o $@ $<
 
 $(BUILD)/san/preload/%.o: preload/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) $(SAN) -c -o $@ $<
+
+$(BUILD)/san/settings/%.o: settings/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) $(SAN) -c -o $@ $<
 

@@ -19,9 +19,9 @@
 #include "analyzer/readers/calltrace_pack.h"
 #include "frontend/frontend.h"
 #include "frontend/record.h"
-#include "preload/libcalls/args.h"
-#include "preload/filters/filter.h"
-#include "preload/tracer.h"
+#include "settings/args_spec.h"
+#include "settings/config.h"
+#include "settings/filter_spec.h"
 
 static void usage(FILE *f)
 {
@@ -121,7 +121,7 @@ enum {
 static void set(struct ct_fe_record_opts *o, const char *name,
                 const char *value);
 
-/* The tracer's own check of a filter variable (preload/filters/filter_spec.c):
+/* The tracer's own check of a filter variable (settings/filter_spec.c):
  * bad syntax is a usage error here rather than a warning at run time. */
 static const char *filter_var, *filter_value;
 static char filter_why[512];
@@ -154,7 +154,7 @@ static void filter_option(struct ct_fe_record_opts *o, const char *verb,
 }
 
 /* --args and --auto-args, each checked by the tracer's own parser
- * (preload/libcalls/args_spec.c), joined into one CALLTRACE_ARGS. */
+ * (settings/args_spec.c), joined into one CALLTRACE_ARGS. */
 static void args_option(struct ct_fe_record_opts *o, const char *verb,
                         const char *opt, const char *v)
 {

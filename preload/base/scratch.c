@@ -7,6 +7,7 @@
 #include "calltrace_format.h"
 #include "preload/base/rawsys.h"
 #include "preload/base/scratch.h"
+#include "settings/alloc.h"
 
 #define PAGE 4096u
 #define KEEP_CHUNK (64u << 10)
@@ -30,6 +31,17 @@ void ct_scratch_free(void *p, size_t bytes)
 {
     if (p)
         ct_rsys(SYS_munmap, (long)p, (long)page_round(bytes), 0, 0, 0, 0);
+}
+
+/* The settings' parsers take the tracer's memory (settings/alloc.h). */
+void *ct_settings_alloc(size_t bytes)
+{
+    return ct_scratch_alloc(bytes);
+}
+
+void ct_settings_free(void *p, size_t bytes)
+{
+    ct_scratch_free(p, bytes);
 }
 
 /* Strings kept for good: bumped out of chunks that are never unmapped. */

@@ -13,13 +13,10 @@
 /* Library calls open at once on one thread. */
 #define CT_PLT_MAX_FRAMES 1024
 
-/* CALLTRACE_LIBCALLS */
-#define CT_LIBCALLS_NONE 0
-#define CT_LIBCALLS_PLT 1     /* calls from instrumented objects (default) */
-#define CT_LIBCALLS_NESTED 2  /* and calls between libraries              */
-
 #ifndef __ASSEMBLER__
 #include <stdint.h>
+
+#include "settings/config.h"  /* CT_LIBCALLS_* */
 
 #pragma GCC visibility push(hidden)
 

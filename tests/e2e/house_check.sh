@@ -34,7 +34,7 @@ check_tree_map() { # DIR
 }
 check_tree_map preload
 for d in analyzer analyzer/model analyzer/readers analyzer/read analyzer/report \
-         analyzer/writers frontend include bench scripts; do
+         analyzer/writers frontend include settings bench scripts; do
     files=()
     for f in "$d"/*; do
         [ -f "$f" ] && [ "$(basename "$f")" != README.md ] && files+=("$f")
@@ -49,6 +49,7 @@ layer() { # path -> layer name
     case $1 in
         include/*) echo include;;
         preload/*) echo preload;;
+        settings/*) echo settings;;
         analyzer/util.[ch]|analyzer/progress.[ch]) echo base;;
         analyzer/main.c|analyzer/cli.c|analyzer/options.h) echo cli;;
         analyzer/model/*) echo model;;
@@ -63,7 +64,8 @@ layer() { # path -> layer name
 may_use() { # from to: the layers a layer may include
     case $1 in
         include) [[ $2 == include ]];;
-        preload) [[ $2 =~ ^(include|preload)$ ]];;
+        settings) [[ $2 =~ ^(include|settings)$ ]];;
+        preload) [[ $2 =~ ^(include|settings|preload)$ ]];;
         base) [[ $2 =~ ^(include|base)$ ]];;
         model) [[ $2 =~ ^(include|base|model)$ ]];;
         readers) [[ $2 =~ ^(include|base|model|readers)$ ]];;
@@ -71,7 +73,7 @@ may_use() { # from to: the layers a layer may include
         report) [[ $2 =~ ^(include|base|model|report)$ ]];;
         writers) [[ $2 =~ ^(include|base|model|writers)$ ]];;
         cli) [[ $2 != preload && $2 != frontend ]];;
-        frontend) [[ $2 =~ ^(include|base|model|readers|read|frontend)$ ]];;
+        frontend) [[ $2 =~ ^(include|settings|base|model|readers|read|frontend)$ ]];;
         *) false;;
     esac
 }
@@ -90,7 +92,7 @@ private_to() { # header path -> folder only it may be included from
 
 declare -A header_at
 while read -r h; do header_at[$(basename "$h")]=$h; done \
-    < <(find include preload analyzer frontend -name '*.h' | sort)
+    < <(find include settings preload analyzer frontend -name '*.h' | sort)
 
 allow=tests/house-allow.txt
 declare -A allowed seen
@@ -118,7 +120,7 @@ while read -r src; do
             say "$src includes $to: $why (docs/architecture.md, \"Layers\")"
         fi
     done < <(sed -nE 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"([^"]+)".*/\1/p' "$src")
-done < <(find include preload analyzer frontend \
+done < <(find include settings preload analyzer frontend \
               \( -name '*.c' -o -name '*.h' -o -name '*.S' \) | sort)
 
 for k in "${!allowed[@]}"; do

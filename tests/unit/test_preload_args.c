@@ -1,4 +1,4 @@
-/* CALLTRACE_ARGS's parser (preload/libcalls/args_spec.c): items, formats and
+/* CALLTRACE_ARGS's parser (settings/args_spec.c): items, formats and
  * widths, the places its errors name, `auto` after the user's rules, and
  * which rule a name matches. */
 #include <setjmp.h>

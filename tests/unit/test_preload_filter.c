@@ -1,4 +1,4 @@
-/* The record-time filter language (preload/filters/filter_spec.c): items,
+/* The record-time filter language (settings/filter_spec.c): items,
  * globs, regular expressions, C++ names, the environment variables and the
  * exact messages for bad syntax. */
 #include <setjmp.h>

@@ -1,5 +1,5 @@
 /*
- * The rule language of record-time filters (filter.h): parsing and
+ * The rule language of record-time filters (filter_spec.h): parsing and
  * matching one name.  Pure functions, so the unit tests can drive them.
  */
 #include <ctype.h>
@@ -9,8 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preload/filters/filter.h"
-#include "preload/base/scratch.h"
+#include "settings/alloc.h"
+#include "settings/filter_spec.h"
 
 void ct_fspec_free(struct ct_fspec *s)
 {
@@ -503,7 +503,7 @@ size_t ct_fspec_from_env(char *dst, size_t cap, ct_fenv_fn get,
         const char *v = get(vars[i].var);
         if (!v || !*v)
             continue;
-        if (!tmp && !(tmp = ct_scratch_alloc(sizeof *tmp)))
+        if (!tmp && !(tmp = ct_settings_alloc(sizeof *tmp)))
             return 0;
         char item[CT_FILTER_TEXT_MAX], err[256];
         if (strlen(v) + 8 >= sizeof item) {
@@ -544,6 +544,6 @@ size_t ct_fspec_from_env(char *dst, size_t cap, ct_fenv_fn get,
             n = append(dst, cap, n, tmp->text);
         ct_fspec_free(tmp);
     }
-    ct_scratch_free(tmp, sizeof *tmp);
+    ct_settings_free(tmp, sizeof *tmp);
     return n;
 }

@@ -1,5 +1,5 @@
 /*
- * Configuration from the environment.  Pure functions: the environment and
+ * The tracer's settings from the environment (config.h).  Pure functions: the environment and
  * the message sink are passed in, so the unit tests drive every variable.
  * A bad value never stops the program: one line explains it and the
  * default is used.
@@ -7,13 +7,13 @@
 #include <ctype.h>
 #include <errno.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "preload/libcalls/plt.h"
-#include "preload/tracer.h"
+#include "settings/config.h"
 
 void ct_config_defaults(struct ct_config *c)
 {

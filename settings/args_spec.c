@@ -1,5 +1,5 @@
 /*
- * CALLTRACE_ARGS's language (args.h), parsed without the tracer's state
+ * CALLTRACE_ARGS's language (args_spec.h), parsed without the tracer's state
  * so the unit tests and the front end can use it:
  *
  *   spec  = rule { ";" rule }
@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preload/libcalls/args.h"
+#include "settings/args_spec.h"
 
 /* uftrace's `-a` table, for the commonest libc and pthread calls. */
 const char ct_args_builtin[] =

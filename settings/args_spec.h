@@ -1,0 +1,69 @@
+/*
+ * CALLTRACE_ARGS's language: the arguments and return values the tracer
+ * keeps, in uftrace's spelling (`name@arg1/i32,arg2/s,retval;glob*@arg3/x`),
+ * parsed by args_spec.c into a struct ct_args_spec.  Shared by the tracer
+ * (preload/libcalls/args.c keeps the values) and calltrace record, which
+ * refuses a bad --args before the program runs.
+ */
+#ifndef CT_SETTINGS_ARGS_SPEC_H
+#define CT_SETTINGS_ARGS_SPEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CT_ARGS_MAX_RULES 128   /* rules of one spec, built-ins included  */
+#define CT_ARGS_MAX_ITEMS 8     /* values kept per call (and a retval)    */
+#define CT_ARGS_PATTERN_MAX 64
+#define CT_ARGS_STR_DEFAULT 64  /* bytes of a string kept, by default     */
+#define CT_ARGS_STR_MAX 256     /* most a `sN` may ask for (stack use)     */
+
+/* What an item reads. */
+enum ct_arg_src { CT_ARG_INT, CT_ARG_FP, CT_ARG_RET };
+
+/* How it is shown. */
+enum ct_arg_fmt {
+    CT_FMT_AUTO,    /* uftrace's: decimal when small, hex when large     */
+    CT_FMT_SIGNED,
+    CT_FMT_UNSIGNED,
+    CT_FMT_HEX,
+    CT_FMT_PTR,
+    CT_FMT_STR,
+    CT_FMT_CHAR,
+    CT_FMT_FLOAT,
+};
+
+struct ct_arg_item {
+    uint8_t src;    /* enum ct_arg_src                                   */
+    uint8_t fmt;    /* enum ct_arg_fmt                                   */
+    uint8_t index;  /* argN / fpargN: N, from 1; 0 for the retval        */
+    uint8_t width;  /* bytes: 1, 2, 4 or 8 (FLOAT: 4 or 8)               */
+    uint16_t strmax;/* STR: most bytes kept                              */
+};
+
+struct ct_args_rule {
+    char pattern[CT_ARGS_PATTERN_MAX];  /* a glob on the function's name */
+    uint8_t nitems;                     /* arguments, in the spec's order */
+    uint8_t has_ret;
+    uint8_t strings;                    /* 1: an argument is a string,
+                                           2: the return value is      */
+    struct ct_arg_item items[CT_ARGS_MAX_ITEMS];
+    struct ct_arg_item ret;
+};
+
+struct ct_args_spec {
+    uint32_t nrules;
+    struct ct_args_rule rules[CT_ARGS_MAX_RULES];
+};
+
+/* Adds the rules of text to spec (`auto` adds the built-in table of
+ * libc and pthread functions).  0, or -1 with a message naming the place
+ * in err. */
+int ct_args_parse(struct ct_args_spec *spec, const char *text, char *err,
+                  size_t errlen);
+/* The first rule whose pattern matches name, as its index + 1; 0 if
+ * none.  (A rule may name a call `name@plt@...`, as calltrace shows it.) */
+uint32_t ct_args_match(const struct ct_args_spec *spec, const char *name);
+/* The built-in table, in the spec's own language. */
+extern const char ct_args_builtin[];
+
+#endif /* CT_SETTINGS_ARGS_SPEC_H */
