@@ -8,8 +8,10 @@
 # thread's tree is the one below.
 #
 # What the trees show (docs/tracer.md, "Calls into shared libraries"):
-# in C, glibc leaves the library call by a jump of its own to the buffer
-# pthread_cleanup_push registered, and runs the handler there: the call
+# in C, pthread_cleanup_push saves its buffer with __sigsetjmp (a call
+# that returns at once in the tree: it returns twice), glibc leaves the
+# library call by a jump of its own to that buffer, and runs the handler
+# there: the call
 # ends when the unwinding begins, and the handler shows in the function
 # that pushed it, after the call.  In C++ the destructor runs in a landing
 # pad the unwinder jumps to, where the call the cancellation interrupted
@@ -46,13 +48,13 @@ main_tree() {
 }
 expect_eq "C: main thread's tree" "$(main_tree)" "$(tree_of "$T/c.trees" 1)"
 expect_eq "C: the thread in read" "$(printf '%s\n' in_read \
-    "  __pthread_register_cancel@plt" "  read@plt" "  cleanup" \
+    "  __sigsetjmp@plt" "  __pthread_register_cancel@plt" "  read@plt" "  cleanup" \
     "  __pthread_unwind_next@plt")" "$(tree_of "$T/c.trees" 2)"
 expect_eq "C: the thread in nanosleep" "$(printf '%s\n' in_sleep \
-    "  __pthread_register_cancel@plt" "  nanosleep@plt" "  cleanup" \
+    "  __sigsetjmp@plt" "  __pthread_register_cancel@plt" "  nanosleep@plt" "  cleanup" \
     "  __pthread_unwind_next@plt")" "$(tree_of "$T/c.trees" 3)"
 expect_eq "C: the thread in pthread_cond_wait" "$(printf '%s\n' in_wait \
-    "  pthread_mutex_lock@plt" "  __pthread_register_cancel@plt" \
+    "  pthread_mutex_lock@plt" "  __sigsetjmp@plt" "  __pthread_register_cancel@plt" \
     "  pthread_cond_wait@plt" "  unlock" "    pthread_mutex_unlock@plt" \
     "    cleanup" "  __pthread_unwind_next@plt")" "$(tree_of "$T/c.trees" 4)"
 # The library call ends before its handler begins (--dump, in time order).
@@ -75,7 +77,7 @@ out=$(CALLTRACE_OUTPUT="$T/e.raw" LD_PRELOAD="$LIB" "$T/exit" 2>"$T/err")
 expect_eq "exit: output" "exited=1 cleaned=1" "$out"
 thread_trees "$T/e.raw" > "$T/e.trees"
 expect_eq "exit: the thread" "$(printf '%s\n' in_exit \
-    "  __pthread_register_cancel@plt" "  getpid@plt" "  leave" \
+    "  __sigsetjmp@plt" "  __pthread_register_cancel@plt" "  getpid@plt" "  leave" \
     "    pthread_exit@plt" "  cleanup" "  __pthread_unwind_next@plt")" \
     "$(tree_of "$T/e.trees" 2)"
 

@@ -71,7 +71,8 @@ until_screen() {
     done
     return 1
 }
-hot_first() { [ "$(first_row "$T/s1")" = hot ]; }
+# the screen is drawn in pieces: wait for its last line too
+hot_first() { [ "$(first_row "$T/s1")" = hot ] && has "keys: q quit" < "$T/s1"; }
 until_screen s1 hot_first || fail "tty: hottest is not hot: $(cat "$T/s1")"
 grep -q "keys: q quit   t sort by total time   a show since start" "$T/s1" ||
     fail "tty: no keys line: $(cat "$T/s1")"

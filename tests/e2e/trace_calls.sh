@@ -51,6 +51,8 @@ for s in $exports; do
         _exit|_Exit|execl|execle|execlp|execv|execve|execvp|execvpe|fexecve) ;;
         dlopen|dlmopen|dlclose|dl_iterate_phdr|sigaction|signal|pthread_create) ;;
         longjmp|_longjmp|siglongjmp|__longjmp_chk|__cxa_begin_catch) ;;
+        # setjmp returns twice: its call written as one that returns at once
+        setjmp|_setjmp|__sigsetjmp) ;;
         posix_spawn|posix_spawnp|system|popen) ;;
         # the program's own signal dispositions (signals.c)
         bsd_signal|sysv_signal|__sysv_signal|sigset|sigignore|siginterrupt) ;;
