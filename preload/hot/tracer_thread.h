@@ -1,8 +1,8 @@
 /*
  * Each thread's state (struct ct_thread), the hooks and their slow path,
  * the tracer's own stack, contexts and jumps, on-CPU records and the
- * record encoders (hot.c, thread.c, context.c, jump.c, cputime.c,
- * stack.S).
+ * record encoders (hot.c, thread.c, block.c, context.c, jump.c,
+ * cputime.c, stack.S).
  *
  * One part of tracer.h, the tracer's internal interface: the files of
  * the tracer include tracer.h, which includes every part; a part compiles
