@@ -409,121 +409,117 @@ void ctr_thread_name(struct ct_thread_info *t, const uint8_t *p, size_t len)
     t->name[n] = '\0';
 }
 
-/* An EXT record's payload [p, p + len).  Returns false on damage. */
-static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
-                       unsigned subtype, const uint8_t *p, size_t len)
+/* STACK: the frames open at a block's start (only where the thread's
+ * frames are not known from its previous block).  False on damage. */
+static bool stack_record(struct rd *r, struct cursor *c, struct ct_event *ev,
+                         const uint8_t *p, size_t len)
 {
     const uint8_t *end = p + len;
     uint64_t a, b;
-    int simple = ctr_ext_event(subtype, p, len, ev);
-    if (simple < 0)
-        return false;
-    if (simple) {
-        if (ev->kind == CT_EV_LOST)
-            c->lost_told = ct_sat_add(c->lost_told, ev->count);
-        else if (ev->kind == CT_EV_CPUTIME)
-            r->info->threads[c->thread].oncpu = CT_ONCPU_CLOCK;
+    if (!c->need_stack)
+        return true; /* the frames are known from the previous block */
+    c->need_stack = false;
+    if (c->continued)
+        r->inherited++; /* not an event the serial path sees */
+    /* The tracer opens every block with STACK and then OVERHEAD_END:
+     * from the block's start to that end it was at work (setting up
+     * the thread, or switching blocks after an OVERHEAD_START at the
+     * end of a block not read here).  Say so, or the time would be
+     * charged to the frames below. */
+    if (overhead_end_follows(end, c->end, c->cur->prefix)) {
+        ev->kind = CT_EV_OVERHEAD_START;
         push(r, ev);
-        ev->text = NULL;
-        ev->text_len = 0;
-        ev->count = 0;
-        return true;
+        if (c->continued)
+            r->inherited++;
     }
-    switch (subtype) {
-    case CT_EXT_STACK:
-        if (!c->need_stack)
-            return true; /* the frames are known from the previous block */
-        c->need_stack = false;
-        if (c->continued)
-            r->inherited++; /* not an event the serial path sees */
-        /* The tracer opens every block with STACK and then OVERHEAD_END:
-         * from the block's start to that end it was at work (setting up
-         * the thread, or switching blocks after an OVERHEAD_START at the
-         * end of a block not read here).  Say so, or the time would be
-         * charged to the frames below. */
-        if (overhead_end_follows(end, c->end, c->cur->prefix)) {
-            ev->kind = CT_EV_OVERHEAD_START;
-            push(r, ev);
-            if (c->continued)
-                r->inherited++;
-        }
-        if (ct_get_varint(&p, end, &a) != 0 || a > len)
+    if (ct_get_varint(&p, end, &a) != 0 || a > len)
+        return false;
+    grow_stacks(r, a);
+    for (uint64_t i = 0; i < a; i++) {
+        if (ct_get_varint(&p, end, &b) != 0)
             return false;
-        grow_stacks(r, a);
-        for (uint64_t i = 0; i < a; i++) {
-            if (ct_get_varint(&p, end, &b) != 0)
-                return false;
-            r->ids[i] = intern_fn(r, b, ev->time);
-            r->pcs[i] = b;
-        }
-        if (c->continued)
-            r->nopened = (uint32_t)a; /* checked against the last piece */
-        /* In a coroutine: the frames are that context's (its mark follows
-         * the OVERHEAD_END). */
-        if (ctr_context_ahead(end, c->end, c->cur->prefix, &b)) {
-            if (r->worker) {
-                r->damaged = true; /* lanes are the serial path's */
-                r->stop = true;
-                return true;
-            }
-            ctr_context_enter(r, c, b)->known = true;
-            ev->thread = ctr_lane_thread(c);
-        } else if (c->lane) {
-            ctr_context_enter(r, c, 0)->known = true;
-            ev->thread = c->thread;
-        } else {
-            c->own_known = true;
-        }
-        ev->kind = CT_EV_STACK;
-        ev->stack = r->ids;
-        ev->depth = (uint32_t)a;
-        push(r, ev);
-        ev->stack = NULL;
-        ev->depth = 0;
-        return true;
-    case CT_EXT_SAMPLE_OF:
-    case CT_EXT_SAMPLE: {
-        uint64_t weight, tid = 0;
-        /* A sample the sampler's thread wrote for another thread: the
-         * sampled thread's, in every view (per thread, --tid). */
-        if (subtype == CT_EXT_SAMPLE_OF && ct_get_varint(&p, end, &tid) != 0)
-            return false;
+        r->ids[i] = intern_fn(r, b, ev->time);
+        r->pcs[i] = b;
+    }
+    if (c->continued)
+        r->nopened = (uint32_t)a; /* checked against the last piece */
+    /* In a coroutine: the frames are that context's (its mark follows
+     * the OVERHEAD_END). */
+    if (ctr_context_ahead(end, c->end, c->cur->prefix, &b)) {
         if (r->worker) {
-            r->damaged = true; /* the symbolizer is not shared */
+            r->damaged = true; /* lanes are the serial path's */
             r->stop = true;
             return true;
         }
-        if (ct_get_varint(&p, end, &weight) != 0 ||
-            ct_get_varint(&p, end, &a) != 0 || a > len)
-            return false;
-        grow_stacks(r, a);
-        for (uint64_t i = 0; i < a; i++) {
-            if (ct_get_varint(&p, end, &b) != 0)
-                return false;
-            r->pcs[i] = b;
-            r->ids[i] = intern_pc(r, b, i > 0, ev->time);
-        }
-        uint32_t own = ev->thread;
-        if (subtype == CT_EXT_SAMPLE_OF)
-            ev->thread = ctr_sample_thread(r, tid, ev->time);
-        ev->kind = CT_EV_SAMPLE;
-        ev->count = weight;
-        ev->stack = r->ids;
-        ev->pcs = r->pcs;
-        ev->depth = (uint32_t)a;
-        push(r, ev);
-        ev->thread = own;
-        ev->count = 0;
-        ev->stack = NULL;
-        ev->pcs = NULL;
-        ev->depth = 0;
-        return true;
+        ctr_context_enter(r, c, b)->known = true;
+        ev->thread = ctr_lane_thread(c);
+    } else if (c->lane) {
+        ctr_context_enter(r, c, 0)->known = true;
+        ev->thread = c->thread;
+    } else {
+        c->own_known = true;
     }
-    case CT_EXT_THREAD_NAME:
-        ctr_thread_name(&r->info->threads[c->thread], p, len);
+    ev->kind = CT_EV_STACK;
+    ev->stack = r->ids;
+    ev->depth = (uint32_t)a;
+    push(r, ev);
+    ev->stack = NULL;
+    ev->depth = 0;
+    return true;
+}
+
+/* SAMPLE, SAMPLE_OF: a stack sample, of the writing thread or of the
+ * one named.  False on damage. */
+static bool sample_record(struct rd *r, struct ct_event *ev,
+                          unsigned subtype, const uint8_t *p, size_t len)
+{
+    const uint8_t *end = p + len;
+    uint64_t a, b;
+    uint64_t weight, tid = 0;
+    /* A sample the sampler's thread wrote for another thread: the
+     * sampled thread's, in every view (per thread, --tid). */
+    if (subtype == CT_EXT_SAMPLE_OF && ct_get_varint(&p, end, &tid) != 0)
+        return false;
+    if (r->worker) {
+        r->damaged = true; /* the symbolizer is not shared */
+        r->stop = true;
         return true;
-    case CT_EXT_CONTEXT:
-        return context_record(r, c, ev, p, end);
+}
+if (ct_get_varint(&p, end, &weight) != 0 ||
+    ct_get_varint(&p, end, &a) != 0 || a > len)
+    return false;
+grow_stacks(r, a);
+for (uint64_t i = 0; i < a; i++) {
+    if (ct_get_varint(&p, end, &b) != 0)
+        return false;
+    r->pcs[i] = b;
+    r->ids[i] = intern_pc(r, b, i > 0, ev->time);
+}
+uint32_t own = ev->thread;
+if (subtype == CT_EXT_SAMPLE_OF)
+    ev->thread = ctr_sample_thread(r, tid, ev->time);
+ev->kind = CT_EV_SAMPLE;
+ev->count = weight;
+ev->stack = r->ids;
+ev->pcs = r->pcs;
+ev->depth = (uint32_t)a;
+push(r, ev);
+ev->thread = own;
+ev->count = 0;
+ev->stack = NULL;
+ev->pcs = NULL;
+ev->depth = 0;
+return true;
+}
+
+/* FILTER_SPEC, FILTER_UNMATCHED, FILTER_DROPS: the record-time rules and
+ * what they left out.  False on damage. */
+static bool filter_record(struct rd *r, struct ct_event *ev,
+                          unsigned subtype, const uint8_t *p, size_t len)
+{
+    const uint8_t *end = p + len;
+    uint64_t a, b;
+    switch (subtype) {
     case CT_EXT_FILTER_SPEC:
         if (ct_get_varint(&p, end, &a) != 0)
             return false;
@@ -556,6 +552,44 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
         }
         return true;
     }
+    default:
+        return true;
+    }
+}
+
+/* An EXT record's payload [p, p + len).  Returns false on damage. */
+static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
+                       unsigned subtype, const uint8_t *p, size_t len)
+{
+    int simple = ctr_ext_event(subtype, p, len, ev);
+    if (simple < 0)
+        return false;
+    if (simple) {
+        if (ev->kind == CT_EV_LOST)
+            c->lost_told = ct_sat_add(c->lost_told, ev->count);
+        else if (ev->kind == CT_EV_CPUTIME)
+            r->info->threads[c->thread].oncpu = CT_ONCPU_CLOCK;
+        push(r, ev);
+        ev->text = NULL;
+        ev->text_len = 0;
+        ev->count = 0;
+        return true;
+    }
+    switch (subtype) {
+    case CT_EXT_STACK:
+        return stack_record(r, c, ev, p, len);
+    case CT_EXT_SAMPLE_OF:
+    case CT_EXT_SAMPLE:
+        return sample_record(r, ev, subtype, p, len);
+    case CT_EXT_THREAD_NAME:
+        ctr_thread_name(&r->info->threads[c->thread], p, len);
+        return true;
+    case CT_EXT_CONTEXT:
+        return context_record(r, c, ev, p, p + len);
+    case CT_EXT_FILTER_SPEC:
+    case CT_EXT_FILTER_UNMATCHED:
+    case CT_EXT_FILTER_DROPS:
+        return filter_record(r, ev, subtype, p, len);
     default:
         /* CT_EXT_TOGGLE and subtypes of later versions: nothing to tell. */
         return true;

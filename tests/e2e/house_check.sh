@@ -82,7 +82,8 @@ may_use() { # from to: the layers a layer may include
 private_to() { # header path -> folder only it may be included from
     case $1 in
         preload/*) echo preload;;
-        analyzer/model/profile_private.h|analyzer/model/profile_run.h)
+        analyzer/model/profile_private.h|analyzer/model/profile_run.h|\
+        analyzer/model/symbolize_private.h)
             echo analyzer/model;;
         analyzer/readers/calltrace_reader.h|analyzer/readers/calltrace_record.h)
             echo analyzer/readers;;
