@@ -1,5 +1,5 @@
 /* What CALLTRACE_CONTROL=1 adds to the tracer's start-up: the same calls
- * preload/control/control.c makes (the private folder, a socket bound and
+ * preload/control/control_socket.c makes (the private folder, a socket bound and
  * listening, a detached thread with every signal blocked), timed as the
  * fastest of 50 rounds.
  *   gcc -O2 -o control_start bench/control_start.c -lpthread && ./control_start */

@@ -1,7 +1,7 @@
 /*
  * calltrace control PID on|off|snapshot|status|filter SPEC: one command to
  * a running traced process through its control socket (CALLTRACE_CONTROL,
- * preload/control/control.c), and its answer.
+ * preload/control/control_socket.c), and its answer.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -103,7 +103,7 @@ int ct_fe_control(int argc, char **argv)
         ct_fe_usage_error("control", "a command is one line");
     cmd[n++] = '\n';
 
-    /* The socket is in its owner's folder (as preload/control/control.c
+    /* The socket is in its owner's folder (as preload/control/control_socket.c
      * names it). */
     char proc[32];
     struct stat st;

@@ -118,7 +118,7 @@ void ct_profile_finish(struct ct_profile *p);
 void ct_profile_free(struct ct_profile *p);
 
 /*
- * Parts of one profile made on several threads (profile_merge.c).  A part
+ * Parts of one profile made on several threads (profile_parts.c).  A part
  * takes whole threads, or pieces of one thread that begin at a STACK
  * event; ct_profile_part_resume says, before its first event, that a
  * piece begins at time t inside the thread; the frames open at a piece's

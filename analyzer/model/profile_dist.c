@@ -9,7 +9,7 @@
  * added once, to the arc's "same" histogram, merged into both at the end:
  * half again for the most frequent calls.
  *
- * A thread decoded in pieces (profile_merge.c) splits the calls open at a
+ * A thread decoded in pieces (profile_parts.c) splits the calls open at a
  * piece's end in two: the piece records their part up to its end (the
  * tail), and the next piece the rest of the frames it inherited through
  * its STACK record (the head).  The merge joins them, in the thread's

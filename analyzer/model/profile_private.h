@@ -27,7 +27,7 @@ struct ct_frame {
     bool called;            /* entered by a CALL (not a STACK record)      */
     bool counted;           /* ... a call the profile counted (in range)   */
     bool inherited;         /* opened by a piece's first STACK record
-                               (profile_merge.c, profile_dist.c)           */
+                               (profile_parts.c, profile_dist.c)           */
     bool shared;            /* counted in the thread's table, not in the
                                per-function owner arrays                   */
 };
@@ -83,7 +83,7 @@ struct ct_pthread {
     uint32_t in_overhead;         /* S nesting                            */
     uint64_t pending_unmetered;   /* unmetered ticks since the first event
                                      or the last return with no call      */
-    /* profile_merge.c: a piece of a thread decoded apart */
+    /* profile_parts.c: a piece of a thread decoded apart */
     bool resumed;                 /* it began inside the thread           */
     bool inherit_pending;         /* its first STACK record is still due  */
     uint32_t pending_flushes;     /* returns with no call it saw          */

@@ -14,7 +14,7 @@
 #include "analyzer/util.h"
 
 /* The lane of context id, made the first time. */
-static struct ctr_lane *lane_of(struct rd *r, struct cursor *c, uint64_t id)
+static struct ctr_lane *lane_of(struct ctr_reading *r, struct cursor *c, uint64_t id)
 {
     for (size_t i = 0; i < c->nlanes; i++)
         if (c->lanes[i].id == id)
@@ -36,13 +36,13 @@ static struct ctr_lane *lane_of(struct rd *r, struct cursor *c, uint64_t id)
     return l;
 }
 
-struct ctr_lane *ctr_context_leave(struct rd *r, struct cursor *c)
+struct ctr_lane *ctr_context_leave(struct ctr_reading *r, struct cursor *c)
 {
     /* Before the first CONTEXT record the thread runs its own stack. */
     return c->lane ? &c->lanes[c->lane - 1] : lane_of(r, c, 0);
 }
 
-struct ctr_lane *ctr_context_enter(struct rd *r, struct cursor *c,
+struct ctr_lane *ctr_context_enter(struct ctr_reading *r, struct cursor *c,
                                    uint64_t id)
 {
     struct ctr_lane *l = lane_of(r, c, id);

@@ -16,7 +16,7 @@
 #include "analyzer/progress.h"
 
 /* Hands the buffered events over; false when the sink asks to stop. */
-bool ctr_flush(struct rd *r)
+bool ctr_flush(struct ctr_reading *r)
 {
     size_t n = r->nbuf;
     r->nbuf = 0;
@@ -36,7 +36,7 @@ bool ctr_flush(struct rd *r)
 /* Counts the event just written at buf[*n]; a full buffer goes to the
  * sink.  False when the sink asks to stop. */
 static inline __attribute__((always_inline)) bool
-commit(struct rd *r, size_t *n, size_t cap)
+commit(struct ctr_reading *r, size_t *n, size_t cap)
 {
     if (++*n < cap)
         return true;
@@ -49,7 +49,7 @@ commit(struct rd *r, size_t *n, size_t cap)
  * A rare event (anything but CALL and RETURN), handed over at once with
  * what precedes it: its stack points into buffers the next one reuses.
  */
-static bool push(struct rd *r, const struct ct_event *ev)
+static bool push(struct ctr_reading *r, const struct ct_event *ev)
 {
     struct ct_event *slot = &r->buf[r->nbuf++];
     *slot = *ev;
@@ -60,7 +60,7 @@ static bool push(struct rd *r, const struct ct_event *ev)
 
 /* An address where objects followed one another: the function of the
  * object there at time t (rare: dlclose then dlopen at one address). */
-static __attribute__((noinline)) uint32_t intern_fn_at(struct rd *r,
+static __attribute__((noinline)) uint32_t intern_fn_at(struct ctr_reading *r,
                                                        uint64_t fn,
                                                        uint64_t t)
 {
@@ -70,7 +70,7 @@ static __attribute__((noinline)) uint32_t intern_fn_at(struct rd *r,
 
 /* A worker's new function id: when it was first seen orders the ids of
  * the whole trace as the serial path would number them. */
-static __attribute__((noinline)) void note_first_seen(struct rd *r,
+static __attribute__((noinline)) void note_first_seen(struct ctr_reading *r,
                                                       uint32_t id, uint64_t t)
 {
     size_t old = r->first_seen_cap;
@@ -84,7 +84,7 @@ static __attribute__((noinline)) void note_first_seen(struct rd *r,
         r->first_seen[id] = t;
 }
 
-static inline uint32_t intern_fn(struct rd *r, uint64_t fn, uint64_t t)
+static inline uint32_t intern_fn(struct ctr_reading *r, uint64_t fn, uint64_t t)
 {
     if (__builtin_expect(r->generations, 0))
         return intern_fn_at(r, fn, t);
@@ -106,7 +106,7 @@ static inline uint32_t intern_fn(struct rd *r, uint64_t fn, uint64_t t)
  * return addresses, which may lie just past a function that ends in a call,
  * hence the lookup at pc - 1 for them.
  */
-static uint32_t intern_pc(struct rd *r, uint64_t pc, bool caller, uint64_t t)
+static uint32_t intern_pc(struct ctr_reading *r, uint64_t pc, bool caller, uint64_t t)
 {
     uint64_t key = pc - caller;
     if (r->generations) {
@@ -130,7 +130,7 @@ static uint32_t intern_pc(struct rd *r, uint64_t pc, bool caller, uint64_t t)
     return id;
 }
 
-static void grow_stacks(struct rd *r, size_t depth)
+static void grow_stacks(struct ctr_reading *r, size_t depth)
 {
     if (depth > r->ids_cap) {
         r->ids_cap = depth;
@@ -142,7 +142,7 @@ static void grow_stacks(struct rd *r, size_t depth)
     }
 }
 
-static void damage(struct rd *r, struct cursor *c, const uint8_t *at,
+static void damage(struct ctr_reading *r, struct cursor *c, const uint8_t *at,
                    const char *what)
 {
     c->state = C_DONE;
@@ -166,7 +166,7 @@ static void damage(struct rd *r, struct cursor *c, const uint8_t *at,
 }
 
 /* A cursor's decoding position, in locals while a block is decoded. */
-struct dec {
+struct decode_pos {
     const uint8_t *p;
     uint64_t time, prev_fn, prev_site;
     uint64_t nrec;
@@ -181,7 +181,7 @@ struct dec {
  * to stop.
  */
 static inline __attribute__((always_inline)) bool
-decode_hot(struct rd *r, struct dec *d, const uint8_t *fast_end,
+decode_hot(struct ctr_reading *r, struct decode_pos *d, const uint8_t *fast_end,
            uint64_t limit, uint32_t thread, bool prefix)
 {
     struct ct_event *buf = r->buf;
@@ -235,7 +235,7 @@ enum fused { FUSED_STOPPED, FUSED_CANNOT };
  * be empty: the profile sees the events in order.
  */
 static inline __attribute__((always_inline)) enum fused
-decode_fused(struct rd *r, struct dec *d, const uint8_t *fast_end,
+decode_fused(struct ctr_reading *r, struct decode_pos *d, const uint8_t *fast_end,
              uint64_t limit, uint32_t thread, bool prefix)
 {
     struct ct_prof_run x;
@@ -303,7 +303,7 @@ static bool overhead_end_follows(const uint8_t *q, const uint8_t *lim,
 /* With the thread's context switches known, a context waiting for the
  * thread is off the CPU (blocked) as far as its frames go: the lane left
  * gets an OFFCPU_START, the one entered its OFFCPU_END. */
-static void suspend(struct rd *r, struct cursor *c, struct ct_event *ev,
+static void suspend(struct ctr_reading *r, struct cursor *c, struct ct_event *ev,
                     uint32_t from, struct ctr_lane *to)
 {
     if (r->info->threads[c->thread].oncpu != CT_ONCPU_SWITCH || c->in_off)
@@ -325,7 +325,7 @@ static void suspend(struct rd *r, struct cursor *c, struct ct_event *ev,
 /* A CONTEXT record [p, end): the events go to the context's lane from
  * here; the frames it lists open the lane when it is new.  False on
  * damage. */
-static bool context_record(struct rd *r, struct cursor *c,
+static bool context_record(struct ctr_reading *r, struct cursor *c,
                            struct ct_event *ev, const uint8_t *p,
                            const uint8_t *end)
 {
@@ -411,7 +411,7 @@ void ctr_thread_name(struct ct_thread_info *t, const uint8_t *p, size_t len)
 
 /* STACK: the frames open at a block's start (only where the thread's
  * frames are not known from its previous block).  False on damage. */
-static bool stack_record(struct rd *r, struct cursor *c, struct ct_event *ev,
+static bool stack_record(struct ctr_reading *r, struct cursor *c, struct ct_event *ev,
                          const uint8_t *p, size_t len)
 {
     const uint8_t *end = p + len;
@@ -470,7 +470,7 @@ static bool stack_record(struct rd *r, struct cursor *c, struct ct_event *ev,
 
 /* SAMPLE, SAMPLE_OF: a stack sample, of the writing thread or of the
  * one named.  False on damage. */
-static bool sample_record(struct rd *r, struct ct_event *ev,
+static bool sample_record(struct ctr_reading *r, struct ct_event *ev,
                           unsigned subtype, const uint8_t *p, size_t len)
 {
     const uint8_t *end = p + len;
@@ -514,7 +514,7 @@ return true;
 
 /* FILTER_SPEC, FILTER_UNMATCHED, FILTER_DROPS: the record-time rules and
  * what they left out.  False on damage. */
-static bool filter_record(struct rd *r, struct ct_event *ev,
+static bool filter_record(struct ctr_reading *r, struct ct_event *ev,
                           unsigned subtype, const uint8_t *p, size_t len)
 {
     const uint8_t *end = p + len;
@@ -558,7 +558,7 @@ static bool filter_record(struct rd *r, struct ct_event *ev,
 }
 
 /* An EXT record's payload [p, p + len).  Returns false on damage. */
-static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
+static bool ext_record(struct ctr_reading *r, struct cursor *c, struct ct_event *ev,
                        unsigned subtype, const uint8_t *p, size_t len)
 {
     int simple = ctr_ext_event(subtype, p, len, ev);
@@ -601,7 +601,7 @@ static bool ext_record(struct rd *r, struct cursor *c, struct ct_event *ev,
  * it stopped at the limit, 0 at the end of the block's data, -1 when the
  * thread or the whole read must stop.
  */
-static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
+static int decode_block(struct ctr_reading *r, struct cursor *c, uint64_t limit)
 {
     const uint8_t *p = c->p, *end = c->end;
     const uint8_t *fast_end = end - p > 32 ? end - 32 : p;
@@ -619,7 +619,7 @@ static int decode_block(struct rd *r, struct cursor *c, uint64_t limit)
 
     while (p < end) {
         if (p < fast_end) {
-            struct dec d = {p, time, prev_fn, prev_site, nrec, nbuf};
+            struct decode_pos d = {p, time, prev_fn, prev_site, nrec, nbuf};
             bool go = true;
             enum fused f = FUSED_CANNOT;
             if (fuse) {
@@ -760,7 +760,7 @@ static void populate(const uint8_t *from, const uint8_t *to)
 }
 
 /* Moves c to its next block; C_DONE when there is none. */
-static void open_next(struct rd *r, struct cursor *c)
+static void open_next(struct ctr_reading *r, struct cursor *c)
 {
     if (c->next >= c->nblocks) {
         c->state = C_DONE;
@@ -827,7 +827,7 @@ static void finish_block(struct cursor *c)
 }
 
 /* Hands on the start or end of c's current off-CPU interval at time t. */
-static void offcpu_event(struct rd *r, struct cursor *c, uint64_t t,
+static void offcpu_event(struct ctr_reading *r, struct cursor *c, uint64_t t,
                          bool start)
 {
     struct ctr_interval *iv = &c->iv[c->iv_next];
@@ -846,7 +846,7 @@ static void offcpu_event(struct rd *r, struct cursor *c, uint64_t t,
 }
 
 /* Pushes c's events up to time limit. */
-void ctr_run(struct rd *r, struct cursor *c, uint64_t limit)
+void ctr_run(struct ctr_reading *r, struct cursor *c, uint64_t limit)
 {
     while (!r->stop) {
         switch (c->state) {
@@ -889,7 +889,7 @@ void ctr_run(struct rd *r, struct cursor *c, uint64_t limit)
 }
 
 /* Time of c's next event, UINT64_MAX when it has none. */
-uint64_t ctr_next_time(struct rd *r, struct cursor *c)
+uint64_t ctr_next_time(struct ctr_reading *r, struct cursor *c)
 {
     for (;;) {
         switch (c->state) {

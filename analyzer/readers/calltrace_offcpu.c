@@ -54,7 +54,7 @@ static int cmp_start(const void *a, const void *b)
 }
 
 /* Reads the SWITCH record whose EXT head is at payload offset off. */
-static bool read_switch(struct rd *r, struct cursor *c, const struct block *b,
+static bool read_switch(struct ctr_reading *r, struct cursor *c, const struct block *b,
                         uint32_t off, uint32_t *prev)
 {
     bool partial_ok;
@@ -81,7 +81,7 @@ static bool read_switch(struct rd *r, struct cursor *c, const struct block *b,
     return *prev <= off; /* links go backwards: no loops */
 }
 
-void ctr_offcpu_collect(struct rd *r, struct cursor *c, uint32_t i)
+void ctr_offcpu_collect(struct ctr_reading *r, struct cursor *c, uint32_t i)
 {
     if (i >= c->nblocks + c->npeek || i < c->switches_read)
         return;

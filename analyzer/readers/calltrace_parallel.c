@@ -43,7 +43,7 @@ struct piece {
 
 struct worker {
     pthread_t tid;
-    struct rd r;
+    struct ctr_reading r;
     struct ct_trace_info info;
     struct ct_calltrace_stats stats;
     struct ct_profile *whole_part; /* whole threads                       */
@@ -55,7 +55,7 @@ struct worker {
 };
 
 struct par {
-    struct rd *r;           /* the serial reader's state                  */
+    struct ctr_reading *r;           /* the serial reader's state                  */
     struct cursor *cs;
     struct piece *pieces;
     size_t npieces;
@@ -154,7 +154,7 @@ static void assign(struct par *pp)
 
 static void init_worker(struct par *pp, struct worker *w)
 {
-    const struct rd *r = pp->r;
+    const struct ctr_reading *r = pp->r;
     w->info = *r->info;
     w->info.funcs = ct_functab_new();
     w->info.threads =
@@ -164,7 +164,7 @@ static void init_worker(struct par *pp, struct worker *w)
     w->info.threads_cap = r->info->nthreads + 1;
     w->info.switches_lost = 0;
     w->info.stopped[0] = '\0';
-    struct rd *wr = &w->r;
+    struct ctr_reading *wr = &w->r;
     wr->in = r->in;
     wr->info = &w->info;
     wr->buf_cap = BATCH;
@@ -181,7 +181,7 @@ static void init_worker(struct par *pp, struct worker *w)
 
 static void run_piece(struct par *pp, struct worker *w, struct piece *pc)
 {
-    struct rd *r = &w->r;
+    struct ctr_reading *r = &w->r;
     const struct cursor *tc = &pp->cs[pc->cursor];
     struct cursor c = {
         .state = C_NEXT,
@@ -307,7 +307,7 @@ static int cmp_piece_order(const void *a, const void *b)
 
 static void merge(struct par *pp)
 {
-    struct rd *r = pp->r;
+    struct ctr_reading *r = pp->r;
     map_functions(pp);
     for (unsigned k = 0; k < pp->nw; k++) {
         struct worker *w = &pp->w[k];
@@ -388,7 +388,7 @@ static void free_par(struct par *pp)
     free(pp->pieces);
 }
 
-bool ctr_parallel(struct rd *r, struct cursor *cs, size_t ncs,
+bool ctr_parallel(struct ctr_reading *r, struct cursor *cs, size_t ncs,
                   const struct ct_read_opts *opts, uint32_t file_flags)
 {
     if (!opts || !opts->profile || opts->jobs < 2 || opts->have_range ||

@@ -45,7 +45,7 @@ void ctr_profile_threads(struct ct_trace_info *info, struct block *blocks,
 }
 
 /* The head of block b when its layout holds together, else NULL. */
-static const struct ct_prof_head *head_of(const struct rd *r,
+static const struct ct_prof_head *head_of(const struct ctr_reading *r,
                                           const struct block *b)
 {
     const uint8_t *p = r->in->data + b->off + CT_BLOCK_HEADER_SIZE;
@@ -79,14 +79,14 @@ static uint64_t close_open(struct table *t, const struct ct_prof_head *h,
     return h->depth;
 }
 
-static void emit(struct rd *r, struct ct_event *ev)
+static void emit(struct ctr_reading *r, struct ct_event *ev)
 {
     if (!r->stop && r->sink->event(r->sink, ev))
         r->stop = true;
 }
 
 /* Its path, outermost first, into r->ids; its depth, 0 when broken. */
-static uint32_t path_of(struct rd *r, const struct table *t, uint32_t i)
+static uint32_t path_of(struct ctr_reading *r, const struct table *t, uint32_t i)
 {
     uint32_t d = 0;
     for (uint32_t k = i; k; k = t->nodes[k].parent) {
@@ -101,7 +101,7 @@ static uint32_t path_of(struct rd *r, const struct table *t, uint32_t i)
     return d;
 }
 
-static void read_one(struct rd *r, const struct block *b, uint64_t end_ticks)
+static void read_one(struct ctr_reading *r, const struct block *b, uint64_t end_ticks)
 {
     const struct ct_prof_head *h = head_of(r, b);
     if (!h) {
@@ -175,7 +175,7 @@ static void read_one(struct rd *r, const struct block *b, uint64_t end_ticks)
     free(t.fid);
 }
 
-void ctr_profile_read(struct rd *r, const struct block *blocks, size_t n,
+void ctr_profile_read(struct ctr_reading *r, const struct block *blocks, size_t n,
                       const struct ct_file_header *fh)
 {
     uint64_t end = fh->flags & CT_FILE_FINISHED ? fh->end_ticks : 0;

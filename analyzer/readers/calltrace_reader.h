@@ -99,7 +99,7 @@ static inline uint32_t ctr_lane_thread(const struct cursor *c)
     return c->lane ? c->lanes[c->lane - 1].thread : c->thread;
 }
 
-struct rd;
+struct ctr_reading;
 
 struct ctr_interval {
     uint64_t start, end;    /* ticks                                      */
@@ -116,7 +116,7 @@ bool ctr_switch_decode(const uint8_t *p, size_t len, double ns_per_tick,
                        struct ctr_interval **iv, size_t *n, size_t *cap,
                        uint32_t *prev, uint64_t *lost);
 /* Collects the SWITCH records of c->blocks[i] into c->iv. */
-void ctr_offcpu_collect(struct rd *r, struct cursor *c, uint32_t i);
+void ctr_offcpu_collect(struct ctr_reading *r, struct cursor *c, uint32_t i);
 /* The next OFFCPU boundary of c (UINT64_MAX if none); *start says which. */
 uint64_t ctr_offcpu_next(struct cursor *c, bool *start);
 
@@ -125,7 +125,10 @@ uint64_t ctr_offcpu_next(struct cursor *c, bool *start);
 /* Events handed to a batch sink at once: few enough to stay in L1. */
 #define BATCH 256u
 
-struct rd {
+/* One reading of a calltrace trace (a route: serial, a worker of the
+ * parallel one, the live follower): the input, the info it fills, the sink
+ * it feeds, and the caches and buffers of the decoding. */
+struct ctr_reading {
     const struct ct_input *in;
     struct ct_trace_info *info;
     struct ct_sink *sink;
@@ -248,31 +251,31 @@ int ctr_cmp_maps_time(const void *a, const void *b);
 int ctr_cmp_thread_seq(const void *a, const void *b);
 /* Which tid each thread has and from when, from the EVENTS blocks (after
  * ctr_register_threads), for ctr_sample_thread. */
-void ctr_sample_tids(struct rd *r, const struct block *blocks, size_t n);
+void ctr_sample_tids(struct ctr_reading *r, const struct block *blocks, size_t n);
 /* The thread a SAMPLE_OF record of tid, written at time t by the sampler,
  * is a sample of: the latest thread of that tid begun by t (the kernel
  * reuses tids), else a thread of its own for a tid with no blocks. */
-uint32_t ctr_sample_thread(struct rd *r, uint64_t tid, uint64_t t);
+uint32_t ctr_sample_thread(struct ctr_reading *r, uint64_t tid, uint64_t t);
 void ctr_register_threads(struct ct_trace_info *info, struct block *blocks,
                           size_t n);
 uint64_t ctr_first_record_time(const struct ct_input *in,
                                const struct block *b);
 
-bool ctr_flush(struct rd *r);
+bool ctr_flush(struct ctr_reading *r);
 /* PROFILE blocks (calltrace_profile.c): their threads, before any event;
  * their call paths, after the EVENTS blocks' events. */
 void ctr_profile_threads(struct ct_trace_info *info, struct block *blocks,
                          size_t n);
-void ctr_profile_read(struct rd *r, const struct block *blocks, size_t n,
+void ctr_profile_read(struct ctr_reading *r, const struct block *blocks, size_t n,
                       const struct ct_file_header *fh);
-void ctr_run(struct rd *r, struct cursor *c, uint64_t limit);
-uint64_t ctr_next_time(struct rd *r, struct cursor *c);
+void ctr_run(struct ctr_reading *r, struct cursor *c, uint64_t limit);
+uint64_t ctr_next_time(struct ctr_reading *r, struct cursor *c);
 /* The lane c's events go to now (made for the thread's own stack before
  * any CONTEXT record). */
-struct ctr_lane *ctr_context_leave(struct rd *r, struct cursor *c);
+struct ctr_lane *ctr_context_leave(struct ctr_reading *r, struct cursor *c);
 /* c goes over to context id (0: the thread's own stack), a lane made for
  * it the first time; returns the lane. */
-struct ctr_lane *ctr_context_enter(struct rd *r, struct cursor *c,
+struct ctr_lane *ctr_context_enter(struct ctr_reading *r, struct cursor *c,
                                    uint64_t id);
 /* The event an EXT record of the simple kinds makes by itself (overhead
  * marks, user, argument and return-value text, a lost count, a thread's
@@ -288,12 +291,12 @@ void ctr_thread_name(struct ct_thread_info *t, const uint8_t *p, size_t len);
 bool ctr_context_ahead(const uint8_t *q, const uint8_t *end, bool prefix,
                        uint64_t *id);
 
-void ctr_merge(struct rd *r, struct cursor *cs, size_t n);
+void ctr_merge(struct ctr_reading *r, struct cursor *cs, size_t n);
 
 /* Decodes the cursors' threads on several threads into parts of
  * opts->profile and merges them (calltrace_parallel.c).  Returns false,
  * having changed nothing, when the trace needs the serial path. */
-bool ctr_parallel(struct rd *r, struct cursor *cs, size_t n,
+bool ctr_parallel(struct ctr_reading *r, struct cursor *cs, size_t n,
                   const struct ct_read_opts *opts, uint32_t file_flags);
 
 #endif /* CT_CALLTRACE_READER_H */

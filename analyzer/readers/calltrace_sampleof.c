@@ -24,7 +24,7 @@ static int cmp_span(const void *a, const void *b)
     return x->first < y->first ? -1 : x->first > y->first;
 }
 
-void ctr_sample_tids(struct rd *r, const struct block *blocks, size_t n)
+void ctr_sample_tids(struct ctr_reading *r, const struct block *blocks, size_t n)
 {
     size_t cap = 0;
     for (size_t i = 0; i < n; i++) {
@@ -46,7 +46,7 @@ void ctr_sample_tids(struct rd *r, const struct block *blocks, size_t n)
     r->ntids = k;
 }
 
-uint32_t ctr_sample_thread(struct rd *r, uint64_t tid, uint64_t t)
+uint32_t ctr_sample_thread(struct ctr_reading *r, uint64_t tid, uint64_t t)
 {
     /* the first entry of tid */
     size_t lo = 0, hi = r->ntids;

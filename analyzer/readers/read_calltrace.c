@@ -100,7 +100,7 @@ static int read_calltrace(const struct ct_input *in,
     struct block *blocks = ctr_index_blocks(in, info, &h, &nblocks);
     ctr_live_trim(in, &h, blocks, nblocks);
 
-    struct rd *r = ct_xcalloc(1, sizeof *r);
+    struct ctr_reading *r = ct_xcalloc(1, sizeof *r);
     r->in = in;
     r->info = info;
     r->sink = sink;

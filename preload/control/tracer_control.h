@@ -1,5 +1,5 @@
 /*
- * The control socket (control.c).
+ * The control socket (control_socket.c).
  *
  * One part of tracer.h, the tracer's internal interface: the files of
  * the tracer include tracer.h, which includes every part; a part compiles
@@ -14,7 +14,7 @@
 
 /* --------------------------------------------------------------- control */
 
-/* CALLTRACE_CONTROL (control.c): the socket and its thread, at start, in
+/* CALLTRACE_CONTROL (control_socket.c): the socket and its thread, at start, in
  * a forked child, and at the end. */
 void ct_control_start(void);
 void ct_control_after_fork(void);

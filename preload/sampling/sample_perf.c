@@ -346,11 +346,11 @@ static void ring_copy(const uint8_t *data, uint64_t size, uint64_t at,
     memcpy((uint8_t *)dst + first, data, len - first);
 }
 
-struct rd {
+struct ctr_reading {
     const uint8_t *p, *end;
 };
 
-static int get64(struct rd *r, uint64_t *v)
+static int get64(struct ctr_reading *r, uint64_t *v)
 {
     if ((size_t)(r->end - r->p) < 8)
         return -1;
@@ -421,7 +421,7 @@ static void take_switch(struct slot *s, const uint8_t *rec, size_t len)
 static void take_sample(struct slot *s, uint8_t *rec, size_t len,
                         unsigned wait_ms)
 {
-    struct rd r = {rec + sizeof(struct perf_event_header), rec + len};
+    struct ctr_reading r = {rec + sizeof(struct perf_event_header), rec + len};
     uint64_t ident, pidtid, time, abi, v, size, dyn = 0;
     struct ct_perf_regs regs;
     memset(&regs, 0, sizeof regs);

@@ -48,7 +48,7 @@ static struct heap_item heap_pop(struct heap_item *h, size_t *n)
     return top;
 }
 
-void ctr_merge(struct rd *r, struct cursor *cs, size_t n)
+void ctr_merge(struct ctr_reading *r, struct cursor *cs, size_t n)
 {
     if (n == 1) {
         ctr_run(r, &cs[0], UINT64_MAX);

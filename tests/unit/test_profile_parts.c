@@ -1,5 +1,5 @@
 /*
- * Profiles made in parts (profile_merge.c) add up to the profile of the
+ * Profiles made in parts (profile_parts.c) add up to the profile of the
  * whole event stream: the same events fed once to one profile and, cut
  * into pieces, to parts that are then merged.
  */
