@@ -20,10 +20,8 @@ static bool is_name(struct ct_callers_filter *c, uint32_t func)
     ct_grow_zeroed(&c->verdict, &c->nverdict, func, 1);
     if (!c->verdict[func]) {
         const char *name = ct_functab_name(c->info->funcs, func);
-        c->verdict[func] = V_NO;
-        for (size_t i = 0; i < c->nnames; i++)
-            if (ct_name_match(c->names[i], name) == CT_MATCH_EXACT)
-                c->verdict[func] = V_NAME;
+        c->verdict[func] =
+            ct_name_match_any(c->names, c->nnames, name) ? V_NAME : V_NO;
     }
     return c->verdict[func] == V_NAME;
 }

@@ -18,13 +18,10 @@ static int verdict(struct ct_hide_filter *h, uint32_t func)
     ct_grow_zeroed(&h->verdict, &h->nverdict, func, 1);
     if (!h->verdict[func]) {
         const char *name = ct_functab_name(h->info->funcs, func);
-        h->verdict[func] = V_SHOWN;
-        for (size_t i = 0; i < h->npatterns; i++)
-            if (ct_name_match(h->patterns[i], name) == CT_MATCH_EXACT)
-                h->verdict[func] = V_HIDDEN;
-        for (size_t i = 0; i < h->nnotrace; i++)
-            if (ct_name_match(h->notrace[i], name) == CT_MATCH_EXACT)
-                h->verdict[func] = V_NOTRACE;
+        h->verdict[func] =
+            ct_name_match_any(h->notrace, h->nnotrace, name)     ? V_NOTRACE
+            : ct_name_match_any(h->patterns, h->npatterns, name) ? V_HIDDEN
+                                                                  : V_SHOWN;
     }
     return h->verdict[func];
 }

@@ -114,6 +114,15 @@ enum ct_match ct_name_match(const char *pattern, const char *name)
     return CT_MATCH_NO;
 }
 
+bool ct_name_match_any(const char *const *patterns, size_t n,
+                       const char *name)
+{
+    for (size_t i = 0; i < n; i++)
+        if (ct_name_match(patterns[i], name) == CT_MATCH_EXACT)
+            return true;
+    return false;
+}
+
 static bool same_function(const char *a, const char *b)
 {
     size_t sa, la, sb, lb;

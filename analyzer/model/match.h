@@ -22,6 +22,10 @@ enum ct_match {
 
 /* How pattern relates to one name. */
 enum ct_match ct_name_match(const char *pattern, const char *name);
+/* Whether one of the n patterns matches name (CT_MATCH_EXACT): the
+ * filters that meet names while reading (--hide, --notrace, --caller). */
+bool ct_name_match_any(const char *const *patterns, size_t n,
+                       const char *name);
 
 enum ct_select {
     CT_SELECT_NONE = 0,    /* nothing matched                            */
