@@ -718,6 +718,17 @@ static void follow_thread(struct ct_follow *f, const struct ct_input *in,
                 return;
             }
             whole = true;
+        } else if (closed && live && !snapshot && ctr_side_present(in->path)) {
+            /* record --pack may move it while it is read: a copy, checked
+             * against its header afterwards (ctr_payload) */
+            struct block b = ctr_block_at(&h, t->cur, in->size - t->cur);
+            b.may_move = true;
+            bool partial_ok;
+            base = ctr_payload(in, &b, &f->unpacked, &len, &partial_ok);
+            if (!base) {
+                damage(f, in, t->cur, "moved block not in the side file");
+                return;
+            }
         }
         const uint8_t *p = base + t->pos, *end = base + len, *next;
         /* Still being written: the last record may be half stored. */

@@ -114,9 +114,15 @@ struct block *ctr_index_blocks(const struct ct_input *in,
         off += h.size;
     }
     ctr_stream_resolve(in, blocks, n);
+    /* A trace beside its side file: while `record --pack` runs it may
+     * move any closed block as this reading goes on. */
+    bool live_pack = ctr_side_present(in->path);
     uint64_t packed = 0, zbytes = 0, bytes = 0;
     for (size_t i = 0; i < n; i++) {
         blocks[i].prefix = (fh->flags & CT_FILE_HEAD_PREFIX) != 0;
+        blocks[i].may_move = live_pack && blocks[i].kind == CT_BLOCK_EVENTS &&
+                             !blocks[i].packed && !blocks[i].moved &&
+                             (blocks[i].flags & CT_BLOCK_CLOSED);
         if (blocks[i].packed) {
             packed++;
             zbytes += blocks[i].zlen;

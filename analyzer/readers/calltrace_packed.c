@@ -59,7 +59,33 @@ const uint8_t *ctr_payload(const struct ct_input *in, const struct block *b,
     }
     if (!b->packed) {
         *len = ctr_payload_len(b, partial_ok);
-        return data;
+        if (!b->may_move)
+            return data;
+        /* The live packer writes the block to the side file, then sets
+         * MOVED in its header (whose page stays), then frees its other
+         * pages.  A copy of the records followed by a header still without
+         * MOVED was taken before the pages went; else the side file has
+         * them. */
+        if (u->off == b->off) {
+            *len = u->len;
+            return u->buf;
+        }
+        if (u->cap < *len) {
+            free(u->buf);
+            u->cap = *len;
+            u->buf = ct_xmalloc(u->cap ? u->cap : 1);
+        }
+        memcpy(u->buf, data, *len);
+        __atomic_thread_fence(__ATOMIC_ACQUIRE);
+        const struct ct_block_header *h =
+            (const struct ct_block_header *)(in->data + b->off);
+        if (__atomic_load_n(&h->flags, __ATOMIC_RELAXED) & CT_BLOCK_MOVED) {
+            *partial_ok = false;
+            return ctr_side_payload(in->path, b, u, len);
+        }
+        u->off = b->off;
+        u->len = *len;
+        return u->buf;
     }
     /* An unclosed block's records end at a zero head or inside a record
      * cut short, as they did before it was packed. */

@@ -28,6 +28,9 @@ struct block {
                                records' bytes unpacked, zlen the frame's   */
     bool moved;             /* CT_BLOCK_MOVED: its records are in the side
                                file (calltrace_side.c)                    */
+    bool may_move;          /* closed, in a trace beside its side file: a
+                               live packer may make it MOVED, and free its
+                               pages, while it is read (ctr_payload)      */
     uint32_t zlen;
 };
 
@@ -227,6 +230,8 @@ bool ctr_side_frame(const char *trace, uint32_t tid, uint32_t seq,
                     uint32_t *used);
 const uint8_t *ctr_side_payload(const char *trace, const struct block *b,
                                 struct ctr_unpacked *u, size_t *len);
+/* Whether trace has a side file (a `record --pack` running or killed). */
+bool ctr_side_present(const char *trace);
 /* Whether a block header holds together: magic, sizes, a kind this
  * reader knows (calltrace_index.c). */
 bool ctr_block_header_ok(const struct ct_block_header *h);

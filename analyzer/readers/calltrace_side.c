@@ -59,15 +59,26 @@ static void scan_more(void)
  * A snapshot (TRACE.snapN, calltrace control PID snapshot) copies the
  * trace's MOVED blocks as they are: their records are in TRACE's side
  * file. */
-static bool side_open(const char *trace)
+static void side_name(const char *trace, char *want, size_t cap)
 {
-    char want[4096];
-    snprintf(want, sizeof want, "%s.packed", trace);
+    snprintf(want, cap, "%s.packed", trace);
     const char *base = strrchr(trace, '/');
     const char *snap = strstr(base ? base : trace, ".snap");
     if (snap && access(want, F_OK) != 0)
-        snprintf(want, sizeof want, "%.*s.packed", (int)(snap - trace),
-                 trace);
+        snprintf(want, cap, "%.*s.packed", (int)(snap - trace), trace);
+}
+
+bool ctr_side_present(const char *trace)
+{
+    char want[4096];
+    side_name(trace, want, sizeof want);
+    return access(want, F_OK) == 0;
+}
+
+static bool side_open(const char *trace)
+{
+    char want[4096];
+    side_name(trace, want, sizeof want);
     if (side.path && strcmp(side.path, want) == 0)
         return true;
     if (side.fd >= 0)
