@@ -432,22 +432,14 @@ static void test_moved_while_read(void **state)
     struct ct_read_opts none = {0};
     int status = ct_reader_calltrace.read(&in, &info, &m.text.sink, &none);
     quiet_stderr(false);
-    if (m.moved < 0) { /* the test folder's file system punches no holes */
-        ct_trace_info_free(&info);
-        ct_input_close(&in);
-        free(m.text.buf);
-        free(before);
-        unlink(raw);
-        unlink(side);
-        free(raw);
-        free(side);
-        tg_free(&t);
-        skip();
+    /* Else the test folder's file system punches no holes: nothing moved. */
+    bool holes = m.moved >= 0;
+    if (holes) {
+        assert_int_equal(status, CT_EXIT_OK);
+        assert_true(m.moved >= 4); /* moved under the reader's feet */
+        assert_string_equal(info.stopped, "");
+        assert_string_equal(m.text.buf, before);
     }
-    assert_int_equal(status, CT_EXIT_OK);
-    assert_true(m.moved >= 4); /* moved under the reader's feet */
-    assert_string_equal(info.stopped, "");
-    assert_string_equal(m.text.buf, before);
     ct_trace_info_free(&info);
     ct_input_close(&in);
     free(m.text.buf);
@@ -457,6 +449,8 @@ static void test_moved_while_read(void **state)
     free(raw);
     free(side);
     tg_free(&t);
+    if (!holes)
+        skip();
 }
 
 /* The side file gone: a moved block is damage, told at its byte. */
