@@ -39,9 +39,16 @@ expect_eq "burn_a of burn-b" "" "$(samples burn_a --tid="$B")"
 expect_eq "sections" "$A burn_a $na
 $B burn_b $nb" "$(sed 's/[),]//g' "$T/sections")"
 
-# The info's per-thread counts, and a stack export of one thread.
-grep "^  thread $A " "$T/info.txt" | has " samples=$na " ||
-    fail "info: $(grep "^  thread $A " "$T/info.txt")"
+# The info's per-thread counts: all of burn-a's samples, those that fell
+# outside burn_a too (a thread's start and end), as its --threads section
+# counts them; and a stack export of one thread.
+all_a=$("$REPORT_SAN" --threads -p -b "$T/s.raw" | awk -v a="$A" '
+    /^==== Thread/ { t = $5; gsub(/[),]/, "", t) }
+    t == a && /^ Events: / { print $(NF-1); exit }')
+[ "${all_a:-0}" -ge "$na" ] ||
+    fail "burn-a's section: '$all_a' samples, burn_a $na"
+grep "^  thread $A " "$T/info.txt" | has " samples=$all_a " ||
+    fail "info: $(grep "^  thread $A " "$T/info.txt") (section: $all_a)"
 "$REPORT_SAN" --tid="$B" --export=folded "$T/s.raw" > "$T/b.folded"
 expect_eq "folded burn-b" "$nb" \
     "$(awk '$1 ~ /;burn_b$/ {s += $2} END {print s + 0}' "$T/b.folded")"
