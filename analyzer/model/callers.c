@@ -93,6 +93,17 @@ static bool kept(struct ct_callers_thread *t, uint64_t call)
     return t->next < t->nkept && t->kept[t->next] == call;
 }
 
+/* MARK: frame func entered (a call, or a frame open before the data). */
+static void mark_enter(struct ct_callers_filter *c, struct ct_callers_thread *t,
+                       uint32_t func)
+{
+    push(t, t->calls++, func);
+    if (is_name(c, func)) {
+        c->targets++;
+        mark(t);
+    }
+}
+
 static int mark_event(struct ct_sink *self, const struct ct_event *ev)
 {
     struct ct_callers_filter *c = (struct ct_callers_filter *)self;
@@ -100,11 +111,7 @@ static int mark_event(struct ct_sink *self, const struct ct_event *ev)
     struct ct_callers_frame closed;
     switch (ev->kind) {
     case CT_EV_CALL:
-        push(t, t->calls++, ev->func);
-        if (is_name(c, ev->func)) {
-            c->targets++;
-            mark(t);
-        }
+        mark_enter(c, t, ev->func);
         break;
     case CT_EV_RETURN:
         pop(t, ev->func, &closed);
@@ -113,13 +120,8 @@ static int mark_event(struct ct_sink *self, const struct ct_event *ev)
         /* frames open before the data: numbered as calls, so that a call
          * of NAME below one keeps it; one of NAME itself is such a call */
         t->n = 0;
-        for (uint32_t i = 0; i < ev->depth; i++) {
-            push(t, t->calls++, ev->stack[i]);
-            if (is_name(c, ev->stack[i])) {
-                c->targets++;
-                mark(t);
-            }
-        }
+        for (uint32_t i = 0; i < ev->depth; i++)
+            mark_enter(c, t, ev->stack[i]);
         break;
     case CT_EV_THREAD_END:
         t->n = 0;
@@ -142,21 +144,27 @@ static bool inside_name(const struct ct_callers_thread *t)
     return t->n && (t->f[t->n - 1].target || !t->f[t->n - 1].shown);
 }
 
+/* PASS: frame func entered; whether it is passed on. */
+static bool pass_enter(struct ct_callers_filter *c, struct ct_callers_thread *t,
+                       uint32_t func)
+{
+    bool below = inside_name(t);
+    struct ct_callers_frame *f = push(t, t->calls++, func);
+    f->shown = !below && kept(t, f->call);
+    f->target = f->shown && is_name(c, func);
+    return f->shown;
+}
+
 static int pass_event(struct ct_sink *self, const struct ct_event *ev)
 {
     struct ct_callers_filter *c = (struct ct_callers_filter *)self;
     struct ct_callers_thread *t = thread_of(c, ev->thread);
     struct ct_callers_frame closed;
     switch (ev->kind) {
-    case CT_EV_CALL: {
-        bool below = inside_name(t);
-        struct ct_callers_frame *f = push(t, t->calls++, ev->func);
-        f->shown = !below && kept(t, f->call);
-        f->target = f->shown && is_name(c, ev->func);
-        if (!f->shown)
+    case CT_EV_CALL:
+        if (!pass_enter(c, t, ev->func))
             return 0;
         break;
-    }
     case CT_EV_RETURN: {
         /* a return that closes nothing kept is left out; one that closes
          * no open frame at all goes on, for the views to count */
@@ -171,14 +179,9 @@ static int pass_event(struct ct_sink *self, const struct ct_event *ev)
         t->n = 0;
         uint32_t *ids = ct_xcalloc(ev->depth + 1, sizeof *ids);
         uint32_t n = 0;
-        for (uint32_t i = 0; i < ev->depth; i++) {
-            bool below = inside_name(t);
-            struct ct_callers_frame *f = push(t, t->calls++, ev->stack[i]);
-            f->shown = !below && kept(t, f->call);
-            f->target = f->shown && is_name(c, ev->stack[i]);
-            if (f->shown)
+        for (uint32_t i = 0; i < ev->depth; i++)
+            if (pass_enter(c, t, ev->stack[i]))
                 ids[n++] = ev->stack[i];
-        }
         struct ct_event copy = *ev;
         copy.stack = ids;
         copy.depth = n;
@@ -206,7 +209,6 @@ void ct_callers_init(struct ct_callers_filter *c, const struct ct_trace_info *in
     *c = (struct ct_callers_filter){
         .sink = {mark_event},
         .info = info,
-        .mode = CT_CALLERS_MARK,
         .names = names,
         .nnames = nnames,
     };
@@ -218,7 +220,6 @@ void ct_callers_pass(struct ct_callers_filter *c, struct ct_sink *next,
     c->sink.event = pass_event;
     c->next = next;
     c->info = info;
-    c->mode = CT_CALLERS_PASS;
     /* function ids are the second reading's own */
     free(c->verdict);
     c->verdict = NULL;

@@ -8,9 +8,9 @@
  *
  * Whether a frame leads to NAME is known only when a call below it is
  * made, long after the frame's own call has gone by.  So the run is read
- * twice: the first reading (CT_CALLERS_MARK) numbers each thread's calls
+ * twice: the first reading (ct_callers_init) numbers each thread's calls
  * and keeps the numbers of the frames open at each call of NAME; the
- * second (CT_CALLERS_PASS) passes on those calls and their returns, in
+ * second (ct_callers_pass) passes on those calls and their returns, in
  * their place, with their own times, and holds nothing back.  Its memory
  * is 8 bytes per call kept.  NAME is matched as --hide's names are.
  */
@@ -22,8 +22,6 @@
 #include <stdint.h>
 
 #include "analyzer/model/trace.h"
-
-enum ct_callers_mode { CT_CALLERS_MARK, CT_CALLERS_PASS };
 
 struct ct_callers_frame {
     uint64_t call;            /* the thread's call number of this frame    */
@@ -45,7 +43,6 @@ struct ct_callers_filter {
     struct ct_sink sink;
     struct ct_sink *next;     /* PASS only                                  */
     const struct ct_trace_info *info;
-    enum ct_callers_mode mode;
     const char *const *names;
     size_t nnames;
     uint8_t *verdict;         /* per func: 0 unknown, 1 no, 2 NAME          */

@@ -33,9 +33,31 @@ int ct_load_open(struct ct_load *l, const char *path,
     return CT_EXIT_OK;
 }
 
-/* The filters every view shares, in front of sink: hidden functions are
- * taken out before any view sees the events, so that every view leaves
- * out the same calls; then the threads --tid leaves out. */
+/* --hide/--notrace and --tid's filters in front of sink, into hide and
+ * tidsel, reading info; the hide filter is set up only when asked for
+ * (whether to free it). */
+static struct ct_sink *view_filters(struct ct_hide_filter *hide,
+                                    struct ct_tid_filter *tidsel,
+                                    struct ct_trace_info *info,
+                                    const struct ct_load_opts *o,
+                                    struct ct_sink *sink)
+{
+    if (o->nhide || o->nnotrace) {
+        ct_hide_filter_init(hide, sink, info, o->hide, o->nhide);
+        ct_hide_filter_notrace(hide, o->notrace, o->nnotrace);
+        sink = &hide->sink;
+    }
+    if (o->ntids) {
+        ct_tid_filter_init(tidsel, sink, info, o->tids, o->ntids);
+        sink = &tidsel->sink;
+    }
+    return sink;
+}
+
+/* The filters every view shares, in front of sink: the paths --caller
+ * keeps, then hidden functions taken out before any view sees the events,
+ * so that every view leaves out the same calls; then the threads --tid
+ * leaves out. */
 static struct ct_sink *filters(struct ct_load *l, const struct ct_load_opts *o,
                                struct ct_sink *sink)
 {
@@ -43,16 +65,7 @@ static struct ct_sink *filters(struct ct_load *l, const struct ct_load_opts *o,
         ct_callers_pass(&l->callers, sink, &l->info);
         sink = &l->callers.sink;
     }
-    if (o->nhide || o->nnotrace) {
-        ct_hide_filter_init(&l->hide, sink, &l->info, o->hide, o->nhide);
-        ct_hide_filter_notrace(&l->hide, o->notrace, o->nnotrace);
-        sink = &l->hide.sink;
-    }
-    if (o->ntids) {
-        ct_tid_filter_init(&l->tidsel, sink, &l->info, o->tids, o->ntids);
-        sink = &l->tidsel.sink;
-    }
-    return sink;
+    return view_filters(&l->hide, &l->tidsel, &l->info, o, sink);
 }
 
 /* --caller's first reading: the same input through the same filters,
@@ -64,18 +77,10 @@ static int mark_callers(struct ct_load *l, const struct ct_load_opts *o,
     struct ct_trace_info info;
     ct_trace_info_init(&info, l->in.path, l->reader->name);
     ct_callers_init(&l->callers, &info, o->callers, o->ncallers);
-    struct ct_sink *sink = &l->callers.sink;
     struct ct_hide_filter hide;
     struct ct_tid_filter tidsel;
-    if (o->nhide || o->nnotrace) {
-        ct_hide_filter_init(&hide, sink, &info, o->hide, o->nhide);
-        ct_hide_filter_notrace(&hide, o->notrace, o->nnotrace);
-        sink = &hide.sink;
-    }
-    if (o->ntids) {
-        ct_tid_filter_init(&tidsel, sink, &info, o->tids, o->ntids);
-        sink = &tidsel.sink;
-    }
+    struct ct_sink *sink =
+        view_filters(&hide, &tidsel, &info, o, &l->callers.sink);
     int status = l->reader->read(&l->in, &info, sink, ropts);
     if (o->nhide || o->nnotrace)
         ct_hide_filter_free(&hide);
