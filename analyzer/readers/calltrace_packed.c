@@ -48,6 +48,18 @@ ZSTD_CCtx *ctr_pack_context(int level)
     return z;
 }
 
+/* Room for n bytes of records in u's buffer: what it held is gone, so it
+ * names no block until it is filled. */
+static void room_for(struct ctr_unpacked *u, size_t n)
+{
+    u->off = 0;
+    if (u->cap < n) {
+        free(u->buf);
+        u->cap = n;
+        u->buf = ct_xmalloc(u->cap ? u->cap : 1);
+    }
+}
+
 const uint8_t *ctr_payload(const struct ct_input *in, const struct block *b,
                            struct ctr_unpacked *u, size_t *len,
                            bool *partial_ok)
@@ -70,11 +82,7 @@ const uint8_t *ctr_payload(const struct ct_input *in, const struct block *b,
             *len = u->len;
             return u->buf;
         }
-        if (u->cap < *len) {
-            free(u->buf);
-            u->cap = *len;
-            u->buf = ct_xmalloc(u->cap ? u->cap : 1);
-        }
+        room_for(u, *len);
         memcpy(u->buf, data, *len);
         __atomic_thread_fence(__ATOMIC_ACQUIRE);
         const struct ct_block_header *h =
@@ -105,15 +113,10 @@ const uint8_t *ctr_unpack_into(struct ctr_unpacked *u, size_t off,
                                size_t used, size_t *len)
 {
     *len = 0;
-    if (u->cap < used) {
-        free(u->buf);
-        u->cap = used;
-        u->buf = ct_xmalloc(u->cap ? u->cap : 1);
-    }
+    room_for(u, used);
     /* One context for all the blocks u unpacks: made once, not per call. */
     if (!u->dctx && !(u->dctx = ZSTD_createDCtx()))
         return NULL;
-    u->off = 0;
     size_t n = ZSTD_decompressDCtx(u->dctx, u->buf, used, frame, zlen);
     if (ZSTD_isError(n) || n != used)
         return NULL;
