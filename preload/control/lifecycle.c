@@ -252,6 +252,7 @@ void ct_process_start(void)
     ct_proc.pid = (uint32_t)getpid();
     ct_proc.calls_off = ct_sample_parse_mode(env("CALLTRACE_MODE")) ==
                         CT_MODE_SAMPLE;
+    ct_tracer_stack_choose(ct_sample_wanted());
     ct_profile_start();
     if (ct_profile_stop)
         ct_profile_measure_bias();  /* the profile path's cost */

@@ -614,7 +614,7 @@ static void drop_pending(struct ct_thread *t, struct fthread *f, uint32_t i)
 {
     f->state[i] = FS_HIDDEN;
     f->npending--;
-    count_drop(t, f, t->stack[i], f->why[i]);
+    count_drop(t, f, ct_frame_fn(t, i), f->why[i]);
 }
 
 /* Writes the entries of the pending frames below level upto, outermost
@@ -636,7 +636,7 @@ static void write_pending_bt(struct ct_thread *t, struct fthread *f,
         f->npending--;
         /* An entry that cannot be written leaves its frame hidden, so
          * no exit goes without it. */
-        if (put_entry(t, f->ticks[i], t->stack[i], f->site[i]) != 0) {
+        if (put_entry(t, f->ticks[i], ct_frame_fn(t, i), f->site[i]) != 0) {
             f->state[i] = FS_HIDDEN;
             continue;
         }
@@ -813,7 +813,7 @@ int ct_filter_enter(struct ct_thread *t, uintptr_t fn, uintptr_t site,
                     uint32_t d, int off)
 {
     const struct fset *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
-    if (d >= CT_MAX_DEPTH || !s)
+    if (d >= ct_frames_kept(t) || !s)
         return off;
     struct fthread *f = thread_state(t);
     if (!f)
@@ -871,7 +871,7 @@ int ct_filter_pop(struct ct_thread *t, uint32_t d)
 {
     struct fthread *f = t->filter;
     /* A frame of the fast path changed no scope (filter_fast.c). */
-    if (d >= CT_MAX_DEPTH || f->state[d] == FS_FAST)
+    if (d >= ct_frames_kept(t) || f->state[d] == FS_FAST)
         return 0;
     f->sc = f->saved[d];
     /* A frame the fast path entered has no hidden bit: its state here
@@ -888,7 +888,7 @@ int ct_filter_pop(struct ct_thread *t, uint32_t d)
     int keep = (f->fl[d] & FF_TRACE) ||
                (f->fmin[d] != UINT64_MAX && now - f->ticks[d] >= f->fmin[d]);
     if (!keep) {
-        count_drop(t, f, t->stack[d], f->why[d]);
+        count_drop(t, f, ct_frame_fn(t, d), f->why[d]);
         return 1;
     }
     size_t need = ((size_t)f->npending + 2) * CT_REC_MAX_HOT;
@@ -897,7 +897,7 @@ int ct_filter_pop(struct ct_thread *t, uint32_t d)
     write_pending_bt(t, f, d,
                      !!(f->fl[d] & (FF_BACKTRACE | FF_CALLER)));
     finish_if(f, d);
-    if (put_entry(t, f->ticks[d], t->stack[d], f->site[d]) != 0)
+    if (put_entry(t, f->ticks[d], ct_frame_fn(t, d), f->site[d]) != 0)
         return 1;
     if (ct_thread_room_left(t) >= CT_REC_MAX_HOT)
         t->pos = ct_enc_exit(t->pos, ct_tick_delta(t, now));
@@ -911,7 +911,8 @@ void ct_filter_thread_close(struct ct_thread *t)
     struct fthread *f = t->filter;
     if (!f)
         return;
-    uint32_t top = t->depth < CT_MAX_DEPTH ? t->depth : CT_MAX_DEPTH;
+    uint32_t kept = ct_frames_kept(t);
+    uint32_t top = t->depth < kept ? t->depth : kept;
     if (f->npending) {
         /* Frames still open: those open for long enough are shown (as
          * never returned), the younger ones counted as short. */
@@ -929,7 +930,7 @@ void ct_filter_thread_close(struct ct_thread *t)
         write_pending(t, f, upto);
         for (uint32_t i = upto; i < top && f->npending; i++)
             if (f->state[i] == FS_PENDING) {
-                count_drop(t, f, t->stack[i], f->why[i]);
+                count_drop(t, f, ct_frame_fn(t, i), f->why[i]);
                 f->state[i] = FS_HIDDEN;
                 f->npending--;
             }

@@ -187,7 +187,7 @@ void ct_filter_fast_enter(uintptr_t fn, uintptr_t site, uintptr_t sp)
     uint32_t d = t->depth;
     /* As hot.c: a caller's stack pointer above the top frame's means
      * frames have gone; the slow path ends them. */
-    if (ct_unlikely(!f || f->gen != ff->gen || d >= CT_MAX_DEPTH ||
+    if (ct_unlikely(!f || f->gen != ff->gen || d >= CT_HOT_DEPTH ||
                     t->sp_not[d] > ~sp))
         goto unbusy;
     uint32_t reason;
@@ -229,7 +229,7 @@ void ct_filter_fast_exit(uintptr_t fn, uintptr_t site)
     /* Only the top frame, entered here: anything else (a longjmp's
      * leftovers, a frame of the slow path with a scope to restore) is
      * the slow path's. */
-    if (ct_unlikely(!f || d >= CT_MAX_DEPTH || t->stack[d] != fn ||
+    if (ct_unlikely(!f || d >= CT_HOT_DEPTH || t->stack[d] != fn ||
                     f->state[d] != FS_FAST))
         goto unbusy;
     uint64_t bit = 1ull << (d % 64);

@@ -155,7 +155,7 @@ uint32_t blk_put_frames(struct ct_thread *t, uint8_t sub,
     for (uint32_t d = 0; d < t->depth && p + 10 <= lim; d++) {
         if (is_hidden(t, d))
             continue;
-        p = ct_put_varint(p, d < CT_MAX_DEPTH ? t->stack[d] : 0);
+        p = ct_put_varint(p, d < ct_frames_kept(t) ? ct_frame_fn(t, d) : 0);
         written++;
     }
     /* Fixed-width (5 byte) varints for count and length, so they can be

@@ -54,6 +54,7 @@ static int stacks_lock;
 struct saved {
     uint32_t id;
     uint32_t depth;
+    uint32_t kept;        /* frames with their fn and sp in the arrays    */
     uint32_t cap;         /* frames the arrays hold                       */
     uintptr_t *stack;     /* fns, then ~sp, then hidden bits              */
     uint32_t nplt, plt_cap;
@@ -150,12 +151,41 @@ static size_t saved_bytes(uint32_t cap)
     return ((size_t)cap * 2 + (cap + 63) / 64) * sizeof(uintptr_t);
 }
 
+/* Copies the kept levels [0, n) of t's shadow stack into fn[] and sp_not[]
+ * (out), or from them back into t (!out): the levels past CT_HOT_DEPTH
+ * live in t->deep. */
+static void copy_frames(struct ct_thread *t, uintptr_t *fn, uintptr_t *sp_not,
+                        uint32_t n, int out)
+{
+    uint32_t hot = n < CT_HOT_DEPTH ? n : CT_HOT_DEPTH;
+    uint32_t deep = n - hot;
+    if (out) {
+        memcpy(fn, t->stack, hot * sizeof *fn);
+        memcpy(sp_not, t->sp_not + 1, hot * sizeof *sp_not);
+        if (deep) {
+            memcpy(fn + hot, t->deep->fn, deep * sizeof *fn);
+            memcpy(sp_not + hot, t->deep->sp_not, deep * sizeof *sp_not);
+        }
+    } else {
+        memcpy(t->stack, fn, hot * sizeof *fn);
+        memcpy(t->sp_not + 1, sp_not, hot * sizeof *sp_not);
+        if (deep) {
+            memcpy(t->deep->fn, fn + hot, deep * sizeof *fn);
+            memcpy(t->deep->sp_not, sp_not + hot, deep * sizeof *sp_not);
+        }
+    }
+}
+
 /* Keeps the thread's frames in s; false when there is no memory. */
 static int save_frames(struct ct_thread *t, struct saved *s)
 {
-    uint32_t kept = t->depth < CT_MAX_DEPTH ? t->depth : CT_MAX_DEPTH;
-    if (kept > s->cap) {
-        uint32_t cap = kept < 64 ? 64 : kept * 2;
+    uint32_t kept = ct_frames_kept(t);
+    if (kept > t->depth)
+        kept = t->depth;
+    /* hidden bits are kept to CT_MAX_DEPTH, frames or not */
+    uint32_t bits = t->depth < CT_MAX_DEPTH ? t->depth : CT_MAX_DEPTH;
+    if (bits > s->cap) {
+        uint32_t cap = bits < 64 ? 64 : bits * 2;
         if (cap > CT_MAX_DEPTH)
             cap = CT_MAX_DEPTH;
         uintptr_t *m = map(saved_bytes(cap));
@@ -167,29 +197,34 @@ static int save_frames(struct ct_thread *t, struct saved *s)
         s->cap = cap;
     }
     s->depth = t->depth;
-    memcpy(s->stack, t->stack, kept * sizeof *t->stack);
-    memcpy(s->stack + s->cap, t->sp_not + 1, kept * sizeof *t->sp_not);
+    s->kept = kept;
+    copy_frames(t, s->stack, s->stack + s->cap, kept, 1);
     memcpy(s->stack + 2 * (size_t)s->cap, t->hidden,
-           (kept + 63) / 64 * sizeof *t->hidden);
+           (bits + 63) / 64 * sizeof *t->hidden);
     return 1;
 }
 
+/* The levels a context brings past CT_HOT_DEPTH need the thread's deeper
+ * levels; without them (no memory) those frames are recorded, not kept. */
 static void load_frames(struct ct_thread *t, const struct saved *s)
 {
     uint32_t depth = s ? s->depth : 0;
-    uint32_t kept = depth < CT_MAX_DEPTH ? depth : CT_MAX_DEPTH;
+    uint32_t kept = s ? s->kept : 0;
+    uint32_t bits = depth < CT_MAX_DEPTH ? depth : CT_MAX_DEPTH;
+    t->depth = 0;
+    if (kept > CT_HOT_DEPTH && !ct_frames_deepen(t))
+        kept = CT_HOT_DEPTH;
     memset(t->hidden, 0, sizeof t->hidden);
-    if (kept) {
-        memcpy(t->stack, s->stack, kept * sizeof *t->stack);
-        memcpy(t->sp_not + 1, s->stack + s->cap, kept * sizeof *t->sp_not);
+    if (bits) {
+        copy_frames(t, s->stack, s->stack + s->cap, kept, 0);
         memcpy(t->hidden, s->stack + 2 * (size_t)s->cap,
-               (kept + 63) / 64 * sizeof *t->hidden);
+               (bits + 63) / 64 * sizeof *t->hidden);
         /* bits past the depth belong to frames long gone */
-        if (kept % 64)
-            t->hidden[kept / 64] &= (1ull << (kept % 64)) - 1;
+        if (bits % 64)
+            t->hidden[bits / 64] &= (1ull << (bits % 64)) - 1;
     }
     uint32_t hidden = 0;
-    for (uint32_t w = 0; w < (kept + 63) / 64; w++)
+    for (uint32_t w = 0; w < (bits + 63) / 64; w++)
         hidden += (uint32_t)__builtin_popcountll(t->hidden[w]);
     t->hidden_count = hidden;
     t->depth = depth;
@@ -449,7 +484,7 @@ static void made(ucontext_t *ucp, uintptr_t libc_fn)
     if (id && t && !(t->flags & CT_T_DEAD) && label(t, id) != t->context) {
         struct saved *s = saved_of(t, label(t, id), 0);
         if (s)
-            s->depth = s->nplt = 0;
+            s->depth = s->kept = s->nplt = 0;
     }
 }
 

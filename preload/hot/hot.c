@@ -104,7 +104,7 @@ hook_enter(void *fn, void *site, uintptr_t sp, enum hook_kind kind)
      * the top frame is gone (unwound by an exception's cleanup, or left by
      * a jump no wrapper saw), and the slow path ends it.  Stored inverted,
      * so the empty stack's slot (zero) never compares above. */
-    if (ct_unlikely(p >= t->end || d >= CT_MAX_DEPTH ||
+    if (ct_unlikely(p >= t->end || d >= CT_HOT_DEPTH ||
                     t->sp_not[d] > ~CALLER_SP(kind, sp))) {
         t->busy = 0;
         goto slow;
@@ -159,7 +159,7 @@ hook_exit(void *fn, void *site, enum hook_kind kind)
     /* An exit that is not the top frame's (longjmp skipped frames), at
      * depth 0 (d wraps) or deeper than the shadow stack is sorted out by
      * the slow path. */
-    if (ct_unlikely(p >= t->end || d - 1 >= CT_MAX_DEPTH ||
+    if (ct_unlikely(p >= t->end || d - 1 >= CT_HOT_DEPTH ||
                     t->stack[(uintptr_t)d - 1] != (uintptr_t)fn)) {
         t->busy = 0;
         goto slow;

@@ -196,12 +196,22 @@ void ct_threads_fork_keep(int keep)
 
 /* The state, a guard page, the tracer's stack (tracer.h). */
 #define STATE_SIZE ((sizeof(struct ct_thread) + 4095) & ~(size_t)4095)
-#define MAP_SIZE (STATE_SIZE + 4096 + CT_TRACER_STACK)
+#define MAP_SIZE (STATE_SIZE + 4096 + (size_t)ct_tracer_stack)
+/* A thread's share of the address space: 64 KiB besides its block
+ * (docs/reliability.md), of which the state takes 16. */
+_Static_assert(STATE_SIZE <= (16u << 10), "the thread state outgrew 16 KiB");
+
+uint32_t ct_tracer_stack = CT_TRACER_STACK_SAMPLING;
+
+void ct_tracer_stack_choose(int sampling)
+{
+    ct_tracer_stack = sampling ? CT_TRACER_STACK_SAMPLING : CT_TRACER_STACK;
+}
 
 static int on_stack_of(const struct ct_thread *t, uintptr_t sp)
 {
     uintptr_t lo = (uintptr_t)t->tstack_lo;
-    return sp >= lo && sp <= lo + CT_TRACER_STACK;
+    return sp >= lo && sp <= lo + ct_tracer_stack;
 }
 
 /* The signals a deep call blocks: all but the faults, which go on to the
@@ -223,7 +233,7 @@ void ct_deep_call(struct ct_thread *t, void (*fn)(void *), void *arg,
     uint64_t async = ~FAULTS, old = 0;
     if (block)
         ct_rsys(SYS_rt_sigprocmask, SIG_BLOCK, (long)&async, (long)&old, 8, 0, 0);
-    ct_stack_call(fn, arg, t->tstack_lo + CT_TRACER_STACK);
+    ct_stack_call(fn, arg, t->tstack_lo + ct_tracer_stack);
     if (block)
         ct_rsys(SYS_rt_sigprocmask, SIG_SETMASK, (long)&old, 0, 8, 0, 0);
 }
@@ -271,6 +281,49 @@ static struct ct_thread *thread_create(void)
      * stack: a thread's first event may come on a small stack. */
     ct_deep_call(t, thread_init, t, 1);
     return t;
+}
+
+/* A thread's levels past CT_HOT_DEPTH, mapped when it first goes that
+ * deep.  Only while no such level is open, so that each of them is kept
+ * or none is: a frame pushed past the state's levels while they could
+ * not be had stays unkept till it is gone.  Refused (the tracer's share
+ * of an address-space limit, no memory), those frames are recorded but
+ * not kept, as frames past CT_MAX_DEPTH are, and the thread asks again
+ * when it comes back to this depth, not sooner than the budget's retry. */
+int ct_frames_deepen(struct ct_thread *t)
+{
+    if (t->deep)
+        return 1;
+    if (t->depth > CT_HOT_DEPTH || !ct_budget_retry_ok())
+        return 0;
+    size_t len = sizeof(struct ct_deep_frames);
+    if (!ct_budget_fit(len, len)) {
+        ct_budget_retry_later();
+        ct_budget_refused();
+        return 0;
+    }
+    int saved = errno;
+    void *m = mmap(NULL, len, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    errno = saved;
+    if (m == MAP_FAILED) {
+        ct_budget_retry_later();
+        return 0;
+    }
+    ct_budget_add((int64_t)len);
+    t->deep = m;
+    return 1;
+}
+
+/* The state's mapping and its deeper levels' go. */
+static void state_unmap(struct ct_thread *t)
+{
+    if (t->deep) {
+        munmap(t->deep, sizeof(struct ct_deep_frames));
+        ct_budget_add(-(int64_t)sizeof(struct ct_deep_frames));
+    }
+    munmap(t, MAP_SIZE);
+    ct_budget_add(-(int64_t)MAP_SIZE);
 }
 
 /* Set while the calling thread's state is being made: an instrumented
@@ -478,6 +531,10 @@ void ct_enter_slow_full(uintptr_t fn, uintptr_t site, uintptr_t sp)
         ct_file_make();
     }
     uint32_t d = t->depth;
+    /* The levels past the state's are mapped before the filters look at
+     * the frame, which they keep only on a kept level. */
+    if (d == CT_HOT_DEPTH && !t->deep)
+        ct_frames_deepen(t);
     int hide = !recording(t);
     if (t->filter || ct_filter_stop) {
         hide = ct_filter_enter(t, fn, site, d, hide);
@@ -502,10 +559,7 @@ void ct_enter_slow_full(uintptr_t fn, uintptr_t site, uintptr_t sp)
     } else if (!ct_proc.failed || ct_proc.count_after_failure) {
         blk_count_lost(t, 1);
     }
-    if (d < CT_MAX_DEPTH) {
-        t->stack[d] = fn;
-        t->sp_not[d + 1] = ~sp;
-    }
+    ct_frame_put(t, d, fn, sp);
     t->depth = d + 1;
     slow_end(t);
 out:
@@ -534,9 +588,10 @@ static void pop_frame(struct ct_thread *t)
 /* The level of fn on the shadow stack at or below the top, or -1. */
 static int64_t find_frame(const struct ct_thread *t, uintptr_t fn)
 {
-    uint32_t d = t->depth < CT_MAX_DEPTH ? t->depth : CT_MAX_DEPTH;
+    uint32_t kept = ct_frames_kept(t);
+    uint32_t d = t->depth < kept ? t->depth : kept;
     while (d > 0)
-        if (t->stack[--d] == fn)
+        if (ct_frame_fn(t, --d) == fn)
             return d;
     return -1;
 }
@@ -566,7 +621,7 @@ void ct_exit_slow_full(uintptr_t fn, uintptr_t site)
         slow_end(t);
         goto out;
     }
-    if (t->depth <= CT_MAX_DEPTH && t->stack[t->depth - 1] != fn) {
+    if (t->depth <= ct_frames_kept(t) && ct_frame_fn(t, t->depth - 1) != fn) {
         /* longjmp (or anything else that leaves frames without running
          * their exit hooks) shows as the exit of a function further down:
          * the frames above it end here, so the trace stays nested.  An
@@ -767,10 +822,8 @@ void ct_thread_key_dtor(void *arg)
     ct_self = &dead_thread;
     unregister_thread(t);
     /* a CLONE_VM child still running may look at it */
-    if (!__atomic_load_n(&t->sharers, __ATOMIC_ACQUIRE)) {
-        munmap(t, MAP_SIZE);
-        ct_budget_add(-(int64_t)MAP_SIZE);
-    }
+    if (!__atomic_load_n(&t->sharers, __ATOMIC_ACQUIRE))
+        state_unmap(t);
 }
 
 /*
@@ -791,7 +844,7 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch)
     uint32_t seq = (__atomic_load_n(&t->seq, __ATOMIC_ACQUIRE) &
                     ~CT_SEQ_ENDED) - 1;
     uint32_t depth = __atomic_load_n(&t->depth, __ATOMIC_RELAXED);
-    uint32_t kept = depth < CT_MAX_DEPTH ? depth : CT_MAX_DEPTH;
+    uint32_t kept = depth < CT_HOT_DEPTH ? depth : CT_HOT_DEPTH;
     size_t need = CT_BLOCK_HEADER_SIZE + 32 + 10 * (size_t)depth +
                   CT_BLOCK_RESERVE + ct_filter_drops_size(t);
     uint32_t size = (uint32_t)((need + CT_BLOCK_ALIGN - 1) &
@@ -807,6 +860,7 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch)
     ct_block_begin(b, CT_BLOCK_EVENTS, size, t->tid, seq, now);
     scratch->depth = depth;
     memcpy(scratch->stack, t->stack, kept * sizeof *t->stack);
+    scratch->deep = t->deep;  /* only read, before t's state goes */
     memcpy(scratch->hidden, t->hidden, sizeof t->hidden);
     scratch->blk = b;
     scratch->limit = nb + size;
@@ -911,10 +965,8 @@ void ct_thread_after_fork_child(void)
             ct_budget_add(-(int64_t)(t->limit - (uint8_t *)t->blk));
         }
         ct_profile_after_fork(t, t == self);
-        if (t != self) {
-            munmap(t, MAP_SIZE);
-            ct_budget_add(-(int64_t)MAP_SIZE);
-        }
+        if (t != self)
+            state_unmap(t);
     }
     registry = NULL;
     ct_supply_after_fork_child();

@@ -17,7 +17,15 @@
 
 /* ---------------------------------------------------------------- thread */
 
+/* The shadow stack keeps CT_MAX_DEPTH levels.  The first CT_HOT_DEPTH of
+ * them live in the thread's state, where the hooks index them directly;
+ * the levels past those live in a mapping of their own (struct
+ * ct_deep_frames), made when the thread first goes that deep, so a thread
+ * that never does costs 52 KiB less address space (docs/reliability.md,
+ * "Address-space limit").  A frame deeper than CT_HOT_DEPTH takes the slow
+ * path. */
 #define CT_MAX_DEPTH 4096u
+#define CT_HOT_DEPTH 960u  /* the state in 16 KiB (thread.c checks) */
 /* Bytes kept free at the end of every block for the records written when
  * it is closed: LOST (up to 23), OVERHEAD_START or THREAD_END (12 each). */
 #define CT_BLOCK_RESERVE 64u
@@ -119,11 +127,17 @@ struct ct_thread {
     uint32_t sharers;     /* live CLONE_VM children sharing the TLS (atomic) */
     uint32_t vforked;     /* a vfork child may be running on this state     */
 
-    uintptr_t stack[CT_MAX_DEPTH];         /* shadow stack of entered fns   */
+    /* The levels of the shadow stack past CT_HOT_DEPTH; NULL until the
+     * thread first goes that deep, or while no memory could be had.  Set
+     * only while no level past CT_HOT_DEPTH is open (ct_frames_deepen), so
+     * every such level is kept, or none is. */
+    struct ct_deep_frames *deep;
+
+    uintptr_t stack[CT_HOT_DEPTH];         /* shadow stack of entered fns   */
     /* ~(caller stack pointer) at each frame's enter hook, one slot up:
      * sp_not[d + 1] is level d's, and the zero in sp_not[0] lets the
      * hook compare with the top without a test for depth 0 (jump.c). */
-    uintptr_t sp_not[CT_MAX_DEPTH + 1];
+    uintptr_t sp_not[CT_HOT_DEPTH + 1];
     uint64_t hidden[CT_MAX_DEPTH / 64];    /* bit set: frame is hidden      */
     /* Last, so the fields the hooks read keep their offsets. */
     void *profile;        /* CALLTRACE_MODE=profile: its table (profile_mode.c) */
@@ -142,11 +156,54 @@ static inline uint8_t *ct_room_end(const uint8_t *end)
     return (uint8_t *)end + (CT_REC_MAX_HOT - 1);
 }
 
+/* The shadow stack's levels past CT_HOT_DEPTH (ct_thread.deep). */
+struct ct_deep_frames {
+    uintptr_t fn[CT_MAX_DEPTH - CT_HOT_DEPTH];
+    uintptr_t sp_not[CT_MAX_DEPTH - CT_HOT_DEPTH];  /* level's own slot */
+};
+
+/* How many levels of t's shadow stack are kept: deeper frames are
+ * recorded, but their function and stack pointer are not known. */
+static inline uint32_t ct_frames_kept(const struct ct_thread *t)
+{
+    return t->deep ? CT_MAX_DEPTH : CT_HOT_DEPTH;
+}
+
+/* The function of a kept level d. */
+static inline uintptr_t ct_frame_fn(const struct ct_thread *t, uint32_t d)
+{
+    return d < CT_HOT_DEPTH ? t->stack[d] : t->deep->fn[d - CT_HOT_DEPTH];
+}
+
 /* The caller stack pointer of level d's enter hook; levels deeper than
  * the shadow stack give the deepest kept one's. */
 static inline uintptr_t ct_frame_sp(const struct ct_thread *t, uint32_t d)
 {
-    return ~t->sp_not[(d < CT_MAX_DEPTH ? d : CT_MAX_DEPTH - 1) + 1];
+    uint32_t kept = ct_frames_kept(t);
+    if (d >= kept)
+        d = kept - 1;
+    return d < CT_HOT_DEPTH ? ~t->sp_not[d + 1]
+                            : ~t->deep->sp_not[d - CT_HOT_DEPTH];
+}
+
+/* Maps t's levels past CT_HOT_DEPTH when it has none and none is open;
+ * false when they cannot be had (thread.c). */
+int ct_frames_deepen(struct ct_thread *t);
+
+/* Keeps fn and its caller stack pointer sp at level d, when the level is
+ * kept: the slow paths' push (the hooks' own is in hot.c).  The first
+ * push past CT_HOT_DEPTH maps the deeper levels. */
+static inline void ct_frame_put(struct ct_thread *t, uint32_t d, uintptr_t fn,
+                                uintptr_t sp)
+{
+    if (d < CT_HOT_DEPTH) {
+        t->stack[d] = fn;
+        t->sp_not[d + 1] = ~sp;
+    } else if (d < CT_MAX_DEPTH &&
+               (t->deep || (d == CT_HOT_DEPTH && ct_frames_deepen(t)))) {
+        t->deep->fn[d - CT_HOT_DEPTH] = fn;
+        t->deep->sp_not[d - CT_HOT_DEPTH] = ~sp;
+    }
 }
 
 extern __thread struct ct_thread *ct_self
@@ -185,11 +242,19 @@ struct ct_thread *ct_thread_get(void);
 void ct_thread_retire_current(void);
 
 /* The tracer's own stack of each thread, in the mapping of its state:
- * [struct ct_thread][guard page][CT_TRACER_STACK].  The deep work (block
- * switch, a sample's stack walk) runs there, so the program's stack, or
- * its small signal stack, only holds the hooks' small frames
- * (docs/reliability.md, "The program's stack"). */
-#define CT_TRACER_STACK (64u << 10)
+ * [struct ct_thread][guard page][ct_tracer_stack bytes].  The deep work
+ * (block switch, a thread's first event, a sample's stack walk) runs
+ * there, so the program's stack, or its small signal stack, only holds
+ * the hooks' small frames (docs/reliability.md, "The program's stack").
+ * The deepest use measured is 1.4 KiB without sampling and 5.2 KiB for
+ * the SIGPROF timer's walk with libunwind, whose worst case is not known:
+ * CT_TRACER_STACK (16 KiB) unless sampling is asked for, then
+ * CT_TRACER_STACK_SAMPLING.  Chosen once at start (ct_tracer_stack_choose),
+ * before the first state is made. */
+#define CT_TRACER_STACK (16u << 10)
+#define CT_TRACER_STACK_SAMPLING (64u << 10)
+extern uint32_t ct_tracer_stack;
+void ct_tracer_stack_choose(int sampling);
 /* Calls fn(arg) with the stack pointer at top (stack.S). */
 void ct_stack_call(void (*fn)(void *), void *arg, void *top);
 /* Calls fn(arg) on t's tracer stack, or where it is when already on it.

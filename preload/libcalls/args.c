@@ -286,7 +286,7 @@ void ct_args_plt_exit(uint32_t rule, uintptr_t sp, uint32_t depth,
     const struct ct_args_rule *r = &spec.rules[rule - 1];
     struct ct_thread *t = ct_self;
     if (!r->has_ret || !t || t->depth != depth + 1 || !shown_at(t, depth) ||
-        (depth < CT_MAX_DEPTH && t->stack[depth] != fn))
+        (depth < ct_frames_kept(t) && ct_frame_fn(t, depth) != fn))
         return; /* not the call on top: its exit is not the next record */
     struct job j = {r, NULL, sp};
     run(t, &j, r->strings & 2);

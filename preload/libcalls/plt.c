@@ -211,11 +211,11 @@ static void pop_shadow_to(uint32_t depth, uintptr_t fn)
     struct ct_thread *t = ct_self;
     if (!t || t->depth <= depth)
         return;
-    if (depth < CT_MAX_DEPTH && t->stack[depth] != fn)
+    if (depth < ct_frames_kept(t) && ct_frame_fn(t, depth) != fn)
         return;
     while (t->depth > depth) {
         uint32_t d = t->depth;
-        uintptr_t top = d <= CT_MAX_DEPTH ? t->stack[d - 1] : 0;
+        uintptr_t top = d <= ct_frames_kept(t) ? ct_frame_fn(t, d - 1) : 0;
         __cyg_profile_func_exit((void *)top, NULL);
         if (t->depth >= d)
             break;  /* re-entry: counted as lost by the slow path */

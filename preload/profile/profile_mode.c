@@ -169,10 +169,12 @@ static void take_shadow(struct prof *s, const struct ct_thread *t,
 {
     s->depth = 0;
     s->head->depth = 0;
-    uint32_t kept = t->depth < CT_MAX_DEPTH ? t->depth : CT_MAX_DEPTH;
+    uint32_t kept = ct_frames_kept(t);
+    if (kept > t->depth)
+        kept = t->depth;
     for (uint32_t d = 0; d < kept; d++)
         if (!(t->hidden[d / 64] >> (d % 64) & 1))
-            push(s, t->stack[d], now, 0);
+            push(s, ct_frame_fn(t, d), now, 0);
     for (uint32_t d = kept; d < t->depth; d++)
         push(s, 0, now, 0);
 }
