@@ -16,6 +16,7 @@
 
 #include "frontend/frontend.h"
 #include "frontend/record.h"
+#include "analyzer/model/hide.h"
 #include "analyzer/model/tidsel.h"
 #include "frontend/top.h"
 #include "analyzer/util.h"
@@ -39,6 +40,10 @@ static void usage(FILE *f)
 "                          interval)\n"
 "  -n, --iterations=N      stop after N refreshes\n"
 "      --tid=TID[,TID]...  only these threads (kernel tids; repeatable)\n"
+"      --hide=NAME         leave NAME's calls out, its time and callees\n"
+"                          counted as its caller's (a glob; repeatable)\n"
+"      --notrace=NAME      leave NAME out with all it calls, their time\n"
+"                          counted as its caller's (a glob; repeatable)\n"
 "  -r, --rows=N            functions per table when not on a terminal\n"
 "                          (default 20; a terminal shows what fits)\n"
 "  -b, --subtract-bias     take the tracer's measured per-call cost off,\n"
@@ -158,6 +163,8 @@ int ct_fe_top(int argc, char **argv)
         {"rows", required_argument, NULL, 'r'},
         {"subtract-bias", no_argument, NULL, 'b'},
         {"tid", required_argument, NULL, 'T'},
+        {"hide", required_argument, NULL, 'H'},
+        {"notrace", required_argument, NULL, 'N'},
         {"help", no_argument, NULL, 'h'},
         {"version", no_argument, NULL, 'V'},
         {NULL, 0, NULL, 0},
@@ -170,6 +177,14 @@ int ct_fe_top(int argc, char **argv)
     bool subtract_bias = false;
     uint64_t *tids = NULL;
     size_t ntids = 0;
+    /* --hide and --notrace, as calltrace-report takes them */
+    const char **hide = calloc((size_t)argc, sizeof *hide);
+    const char **notrace = calloc((size_t)argc, sizeof *notrace);
+    size_t nhide = 0, nnotrace = 0;
+    if (!hide || !notrace) {
+        ct_fe_error("out of memory");
+        return CT_FE_FAILED;
+    }
     opterr = 0;
     while ((c = getopt_long(argc, argv, "+i:tsn:r:bhV", longs, NULL)) != -1) {
         switch (c) {
@@ -191,6 +206,16 @@ int ct_fe_top(int argc, char **argv)
             if (ct_tid_parse(optarg, &tids, &ntids) != 0)
                 ct_fe_usage_error("top", "--tid: expected thread ids such as "
                                   "4242 or 4242,4243, got '%s'", optarg);
+            break;
+        case 'H':
+        case 'N':
+            if (!*optarg)
+                ct_fe_usage_error("top", "--%s: expected a function name "
+                                  "or glob", c == 'H' ? "hide" : "notrace");
+            if (c == 'H')
+                hide[nhide++] = optarg;
+            else
+                notrace[nnotrace++] = optarg;
             break;
         case 'h': usage(stdout); return 0;
         case 'V': ct_fe_version();
@@ -252,9 +277,16 @@ int ct_fe_top(int argc, char **argv)
     ct_trace_info_init(&t.info, t.path, "calltrace");
     struct ct_profile_opts po = {.subtract_bias = subtract_bias};
     t.prof = ct_profile_new(&t.info, &po);
-    /* --tid: as in every view of calltrace-report (tidsel.h) */
+    /* --hide, --notrace and --tid: in the order every view of
+     * calltrace-report has them (load.c), so top leaves out the same calls */
+    struct ct_hide_filter hidesel;
     struct ct_tid_filter tidsel;
     struct ct_sink *sink = ct_profile_sink(t.prof);
+    if (nhide || nnotrace) {
+        ct_hide_filter_init(&hidesel, sink, &t.info, hide, nhide);
+        ct_hide_filter_notrace(&hidesel, notrace, nnotrace);
+        sink = &hidesel.sink;
+    }
     if (ntids) {
         ct_tid_filter_init(&tidsel, sink, &t.info, tids, ntids);
         sink = &tidsel.sink;
@@ -263,9 +295,13 @@ int ct_fe_top(int argc, char **argv)
     top_catch_signals();
     if (refresh(&t) != CT_EXIT_OK && !ct_follow_status(t.follow)->header_read) {
         ct_follow_free(t.follow);
+        if (nhide || nnotrace)
+            ct_hide_filter_free(&hidesel);
         ct_profile_free(t.prof);
         ct_trace_info_free(&t.info);
         free(found);
+        free(hide);
+        free(notrace);
         return CT_FE_FAILED;
     }
     if (tty && !top_tty_enter())
@@ -308,8 +344,12 @@ int ct_fe_top(int argc, char **argv)
         fprintf(stderr, "calltrace top: %s (pid %d) still runs; its trace "
                 "goes on in %s\n", argv[optind], (int)child, t.path);
     ct_follow_free(t.follow);
+    if (nhide || nnotrace)
+        ct_hide_filter_free(&hidesel);
     ct_profile_free(t.prof);
     ct_trace_info_free(&t.info);
+    free(hide);
+    free(notrace);
     free(t.prev.f);
     free(t.cur.f);
     free(found);
