@@ -214,6 +214,10 @@ static void load_frames(struct ct_thread *t, const struct saved *s)
     t->depth = 0;
     if (kept > CT_HOT_DEPTH && !ct_frames_deepen(t))
         kept = CT_HOT_DEPTH;
+    /* Levels past CT_HOT_DEPTH that the context did not keep: the thread's
+     * deeper levels hold another context's frames, not its own. */
+    if (kept == CT_HOT_DEPTH && bits > CT_HOT_DEPTH && t->deep)
+        t->deep_stale = 1;
     memset(t->hidden, 0, sizeof t->hidden);
     if (bits) {
         copy_frames(t, s->stack, s->stack + s->cap, kept, 0);

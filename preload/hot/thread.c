@@ -292,9 +292,13 @@ static struct ct_thread *thread_create(void)
  * when it comes back to this depth, not sooner than the budget's retry. */
 int ct_frames_deepen(struct ct_thread *t)
 {
-    if (t->deep)
+    if (t->depth > CT_HOT_DEPTH)
+        return ct_frames_kept(t) == CT_MAX_DEPTH;
+    if (t->deep) {
+        t->deep_stale = 0;  /* the other context's levels are all gone */
         return 1;
-    if (t->depth > CT_HOT_DEPTH || !ct_budget_retry_ok())
+    }
+    if (!ct_budget_retry_ok())
         return 0;
     size_t len = sizeof(struct ct_deep_frames);
     if (!ct_budget_fit(len, len)) {
@@ -533,7 +537,7 @@ void ct_enter_slow_full(uintptr_t fn, uintptr_t site, uintptr_t sp)
     uint32_t d = t->depth;
     /* The levels past the state's are mapped before the filters look at
      * the frame, which they keep only on a kept level. */
-    if (d == CT_HOT_DEPTH && !t->deep)
+    if (d == CT_HOT_DEPTH && ct_frames_kept(t) < CT_MAX_DEPTH)
         ct_frames_deepen(t);
     int hide = !recording(t);
     if (t->filter || ct_filter_stop) {
@@ -861,6 +865,7 @@ static void end_other(struct ct_thread *t, struct ct_thread *scratch)
     scratch->depth = depth;
     memcpy(scratch->stack, t->stack, kept * sizeof *t->stack);
     scratch->deep = t->deep;  /* only read, before t's state goes */
+    scratch->deep_stale = t->deep_stale;
     memcpy(scratch->hidden, t->hidden, sizeof t->hidden);
     scratch->blk = b;
     scratch->limit = nb + size;

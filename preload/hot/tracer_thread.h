@@ -132,6 +132,10 @@ struct ct_thread {
      * only while no level past CT_HOT_DEPTH is open (ct_frames_deepen), so
      * every such level is kept, or none is. */
     struct ct_deep_frames *deep;
+    /* deep holds another context's frames: a context whose levels past
+     * CT_HOT_DEPTH were not kept came back (context.c).  Its levels there
+     * are not kept till it is back at CT_HOT_DEPTH. */
+    uint32_t deep_stale;
 
     uintptr_t stack[CT_HOT_DEPTH];         /* shadow stack of entered fns   */
     /* ~(caller stack pointer) at each frame's enter hook, one slot up:
@@ -166,7 +170,7 @@ struct ct_deep_frames {
  * recorded, but their function and stack pointer are not known. */
 static inline uint32_t ct_frames_kept(const struct ct_thread *t)
 {
-    return t->deep ? CT_MAX_DEPTH : CT_HOT_DEPTH;
+    return t->deep && !t->deep_stale ? CT_MAX_DEPTH : CT_HOT_DEPTH;
 }
 
 /* The function of a kept level d. */
@@ -186,8 +190,9 @@ static inline uintptr_t ct_frame_sp(const struct ct_thread *t, uint32_t d)
                             : ~t->deep->sp_not[d - CT_HOT_DEPTH];
 }
 
-/* Maps t's levels past CT_HOT_DEPTH when it has none and none is open;
- * false when they cannot be had (thread.c). */
+/* Keeps t's levels past CT_HOT_DEPTH from now, mapping them when it has
+ * none; only while none is open.  False when they cannot be had, or
+ * when one is open and they are not kept (thread.c). */
 int ct_frames_deepen(struct ct_thread *t);
 
 /* Keeps fn and its caller stack pointer sp at level d, when the level is
@@ -200,7 +205,8 @@ static inline void ct_frame_put(struct ct_thread *t, uint32_t d, uintptr_t fn,
         t->stack[d] = fn;
         t->sp_not[d + 1] = ~sp;
     } else if (d < CT_MAX_DEPTH &&
-               (t->deep || (d == CT_HOT_DEPTH && ct_frames_deepen(t)))) {
+               (ct_frames_kept(t) == CT_MAX_DEPTH ||
+                (d == CT_HOT_DEPTH && ct_frames_deepen(t)))) {
         t->deep->fn[d - CT_HOT_DEPTH] = fn;
         t->deep->sp_not[d - CT_HOT_DEPTH] = ~sp;
     }
