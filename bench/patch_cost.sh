@@ -4,6 +4,10 @@
 #   plain            built without any instrumentation flag, no tracer
 #   nops             built with `calltrace cflags --patchable`, no tracer
 #   patched          the same under the tracer (every entry patched)
+#   unpatched        the same under the tracer, fib left unpatched
+#                    (CALLTRACE_PATCH=-fib: a five-byte NOP, as it would be
+#                    after `calltrace control PID patch -fib`); its excess
+#                    over nops is the tracer's start-up, not the calls
 #   hooks-empty      -finstrument-functions under empty hooks
 #   hooks            -finstrument-functions under the tracer
 # and the peers, where installed (clang 14's XRay, uftrace):
@@ -51,6 +55,7 @@ for ((r = 0; r < RUNS; r++)); do
     run plain "$W/plain" "$FIB_N"
     run nops "$W/nops" "$FIB_N"
     run patched env CALLTRACE_CPUTIME=off CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$LIB" "$W/nops" "$FIB_N"
+    run unpatched env CALLTRACE_PATCH=-fib CALLTRACE_CPUTIME=off CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$LIB" "$W/nops" "$FIB_N"
     run hooks-empty env LD_PRELOAD="$W/noop.so" "$W/hooks" "$FIB_N"
     run hooks env CALLTRACE_CPUTIME=off CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$LIB" "$W/hooks" "$FIB_N"
     for n in "${peers[@]}"; do
@@ -87,7 +92,7 @@ p=$(med "${cpu[plain]}")
 echo
 echo "| run | CPU ms (median) | ns per call over the plain build |"
 echo "|---|---|---|"
-for n in plain nops patched hooks-empty hooks "${peers[@]}"; do
+for n in plain nops patched unpatched hooks-empty hooks "${peers[@]}"; do
     c=${calls[nops]} base=$p
     case $n in
     hooks*) c=${calls[hooks]} ;;

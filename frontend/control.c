@@ -1,5 +1,5 @@
 /*
- * calltrace control PID on|off|snapshot|status|filter SPEC: one command to
+ * calltrace control PID on|off|snapshot|status|filter SPEC|patch SPEC: one command to
  * a running traced process through its control socket (CALLTRACE_CONTROL,
  * preload/control/control_socket.c), and its answer.
  */
@@ -28,6 +28,9 @@ static void usage(void)
          "  status        pid, tracing on or off, flight recorder, threads,\n"
          "                lost events, trace file\n"
          "  filter SPEC   replace the function filter (CALLTRACE_FILTER syntax)\n"
+         "  patch SPEC    patch (+GLOB) or unpatch (-GLOB) the entries of the\n"
+         "                functions named, in a program built with calltrace\n"
+         "                cflags --patchable (items comma-separated, in order)\n"
          "\n"
          "Only the process's user (and root) is admitted.  Exit status: 0 done,\n"
          "1 bad usage, 2 refused or not reachable.");

@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include "preload/filters/filter.h"
+#include "preload/patch/patch.h"
 #include "preload/tracer.h"
 
 #define CT_CONTROL_LINE 4096
@@ -179,9 +180,15 @@ static void run_command(int fd, uint64_t dev, uint64_t ino, char *cmd)
             reply(fd, dev, ino, "ok filter %s", spec);
         else
             reply(fd, dev, ino, "error filter: %s", err);
+    } else if (strncmp(cmd, "patch ", 6) == 0) {
+        char msg[512];
+        if (ct_patch_apply(cmd + 6, msg, sizeof msg) == 0)
+            reply(fd, dev, ino, "ok patch %s", msg);
+        else
+            reply(fd, dev, ino, "error patch: %s", msg);
     } else {
         reply(fd, dev, ino, "error unknown command '%.64s'; expected on, off, "
-              "snapshot, status or filter SPEC", cmd);
+              "snapshot, status, filter SPEC or patch SPEC", cmd);
     }
 }
 

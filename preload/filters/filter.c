@@ -31,6 +31,7 @@
 
 #include "preload/filters/filter_state.h"
 #include "preload/libcalls/plt.h"
+#include "preload/patch/patch.h"
 #include "preload/base/scratch.h"
 #include "preload/tracer.h"
 
@@ -246,11 +247,15 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *arg)
     if (s->nscanned < MAX_OBJECTS)
         s->scanned[s->nscanned++] = key;
     const char *name = info->dlpi_name;
-    if (!name || !*name)
+    int main_program = !name || !*name;
+    if (main_program)
         name = "/proc/self/exe";
     if (strstr(name, "linux-vdso") || strstr(name, "/ld-linux"))
         return 0;
-    ct_elf_functions(name, info->dlpi_addr, scan_symbol, sc);
+    /* A main program with patched entries calls no hook, and its
+     * functions are recorded all the same. */
+    ct_elf_functions(name, info->dlpi_addr, !(main_program && ct_patch_active),
+                     scan_symbol, sc);
     return 0;
 }
 

@@ -30,12 +30,13 @@
  * else 1 + the index of the :depth= or :time= rule in force. */
 
 /* ELF function symbols of one loaded object (filter_elf.c): calls fn for
- * each defined function with its run-time address.  Returns -1 when the
- * file cannot be read. */
+ * each defined function with its run-time address; with hooked_only, none
+ * of an object that does not call the hooks.  Returns -1 when the file
+ * cannot be read. */
 typedef void (*ct_sym_fn)(void *arg, const char *name, uintptr_t addr,
                           uint64_t size);
-int ct_elf_functions(const char *path, uintptr_t base, ct_sym_fn fn,
-                     void *arg);
+int ct_elf_functions(const char *path, uintptr_t base, int hooked_only,
+                     ct_sym_fn fn, void *arg);
 
 /* ------------------------------------------------------------ run time */
 

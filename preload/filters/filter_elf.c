@@ -50,7 +50,7 @@ static int imports_hook(const uint8_t *img, size_t len, const Elf64_Ehdr *eh)
 }
 
 static void walk(const uint8_t *img, size_t len, uintptr_t base,
-                 ct_sym_fn fn, void *arg)
+                 int hooked_only, ct_sym_fn fn, void *arg)
 {
     const Elf64_Ehdr *eh = (const Elf64_Ehdr *)img;
     if (len < sizeof *eh || memcmp(eh->e_ident, ELFMAG, SELFMAG) ||
@@ -59,7 +59,7 @@ static void walk(const uint8_t *img, size_t len, uintptr_t base,
         (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > len - eh->e_shoff)
         return;
     /* Only objects built for tracing have functions the hooks see. */
-    if (!imports_hook(img, len, eh))
+    if (hooked_only && !imports_hook(img, len, eh))
         return;
     const Elf64_Shdr *tab = find_table(img, len, eh, SHT_SYMTAB);
     if (!tab)
@@ -84,8 +84,8 @@ static void walk(const uint8_t *img, size_t len, uintptr_t base,
     }
 }
 
-int ct_elf_functions(const char *path, uintptr_t base, ct_sym_fn fn,
-                     void *arg)
+int ct_elf_functions(const char *path, uintptr_t base, int hooked_only,
+                     ct_sym_fn fn, void *arg)
 {
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -97,7 +97,7 @@ int ct_elf_functions(const char *path, uintptr_t base, ct_sym_fn fn,
     close(fd);
     if (img == MAP_FAILED)
         return -1;
-    walk(img, (size_t)st.st_size, base, fn, arg);
+    walk(img, (size_t)st.st_size, base, hooked_only, fn, arg);
     munmap(img, (size_t)st.st_size);
     return 0;
 }

@@ -6,16 +6,24 @@
 #ifndef CT_PATCH_H
 #define CT_PATCH_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #pragma GCC visibility push(hidden)
 
-/* Set once the main program's entries are patched. */
+/* Set once the main program's entries are written (patch_sleds.c). */
 extern int ct_patch_active;
+/* The main program's text: its first byte. */
+extern uintptr_t ct_patch_text_lo;
 
 /* At start, after the trace file exists: patches the entries of the main
- * program, if it was built with them; says why not when it cannot. */
+ * program that CALLTRACE_PATCH selects (all by default), if it was built
+ * with them; says why not when it cannot. */
 void ct_patch_start(void);
+/* `calltrace control PID patch SPEC` while the program runs: SPEC's items
+ * ([+|-]GLOB, comma-separated, in order) patch or unpatch the functions
+ * they name.  0 with a summary in msg, or -1 with the reason. */
+int ct_patch_apply(const char *spec, char *msg, size_t len);
 
 /* Before an unwinder walks this thread's stack (plt_unwind.c): the real
  * return addresses go back, and the frames open are forgotten. */
@@ -29,7 +37,9 @@ void ct_patch_rearm(uintptr_t sp);
  * start routine has returned, or pthread_exit unwound the rest. */
 void ct_patch_thread_release(void);
 
-/* The trampolines' C side (patch_tramp.S). */
+/* The trampolines (patch_tramp.S) and their C side. */
+void ct_patch_entry(void);
+void ct_patch_return(void);
 void ct_patch_enter(uintptr_t body, uintptr_t *slot);
 uintptr_t ct_patch_leave(uintptr_t sp);
 

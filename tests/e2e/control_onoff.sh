@@ -37,7 +37,7 @@ ctl 2> "$T/e3"; r3=$?
 "$FRONT" control 99999999999 on 2> "$T/e4"; r4=$?
 set -e
 expect_eq "unknown: status" 2 "$r1"
-grep -q "calltrace: control $pid: unknown command 'bogus'; expected on, off, snapshot, status or filter SPEC" "$T/e1" || fail "unknown: $(cat "$T/e1")"
+grep -q "calltrace: control $pid: unknown command 'bogus'; expected on, off, snapshot, status, filter SPEC or patch SPEC" "$T/e1" || fail "unknown: $(cat "$T/e1")"
 expect_eq "two words: status" 2 "$r2"
 expect_eq "no command: status" 1 "$r3"
 expect_eq "bad pid: status" 1 "$r4"
