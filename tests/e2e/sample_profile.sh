@@ -116,6 +116,6 @@ CALLTRACE_MODE=sample CALLTRACE_SAMPLE_INTERVAL=fast \
 expect_eq "program output (bad interval)" "done 5 rounds" "$(cat "$T/out")"
 expect_eq "stderr lines" 1 "$(wc -l <"$T/err")"
 grep -q "CALLTRACE_SAMPLE_INTERVAL=fast" "$T/err" || fail "stderr: $(cat "$T/err")"
-"$T/sample_decode" "$T/c.raw" | head -n 1 | has "interval_ns=10000000 " ||
+"$T/sample_decode" "$T/c.raw" | sed -n 1p | has "interval_ns=10000000 " ||
     fail "the default interval is not 10ms"
 echo ok

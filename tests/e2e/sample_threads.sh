@@ -18,11 +18,13 @@ tid() { awk -v n="$1" '$1==n{print $2}' "$T/out.txt"; }
 A=$(tid burn-a) B=$(tid burn-b)
 
 # samples FN [REPORT OPTION]...: FN's self samples in the flat profile
-# (% time, +-, cumulative, self, samples, per-call x2, name, index)
+# (% time, +-, cumulative, self, samples, per-call x2, name, index).  awk
+# reads to the end: leaving at the match, the report could be killed by
+# SIGPIPE, which pipefail makes the script's status (141).
 samples() {
     local fn=$1; shift
     "$REPORT_SAN" -p -b "$@" "$T/s.raw" |
-        awk -v fn="$fn" 'NF==9 && $(NF-1)==fn {print $5; exit}'
+        awk -v fn="$fn" 'NF==9 && $(NF-1)==fn && !seen {print $5; seen = 1}'
 }
 na=$(samples burn_a) nb=$(samples burn_b)
 [ "${na:-0}" -gt 0 ] && [ "${nb:-0}" -gt 0 ] ||
@@ -44,7 +46,7 @@ $B burn_b $nb" "$(sed 's/[),]//g' "$T/sections")"
 # counts them; and a stack export of one thread.
 all_a=$("$REPORT_SAN" --threads -p -b "$T/s.raw" | awk -v a="$A" '
     /^==== Thread/ { t = $5; gsub(/[),]/, "", t) }
-    t == a && /^ Events: / { print $(NF-1); exit }')
+    t == a && /^ Events: / && !seen { print $(NF-1); seen = 1 }')
 [ "${all_a:-0}" -ge "$na" ] ||
     fail "burn-a's section: '$all_a' samples, burn_a $na"
 grep "^  thread $A " "$T/info.txt" | has " samples=$all_a " ||
