@@ -83,22 +83,11 @@ void ct_patch_thread_release(void)
     ct_budget_add(-(int64_t)sizeof *ps);
 }
 
-/* The function's address: its entry, or the endbr64 before the NOPs. */
-static uintptr_t function_of(uintptr_t body)
-{
-    uintptr_t sled = body - SLED;
-    uint32_t before;
-    if (sled < ct_patch_text_lo + 4)
-        return sled;
-    memcpy(&before, (const void *)(sled - 4), 4);
-    return before == 0xfa1e0ff3u ? sled - 4 : sled;
-}
-
 void ct_patch_enter(uintptr_t body, uintptr_t *slot)
 {
     int saved = errno;
     struct pstack *ps = pstack_get();
-    uintptr_t fn = function_of(body);
+    uintptr_t fn = ct_patch_function_at(body - SLED);
     if (!ps) {
         ct_count_lost_global(1);
         goto out;

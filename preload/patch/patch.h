@@ -15,6 +15,9 @@
 extern int ct_patch_active;
 /* The main program's text: its first byte. */
 extern uintptr_t ct_patch_text_lo;
+/* The function whose entry's sled is at `at`: its address, the endbr64
+ * before the sled where there is one (the symbol's address). */
+uintptr_t ct_patch_function_at(uintptr_t at);
 
 /* At start, after the trace file exists: patches the entries of the main
  * program that CALLTRACE_PATCH selects (all by default), if it was built

@@ -159,8 +159,7 @@ static int is_sled(const uint8_t *s)
     return !memcmp(s, nops, SLED) || !memcmp(s, nop5, 4);
 }
 
-/* The function of the sled at `at`: the endbr64 before it, if any. */
-static uintptr_t function_at(uintptr_t at)
+uintptr_t ct_patch_function_at(uintptr_t at)
 {
     uint32_t before;
     if (at < ct_patch_text_lo + 4)
@@ -429,7 +428,7 @@ static size_t table(const struct sleds *s, const struct main_text *m)
         uintptr_t at = s->at[i];
         if (at < m->lo || at + SLED > m->hi || !is_sled((const uint8_t *)at))
             continue;
-        g_sleds[n++] = (struct sled){at, function_at(at), 0, 1};
+        g_sleds[n++] = (struct sled){at, ct_patch_function_at(at), 0, 1};
     }
     qsort(g_sleds, n, sizeof *g_sleds, by_fn);
     return n;
