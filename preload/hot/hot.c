@@ -214,6 +214,13 @@ CT_API void __cyg_profile_func_exit(void *fn, void *site)
     hook_exit(fn, site, HOOK_TSC);
 }
 
+/* The exit hook for the tracer's own trampolines (patch.c): the same,
+ * called without the PLT an exported symbol's call takes. */
+void ct_exit_at(void *fn, void *site)
+{
+    hook_exit(fn, site, HOOK_TSC);
+}
+
 /* A library call's entry (plt.c): its caller's stack pointer is the PLT
  * call's, given, not that of the stub recording it (HOOK_TSC_SP). */
 void ct_enter_at(void *fn, void *site, uintptr_t sp)

@@ -229,6 +229,9 @@ CT_API void __cyg_profile_func_exit(void *fn, void *site);
 /* The enter hook for a frame whose caller's stack pointer is sp (a library
  * call recorded by plt.c). */
 void ct_enter_at(void *fn, void *site, uintptr_t sp);
+/* The exit hook, called from inside the tracer without the PLT (the
+ * patchable-entry trampoline, patch.c). */
+void ct_exit_at(void *fn, void *site);
 /* A library call of a function that returns twice (getcontext,
  * swapcontext, the setjmp family), retp the address of its return
  * address: when it was made through a PLT entry of an object whose calls

@@ -3,11 +3,12 @@
  * -fpatchable-function-entry=5,0 (`calltrace cflags --patchable`) has five
  * NOP bytes at the entry of every function, and their addresses in its
  * __patchable_function_entries section.  At start each of the main
- * program's is patched into a call of a near stub that jumps to
+ * program's is patched into a jump to its own stub, which goes on to
  * ct_patch_entry (patch_tramp.S): the call is recorded with the hot path's
- * hook (ct_enter_at), and the function's return address is swapped for
- * ct_patch_return and kept on a per-thread stack of the tracer's, so the
- * return is recorded too (__cyg_profile_func_exit).  The trace is the
+ * hook (ct_enter_at), the function's return address is kept on a
+ * per-thread stack of the tracer's and the trampoline calls the body, so
+ * that the function returns into ct_patch_return and the return is
+ * recorded too (__cyg_profile_func_exit).  The trace is the
  * -finstrument-functions mode's, with CT_FILE_PATCHED in its header.
  *
  * Frames a longjmp skips are forgotten when a later call or return finds
@@ -63,8 +64,10 @@ static struct pstack *pstack_get(void)
         return pstk;
     if (!ct_budget_fit(sizeof(struct pstack), sizeof(struct pstack)))
         return NULL;
+    int saved = errno;
     void *m = mmap(NULL, sizeof(struct pstack), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    errno = saved;
     if (m == MAP_FAILED)
         return NULL;
     ct_budget_add((int64_t)sizeof(struct pstack));
@@ -83,14 +86,14 @@ void ct_patch_thread_release(void)
     ct_budget_add(-(int64_t)sizeof *ps);
 }
 
-void ct_patch_enter(uintptr_t body, uintptr_t *slot)
+/* errno is left alone: the hooks keep it, and so does pstack_get. */
+uintptr_t ct_patch_enter(uintptr_t body, uintptr_t *slot)
 {
-    int saved = errno;
     struct pstack *ps = pstack_get();
     uintptr_t fn = ct_patch_function_at(body - SLED);
     if (!ps) {
         ct_count_lost_global(1);
-        goto out;
+        return 0;
     }
     int nested = ps->busy;
     ps->busy = 1;
@@ -106,7 +109,7 @@ void ct_patch_enter(uintptr_t body, uintptr_t *slot)
         ps->n = n;
         ps->busy = nested;
         ct_count_lost_global(1);
-        goto out;
+        return 0;
     }
     /* The slot is taken before it is filled: a signal handler that
      * interrupts here pushes above it. */
@@ -115,15 +118,11 @@ void ct_patch_enter(uintptr_t body, uintptr_t *slot)
     ps->f[n] = (struct pframe){(uintptr_t)slot, *slot, fn};
     ct_signal_fence();
     ps->busy = nested;
-    *slot = (uintptr_t)ct_patch_return;
-    ct_enter_at((void *)fn, (void *)ps->f[n].ret, (uintptr_t)slot);
-out:
-    errno = saved;
+    return fn;
 }
 
-uintptr_t ct_patch_leave(uintptr_t sp)
+void ct_patch_leave(uintptr_t sp, uintptr_t out[2])
 {
-    int saved = errno;
     struct pstack *ps = pstk;
     uintptr_t slot = sp - 8;
     uint32_t k = ps->n;
@@ -135,11 +134,12 @@ uintptr_t ct_patch_leave(uintptr_t sp)
         ct_message("calltrace: patched return with no frame; aborting");
         abort();
     }
-    struct pframe fr = ps->f[k - 1];
+    /* Copied out before the pop: a signal handler's call may take the
+     * entry once it is free. */
+    out[0] = ps->f[k - 1].fn;
+    out[1] = ps->f[k - 1].ret;
+    ct_signal_fence();
     ps->n = k - 1;
-    __cyg_profile_func_exit((void *)fr.fn, (void *)fr.ret);
-    errno = saved;
-    return fr.ret;
 }
 
 void ct_patch_disarm(void)

@@ -16,8 +16,16 @@ extern int ct_patch_active;
 /* The main program's text: its first byte. */
 extern uintptr_t ct_patch_text_lo;
 /* The function whose entry's sled is at `at`: its address, the endbr64
- * before the sled where there is one (the symbol's address). */
-uintptr_t ct_patch_function_at(uintptr_t at);
+ * before the sled where there is one (the symbol's address).  Inline:
+ * every patched call asks. */
+static inline uintptr_t ct_patch_function_at(uintptr_t at)
+{
+    uint32_t before;
+    if (at < ct_patch_text_lo + 4)
+        return at;
+    __builtin_memcpy(&before, (const void *)(at - 4), 4);
+    return before == 0xfa1e0ff3u ? at - 4 : at;
+}
 
 /* At start, after the trace file exists: patches the entries of the main
  * program that CALLTRACE_PATCH selects (all by default), if it was built
@@ -43,8 +51,14 @@ void ct_patch_thread_release(void);
 /* The trampolines (patch_tramp.S) and their C side. */
 void ct_patch_entry(void);
 void ct_patch_return(void);
-void ct_patch_enter(uintptr_t body, uintptr_t *slot);
-uintptr_t ct_patch_leave(uintptr_t sp);
+/* The frame of a patched function's call, kept: its function, which the
+ * trampoline records (ct_enter_at) before it calls the body; 0 when there
+ * is no room (the trampoline jumps to the body, the call not recorded). */
+uintptr_t ct_patch_enter(uintptr_t body, uintptr_t *slot);
+/* The frame returning with stack pointer sp, taken off: its function and
+ * real return address in out, which the trampoline records
+ * (ct_exit_at) and returns to. */
+void ct_patch_leave(uintptr_t sp, uintptr_t out[2]);
 
 #pragma GCC visibility pop
 

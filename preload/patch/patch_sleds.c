@@ -5,7 +5,7 @@
  * program runs) and writing them.  patch.c records the calls.
  *
  * At start, while one thread runs, every sled becomes one instruction: a
- * call of the stub where patched, a five-byte NOP where not (gcc's five
+ * jump to its stub where patched (patch_tramp.S says why a jump), a five-byte NOP where not (gcc's five
  * one-byte NOPs, inside which a thread may be stopped, become one).  From
  * then on a sled changes with one atomic store of the aligned 8 or 16
  * bytes that hold it, so a thread running the entry meanwhile executes
@@ -56,7 +56,9 @@ struct sled {
 
 static struct sled *g_sleds;   /* sorted by fn                            */
 static size_t g_nsleds;
-static const uint8_t *g_stub;
+static uint8_t *g_stubs;      /* ct_patch_entry's address, then a stub
+                                  a sled                                 */
+static size_t g_stubs_len;
 static uintptr_t g_base;       /* the main program's load bias            */
 static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -110,45 +112,54 @@ done:
     return rc;
 }
 
-/* A page within reach of a rel32 call from [lo, hi), below the program
- * first (above it the heap grows), holding the jump to ct_patch_entry. */
-static int reaches(uintptr_t a, uintptr_t lo, uintptr_t hi)
+/* The stubs: one for each sled, 16 bytes, after the address of
+ * ct_patch_entry at the start of their pages.  A sled's jump needs its
+ * stub within reach of a rel32 from the program's text: below the
+ * program first (above it the heap grows). */
+#define STUB 16u
+
+static int reaches(uintptr_t a, size_t len, uintptr_t lo, uintptr_t hi)
 {
     const int64_t reach = 0x7f000000;
-    int64_t d1 = (int64_t)(a - lo), d2 = (int64_t)(a + 4096 - hi);
+    int64_t d1 = (int64_t)(a - lo), d2 = (int64_t)(a + len - hi);
     return d1 < reach && d1 > -reach && d2 < reach && d2 > -reach;
 }
 
-static uint8_t *near_stub(uintptr_t lo, uintptr_t hi)
+static uint8_t *near_stubs(uintptr_t lo, uintptr_t hi, size_t len)
 {
     const uintptr_t step = 1u << 20;
     uint8_t *p = NULL;
-    for (uintptr_t d = step; d < 0x7f000000u && !p; d += step) {
+    for (uintptr_t d = step + len; d < 0x7f000000u && !p; d += step) {
         uintptr_t want[2] = {(lo - d) & ~(uintptr_t)4095,
                              (hi + d) & ~(uintptr_t)4095};
         for (int k = 0; k < 2 && !p; k++) {
-            if ((k == 0 && lo <= d) || !reaches(want[k], lo, hi))
+            if ((k == 0 && lo <= d) || !reaches(want[k], len, lo, hi))
                 continue;
-            void *m = mmap((void *)want[k], 4096, PROT_READ | PROT_WRITE,
+            void *m = mmap((void *)want[k], len, PROT_READ | PROT_WRITE,
                            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
                            -1, 0);
             if (m == (void *)want[k])
                 p = m;
             else if (m != MAP_FAILED)
-                munmap(m, 4096);
+                munmap(m, len);
         }
     }
     if (!p)
         return NULL;
-    static const uint8_t jmp[6] = {0xff, 0x25, 0, 0, 0, 0};  /* *0(%rip) */
     uintptr_t to = (uintptr_t)ct_patch_entry;
-    memcpy(p, jmp, sizeof jmp);
-    memcpy(p + sizeof jmp, &to, sizeof to);
-    if (mprotect(p, 4096, PROT_READ | PROT_EXEC) != 0) {
-        munmap(p, 4096);
-        return NULL;
-    }
+    memcpy(p, &to, sizeof to);
     return p;
+}
+
+/* Sled i's stub: `movabs $body, %r11` (the address after its five
+ * bytes), then `jmp *ct_patch_entry` through the word at the start. */
+static void write_stub(uint8_t *stub, uintptr_t body)
+{
+    int32_t rel = (int32_t)((intptr_t)g_stubs - (intptr_t)(stub + 16));
+    stub[0] = 0x49, stub[1] = 0xbb;
+    memcpy(stub + 2, &body, 8);
+    stub[10] = 0xff, stub[11] = 0x25;
+    memcpy(stub + 12, &rel, 4);
 }
 
 /* gcc's five one-byte NOPs, or clang's one five-byte NOP (nopl
@@ -159,21 +170,14 @@ static int is_sled(const uint8_t *s)
     return !memcmp(s, nops, SLED) || !memcmp(s, nop5, 4);
 }
 
-uintptr_t ct_patch_function_at(uintptr_t at)
-{
-    uint32_t before;
-    if (at < ct_patch_text_lo + 4)
-        return at;
-    memcpy(&before, (const void *)(at - 4), 4);
-    return before == 0xfa1e0ff3u ? at - 4 : at;
-}
-
 /* ------------------------------------------------------ writing them */
 
-static void call_insn(uintptr_t at, uint8_t insn[SLED])
+/* The sled's jump to its stub. */
+static void jump_insn(const struct sled *s, uint8_t insn[SLED])
 {
-    int32_t rel = (int32_t)((intptr_t)g_stub - (intptr_t)(at + SLED));
-    insn[0] = 0xe8;
+    const uint8_t *stub = g_stubs + STUB * (size_t)(s - g_sleds + 1);
+    int32_t rel = (int32_t)((intptr_t)stub - (intptr_t)(s->at + SLED));
+    insn[0] = 0xe9;
     memcpy(insn + 1, &rel, 4);
 }
 
@@ -463,7 +467,7 @@ static int write_at_start(struct sled *s)
 {
     uint8_t insn[SLED];
     if (s->want)
-        call_insn(s->at, insn);
+        jump_insn(s, insn);
     else
         memcpy(insn, nop5, SLED);
     if (open_text(s->at, 1) != 0)
@@ -482,13 +486,23 @@ void ct_patch_start(void)
         return;
     ct_patch_text_lo = m.lo;
     g_base = m.base;
-    g_stub = near_stub(m.lo, m.hi);
-    if (!g_stub) {
-        ct_message("calltrace: patchable entries: no room for a stub near "
+    g_stubs_len = (STUB * (s.n + 1) + 4095) & ~(size_t)4095;
+    if (ct_budget_fit(g_stubs_len, g_stubs_len))
+        g_stubs = near_stubs(m.lo, m.hi, g_stubs_len);
+    if (!g_stubs) {
+        ct_message("calltrace: patchable entries: no room for stubs near "
                    "the program; its calls are not recorded");
         return;
     }
+    ct_budget_add((int64_t)g_stubs_len);
     g_nsleds = table(&s, &m);
+    for (size_t i = 0; i < g_nsleds; i++)
+        write_stub(g_stubs + STUB * (i + 1), g_sleds[i].at + SLED);
+    if (mprotect(g_stubs, g_stubs_len, PROT_READ | PROT_EXEC) != 0) {
+        ct_message("calltrace: patchable entries: stubs cannot be made "
+                   "executable; the program's calls are not recorded");
+        return;
+    }
     choose_at_start();
     size_t bad = s.n - g_nsleds, done = 0;
     for (size_t i = 0; i < g_nsleds; i++) {
@@ -538,7 +552,7 @@ int ct_patch_apply(const char *spec, char *msg, size_t len)
             continue;
         uint8_t insn[SLED];
         if (s->want)
-            call_insn(s->at, insn);
+            jump_insn(s, insn);
         else
             memcpy(insn, nop5, SLED);
         if (open_text(s->at, 1) != 0) {

@@ -1,28 +1,32 @@
 /*
  * Trampolines of the patchable-entry mode (x86-64; the C side is
- * preload/patch/patch.c).  A patched function's first five bytes call, through
- * a near stub, ct_patch_entry with every argument register live; it asks
- * ct_patch_enter to record the call and swap the function's return
- * address for ct_patch_return, and goes back into the function.  The
- * function then returns into ct_patch_return, which asks ct_patch_leave
- * for the real return address (recording the return) and goes there with
- * the return values untouched.
+ * preload/patch/patch.c).  A patched function's first five bytes jump to
+ * its own stub (patch_sleds.c), which puts the function's body (the
+ * address after the five bytes) in %r11 and jumps to ct_patch_entry with
+ * every argument register live.  ct_patch_enter records the call; the
+ * trampoline then *calls* the body with the stack pointer where the
+ * function's own return address was, so the call's push puts
+ * ct_patch_return in that slot.  The function returns there, where
+ * ct_patch_leave records the return and gives the real return address,
+ * which the last `ret` goes to.
+ *
+ * Why a call and not a swapped slot: the CPU predicts each `ret` from a
+ * stack of the calls it saw.  With the slot overwritten in memory, the
+ * function's return and the trampoline's both missed, and every return
+ * above them after (the predictor's stack stayed one off): a patched call
+ * cost twice a hooked one.  Entered by a jump and left by a call and a
+ * ret, the predictor's stack matches the real one at every return.
  */
 #include "preload/base/tramp_regs.h"
 
         .section .note.GNU-stack, "", @progbits
         .text
 
-/* At entry: (%rsp) is the patched function's body, 8(%rsp) its return
- * address; %rsp is 16-byte aligned (the function's call pushed 8, ours 8). */
-        .p2align 4
-        .globl  ct_patch_entry
-        .hidden ct_patch_entry
-        .type   ct_patch_entry, @function
-ct_patch_entry:
-        .cfi_startproc
-        subq    $208, %rsp
-        .cfi_adjust_cfa_offset 208
+/* At entry: (%rsp) is the patched function's return address (%rsp is
+ * 8 mod 16, as at any function's entry), %r11 its body. */
+/* The registers a patched function's entry may carry arguments in (and
+ * %r11, its body), 216 bytes from 0(%rsp). */
+        .macro  save_entry
         movq    %rdi, 0(%rsp)
         movq    %rsi, 8(%rsp)
         movq    %rdx, 16(%rsp)
@@ -31,10 +35,11 @@ ct_patch_entry:
         movq    %r9, 40(%rsp)
         movq    %rax, 48(%rsp)
         movq    %r10, 56(%rsp)
-        ct_save_vector_args 64
-        movq    208(%rsp), %rdi         /* where the function goes on   */
-        leaq    216(%rsp), %rsi         /* its return address's slot    */
-        call    ct_patch_enter
+        movq    %r11, 64(%rsp)
+        ct_save_vector_args 80
+        .endm
+
+        .macro  load_entry
         movq    0(%rsp), %rdi
         movq    8(%rsp), %rsi
         movq    16(%rsp), %rdx
@@ -43,28 +48,70 @@ ct_patch_entry:
         movq    40(%rsp), %r9
         movq    48(%rsp), %rax
         movq    56(%rsp), %r10
-        ct_load_vector_args 64
-        addq    $208, %rsp
-        .cfi_adjust_cfa_offset -208
-        ret
+        movq    64(%rsp), %r11
+        ct_load_vector_args 80
+        .endm
+
+/* At entry: (%rsp) is the patched function's return address (%rsp is
+ * 8 mod 16, as at any function's entry), %r11 its body.  ct_patch_enter
+ * keeps the frame and says which function it is (0: no room, the call is
+ * not recorded); the hook itself is called from here, so that neither
+ * C function keeps registers across a call. */
+        .p2align 4
+        .globl  ct_patch_entry
+        .hidden ct_patch_entry
+        .type   ct_patch_entry, @function
+ct_patch_entry:
+        .cfi_startproc
+        subq    $216, %rsp
+        .cfi_adjust_cfa_offset 216
+        save_entry
+        movq    %r11, %rdi              /* the body                     */
+        leaq    216(%rsp), %rsi         /* its return address's slot    */
+        call    ct_patch_enter
+        testq   %rax, %rax
+        jnz     2f
+        /* Not recorded: the function runs as if unpatched. */
+        load_entry
+        .cfi_remember_state
+        leaq    216(%rsp), %rsp
+        .cfi_adjust_cfa_offset -216
+        jmp     *%r11
+2:      .cfi_restore_state
+        movq    %rax, %rdi              /* the function                 */
+        movq    216(%rsp), %rsi         /* where it returns to          */
+        leaq    216(%rsp), %rdx         /* its caller's stack pointer   */
+        call    ct_enter_at
+        load_entry
+        /* The slot is the stack pointer the body expects; the call
+         * writes ct_patch_return, the next instruction, into it. */
+        leaq    224(%rsp), %rsp
+        .cfi_adjust_cfa_offset -224
+        call    *%r11
         .cfi_endproc
         .size   ct_patch_entry, . - ct_patch_entry
 
-/* Where a patched function returns: %rsp is 16-byte aligned (its return
- * address was popped).  The return values are %rax, %rdx, %xmm0, %xmm1
- * (x87's are not touched by the tracer's C code); the real return
- * address goes into the slot at 56(%rsp), which the last ret pops. */
-        .p2align 4
+/* Where a patched function returns, right after the call above (no
+ * padding between: the call's return address is this label).  %rsp is
+ * 16-byte aligned (the function's return address was popped).  The
+ * return values are %rax, %rdx, %xmm0, %xmm1 (x87's are not touched by
+ * the tracer's C code), kept from 0(%rsp); ct_patch_leave gives the
+ * frame's function and return address at 48(%rsp), and the return
+ * address goes into the slot at 72(%rsp), which the last ret pops. */
         .globl  ct_patch_return
         .hidden ct_patch_return
         .type   ct_patch_return, @function
 ct_patch_return:
-        subq    $64, %rsp
+        subq    $80, %rsp
         ct_save_return_values
-        leaq    64(%rsp), %rdi          /* the stack pointer at return  */
+        leaq    80(%rsp), %rdi          /* the stack pointer at return  */
+        leaq    48(%rsp), %rsi
         call    ct_patch_leave
-        movq    %rax, 56(%rsp)
+        movq    48(%rsp), %rdi
+        movq    56(%rsp), %rsi
+        movq    %rsi, 72(%rsp)
+        call    ct_exit_at
         ct_load_return_values
-        addq    $56, %rsp
+        addq    $72, %rsp
         ret
         .size   ct_patch_return, . - ct_patch_return

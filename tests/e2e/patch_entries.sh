@@ -3,7 +3,8 @@
 # --patchable` (NOP entries, no hooks) by gcc and clang have their
 # functions' entries patched at start, and their calls recorded with the
 # counts known by construction (tests/programs/patch_calls.c: nesting, a
-# double through the trampolines, longjmp, a signal handler, threads,
+# double through the trampolines, arguments and a result in memory,
+# frames deeper than the tracer keeps, longjmp, a signal handler, threads,
 # 1100 threads one after another with nothing kept of the ended ones;
 # patch_throw.cpp: C++ exceptions through patched frames), every frame
 # closed, the output as without the tracer, and the trace saying its mode.
@@ -40,8 +41,8 @@ check() {
 for cc in gcc clang; do
     command -v $cc > /dev/null || { [ $cc = clang ] && continue; fail "no $cc"; }
     $cc -std=gnu11 -O1 "${flags[@]}" -o "$T/c_$cc" "$PROGRAMS/patch_calls.c" -lpthread
-    check c_$cc "main=1 mid=18 leaf=61 fp=1 jumper=5 handler=1 worker=2 " \
-        main mid leaf fp jumper handler worker
+    check c_$cc "main=1 mid=18 leaf=61 fp=1 jumper=5 handler=1 worker=2 stackargs=2 " \
+        main mid leaf fp jumper handler worker stackargs
 done
 # Signal handlers interrupting the trampolines anywhere: every frame
 # still closed, the program's own calls all there; a handler that
@@ -74,6 +75,18 @@ expect_eq "threads: lost" " Lost events: 0" "$(grep '^ Lost events:' "$T/thr.txt
 g++ -O1 "${flags[@]}" -o "$T/cxx" "$PROGRAMS/patch_throw.cpp"
 check cxx "main=1 middle(int)=10 thrower(int)=10 leaf()=26 " \
     main "middle(int)" "thrower(int)" "leaf()"
+
+# Deeper than the 4096 frames the tracer keeps a thread: main and 4095
+# levels of down() are recorded, the 905 below them run unrecorded (the
+# trampoline jumps straight into them) and are counted lost.
+expect_eq "deep untraced" 5000 "$("$T/c_gcc" deep 5000)"
+expect_eq "deep traced" 5000 "$(run_traced "$T/deep.raw" "$T/c_gcc" deep 5000)"
+"$REPORT_SAN" -b "$T/deep.raw" > "$T/deep.txt" || fail "deep: report"
+expect_eq "deep: down" 4095 "$(calls "$T/deep.txt" down)"
+expect_eq "deep: lost" " Lost events: 905" "$(grep '^ Lost events:' "$T/deep.txt")"
+expect_eq "deep: nesting" \
+    " Unmatched: 0 returns with no call, 0 calls with no return, 0 frames open at the end" \
+    "$(grep '^ Unmatched:' "$T/deep.txt")"
 
 # Built without the flag: nothing patched, nothing said.
 gcc -std=gnu11 -O1 -o "$T/plain" "$PROGRAMS/patch_calls.c" -lpthread

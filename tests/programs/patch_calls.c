@@ -5,6 +5,8 @@
  *   jumper x5, each calls leaf and longjmps back to main past itself
  *   handler x1 (a signal handler) calls leaf
  *   worker x2 (the threads' start functions)
+ *   stackargs x2: eight integer arguments (two on the stack) and a struct
+ *   passed and returned in memory, through the trampolines
  * leaf: 54 + 1 + 5 + 1 = 61.  Prints what it computed, the same traced
  * or not.
  * With the argument "storm": 100000 calls of mid(3) while a profiling
@@ -13,7 +15,8 @@
  * With "threads N": N threads one after another, each calling mid(3);
  * prints how much the address space (VmSize) grew from the end of the
  * 100th to the end of the last, in KiB: a tracer that kept anything per
- * ended thread shows it there. */
+ * ended thread shows it there.
+ * With "deep N": down() recursing N deep; prints N. */
 #include <pthread.h>
 #include <setjmp.h>
 #include <signal.h>
@@ -58,6 +61,25 @@ __attribute__((noinline)) void *worker(void *arg)
     for (int i = 0; i < 4; i++)
         t += mid(3);
     return (void *)(t + (long)arg);
+}
+
+struct big {
+    long v[6];
+};
+
+__attribute__((noinline)) struct big stackargs(long a, long b, long c, long d,
+                                               long e, long f, long g, long h,
+                                               struct big in)
+{
+    struct big out;
+    for (int i = 0; i < 6; i++)
+        out.v[i] = in.v[i] * (a + b + c + d + e + f + g + h) + i;
+    return out;
+}
+
+__attribute__((noinline)) int down(int n)
+{
+    return n > 1 ? down(n - 1) + 1 + (sink & 0) : 1;
 }
 
 static int storm(void)
@@ -113,6 +135,8 @@ int main(int argc, char **argv)
         return storm();
     if (argc > 2 && !strcmp(argv[1], "threads"))
         return threads(atoi(argv[2]));
+    if (argc > 2 && !strcmp(argv[1], "deep"))
+        return printf("%d\n", down(atoi(argv[2]))) < 0;
     int t = 0;
     for (int i = 0; i < 10; i++)
         t += mid(3);
@@ -128,6 +152,12 @@ int main(int argc, char **argv)
         pthread_create(&th[i], NULL, worker, (void *)i);
     for (int i = 0; i < 2; i++)
         pthread_join(th[i], &r[i]);
-    printf("%d %.1f %ld %ld\n", t, d, (long)r[0], (long)r[1]);
+    struct big in = {{1, 2, 3, 4, 5, 6}}, out = in;
+    for (long i = 1; i <= 2; i++)
+        out = stackargs(i, 2, 3, 4, 5, 6, 7, 8 * i, out);
+    printf("%d %.1f %ld %ld", t, d, (long)r[0], (long)r[1]);
+    for (int i = 0; i < 6; i++)
+        printf(" %ld", out.v[i]);
+    printf("\n");
     return 0;
 }
