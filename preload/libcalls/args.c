@@ -1,8 +1,11 @@
 /*
- * CALLTRACE_ARGS for library calls: at a recorded call through a PLT stub
- * with a rule, the ARGS record is read from the argument registers that
- * plt_tramp.S saved below the return address; at its return through the
- * trampoline, the RETVAL record from the saved %rax or %xmm0.  A call
+ * CALLTRACE_ARGS for library calls and patched entries: at a recorded call
+ * through a PLT stub with a rule, the ARGS record is read from the
+ * argument registers that plt_tramp.S saved below the return address; at
+ * its return through the trampoline, the RETVAL record from the saved
+ * %rax or %xmm0.  A patched function's trampolines (patch/patch_tramp.S)
+ * save the same registers in their own order and come to the same two
+ * functions (ct_args_enter, ct_args_exit).  A call
  * with no rule pays one predictable branch in plt.c, nothing here.
  * Strings are copied with process_vm_readv on the process itself, which
  * fails instead of faulting on a bad pointer.
@@ -42,6 +45,11 @@ void ct_args_start(void)
 uint32_t ct_args_rule_for(const char *name)
 {
     return spec.nrules && name ? ct_args_match(&spec, name) : 0;
+}
+
+int ct_args_any(void)
+{
+    return spec.nrules != 0;
 }
 
 /* A record being built: values of integers and floats take at most 11
@@ -204,29 +212,31 @@ static bool shown_at(const struct ct_thread *t, uint32_t depth)
            !(t->hidden[depth / 64] >> (depth % 64) & 1);
 }
 
-/* What one record is made of: the rule, and where the registers are. */
+/* What one record is made of: the rule, and where the registers are
+ * (regs for ARGS, ret for RETVAL). */
 struct job {
     const struct ct_args_rule *r;
-    const uintptr_t *retp;  /* ARGS: the call's return address slot      */
-    uintptr_t sp;           /* RETVAL: the trampoline's stack on arrival  */
+    const struct ct_arg_regs *regs;
+    uint64_t rax;
+    const uint8_t *xmm0;
 };
 
 static void build_args(const struct job *j, struct pay *p)
 {
     const struct ct_args_rule *r = j->r;
+    const struct ct_arg_regs *g = j->regs;
     for (unsigned i = 0; i < r->nitems; i++) {
         const struct ct_arg_item *it = &r->items[i];
         if (it->src == CT_ARG_FP) {
             if (it->index > 8)
                 p->b[p->n++] = CT_VAL_UNAVAIL; /* on the stack: not read */
             else
-                put_float(p, it, (const uint8_t *)j->retp -
-                                     SAVED_XMM_OFFSET + 16 * (it->index - 1));
+                put_float(p, it, g->xmm + 16 * (it->index - 1));
         } else {
             /* the 7th integer argument on is the caller's stack above
              * the return address */
-            uint64_t v = it->index <= 6 ? SAVED_INT(j->retp, it->index)
-                                        : j->retp[it->index - 6];
+            uint64_t v = it->index <= 6 ? g->ints[g->step * (it->index - 1)]
+                                        : g->stack[it->index - 7];
             put_value(p, it, v);
         }
     }
@@ -235,15 +245,15 @@ static void build_args(const struct job *j, struct pay *p)
 static void build_ret(const struct job *j, struct pay *p)
 {
     if (j->r->ret.fmt == CT_FMT_FLOAT)
-        put_float(p, &j->r->ret, (const uint8_t *)j->sp - RET_XMM0_OFFSET);
+        put_float(p, &j->r->ret, j->xmm0);
     else
-        put_value(p, &j->r->ret, RET_RAX(j->sp));
+        put_value(p, &j->r->ret, j->rax);
 }
 
 static void record(const struct job *j, uint8_t *buf)
 {
     struct pay p = {buf, 0};
-    if (j->retp) {
+    if (j->regs) {
         build_args(j, &p);
         append(CT_EXT_ARGS, p.b, p.n);
     } else {
@@ -270,24 +280,39 @@ static void run(struct ct_thread *t, const struct job *j, int strings)
     record(j, buf);
 }
 
-void ct_args_plt_enter(uint32_t rule, const uintptr_t *retp, uint32_t depth)
+void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
+                   uint32_t depth)
 {
     const struct ct_args_rule *r = &spec.rules[rule - 1];
     struct ct_thread *t = ct_self;
     if (!r->nitems || !t || !shown_at(t, depth))
         return; /* a frame a filter hides has no record to follow */
-    struct job j = {r, retp, 0};
+    struct job j = {r, regs, 0, NULL};
     run(t, &j, r->strings & 1);
 }
 
-void ct_args_plt_exit(uint32_t rule, uintptr_t sp, uint32_t depth,
-                      uintptr_t fn)
+void ct_args_exit(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
+                  uint32_t depth, uintptr_t fn)
 {
     const struct ct_args_rule *r = &spec.rules[rule - 1];
     struct ct_thread *t = ct_self;
     if (!r->has_ret || !t || t->depth != depth + 1 || !shown_at(t, depth) ||
         (depth < ct_frames_kept(t) && ct_frame_fn(t, depth) != fn))
         return; /* not the call on top: its exit is not the next record */
-    struct job j = {r, NULL, sp};
+    struct job j = {r, NULL, rax, xmm0};
     run(t, &j, r->strings & 2);
+}
+
+void ct_args_plt_enter(uint32_t rule, const uintptr_t *retp, uint32_t depth)
+{
+    struct ct_arg_regs g = {&SAVED_INT(retp, 1), -1,
+                            (const uint8_t *)retp - SAVED_XMM_OFFSET, retp + 1};
+    ct_args_enter(rule, &g, depth);
+}
+
+void ct_args_plt_exit(uint32_t rule, uintptr_t sp, uint32_t depth,
+                      uintptr_t fn)
+{
+    ct_args_exit(rule, RET_RAX(sp), (const uint8_t *)sp - RET_XMM0_OFFSET,
+                 depth, fn);
 }

@@ -1,6 +1,6 @@
 /*
  * CALLTRACE_ARGS: what keeps the arguments and return values of library
- * calls (args.c); the language and its parser are in
+ * calls and of patched entries (args.c); the language and its parser are in
  * settings/args_spec.h, shared with the front end.
  */
 #ifndef CT_ARGS_H
@@ -16,6 +16,27 @@
 void ct_args_start(void);
 /* The rule for a library function, 0 if none (plt.c, when it patches). */
 uint32_t ct_args_rule_for(const char *name);
+/* Whether CALLTRACE_ARGS gave any rule. */
+int ct_args_any(void);
+
+/* Where a call's argument registers were saved: argN (N = 1..6) at
+ * ints[step * (N - 1)], %xmm0-7 16 bytes apart from xmm, and the 7th
+ * integer argument on at stack[0] (the caller's, above the return
+ * address). */
+struct ct_arg_regs {
+    const uintptr_t *ints;
+    long step;
+    const uint8_t *xmm;
+    const uintptr_t *stack;
+};
+/* A call with rule `rule` was recorded, its ENTRY at shadow-stack level
+ * depth: its ARGS record. */
+void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
+                   uint32_t depth);
+/* It returns with these return registers, still on top at depth: its
+ * RETVAL record, before its EXIT. */
+void ct_args_exit(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
+                  uint32_t depth, uintptr_t fn);
 /* A library call with rule `rule` was recorded: its ARGS record, read
  * from the registers plt_tramp.S saved below the return address at
  * retp; depth: the shadow-stack level its ENTRY took. */
