@@ -32,6 +32,7 @@
 #include <unistd.h>
 
 #include "preload/base/budget.h"
+#include "preload/libcalls/args.h"
 #include "preload/patch/patch.h"
 #include "preload/tracer.h"
 
@@ -86,6 +87,14 @@ void ct_patch_thread_release(void)
     ct_budget_add(-(int64_t)sizeof *ps);
 }
 
+/* A return address that is one of the trampolines': the frame at that
+ * slot is a patched call's, still running. */
+static int is_trampoline(uintptr_t v)
+{
+    return v == (uintptr_t)ct_patch_return ||
+           v == (uintptr_t)ct_patch_return_args;
+}
+
 /* errno is left alone: the hooks keep it, and so does pstack_get. */
 uintptr_t ct_patch_enter(uintptr_t body, uintptr_t *slot)
 {
@@ -99,12 +108,25 @@ uintptr_t ct_patch_enter(uintptr_t body, uintptr_t *slot)
     ps->busy = 1;
     ct_signal_fence();
     uint32_t n = ps->n;
+    uintptr_t ret = *slot;
     /* Frames at or below this one's slot on this stack are gone (a
      * longjmp left them): forgotten.  Not by a signal handler that
      * interrupted a push, which might take the entry being made. */
     while (!nested && n > 0 && ps->f[n - 1].slot <= (uintptr_t)slot &&
-           ct_same_stack(ps->f[n - 1].slot, (uintptr_t)slot))
+           (ps->f[n - 1].slot == (uintptr_t)slot ||  /* no system call */
+            ct_same_stack(ps->f[n - 1].slot, (uintptr_t)slot))) {
         n--;
+        if (ps->f[n].slot == (uintptr_t)slot && is_trampoline(ret)) {
+            /* A tail call: the frame whose return address is in this
+             * slot jumped here, so it ends now (as XRay's tail-call
+             * sleds say), and this call returns where it would have. */
+            struct pframe gone = ps->f[n];
+            ps->n = n;
+            ct_signal_fence();
+            ret = gone.ret;
+            ct_exit_at((void *)gone.fn, (void *)gone.ret);
+        }
+    }
     if (n >= PATCH_FRAMES) {
         ps->n = n;
         ps->busy = nested;
@@ -115,7 +137,7 @@ uintptr_t ct_patch_enter(uintptr_t body, uintptr_t *slot)
      * interrupts here pushes above it. */
     ps->n = n + 1;
     ct_signal_fence();
-    ps->f[n] = (struct pframe){(uintptr_t)slot, *slot, fn};
+    ps->f[n] = (struct pframe){(uintptr_t)slot, ret, fn};
     ct_signal_fence();
     ps->busy = nested;
     return fn;
@@ -142,6 +164,35 @@ void ct_patch_leave(uintptr_t sp, uintptr_t out[2])
     ps->n = k - 1;
 }
 
+uintptr_t ct_patch_enter_args(const struct ct_sled *s, uintptr_t *slot,
+                              uintptr_t *saved)
+{
+    saved[8] = s->at + SLED;
+    uintptr_t fn = ct_patch_enter(s->at + SLED, slot);
+    if (!fn)
+        return 0;
+    struct ct_thread *t = ct_self;
+    uint32_t before = t ? t->depth : 0;
+    ct_enter_at((void *)fn, (void *)*slot, (uintptr_t)slot);
+    t = ct_self;
+    if (t && t->depth == before + 1) {
+        struct ct_arg_regs g = {saved, 1, (const uint8_t *)(saved + 10),
+                                slot + 1};
+        ct_args_enter(s->args, &g, before);
+    }
+    return fn;
+}
+
+void ct_patch_exit_args(uintptr_t fn, const uint8_t *rv)
+{
+    struct ct_thread *t = ct_self;
+    uint32_t rule = ct_patch_rule_of(fn);
+    uint64_t rax;
+    memcpy(&rax, rv + 40, 8);
+    if (rule && t && t->depth > 0)
+        ct_args_exit(rule, rax, rv, t->depth - 1, fn);
+}
+
 void ct_patch_disarm(void)
 {
     struct pstack *ps = pstk;
@@ -150,7 +201,7 @@ void ct_patch_disarm(void)
     /* Newest first: a slot a later frame reused is put back once. */
     for (uint32_t i = ps->n; i-- > 0;) {
         uintptr_t *slot = (uintptr_t *)ps->f[i].slot;
-        if (*slot == (uintptr_t)ct_patch_return)
+        if (is_trampoline(*slot))
             *slot = ps->f[i].ret;
     }
 }
@@ -167,6 +218,8 @@ void ct_patch_rearm(uintptr_t sp)
     for (uint32_t i = 0; i < n; i++) {
         uintptr_t *slot = (uintptr_t *)ps->f[i].slot;
         if (*slot == ps->f[i].ret)
-            *slot = (uintptr_t)ct_patch_return;
+            *slot = ct_patch_rule_of(ps->f[i].fn)
+                        ? (uintptr_t)ct_patch_return_args
+                        : (uintptr_t)ct_patch_return;
     }
 }

@@ -11,6 +11,19 @@
 
 #pragma GCC visibility push(hidden)
 
+/* One entry (patch_sleds.c): where its five bytes are, its function's
+ * address (the symbol's: the entry, or the endbr64 before it), its
+ * CALLTRACE_ARGS rule (0: none), whether it is patched now, and the state
+ * a spec being applied wants for it.  Its stub hands a trampoline the
+ * entry itself when the rule is not 0. */
+struct ct_sled {
+    uintptr_t at;
+    uintptr_t fn;
+    uint32_t args;
+    uint8_t on;
+    uint8_t want;
+};
+
 /* Set once the main program's entries are written (patch_sleds.c). */
 extern int ct_patch_active;
 /* The main program's text: its first byte. */
@@ -48,9 +61,15 @@ void ct_patch_rearm(uintptr_t sp);
  * start routine has returned, or pthread_exit unwound the rest. */
 void ct_patch_thread_release(void);
 
+/* The CALLTRACE_ARGS rule of the patched function fn, 0 if none. */
+uint32_t ct_patch_rule_of(uintptr_t fn);
+
 /* The trampolines (patch_tramp.S) and their C side. */
 void ct_patch_entry(void);
 void ct_patch_return(void);
+/* The same for functions whose arguments or return value are kept. */
+void ct_patch_entry_args(void);
+void ct_patch_return_args(void);
 /* The frame of a patched function's call, kept: its function, which the
  * trampoline records (ct_enter_at) before it calls the body; 0 when there
  * is no room (the trampoline jumps to the body, the call not recorded). */
@@ -59,6 +78,14 @@ uintptr_t ct_patch_enter(uintptr_t body, uintptr_t *slot);
  * real return address in out, which the trampoline records
  * (ct_exit_at) and returns to. */
 void ct_patch_leave(uintptr_t sp, uintptr_t out[2]);
+/* ct_patch_enter, the call's ENTRY and its ARGS record from the registers
+ * saved at `saved` (%rdi..%r9 from 0, %xmm0-7 from byte 80), for the
+ * entry s; the body goes into the saved %r11 (saved[8]) either way. */
+uintptr_t ct_patch_enter_args(const struct ct_sled *s, uintptr_t *slot,
+                              uintptr_t *saved);
+/* fn returns with the return values saved at rv (%xmm0 at 0, %rax at
+ * 40, base/tramp_regs.h): its RETVAL record, before its EXIT. */
+void ct_patch_exit_args(uintptr_t fn, const uint8_t *rv);
 
 #pragma GCC visibility pop
 

@@ -34,6 +34,7 @@
 
 #include "preload/base/budget.h"
 #include "preload/filters/filter.h"
+#include "preload/libcalls/args.h"
 #include "preload/patch/patch.h"
 #include "preload/tracer.h"
 
@@ -44,16 +45,7 @@
 
 uintptr_t ct_patch_text_lo;
 
-/* One entry: where its five bytes are, its function's address (the
- * symbol's: the entry, or the endbr64 before it), whether it is patched
- * now, and the state a spec being applied wants for it. */
-struct sled {
-    uintptr_t at;
-    uintptr_t fn;
-    uint8_t on;
-    uint8_t want;
-};
-
+#define sled ct_sled
 static struct sled *g_sleds;   /* sorted by fn                            */
 static size_t g_nsleds;
 static uint8_t *g_stubs;      /* ct_patch_entry's address, then a stub
@@ -112,8 +104,8 @@ done:
     return rc;
 }
 
-/* The stubs: one for each sled, 16 bytes, after the address of
- * ct_patch_entry at the start of their pages.  A sled's jump needs its
+/* The stubs: one for each sled, 16 bytes, after the addresses of
+ * ct_patch_entry and ct_patch_entry_args at the start of their pages.  A sled's jump needs its
  * stub within reach of a rel32 from the program's text: below the
  * program first (above it the heap grows). */
 #define STUB 16u
@@ -146,18 +138,23 @@ static uint8_t *near_stubs(uintptr_t lo, uintptr_t hi, size_t len)
     }
     if (!p)
         return NULL;
-    uintptr_t to = (uintptr_t)ct_patch_entry;
-    memcpy(p, &to, sizeof to);
+    uintptr_t to[2] = {(uintptr_t)ct_patch_entry,
+                       (uintptr_t)ct_patch_entry_args};
+    memcpy(p, to, sizeof to);
     return p;
 }
 
-/* Sled i's stub: `movabs $body, %r11` (the address after its five
- * bytes), then `jmp *ct_patch_entry` through the word at the start. */
-static void write_stub(uint8_t *stub, uintptr_t body)
+/* A sled's stub: `movabs $body, %r11` (the address after its five
+ * bytes), then `jmp *ct_patch_entry` through the word at the start; for
+ * a function whose arguments are kept, `movabs $sled, %r11` and `jmp
+ * *ct_patch_entry_args`. */
+static void write_stub(uint8_t *stub, const struct sled *s)
 {
-    int32_t rel = (int32_t)((intptr_t)g_stubs - (intptr_t)(stub + 16));
+    uintptr_t r11 = s->args ? (uintptr_t)s : s->at + SLED;
+    int32_t rel = (int32_t)((intptr_t)g_stubs + (s->args ? 8 : 0) -
+                            (intptr_t)(stub + 16));
     stub[0] = 0x49, stub[1] = 0xbb;
-    memcpy(stub + 2, &body, 8);
+    memcpy(stub + 2, &r11, 8);
     stub[10] = 0xff, stub[11] = 0x25;
     memcpy(stub + 12, &rel, 4);
 }
@@ -432,7 +429,7 @@ static size_t table(const struct sleds *s, const struct main_text *m)
         uintptr_t at = s->at[i];
         if (at < m->lo || at + SLED > m->hi || !is_sled((const uint8_t *)at))
             continue;
-        g_sleds[n++] = (struct sled){at, ct_patch_function_at(at), 0, 1};
+        g_sleds[n++] = (struct sled){at, ct_patch_function_at(at), 0, 0, 1};
     }
     qsort(g_sleds, n, sizeof *g_sleds, by_fn);
     return n;
@@ -460,6 +457,48 @@ static void choose_at_start(void)
         for (size_t i = 0; i < g_nsleds; i++)
             g_sleds[i].want = 1;
     }
+}
+
+/* CALLTRACE_ARGS's rule of each function, by its symbol name or, for
+ * C++, its demangled name with or without its parameters (as patch
+ * specs match). */
+static void rule_one(void *arg, const char *name, uintptr_t addr,
+                     uint64_t size)
+{
+    (void)size;
+    struct choose *c = arg;
+    struct sled *s = sled_of(addr);
+    if (!s || s->args)
+        return;
+    size_t cut = 0;
+    const char *dem = demangled(c, name, &cut);
+    uint32_t rule = ct_args_rule_for(name);
+    if (!rule && dem) {
+        rule = ct_args_rule_for(dem);
+        char bare[GLOB_MAX];
+        if (!rule && cut < sizeof bare) {
+            memcpy(bare, dem, cut);
+            bare[cut] = '\0';
+            rule = ct_args_rule_for(bare);
+        }
+    }
+    s->args = rule;
+}
+
+static void args_rules(void)
+{
+    if (!ct_args_any())
+        return;
+    struct choose c = {NULL, 0, 0, NULL, NULL, 0};
+    c.demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    ct_elf_functions("/proc/self/exe", g_base, 0, rule_one, &c);
+    free(c.buf);
+}
+
+uint32_t ct_patch_rule_of(uintptr_t fn)
+{
+    const struct sled *s = sled_of(fn);
+    return s ? s->args : 0;
 }
 
 /* Written while one thread runs: five bytes at once need no care. */
@@ -496,8 +535,9 @@ void ct_patch_start(void)
     }
     ct_budget_add((int64_t)g_stubs_len);
     g_nsleds = table(&s, &m);
+    args_rules();
     for (size_t i = 0; i < g_nsleds; i++)
-        write_stub(g_stubs + STUB * (i + 1), g_sleds[i].at + SLED);
+        write_stub(g_stubs + STUB * (i + 1), &g_sleds[i]);
     if (mprotect(g_stubs, g_stubs_len, PROT_READ | PROT_EXEC) != 0) {
         ct_message("calltrace: patchable entries: stubs cannot be made "
                    "executable; the program's calls are not recorded");

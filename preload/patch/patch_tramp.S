@@ -115,3 +115,57 @@ ct_patch_return:
         addq    $72, %rsp
         ret
         .size   ct_patch_return, . - ct_patch_return
+
+/* The same pair for a function whose arguments or return value are kept
+ * (CALLTRACE_ARGS): its stub hands over its entry (struct ct_sled) in
+ * %r11 instead of its body.  ct_patch_enter_args keeps the frame, writes
+ * the ENTRY and the ARGS record from the registers saved here, and puts
+ * the body in the saved %r11. */
+        .p2align 4
+        .globl  ct_patch_entry_args
+        .hidden ct_patch_entry_args
+        .type   ct_patch_entry_args, @function
+ct_patch_entry_args:
+        .cfi_startproc
+        subq    $216, %rsp
+        .cfi_adjust_cfa_offset 216
+        save_entry
+        movq    %r11, %rdi              /* the entry                    */
+        leaq    216(%rsp), %rsi         /* the return address's slot    */
+        movq    %rsp, %rdx              /* the registers saved          */
+        call    ct_patch_enter_args
+        testq   %rax, %rax
+        load_entry                      /* %r11: the body; the flags    */
+        jnz     2f                      /*  survive the moves           */
+        .cfi_remember_state
+        leaq    216(%rsp), %rsp
+        .cfi_adjust_cfa_offset -216
+        jmp     *%r11
+2:      .cfi_restore_state
+        leaq    224(%rsp), %rsp
+        .cfi_adjust_cfa_offset -224
+        call    *%r11
+        .cfi_endproc
+        .size   ct_patch_entry_args, . - ct_patch_entry_args
+
+/* As ct_patch_return, with the RETVAL record before the EXIT. */
+        .globl  ct_patch_return_args
+        .hidden ct_patch_return_args
+        .type   ct_patch_return_args, @function
+ct_patch_return_args:
+        subq    $80, %rsp
+        ct_save_return_values
+        leaq    80(%rsp), %rdi
+        leaq    48(%rsp), %rsi
+        call    ct_patch_leave
+        movq    48(%rsp), %rdi          /* the function                 */
+        movq    %rsp, %rsi              /* its return values            */
+        call    ct_patch_exit_args
+        movq    48(%rsp), %rdi
+        movq    56(%rsp), %rsi
+        movq    %rsi, 72(%rsp)
+        call    ct_exit_at
+        ct_load_return_values
+        addq    $72, %rsp
+        ret
+        .size   ct_patch_return_args, . - ct_patch_return_args

@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# CALLTRACE_ARGS on patched entries (`calltrace cflags --patchable`):
+# tests/programs/args_patched.c's own functions, with values known by
+# construction, show their arguments and return values in --tree as the
+# library calls' do, built by gcc and clang at -O0 and -O2 (read from
+# the ABI's registers at the entry, before any prologue, and from %rax or
+# %xmm0 at the return: the same at every level); a string at a bad
+# address shows as <bad pointer 0x10> and the program runs on; eight
+# integer arguments, two on the stack; a recursion keeps each level's;
+# a function with no rule shows none, and the calls are those of a run
+# without the option; --dump carries the same values.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/libcalls-lib.bash"
+[ -f "$LIB" ] || skip "no $LIB"
+[ "$(uname -m)" = x86_64 ] || skip "the patchable-entry mode is x86-64 only"
+read -r -a flags <<< "$("$FRONT" cflags --patchable)"
+
+SPEC='p_add@arg1/i32,arg2,retval/i32;p_greet@arg1/s,arg2/c,retval/s'
+SPEC+=';p_scale@fparg1,fparg2/f32,arg1/i32,retval/f'
+SPEC+=';p_many@arg1/i32,arg2/i32,arg3/i32,arg4/i32,arg5/i32,arg6/i32,arg7/i32,arg8,retval'
+SPEC+=';p_len@arg1/s,retval;p_ptr@arg1/s;p_fact@arg1/i32,retval/i32'
+
+head_tree='main() {
+  p_add(-1, 2) = 1;
+  p_add(40, 2) = 42;
+  p_greet("world", '"'"'!'"'"') = "world";
+  p_scale(1.500000, 2.000000, -2) = -6.000000;
+  p_many(1, 2, 3, 4, 5, 6, 7, 0x174876e800) = 0x174876e81c;
+  p_len("hello") = 5;
+  p_ptr(<bad pointer 0x10>);
+  p_ptr(NULL);
+  p_plain() {
+    p_add(4, 1) = 5;
+  } /* p_plain */'
+# At -O0 the recursion is four calls; at -O2 gcc and clang make it a loop.
+fact_o0='  p_fact(4) {
+    p_fact(3) {
+      p_fact(2) {
+        p_fact(1) = 1;
+      } = 2; /* p_fact */
+    } = 6; /* p_fact */
+  } = 24; /* p_fact */
+} /* main */'
+fact_o2='  p_fact(4) = 24;
+} /* main */'
+
+tree_text() {
+    "$REPORT_SAN" --tree "$1" | sed -n 's/^[^|]*| //p'
+}
+
+for cc in gcc clang; do
+    command -v $cc > /dev/null || { [ $cc = clang ] && continue; fail "no $cc"; }
+    for opt in 0 2; do
+        b=$T/${cc}_O$opt
+        $cc -std=gnu11 -O$opt "${flags[@]}" -o "$b" "$PROGRAMS/args_patched.c"
+        want_out=$("$b")
+        traced_like_untraced "$cc -O$opt" "$b.raw" "$want_out" \
+            CALLTRACE_ARGS="$SPEC" "$b"
+        fact=$fact_o2
+        [ $opt = 0 ] && fact=$fact_o0
+        expect_eq "$cc -O$opt: tree" "$head_tree
+$fact" "$(tree_text "$b.raw")"
+    done
+done
+
+# --dump: a V note after the C line, another before the R line.
+"$REPORT_SAN" --dump "$T/gcc_O2.raw" > "$T/dump.txt"
+grep -A1 ' C p_len$' "$T/dump.txt" | has ' V args: "hello"$' ||
+    fail "--dump: no args note after p_len's C line"
+grep -B1 ' R p_len$' "$T/dump.txt" | has ' V retval: 5$' ||
+    fail "--dump: no retval note before p_len's R line"
+
+# No rule: no values, and the same calls as with them.
+traced_like_untraced "no rule" "$T/plain.raw" "$("$T/gcc_O2")" \
+    CALLTRACE_ARGS='no_such_function@arg1' "$T/gcc_O2"
+tree_text "$T/plain.raw" | has '^  p_add();$' ||
+    fail "a function with no rule shows values"
+expect_eq "calls with and without values" \
+    "$("$REPORT_SAN" -b -p "$T/plain.raw" | awk '$4 ~ /^[0-9]+$/ {n += $4} END {print n}')" \
+    "$("$REPORT_SAN" -b -p "$T/gcc_O2.raw" | awk '$4 ~ /^[0-9]+$/ {n += $4} END {print n}')"
+echo ok
