@@ -7,7 +7,8 @@
 # return through the trampoline found no frame and the program was
 # aborted.  The counts are known by construction. A chain of 100001
 # calls that only jump to each other never holds more than one frame.
-# The output is as without the tracer, and every call has its return.
+# The output is as without the tracer, and every call has its return;
+# with every entry patched, each function's calls are callgrind's.
 . "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || skip "no $LIB"
 [ "$(uname -m)" = x86_64 ] || skip "the patchable-entry mode is x86-64 only"
@@ -47,5 +48,36 @@ for cc in gcc clang; do
     # siblings under main, each with its return.
     "$REPORT_SAN" --tree "$b.raw" | sed -n 's/^[^|]*| //p' | sed -n 2,4p > "$b.tree"
     expect_eq "$cc: tree" "$(printf '  f();\n  g();\n  h();')" "$(cat "$b.tree")"
+    # Against callgrind on the same binary, untraced, every entry patched:
+    # each function's calls the same (callgrind counts a jump to another
+    # function's start as a call too).
+    if command -v valgrind > /dev/null; then
+        valgrind --tool=callgrind --callgrind-out-file="$b.cg" \
+            --compress-strings=no --compress-pos=no "$b" > /dev/null 2>&1 ||
+            fail "$cc: callgrind"
+        CALLTRACE_OUTPUT="$b.all.raw" LD_PRELOAD="$LIB" "$b" > /dev/null
+        "$REPORT_SAN" -b -p "$b.all.raw" > "$b.all.txt"
+        python3 - "$b.cg" "$b.all.txt" <<'PY' || fail "$cc: counts differ from callgrind's"
+import collections, re, sys
+calls, cfn = collections.Counter(), None
+for line in open(sys.argv[1]):
+    if line.startswith("cfn="):
+        cfn = re.sub(r"'\d+$", "", re.sub(r"^\(\d+\) ", "", line[4:].strip()))
+    elif line.startswith("calls=") and cfn:
+        calls[cfn] += int(line[6:].split()[0])
+ours, flat = {}, False
+for line in open(sys.argv[2]):
+    if line.startswith("Flat profile"):
+        flat = True
+    elif "Call graph" in line:
+        flat = False
+    elif flat:
+        p = line.split()
+        if len(p) >= 6 and p[3].isdigit():
+            ours[p[-2] if p[-1].startswith("[") else p[-1]] = int(p[3])
+bad = {n: (c, calls.get(n, 0)) for n, c in ours.items() if n != "main" and calls.get(n, 0) != c}
+assert len(ours) == 9 and not bad, (ours, bad)
+PY
+    fi
 done
 echo ok
