@@ -247,15 +247,14 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *arg)
     if (s->nscanned < MAX_OBJECTS)
         s->scanned[s->nscanned++] = key;
     const char *name = info->dlpi_name;
-    int main_program = !name || !*name;
-    if (main_program)
-        name = "/proc/self/exe";
+    if (!name || !*name)
+        name = "/proc/self/exe";  /* the program */
     if (strstr(name, "linux-vdso") || strstr(name, "/ld-linux"))
         return 0;
-    /* A main program with patched entries calls no hook, and its
-     * functions are recorded all the same. */
-    ct_elf_functions(name, info->dlpi_addr, !(main_program && ct_patch_active),
-                     scan_symbol, sc);
+    /* An object with patched entries calls no hook, and its functions
+     * are recorded all the same. */
+    ct_elf_functions(name, info->dlpi_addr,
+                     !ct_patch_has_object(info->dlpi_addr), scan_symbol, sc);
     return 0;
 }
 

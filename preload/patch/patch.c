@@ -53,7 +53,6 @@ struct pstack {
 };
 
 static __thread struct pstack *pstk __attribute__((tls_model("initial-exec")));
-int ct_patch_active;
 
 
 /* The calling thread's stack of patched frames, mapped at its first
@@ -96,10 +95,12 @@ static int is_trampoline(uintptr_t v)
 }
 
 /* errno is left alone: the hooks keep it, and so does pstack_get. */
-uintptr_t ct_patch_enter(uintptr_t body, uintptr_t *slot)
+uintptr_t ct_patch_enter(const struct ct_sled *s, uintptr_t *slot,
+                         uintptr_t *saved)
 {
+    saved[8] = s->at + SLED;
     struct pstack *ps = pstack_get();
-    uintptr_t fn = ct_patch_function_at(body - SLED);
+    uintptr_t fn = s->fn;
     if (!ps) {
         ct_count_lost_global(1);
         return 0;
@@ -167,8 +168,7 @@ void ct_patch_leave(uintptr_t sp, uintptr_t out[2])
 uintptr_t ct_patch_enter_args(const struct ct_sled *s, uintptr_t *slot,
                               uintptr_t *saved)
 {
-    saved[8] = s->at + SLED;
-    uintptr_t fn = ct_patch_enter(s->at + SLED, slot);
+    uintptr_t fn = ct_patch_enter(s, slot, saved);
     if (!fn)
         return 0;
     struct ct_thread *t = ct_self;

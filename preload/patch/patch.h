@@ -14,8 +14,8 @@
 /* One entry (patch_sleds.c): where its five bytes are, its function's
  * address (the symbol's: the entry, or the endbr64 before it), its
  * CALLTRACE_ARGS rule (0: none), whether it is patched now, and the state
- * a spec being applied wants for it.  Its stub hands a trampoline the
- * entry itself when the rule is not 0. */
+ * a spec being applied wants for it.  Its stub hands the trampoline the
+ * entry itself. */
 struct ct_sled {
     uintptr_t at;
     uintptr_t fn;
@@ -24,26 +24,20 @@ struct ct_sled {
     uint8_t want;
 };
 
-/* Set once the main program's entries are written (patch_sleds.c). */
+/* Set once an object's entries are written (patch_objects.c). */
 extern int ct_patch_active;
-/* The main program's text: its first byte. */
-extern uintptr_t ct_patch_text_lo;
-/* The function whose entry's sled is at `at`: its address, the endbr64
- * before the sled where there is one (the symbol's address).  Inline:
- * every patched call asks. */
-static inline uintptr_t ct_patch_function_at(uintptr_t at)
-{
-    uint32_t before;
-    if (at < ct_patch_text_lo + 4)
-        return at;
-    __builtin_memcpy(&before, (const void *)(at - 4), 4);
-    return before == 0xfa1e0ff3u ? at - 4 : at;
-}
-
-/* At start, after the trace file exists: patches the entries of the main
- * program that CALLTRACE_PATCH selects (all by default), if it was built
- * with them; says why not when it cannot. */
+/* At start, after the trace file exists: patches the entries that
+ * CALLTRACE_PATCH selects (all by default) of the program and of every
+ * shared library built with them; says why not when it cannot
+ * (patch_objects.c). */
 void ct_patch_start(void);
+/* After a dlopen: the same for the objects it loaded.  After a dlclose
+ * that succeeded: the tables of the objects it unloaded go. */
+void ct_patch_after_load(void);
+void ct_patch_after_unload(void);
+/* Whether the object loaded at base has patched entries (the filters
+ * name its functions though it calls no hook). */
+int ct_patch_has_object(uintptr_t base);
 /* `calltrace control PID patch SPEC` while the program runs: SPEC's items
  * ([+|-]GLOB, comma-separated, in order) patch or unpatch the functions
  * they name.  0 with a summary in msg, or -1 with the reason. */
@@ -70,17 +64,18 @@ void ct_patch_return(void);
 /* The same for functions whose arguments or return value are kept. */
 void ct_patch_entry_args(void);
 void ct_patch_return_args(void);
-/* The frame of a patched function's call, kept: its function, which the
+/* The frame of the call of entry s, kept: its function, which the
  * trampoline records (ct_enter_at) before it calls the body; 0 when there
- * is no room (the trampoline jumps to the body, the call not recorded). */
-uintptr_t ct_patch_enter(uintptr_t body, uintptr_t *slot);
+ * is no room (the trampoline jumps to the body, the call not recorded).
+ * The body goes into the saved %r11 (saved[8]) either way. */
+uintptr_t ct_patch_enter(const struct ct_sled *s, uintptr_t *slot,
+                         uintptr_t *saved);
 /* The frame returning with stack pointer sp, taken off: its function and
  * real return address in out, which the trampoline records
  * (ct_exit_at) and returns to. */
 void ct_patch_leave(uintptr_t sp, uintptr_t out[2]);
 /* ct_patch_enter, the call's ENTRY and its ARGS record from the registers
- * saved at `saved` (%rdi..%r9 from 0, %xmm0-7 from byte 80), for the
- * entry s; the body goes into the saved %r11 (saved[8]) either way. */
+ * saved at `saved` (%rdi..%r9 from 0, %xmm0-7 from byte 80). */
 uintptr_t ct_patch_enter_args(const struct ct_sled *s, uintptr_t *slot,
                               uintptr_t *saved);
 /* fn returns with the return values saved at rv (%xmm0 at 0, %rax at

@@ -1,20 +1,21 @@
 /*
- * The patchable entries themselves: finding the main program's
- * (__patchable_function_entries), choosing which are patched
+ * Writing the patchable entries, and choosing which are patched
  * (CALLTRACE_PATCH at start, `calltrace control PID patch SPEC` while the
- * program runs) and writing them.  patch.c records the calls.
+ * program runs).  The objects and their tables: patch_objects.c; the calls
+ * recorded: patch.c.
  *
  * At start, while one thread runs, every sled becomes one instruction: a
- * jump to its stub where patched (patch_tramp.S says why a jump), a five-byte NOP where not (gcc's five
- * one-byte NOPs, inside which a thread may be stopped, become one).  From
- * then on a sled changes with one atomic store of the aligned 8 or 16
- * bytes that hold it, so a thread running the entry meanwhile executes
- * the old instruction or the new one, never a mix of the two (LLVM XRay
- * patches its sleds with one store too); a sled no such word holds stays
- * as it is, and is counted.  Before the command returns, the other threads
- * are made to serialize (membarrier's SYNC_CORE), so every call after it
- * meets the new instruction.  A function unpatched while a thread is
- * inside it still returns through the trampoline: its frame is kept.
+ * jump to its stub where patched (patch_tramp.S says why a jump), a
+ * five-byte NOP where not (gcc's five one-byte NOPs, inside which a thread
+ * may be stopped, become one).  From then on a sled changes with one
+ * atomic store of the aligned 8 or 16 bytes that hold it, so a thread
+ * running the entry meanwhile executes the old instruction or the new
+ * one, never a mix of the two (LLVM XRay patches its sleds with one store
+ * too); a sled no such word holds stays as it is, and is counted.  Before
+ * the command returns, the other threads are made to serialize
+ * (membarrier's SYNC_CORE), so every call after it meets the new
+ * instruction.  A function unpatched while a thread is inside it still
+ * returns through the trampoline: its frame is kept.
  */
 #include <dlfcn.h>
 #include <elf.h>
@@ -32,147 +33,25 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "preload/base/budget.h"
 #include "preload/filters/filter.h"
-#include "preload/libcalls/args.h"
-#include "preload/patch/patch.h"
+#include "preload/patch/patch_objects.h"
 #include "preload/tracer.h"
 
-#define SLED 5u
+#define SLED CT_PATCH_SLED
+#define STUB CT_PATCH_STUB
 /* Items of a patch spec, and the longest glob. */
 #define SPEC_ITEMS 64
 #define GLOB_MAX 256
 
-uintptr_t ct_patch_text_lo;
-
-#define sled ct_sled
-static struct sled *g_sleds;   /* sorted by fn                            */
-static size_t g_nsleds;
-static uint8_t *g_stubs;      /* ct_patch_entry's address, then a stub
-                                  a sled                                 */
-static size_t g_stubs_len;
-static uintptr_t g_base;       /* the main program's load bias            */
-static pthread_mutex_t g_lock = PTHREAD_MUTEX_INITIALIZER;
-
 static const uint8_t nop5[SLED] = {0x0f, 0x1f, 0x44, 0x00, 0x00};
-
-/* ------------------------------------------------------ finding them */
-
-struct sleds {
-    const uintptr_t *at;   /* the section, as loaded (relocated)          */
-    size_t n;
-};
-
-/* The main program's __patchable_function_entries, from its file. */
-static int find_sleds(const char *path, uintptr_t base, struct sleds *out)
-{
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    struct stat st;
-    void *img = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && (size_t)st.st_size > sizeof(Elf64_Ehdr))
-        img = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-    close(fd);
-    if (img == MAP_FAILED)
-        return -1;
-    const Elf64_Ehdr *eh = img;
-    size_t len = (size_t)st.st_size;
-    int rc = -1;
-    if (memcmp(eh->e_ident, ELFMAG, SELFMAG) || eh->e_shentsize != sizeof(Elf64_Shdr) ||
-        eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) > len ||
-        eh->e_shstrndx >= eh->e_shnum)
-        goto done;
-    const Elf64_Shdr *sh = (const Elf64_Shdr *)((const char *)img + eh->e_shoff);
-    const Elf64_Shdr *strs = &sh[eh->e_shstrndx];
-    if (strs->sh_offset + strs->sh_size > len)
-        goto done;
-    const char *names = (const char *)img + strs->sh_offset;
-    for (uint16_t i = 0; i < eh->e_shnum; i++) {
-        if (sh[i].sh_name >= strs->sh_size)
-            continue;
-        const char *name = names + sh[i].sh_name;
-        if (!strncmp(name, "__patchable_function_entries",
-                     strs->sh_size - sh[i].sh_name) && sh[i].sh_addr) {
-            out->at = (const uintptr_t *)(base + sh[i].sh_addr);
-            out->n = sh[i].sh_size / sizeof(uintptr_t);
-            rc = 0;
-        }
-    }
-done:
-    munmap(img, len);
-    return rc;
-}
-
-/* The stubs: one for each sled, 16 bytes, after the addresses of
- * ct_patch_entry and ct_patch_entry_args at the start of their pages.  A sled's jump needs its
- * stub within reach of a rel32 from the program's text: below the
- * program first (above it the heap grows). */
-#define STUB 16u
-
-static int reaches(uintptr_t a, size_t len, uintptr_t lo, uintptr_t hi)
-{
-    const int64_t reach = 0x7f000000;
-    int64_t d1 = (int64_t)(a - lo), d2 = (int64_t)(a + len - hi);
-    return d1 < reach && d1 > -reach && d2 < reach && d2 > -reach;
-}
-
-static uint8_t *near_stubs(uintptr_t lo, uintptr_t hi, size_t len)
-{
-    const uintptr_t step = 1u << 20;
-    uint8_t *p = NULL;
-    for (uintptr_t d = step + len; d < 0x7f000000u && !p; d += step) {
-        uintptr_t want[2] = {(lo - d) & ~(uintptr_t)4095,
-                             (hi + d) & ~(uintptr_t)4095};
-        for (int k = 0; k < 2 && !p; k++) {
-            if ((k == 0 && lo <= d) || !reaches(want[k], len, lo, hi))
-                continue;
-            void *m = mmap((void *)want[k], len, PROT_READ | PROT_WRITE,
-                           MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE,
-                           -1, 0);
-            if (m == (void *)want[k])
-                p = m;
-            else if (m != MAP_FAILED)
-                munmap(m, len);
-        }
-    }
-    if (!p)
-        return NULL;
-    uintptr_t to[2] = {(uintptr_t)ct_patch_entry,
-                       (uintptr_t)ct_patch_entry_args};
-    memcpy(p, to, sizeof to);
-    return p;
-}
-
-/* A sled's stub: `movabs $body, %r11` (the address after its five
- * bytes), then `jmp *ct_patch_entry` through the word at the start; for
- * a function whose arguments are kept, `movabs $sled, %r11` and `jmp
- * *ct_patch_entry_args`. */
-static void write_stub(uint8_t *stub, const struct sled *s)
-{
-    uintptr_t r11 = s->args ? (uintptr_t)s : s->at + SLED;
-    int32_t rel = (int32_t)((intptr_t)g_stubs + (s->args ? 8 : 0) -
-                            (intptr_t)(stub + 16));
-    stub[0] = 0x49, stub[1] = 0xbb;
-    memcpy(stub + 2, &r11, 8);
-    stub[10] = 0xff, stub[11] = 0x25;
-    memcpy(stub + 12, &rel, 4);
-}
-
-/* gcc's five one-byte NOPs, or clang's one five-byte NOP (nopl
- * disp8(%rax,%rax,1), any displacement). */
-static int is_sled(const uint8_t *s)
-{
-    static const uint8_t nops[SLED] = {0x90, 0x90, 0x90, 0x90, 0x90};
-    return !memcmp(s, nops, SLED) || !memcmp(s, nop5, 4);
-}
 
 /* ------------------------------------------------------ writing them */
 
 /* The sled's jump to its stub. */
-static void jump_insn(const struct sled *s, uint8_t insn[SLED])
+static void jump_insn(const struct ct_pobj *o, const struct ct_sled *s,
+                      uint8_t insn[SLED])
 {
-    const uint8_t *stub = g_stubs + STUB * (size_t)(s - g_sleds + 1);
+    const uint8_t *stub = o->stubs + STUB * (size_t)(s - o->sleds + 1);
     int32_t rel = (int32_t)((intptr_t)stub - (intptr_t)(s->at + SLED));
     insn[0] = 0xe9;
     memcpy(insn + 1, &rel, 4);
@@ -230,7 +109,7 @@ static int store_atomic(uintptr_t at, const uint8_t insn[SLED])
  * on: none runs an entry as it was before the store.  Without membarrier
  * (before Linux 4.16) the mprotect that closed the page did as much: its
  * TLB shootdown interrupts every CPU running the process. */
-static void sync_cores(void)
+void ct_patch_sync_cores(void)
 {
     static int registered;  /* 1 done, -1 refused */
     if (!registered)
@@ -290,33 +169,8 @@ static int parse_spec(const char *spec, struct item *items, char *err,
     return n ? n : -1;
 }
 
-static struct sled *sled_of(uintptr_t fn)
-{
-    size_t lo = 0, hi = g_nsleds;
-    while (lo < hi) {
-        size_t mid = (lo + hi) / 2;
-        if (g_sleds[mid].fn < fn)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < g_nsleds && g_sleds[lo].fn == fn ? &g_sleds[lo] : NULL;
-}
-
-typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
-
-struct choose {
-    const struct item *items;
-    int n;
-    size_t matched;
-    demangle_fn demangle;  /* the program's __cxa_demangle, or NULL     */
-    char *buf;             /* its buffer, grown by it                   */
-    size_t cap;
-};
-
-/* A C++ name as the views show it, whole and without its parameters
- * (cut at the first '('), or NULL. */
-static const char *demangled(struct choose *c, const char *name, size_t *cut)
+const char *ct_patch_demangled(struct ct_names *c, const char *name,
+                               size_t *cut)
 {
     if (!c->demangle || name[0] != '_' || name[1] != 'Z')
         return NULL;
@@ -347,19 +201,27 @@ static int name_matches(const char *glob, const char *name, const char *dem,
     return fnmatch(glob, bare, 0) == 0;
 }
 
-/* Each function symbol of the main program: its sled's wanted state
- * after the items that match its name (the symbol's, or for C++ the
- * demangled one, with or without its parameters). */
+struct choose {
+    const struct item *items;
+    int n;
+    size_t matched;
+    struct ct_pobj *o;
+    struct ct_names names;
+};
+
+/* Each function symbol of an object: its sled's wanted state after the
+ * items that match its name (the symbol's, or for C++ the demangled one,
+ * with or without its parameters). */
 static void choose_one(void *arg, const char *name, uintptr_t addr,
                        uint64_t size)
 {
     (void)size;
     struct choose *c = arg;
-    struct sled *s = sled_of(addr);
+    struct ct_sled *s = ct_pobj_sled_of(c->o, addr);
     if (!s)
         return;
     size_t cut = 0;
-    const char *dem = demangled(c, name, &cut);
+    const char *dem = ct_patch_demangled(&c->names, name, &cut);
     for (int i = 0; i < c->n; i++)
         if (name_matches(c->items[i].glob, name, dem, cut)) {
             s->want = (uint8_t)c->items[i].on;
@@ -367,199 +229,75 @@ static void choose_one(void *arg, const char *name, uintptr_t addr,
         }
 }
 
-/* Sets every sled's want from the items over `from` (its state now, or
- * all on/off): 0, or -1 when the program's symbols cannot be read. */
-static int choose(const struct item *items, int n, int from,
-                  size_t *matched)
+/* Sets every sled's want in o from the items over `from` (its state now,
+ * or all on/off): 0, or -1 when the object's symbols cannot be read. */
+static int choose(struct ct_pobj *o, const struct item *items, int n,
+                  int from, size_t *matched)
 {
-    for (size_t i = 0; i < g_nsleds; i++)
-        g_sleds[i].want = from < 0 ? g_sleds[i].on : (uint8_t)from;
-    struct choose c = {items, n, 0, NULL, NULL, 0};
-    c.demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-    int rc = ct_elf_functions("/proc/self/exe", g_base, 0, choose_one, &c);
-    free(c.buf);
-    *matched = c.matched;
+    for (size_t i = 0; i < o->n; i++)
+        o->sleds[i].want = from < 0 ? o->sleds[i].on : (uint8_t)from;
+    struct choose c = {items, n, 0, o, {NULL, NULL, 0}};
+    c.names.demangle = (ct_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    int rc = ct_elf_functions(o->path, o->base, 0, choose_one, &c);
+    free(c.names.buf);
+    *matched += c.matched;
     return rc;
 }
 
-static int by_fn(const void *a, const void *b)
-{
-    const struct sled *x = a, *y = b;
-    return x->fn < y->fn ? -1 : x->fn > y->fn;
-}
-
-/* ------------------------------------------------------------ start */
-
-struct main_text {
-    uintptr_t base, lo, hi;
-    int found;
-};
-
-static int main_object(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    struct main_text *m = arg;
-    for (uint16_t i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
-            m->base = info->dlpi_addr;
-            m->lo = info->dlpi_addr + ph->p_vaddr;
-            m->hi = m->lo + ph->p_memsz;
-            m->found = 1;
-        }
-    }
-    return 1;  /* the first object is the main program */
-}
-
-/* The table of the sleds that can be written, sorted by function. */
-static size_t table(const struct sleds *s, const struct main_text *m)
-{
-    size_t bytes = s->n * sizeof *g_sleds;
-    if (!ct_budget_fit(bytes, bytes))
-        return 0;
-    g_sleds = mmap(NULL, bytes, PROT_READ | PROT_WRITE,
-                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (g_sleds == MAP_FAILED) {
-        g_sleds = NULL;
-        return 0;
-    }
-    ct_budget_add((int64_t)bytes);
-    size_t n = 0;
-    for (size_t i = 0; i < s->n; i++) {
-        uintptr_t at = s->at[i];
-        if (at < m->lo || at + SLED > m->hi || !is_sled((const uint8_t *)at))
-            continue;
-        g_sleds[n++] = (struct sled){at, ct_patch_function_at(at), 0, 0, 1};
-    }
-    qsort(g_sleds, n, sizeof *g_sleds, by_fn);
-    return n;
-}
-
 /* CALLTRACE_PATCH at start: items over all patched when the first one
- * unpatches, over none when it patches.  A bad spec: one line, all. */
-static void choose_at_start(void)
+ * unpatches, over none when it patches.  A bad spec: one line (once),
+ * all. */
+void ct_patch_choose_at_start(struct ct_pobj *o)
 {
+    static int said;
     const char *spec = ct_env_get("CALLTRACE_PATCH");
     if (!spec || !*spec)
         return;  /* all: want is 1 */
     struct item items[SPEC_ITEMS];
     char err[128];
-    size_t matched;
+    size_t matched = 0;
     int n = parse_spec(spec, items, err, sizeof err);
     if (n < 0) {
-        ct_message("calltrace: CALLTRACE_PATCH='%s': %s; patching every "
-                   "function", spec, err);
+        if (!said++)
+            ct_message("calltrace: CALLTRACE_PATCH='%s': %s; patching every "
+                       "function", spec, err);
         return;
     }
-    if (choose(items, n, items[0].on ? 0 : 1, &matched) != 0) {
-        ct_message("calltrace: CALLTRACE_PATCH: the program's symbols "
-                   "cannot be read; patching every function");
-        for (size_t i = 0; i < g_nsleds; i++)
-            g_sleds[i].want = 1;
+    if (choose(o, items, n, items[0].on ? 0 : 1, &matched) != 0) {
+        ct_message("calltrace: CALLTRACE_PATCH: the symbols of %s cannot be "
+                   "read; patching every function", o->path);
+        for (size_t i = 0; i < o->n; i++)
+            o->sleds[i].want = 1;
     }
 }
 
-/* CALLTRACE_ARGS's rule of each function, by its symbol name or, for
- * C++, its demangled name with or without its parameters (as patch
- * specs match). */
-static void rule_one(void *arg, const char *name, uintptr_t addr,
-                     uint64_t size)
-{
-    (void)size;
-    struct choose *c = arg;
-    struct sled *s = sled_of(addr);
-    if (!s || s->args)
-        return;
-    size_t cut = 0;
-    const char *dem = demangled(c, name, &cut);
-    uint32_t rule = ct_args_rule_for(name);
-    if (!rule && dem) {
-        rule = ct_args_rule_for(dem);
-        char bare[GLOB_MAX];
-        if (!rule && cut < sizeof bare) {
-            memcpy(bare, dem, cut);
-            bare[cut] = '\0';
-            rule = ct_args_rule_for(bare);
-        }
-    }
-    s->args = rule;
-}
-
-static void args_rules(void)
-{
-    if (!ct_args_any())
-        return;
-    struct choose c = {NULL, 0, 0, NULL, NULL, 0};
-    c.demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-    ct_elf_functions("/proc/self/exe", g_base, 0, rule_one, &c);
-    free(c.buf);
-}
-
-uint32_t ct_patch_rule_of(uintptr_t fn)
-{
-    const struct sled *s = sled_of(fn);
-    return s ? s->args : 0;
-}
-
-/* Written while one thread runs: five bytes at once need no care. */
-static int write_at_start(struct sled *s)
+int ct_patch_write_sled(struct ct_pobj *o, struct ct_sled *s, int atomic)
 {
     uint8_t insn[SLED];
     if (s->want)
-        jump_insn(s, insn);
+        jump_insn(o, s, insn);
     else
         memcpy(insn, nop5, SLED);
+    if (!atomic) {
+        memcpy((void *)s->at, insn, SLED);  /* one thread runs */
+        s->on = s->want;
+        return 0;
+    }
     if (open_text(s->at, 1) != 0)
         return -1;
-    memcpy((void *)s->at, insn, SLED);
-    s->on = s->want;
-    return open_text(s->at, 0);
+    int rc = store_atomic(s->at, insn);
+    if (rc == 0)
+        s->on = s->want;
+    open_text(s->at, 0);
+    return rc;
 }
 
-void ct_patch_start(void)
+int ct_patch_open_all(const struct ct_pobj *o, int on)
 {
-    struct main_text m = {0, 0, 0, 0};
-    dl_iterate_phdr(main_object, &m);
-    struct sleds s = {NULL, 0};
-    if (!m.found || find_sleds("/proc/self/exe", m.base, &s) != 0 || !s.n)
-        return;
-    ct_patch_text_lo = m.lo;
-    g_base = m.base;
-    g_stubs_len = (STUB * (s.n + 1) + 4095) & ~(size_t)4095;
-    if (ct_budget_fit(g_stubs_len, g_stubs_len))
-        g_stubs = near_stubs(m.lo, m.hi, g_stubs_len);
-    if (!g_stubs) {
-        ct_message("calltrace: patchable entries: no room for stubs near "
-                   "the program; its calls are not recorded");
-        return;
-    }
-    ct_budget_add((int64_t)g_stubs_len);
-    g_nsleds = table(&s, &m);
-    args_rules();
-    for (size_t i = 0; i < g_nsleds; i++)
-        write_stub(g_stubs + STUB * (i + 1), &g_sleds[i]);
-    if (mprotect(g_stubs, g_stubs_len, PROT_READ | PROT_EXEC) != 0) {
-        ct_message("calltrace: patchable entries: stubs cannot be made "
-                   "executable; the program's calls are not recorded");
-        return;
-    }
-    choose_at_start();
-    size_t bad = s.n - g_nsleds, done = 0;
-    for (size_t i = 0; i < g_nsleds; i++) {
-        if (write_at_start(&g_sleds[i]) != 0)
-            bad++;
-        else
-            done++;
-    }
-    if (bad)
-        ct_message("calltrace: patchable entries: %zu of %zu functions "
-                   "could not be patched and are not recorded", bad, s.n);
-    if (done) {
-        ct_patch_active = 1;
-        if (ct_proc.hdr)
-            __atomic_fetch_or(&ct_proc.hdr->flags, CT_FILE_PATCHED,
-                              __ATOMIC_RELAXED);
-    }
+    uintptr_t page = o->lo & ~(uintptr_t)4095;
+    size_t len = ((o->hi + 4095) & ~(uintptr_t)4095) - page;
+    return mprotect((void *)page, len,
+                    PROT_READ | PROT_EXEC | (on ? PROT_WRITE : 0));
 }
 
 /* ----------------------------------------------------------- run time */
@@ -579,41 +317,36 @@ int ct_patch_apply(const char *spec, char *msg, size_t len)
                  "written at start)");
         return -1;
     }
-    pthread_mutex_lock(&g_lock);
-    size_t matched, on = 0, off = 0, stuck = 0;
-    if (choose(items, n, -1, &matched) != 0) {
-        pthread_mutex_unlock(&g_lock);
-        snprintf(msg, len, "the program's symbols cannot be read");
-        return -1;
-    }
-    for (size_t i = 0; i < g_nsleds; i++) {
-        struct sled *s = &g_sleds[i];
-        if (s->want == s->on)
+    pthread_mutex_lock(&ct_patch_lock);
+    size_t matched = 0, on = 0, off = 0, stuck = 0, patched = 0, all = 0;
+    for (size_t k = 0; k < ct_npobjs; k++) {
+        struct ct_pobj *o = &ct_pobjs[k];
+        if (!o->live)
             continue;
-        uint8_t insn[SLED];
-        if (s->want)
-            jump_insn(s, insn);
-        else
-            memcpy(insn, nop5, SLED);
-        if (open_text(s->at, 1) != 0) {
-            stuck++;
-            continue;
+        if (choose(o, items, n, -1, &matched) != 0) {
+            pthread_mutex_unlock(&ct_patch_lock);
+            snprintf(msg, len, "the symbols of %s cannot be read", o->path);
+            return -1;
         }
-        if (store_atomic(s->at, insn) == 0) {
-            s->on = s->want;
-            s->want ? on++ : off++;
-        } else {
-            stuck++;
+        for (size_t i = 0; i < o->n; i++) {
+            struct ct_sled *s = &o->sleds[i];
+            if (s->want == s->on)
+                continue;
+            if (ct_patch_write_sled(o, s, 1) == 0)
+                s->want ? on++ : off++;
+            else
+                stuck++;
         }
-        open_text(s->at, 0);
     }
-    sync_cores();
-    size_t patched = 0;
-    for (size_t i = 0; i < g_nsleds; i++)
-        patched += g_sleds[i].on;
-    pthread_mutex_unlock(&g_lock);
+    ct_patch_sync_cores();
+    for (size_t k = 0; k < ct_npobjs; k++)
+        for (size_t i = 0; ct_pobjs[k].live && i < ct_pobjs[k].n; i++) {
+            patched += ct_pobjs[k].sleds[i].on;
+            all++;
+        }
+    pthread_mutex_unlock(&ct_patch_lock);
     snprintf(msg, len, "%zu patched, %zu unpatched, %zu of %zu functions "
-             "patched now%s", on, off, patched, g_nsleds,
+             "patched now%s", on, off, patched, all,
              matched ? "" : "; no function matched");
     if (stuck)
         snprintf(msg + strlen(msg), len - strlen(msg), "; %zu could not be "

@@ -1,9 +1,9 @@
 /*
  * Trampolines of the patchable-entry mode (x86-64; the C side is
  * preload/patch/patch.c).  A patched function's first five bytes jump to
- * its own stub (patch_sleds.c), which puts the function's body (the
- * address after the five bytes) in %r11 and jumps to ct_patch_entry with
- * every argument register live.  ct_patch_enter records the call; the
+ * its own stub (patch_objects.c), which puts its entry's table slot in
+ * %r11 and jumps to ct_patch_entry with every argument register live.
+ * ct_patch_enter keeps the call's frame and the hook records it; the
  * trampoline then *calls* the body with the stack pointer where the
  * function's own return address was, so the call's push puts
  * ct_patch_return in that slot.  The function returns there, where
@@ -22,10 +22,8 @@
         .section .note.GNU-stack, "", @progbits
         .text
 
-/* At entry: (%rsp) is the patched function's return address (%rsp is
- * 8 mod 16, as at any function's entry), %r11 its body. */
 /* The registers a patched function's entry may carry arguments in (and
- * %r11, its body), 216 bytes from 0(%rsp). */
+ * %r11), 216 bytes from 0(%rsp). */
         .macro  save_entry
         movq    %rdi, 0(%rsp)
         movq    %rsi, 8(%rsp)
@@ -53,10 +51,11 @@
         .endm
 
 /* At entry: (%rsp) is the patched function's return address (%rsp is
- * 8 mod 16, as at any function's entry), %r11 its body.  ct_patch_enter
- * keeps the frame and says which function it is (0: no room, the call is
- * not recorded); the hook itself is called from here, so that neither
- * C function keeps registers across a call. */
+ * 8 mod 16, as at any function's entry), %r11 its entry's table slot
+ * (struct ct_sled).  ct_patch_enter keeps the frame, puts the body in the
+ * saved %r11 and says which function it is (0: no room, the call is not
+ * recorded); the hook itself is called from here, so that neither C
+ * function keeps registers across a call. */
         .p2align 4
         .globl  ct_patch_entry
         .hidden ct_patch_entry
@@ -66,13 +65,14 @@ ct_patch_entry:
         subq    $216, %rsp
         .cfi_adjust_cfa_offset 216
         save_entry
-        movq    %r11, %rdi              /* the body                     */
+        movq    %r11, %rdi              /* the entry                    */
         leaq    216(%rsp), %rsi         /* its return address's slot    */
+        movq    %rsp, %rdx              /* the registers saved          */
         call    ct_patch_enter
         testq   %rax, %rax
         jnz     2f
         /* Not recorded: the function runs as if unpatched. */
-        load_entry
+        load_entry                      /* %r11: the body               */
         .cfi_remember_state
         leaq    216(%rsp), %rsp
         .cfi_adjust_cfa_offset -216
@@ -117,10 +117,9 @@ ct_patch_return:
         .size   ct_patch_return, . - ct_patch_return
 
 /* The same pair for a function whose arguments or return value are kept
- * (CALLTRACE_ARGS): its stub hands over its entry (struct ct_sled) in
- * %r11 instead of its body.  ct_patch_enter_args keeps the frame, writes
- * the ENTRY and the ARGS record from the registers saved here, and puts
- * the body in the saved %r11. */
+ * (CALLTRACE_ARGS): ct_patch_enter_args keeps the frame, writes the ENTRY
+ * and the ARGS record from the registers saved here, and puts the body in
+ * the saved %r11. */
         .p2align 4
         .globl  ct_patch_entry_args
         .hidden ct_patch_entry_args

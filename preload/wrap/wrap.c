@@ -16,6 +16,7 @@
 
 #include "preload/filters/filter.h"
 #include "preload/libcalls/plt.h"
+#include "preload/patch/patch.h"
 #include "preload/sampling/sample.h"
 #include "preload/tracer.h"
 #include "preload/wrap/wrap_spawn.h"
@@ -184,6 +185,7 @@ static void after_load(void *handle, int guarded)
     if (handle && guarded && ct_proc.started == 2) {
         ct_maps_write();
         ct_plt_after_load();
+        ct_patch_after_load();  /* before the filters look at its names */
         ct_filter_after_dlopen();
     }
 }
