@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """uftrace's scenario tests as a yardstick for calltrace's filters.
 
-  bench/uftrace_conform.py [--src DIR] [--build DIR] [--no-uftrace] [-v]
-                           [TEST...]
+  bench/uftrace_conform.py [--src DIR] [--build DIR] [--no-uftrace]
+                           [--patchable] [-v] [TEST...]
 
 Reads uftrace's own tests (DIR/tests/t*.py and their s-*.c programs, from
 a checkout of github.com/namhyung/uftrace; they are not part of calltrace
@@ -22,6 +22,11 @@ uftrace's fixed list of library calls it never records is left out of C++
 tests (UFTRACE_SKIPS), and a forked child's trace is read once it is done
 (wait_for_traces).  Filters that uftrace applies at replay are applied at record
 time here: the tree is the same where the filtered calls were recorded.
+
+With --patchable every program is built with patchable entries
+(`calltrace cflags --patchable`) instead of -finstrument-functions and
+-pg, and uftrace records it with `-P .`, as its own runner does for its
+-P tests: the same trees, from the other mode of both tracers.
 """
 import argparse
 import ast
@@ -343,11 +348,15 @@ def wait_for_traces(work, limit=10.0):
         time.sleep(0.05)
 
 
-def run_calltrace(t, src, work, lib, report):
+PATCHABLE = '-fpatchable-function-entry=5,0'
+
+
+def run_calltrace(t, src, work, lib, report, patchable=False):
     env_add = mapping(t['option'])
     report_args = shlex.split(env_add.pop(REPORT_ARGS, ''))
     exe = os.path.join(work, 't-' + t['name'])
-    if not build(src, exe, '-finstrument-functions', t['lang']):
+    if not build(src, exe, PATCHABLE if patchable else
+                 '-finstrument-functions', t['lang']):
         return 'build failed', None
     env = dict(os.environ)
     env.update(env_add)
@@ -383,14 +392,15 @@ def run_calltrace(t, src, work, lib, report):
     return None, sorted(got)
 
 
-def run_uftrace(t, src, work):
+def run_uftrace(t, src, work, patchable=False):
     exe = os.path.join(work, 't-' + t['name'])
-    if not build(src, exe, '-pg', t['lang']):
+    if not build(src, exe, PATCHABLE if patchable else '-pg', t['lang']):
         return 'build failed', None
     data = os.path.join(work, 'u.data')
     argv = shlex.split(t['exearg'])
     argv[0] = os.path.join(work, argv[0])
-    cmd = ['uftrace', 'record', '-d', data] + shlex.split(t['option']) + argv
+    cmd = ['uftrace', 'record', '-d', data] + (
+        ['-P', '.'] if patchable else []) + shlex.split(t['option']) + argv
     subprocess.run(cmd, cwd=work, stdout=subprocess.DEVNULL,
                    stderr=subprocess.DEVNULL, timeout=60)
     tree = os.path.join(work, 'u.tree')
@@ -405,6 +415,7 @@ def main():
     ap.add_argument('--src', default=os.environ.get('UFTRACE_SRC'))
     ap.add_argument('--build', default=os.path.join(HERE, '..', 'build'))
     ap.add_argument('--no-uftrace', action='store_true')
+    ap.add_argument('--patchable', action='store_true')
     ap.add_argument('-v', action='store_true')
     ap.add_argument('tests', nargs='*')
     o = ap.parse_args()
@@ -441,7 +452,8 @@ def main():
         line = '%-32s' % n[:-3]
         with tempfile.TemporaryDirectory(prefix='uc-') as work:
             try:
-                why, got = run_calltrace(t, src, work, lib, report)
+                why, got = run_calltrace(t, src, work, lib, report,
+                                         o.patchable)
                 ok = got == expect
                 line += ' calltrace %s' % ('same' if ok else why or 'differs')
                 ours += ok
@@ -454,7 +466,7 @@ def main():
                 got = None
             if use_uftrace:
                 try:
-                    why, ugot = run_uftrace(t, src, work)
+                    why, ugot = run_uftrace(t, src, work, o.patchable)
                 except subprocess.TimeoutExpired:
                     why, ugot = 'timed out', None
                 uok = ugot == expect
