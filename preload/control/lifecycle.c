@@ -271,10 +271,12 @@ void ct_process_start(void)
          * the program's own at_quick_exit handlers. */
         at_quick_exit(quick_exit_close);
         ct_args_start(); /* before the slots get their rules */
-        ct_plt_start(ct_proc.calls_off ? CT_LIBCALLS_NONE
-                                       : ct_proc.cfg.libcalls);
+        /* Before the library calls: an object with patched entries calls
+         * no hook, and its library calls are recorded all the same. */
         if (!ct_proc.calls_off)
             ct_patch_start();
+        ct_plt_start(ct_proc.calls_off ? CT_LIBCALLS_NONE
+                                       : ct_proc.cfg.libcalls);
     }
     /* Record-time filters decide per written call; a profile writes none */
     if ((ct_proc.hdr || ct_file_pending()) && !ct_proc.calls_off &&

@@ -1,8 +1,8 @@
 /*
  * Patching for library calls (CALLTRACE_LIBCALLS; plt.c has the run
  * time): at start and after each dlopen, the JUMP_SLOT relocations of
- * every object that imports __cyg_profile_func_enter (every object in
- * nested mode) are read from its dynamic section, each GOT slot is
+ * every object that imports __cyg_profile_func_enter or has patched
+ * entries (every object in nested mode) are read from its dynamic section, each GOT slot is
  * pointed at a stub of its own, and the slots the program's wrappers
  * serve (getcontext, swapcontext, the setjmp family) are noted instead.
  */
@@ -425,7 +425,8 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
     if (info->dlpi_name && strstr(info->dlpi_name, "/libgcc_s.so"))
         hook_unwinder(info, &d);
     if (plt_mode != CT_LIBCALLS_NESTED &&
-        !imports(&d, "__cyg_profile_func_enter"))
+        !imports(&d, "__cyg_profile_func_enter") &&
+        !ct_patch_has_object(info->dlpi_addr))
         return 0;
     size_t bytes = (d.njmprel + 1) * sizeof(struct got_ref);
     struct got_ref *refs = ct_scratch_alloc(bytes);

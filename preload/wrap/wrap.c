@@ -184,8 +184,9 @@ static void after_load(void *handle, int guarded)
 {
     if (handle && guarded && ct_proc.started == 2) {
         ct_maps_write();
+        /* before the library calls' and the filters' look at the object */
+        ct_patch_after_load();
         ct_plt_after_load();
-        ct_patch_after_load();  /* before the filters look at its names */
         ct_filter_after_dlopen();
     }
 }

@@ -8,7 +8,8 @@
 # aborted.  The counts are known by construction. A chain of 100001
 # calls that only jump to each other never holds more than one frame.
 # The output is as without the tracer, and every call has its return;
-# with every entry patched, each function's calls are callgrind's.
+# with every entry patched, each function's calls are callgrind's; the
+# library calls of a patched program are recorded.
 . "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || skip "no $LIB"
 [ "$(uname -m)" = x86_64 ] || skip "the patchable-entry mode is x86-64 only"
@@ -48,6 +49,15 @@ for cc in gcc clang; do
     # siblings under main, each with its return.
     "$REPORT_SAN" --tree "$b.raw" | sed -n 's/^[^|]*| //p' | sed -n 2,4p > "$b.tree"
     expect_eq "$cc: tree" "$(printf '  f();\n  g();\n  h();')" "$(cat "$b.tree")"
+    # With library calls recorded (a patched object calls no hook, and its
+    # library calls are recorded all the same): the jump to getppid too.
+    CALLTRACE_LIBCALLS=plt CALLTRACE_OUTPUT="$b.lc.raw" LD_PRELOAD="$LIB" "$b" > /dev/null
+    "$REPORT_SAN" -b "$b.lc.raw" > "$b.lc.txt" || fail "$cc: libcalls report"
+    expect_eq "$cc: library calls" "to_lib=2 getppid@plt=2 printf@plt=1" \
+        "to_lib=$(calls "$b.lc.txt" to_lib) getppid@plt=$(calls "$b.lc.txt" getppid@plt) printf@plt=$(calls "$b.lc.txt" printf@plt)"
+    expect_eq "$cc: libcalls nesting" \
+        " Unmatched: 0 returns with no call, 0 calls with no return, 0 frames open at the end" \
+        "$(grep '^ Unmatched:' "$b.lc.txt")"
     # Against callgrind on the same binary, untraced, every entry patched:
     # each function's calls the same (callgrind counts a jump to another
     # function's start as a call too).
