@@ -4,6 +4,8 @@
 #   plain        gcc -O2 -g, no instrumentation flag, no tracer
 #   nops         built with `calltrace cflags --patchable`, no tracer
 #   patched      the same under the tracer (every entry patched)
+#   none         the same under the tracer, nothing patched
+#                (CALLTRACE_PATCH='-*': the tracer's start and end alone)
 #   hooks        -finstrument-functions under the tracer
 # and the peers, where installed:
 #   clang-plain  clang -O2 -g, no flag (XRay's baseline)
@@ -49,7 +51,7 @@ calls_in() {  # TRACE
 one_program() {  # PROG SCALE
     local prog=$1 scale=$2 n
     declare -A cpu calls
-    local rows=(plain nops patched hooks)
+    local rows=(plain nops patched none hooks)
     [ $have_xray = 1 ] && rows+=(clang-plain xray-sleds xray-fdr)
     [ $have_uftrace = 1 ] && rows+=(uftrace-P)
     run() {  # NAME COMMAND, one string for eval
@@ -79,6 +81,7 @@ one_program() {  # PROG SCALE
             plain) run plain "$p_plain" ;;
             nops) run nops "$p_nops" ;;
             patched) run patched "$ct $p_nops" ;;
+            none) run none "CALLTRACE_PATCH='-*' $ct $p_nops" ;;
             hooks) run hooks "$ct $p_hooks" ;;
             clang-plain) run "$n" "$p_cplain" ;;
             xray-sleds) run "$n" "$p_xray" ;;

@@ -25,6 +25,7 @@
 #include <ucontext.h>
 
 #include "preload/libcalls/plt.h"
+#include "preload/patch/patch.h"
 #include "preload/tracer.h"
 
 CT_API int setcontext(const ucontext_t *ucp);
@@ -59,6 +60,8 @@ struct saved {
     uintptr_t *stack;     /* fns, then ~sp, then hidden bits              */
     uint32_t nplt, plt_cap;
     void *plt;            /* its open library calls (plt.c)               */
+    uint32_t npatch, patch_cap;
+    void *patch;          /* its open patched calls (patch/patch.c)       */
 };
 
 struct contexts {
@@ -254,6 +257,24 @@ static void save_plt(struct saved *s)
     s->nplt = n;
 }
 
+/* The same for its open patched calls (patch/patch.c). */
+static void save_patch(struct saved *s)
+{
+    uint32_t n = ct_patch_frames_out(s->patch, s->patch_cap);
+    if (n > s->patch_cap) {
+        size_t bytes = ct_patch_frame_bytes() * (n < 16 ? 16 : (size_t)n * 2);
+        void *m = map(bytes);
+        if (s->patch)
+            munmap(s->patch, ct_patch_frame_bytes() * s->patch_cap);
+        s->patch = m;
+        s->patch_cap = m ? (uint32_t)(bytes / ct_patch_frame_bytes()) : 0;
+        n = m ? ct_patch_frames_out(s->patch, s->patch_cap) : 0;
+        if (!m)
+            ct_patch_frames_drop();
+    }
+    s->npatch = n;
+}
+
 /* Under the slow path's guard: the frames of the context left are kept
  * (nothing when none is open and it kept nothing before), those of
  * context id taken up, an empty stack the first time. */
@@ -261,18 +282,26 @@ static void swap_frames(struct ct_thread *t, uint32_t id, void *arg)
 {
     (void)arg;
     uint32_t plt_open = ct_plt_frames_out(NULL, 0);
-    struct saved *cur = saved_of(t, t->context, t->depth > 0 || plt_open);
+    uint32_t patch_open = ct_patch_frames_out(NULL, 0);
+    struct saved *cur = saved_of(t, t->context,
+                                 t->depth > 0 || plt_open || patch_open);
     if (cur && !save_frames(t, cur))
         cur->depth = 0;  /* no memory: its frames are forgotten */
-    if (cur)
+    if (cur) {
         save_plt(cur);
-    else if (plt_open)
-        ct_plt_frames_drop();  /* no memory to keep them: taken off */
+        save_patch(cur);
+    } else {
+        if (plt_open)
+            ct_plt_frames_drop();  /* no memory to keep them: taken off */
+        if (patch_open)
+            ct_patch_frames_drop();
+    }
     struct saved *next = saved_of(t, id, 0);
     load_frames(t, next);
     ct_plt_frames_in(next ? next->plt : NULL, next ? next->nplt : 0);
+    ct_patch_frames_in(next ? next->patch : NULL, next ? next->npatch : 0);
     if (next)
-        next->depth = next->nplt = 0;
+        next->depth = next->nplt = next->npatch = 0;
 }
 
 /* Context id (a stack's) as thread t names it: its home stack is 0. */
@@ -488,7 +517,7 @@ static void made(ucontext_t *ucp, uintptr_t libc_fn)
     if (id && t && !(t->flags & CT_T_DEAD) && label(t, id) != t->context) {
         struct saved *s = saved_of(t, label(t, id), 0);
         if (s)
-            s->depth = s->kept = s->nplt = 0;
+            s->depth = s->kept = s->nplt = s->npatch = 0;
     }
 }
 
@@ -518,6 +547,8 @@ void ct_context_thread_release(struct ct_thread *t)
             munmap(c->s[i].stack, saved_bytes(c->s[i].cap));
         if (c->s[i].plt)
             munmap(c->s[i].plt, ct_plt_frame_bytes() * c->s[i].plt_cap);
+        if (c->s[i].patch)
+            munmap(c->s[i].patch, ct_patch_frame_bytes() * c->s[i].patch_cap);
     }
     munmap(c, sizeof *c + c->cap * sizeof c->s[0]);
     t->contexts = NULL;

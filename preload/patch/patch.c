@@ -193,6 +193,61 @@ void ct_patch_exit_args(uintptr_t fn, const uint8_t *rv)
         ct_args_exit(rule, rax, rv, t->depth - 1, fn);
 }
 
+/* Each context (hot/context.c) has patched calls of its own open: one
+ * that switched away returns only when its context runs again, and must
+ * find its frame then.  Frames the thread holds for another context
+ * would be taken, as frames left by a jump, by a call made in this one. */
+size_t ct_patch_frame_bytes(void)
+{
+    return sizeof(struct pframe);
+}
+
+uint32_t ct_patch_frames_out(void *buf, uint32_t cap)
+{
+    const struct pstack *ps = pstk;
+    if (!ps)
+        return 0;
+    struct pframe *out = buf;
+    for (uint32_t i = 0; out && i < ps->n && i < cap; i++)
+        out[i] = ps->f[i];
+    return ps->n;
+}
+
+/* A frame the tracer can no longer keep: its real return address goes
+ * back (the call returns straight to its caller) and its return is
+ * counted lost; left with the trampoline, its return would find no
+ * frame. */
+static void disarm_frame(const struct pframe *f)
+{
+    uintptr_t *slot = (uintptr_t *)f->slot;
+    if (is_trampoline(*slot))
+        *slot = f->ret;
+    ct_count_unseen_exit();
+}
+
+void ct_patch_frames_drop(void)
+{
+    struct pstack *ps = pstk;
+    if (!ps)
+        return;
+    for (uint32_t i = ps->n; i > 0; i--)
+        disarm_frame(&ps->f[i - 1]);
+    ps->n = 0;
+}
+
+void ct_patch_frames_in(const void *buf, uint32_t n)
+{
+    struct pstack *ps = n ? pstack_get() : pstk;
+    const struct pframe *in = buf;
+    uint32_t i = 0;
+    for (; ps && i < n && i < PATCH_FRAMES; i++)
+        ps->f[i] = in[i];
+    if (ps)
+        ps->n = i;
+    for (uint32_t j = n; j > i; j--)
+        disarm_frame(&in[j - 1]);
+}
+
 void ct_patch_disarm(void)
 {
     struct pstack *ps = pstk;

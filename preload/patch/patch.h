@@ -50,6 +50,16 @@ void ct_patch_disarm(void);
  * above it return through the trampoline again. */
 void ct_patch_rearm(uintptr_t sp);
 
+/* A coroutine switch (hot/context.c): the patched frames open are the
+ * context's left, kept in buf (copied when cap allows; returns how many
+ * there are), and those of the context entered are taken up; a context
+ * whose frames cannot be kept has them dropped: their real return
+ * addresses put back, their returns counted lost. */
+size_t ct_patch_frame_bytes(void);
+uint32_t ct_patch_frames_out(void *buf, uint32_t cap);
+void ct_patch_frames_in(const void *buf, uint32_t n);
+void ct_patch_frames_drop(void);
+
 /* At the end of a thread (its key's destructor, hot/thread.c): its stack
  * of patched frames is unmapped.  No frame on it can still return: the
  * start routine has returned, or pthread_exit unwound the rest. */
