@@ -45,18 +45,31 @@ struct pframe {
     uintptr_t fn;
 };
 
+/* Frames taken off as left (by a jump no wrapper saw) are kept a while
+ * in a ring: a stack switch no wrapper saw either (a coroutine library of
+ * its own) makes frames that still run look left, and when one of them
+ * returns after all, its real return address is found there. */
+#define GONE 128u
+
 struct pstack {
     uint32_t n;
     uint32_t busy;    /* an entry is being pushed: a signal handler's
                          calls push above it and forget nothing        */
+    uint32_t ngone;   /* frames ever put in the ring                    */
+    struct pframe gone[GONE];
     struct pframe f[PATCH_FRAMES];
 };
+
+static void bury(struct pstack *ps, const struct pframe *f)
+{
+    ps->gone[ps->ngone++ % GONE] = *f;
+}
 
 static __thread struct pstack *pstk __attribute__((tls_model("initial-exec")));
 
 
 /* The calling thread's stack of patched frames, mapped at its first
- * patched call and counted in the tracer's address-space budget (96 KiB:
+ * patched call and counted in the tracer's address-space budget (99 KiB:
  * under a limit with no room the call is counted lost). */
 static struct pstack *pstack_get(void)
 {
@@ -117,6 +130,8 @@ uintptr_t ct_patch_enter(const struct ct_sled *s, uintptr_t *slot,
            (ps->f[n - 1].slot == (uintptr_t)slot ||  /* no system call */
             ct_same_stack(ps->f[n - 1].slot, (uintptr_t)slot))) {
         n--;
+        if (ps->f[n].slot != (uintptr_t)slot)
+            bury(ps, &ps->f[n]);
         if (ps->f[n].slot == (uintptr_t)slot && is_trampoline(ret)) {
             /* A tail call: the frame whose return address is in this
              * slot jumped here, so it ends now (as XRay's tail-call
@@ -144,6 +159,27 @@ uintptr_t ct_patch_enter(const struct ct_sled *s, uintptr_t *slot,
     return fn;
 }
 
+/* A return whose frame was taken off as left: its real return address
+ * from the ring, and out[0] 0: not recorded, as the hooks ended that call
+ * already, by the same rule, when the call that seemed to leave it came.
+ * None there cannot be: only a frame kept returns through the
+ * trampoline. */
+static void unbury(struct pstack *ps, uintptr_t slot, uintptr_t out[2])
+{
+    uint32_t n = ps->ngone < GONE ? ps->ngone : GONE;
+    for (uint32_t i = 0; i < n; i++) {
+        struct pframe *g = &ps->gone[(ps->ngone - 1 - i) % GONE];
+        if (g->slot == slot) {
+            out[0] = 0;
+            out[1] = g->ret;
+            g->slot = 0;
+            return;
+        }
+    }
+    ct_message("calltrace: patched return with no frame; aborting");
+    abort();
+}
+
 void ct_patch_leave(uintptr_t sp, uintptr_t out[2])
 {
     struct pstack *ps = pstk;
@@ -153,10 +189,11 @@ void ct_patch_leave(uintptr_t sp, uintptr_t out[2])
     while (k > 0 && ps->f[k - 1].slot != slot)
         k--;
     if (ct_unlikely(k == 0)) {
-        /* Cannot be: only a frame on this stack returns here. */
-        ct_message("calltrace: patched return with no frame; aborting");
-        abort();
+        unbury(ps, slot, out);
+        return;
     }
+    for (uint32_t i = ps->n; i > k; i--)
+        bury(ps, &ps->f[i - 1]);
     /* Copied out before the pop: a signal handler's call may take the
      * entry once it is free. */
     out[0] = ps->f[k - 1].fn;

@@ -96,8 +96,9 @@ ct_patch_entry:
  * 16-byte aligned (the function's return address was popped).  The
  * return values are %rax, %rdx, %xmm0, %xmm1 (x87's are not touched by
  * the tracer's C code), kept from 0(%rsp); ct_patch_leave gives the
- * frame's function and return address at 48(%rsp), and the return
- * address goes into the slot at 72(%rsp), which the last ret pops. */
+ * frame's function (0: not to be recorded) and return address at
+ * 48(%rsp), and the return address goes into the slot at 72(%rsp),
+ * which the last ret pops. */
         .globl  ct_patch_return
         .hidden ct_patch_return
         .type   ct_patch_return, @function
@@ -110,8 +111,10 @@ ct_patch_return:
         movq    48(%rsp), %rdi
         movq    56(%rsp), %rsi
         movq    %rsi, 72(%rsp)
+        testq   %rdi, %rdi              /* 0: a frame found in the ring, */
+        jz      1f                      /*  its return not recorded      */
         call    ct_exit_at
-        ct_load_return_values
+1:      ct_load_return_values
         addq    $72, %rsp
         ret
         .size   ct_patch_return, . - ct_patch_return
@@ -157,14 +160,17 @@ ct_patch_return_args:
         leaq    80(%rsp), %rdi
         leaq    48(%rsp), %rsi
         call    ct_patch_leave
+        movq    56(%rsp), %rsi
+        movq    %rsi, 72(%rsp)
         movq    48(%rsp), %rdi          /* the function                 */
+        testq   %rdi, %rdi
+        jz      1f
         movq    %rsp, %rsi              /* its return values            */
         call    ct_patch_exit_args
         movq    48(%rsp), %rdi
         movq    56(%rsp), %rsi
-        movq    %rsi, 72(%rsp)
         call    ct_exit_at
-        ct_load_return_values
+1:      ct_load_return_values
         addq    $72, %rsp
         ret
         .size   ct_patch_return_args, . - ct_patch_return_args
