@@ -332,6 +332,12 @@ struct scan {
     size_t n, cap;
 };
 
+/* The objects seen by one scan: 36 KiB, so not on the stack of the
+ * thread that called dlopen (docs/reliability.md); used under
+ * ct_patch_lock. */
+#define FOUND (CT_PATCH_OBJS * 2)
+static struct found g_found[FOUND];
+
 static int note_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
     (void)size;
@@ -380,11 +386,12 @@ static struct ct_pobj *free_slot(void)
 }
 
 /* Every loaded object not known yet whose file has patchable entries
- * gets its table and its entries; tells once how many could not be. */
+ * gets its table and its entries; tells once how many could not be.
+ * Called with ct_patch_lock held. */
 static void add_new(void)
 {
-    struct found f[CT_PATCH_OBJS * 2];
-    struct scan sc = {f, 0, CT_PATCH_OBJS * 2};
+    struct found *f = g_found;
+    struct scan sc = {f, 0, FOUND};
     dl_iterate_phdr(note_object, &sc);
     size_t bad = 0, total = 0;
     int any = 0;
@@ -434,9 +441,9 @@ void ct_patch_after_unload(void)
 {
     if (!ct_npobjs)
         return;
-    struct found f[CT_PATCH_OBJS * 2];
-    struct scan sc = {f, 0, CT_PATCH_OBJS * 2};
     pthread_mutex_lock(&ct_patch_lock);
+    struct found *f = g_found;
+    struct scan sc = {f, 0, FOUND};
     dl_iterate_phdr(note_object, &sc);
     for (size_t i = 0; i < ct_npobjs; i++) {
         struct ct_pobj *o = &ct_pobjs[i];

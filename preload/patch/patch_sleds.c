@@ -246,23 +246,24 @@ static int choose(struct ct_pobj *o, const struct item *items, int n,
 
 /* CALLTRACE_PATCH at start: items over all patched when the first one
  * unpatches, over none when it patches.  A bad spec: one line (once),
- * all. */
+ * all.  Parsed once, kept for the objects dlopen brings later (16 KiB:
+ * not on the stack of the thread that called dlopen); called with
+ * ct_patch_lock held. */
 void ct_patch_choose_at_start(struct ct_pobj *o)
 {
-    static int said;
-    const char *spec = ct_env_get("CALLTRACE_PATCH");
-    if (!spec || !*spec)
-        return;  /* all: want is 1 */
-    struct item items[SPEC_ITEMS];
-    char err[128];
-    size_t matched = 0;
-    int n = parse_spec(spec, items, err, sizeof err);
-    if (n < 0) {
-        if (!said++)
+    static struct item items[SPEC_ITEMS];
+    static int n;  /* items, 0 not parsed yet, -1 none or bad */
+    if (!n) {
+        const char *spec = ct_env_get("CALLTRACE_PATCH");
+        char err[128];
+        n = spec && *spec ? parse_spec(spec, items, err, sizeof err) : -1;
+        if (n < 0 && spec && *spec)
             ct_message("calltrace: CALLTRACE_PATCH='%s': %s; patching every "
                        "function", spec, err);
-        return;
     }
+    if (n < 0)
+        return;  /* all: want is 1 */
+    size_t matched = 0;
     if (choose(o, items, n, items[0].on ? 0 : 1, &matched) != 0) {
         ct_message("calltrace: CALLTRACE_PATCH: the symbols of %s cannot be "
                    "read; patching every function", o->path);
