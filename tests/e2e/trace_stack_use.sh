@@ -41,6 +41,33 @@ for mode in default BUFSIZE=4K LIBCALLS=nested FILTER=f,calls_lib CPUTIME=clock 
     done
 done > "$T/extra"
 
+# The patchable-entry mode: the same program built with NOP entries, its
+# calls through the trampolines (which save the argument registers on
+# the program's stack) and the hooks under them.
+if [ "$(uname -m)" = x86_64 ]; then
+    read -r -a pflags <<< "$("$FRONT" cflags --patchable)"
+    gcc -std=gnu11 -O1 -g "${pflags[@]}" -I"$CT_ROOT/include" -o "$T/puse" \
+        "$PROGRAMS/stack_use.c" -lpthread -ldl -Wl,-z,now
+    "$T/puse" probe > "$T/pplain" || fail "patchable: untraced run"
+    for mode in default BUFSIZE=4K LIBCALLS=nested ARGS=getpid@retval/s; do
+        vars=(CALLTRACE_BUFSIZE=64K)
+        [ "$mode" = default ] || vars+=("CALLTRACE_$mode")
+        rm -f "$T"/t.raw*
+        env "${vars[@]}" CALLTRACE_OUTPUT="$T/t.raw" LD_PRELOAD="$LIB" "$T/puse" probe \
+            > "$T/ptraced" 2> "$T/err" ||
+            fail "patchable $mode: traced run ($?): $(head -n 2 "$T/err")"
+        for path in first switch libcall handler sample; do
+            plain=$(val $path "$T/pplain"); traced=$(val $path "$T/ptraced")
+            [ -n "$traced" ] || fail "patchable $mode: no $path line: $(cat "$T/ptraced")"
+            extra=$((traced - plain))
+            [ "$extra" -le "$BUDGET" ] ||
+                fail "patchable $mode: $path took $extra bytes more of the program's stack (at most $BUDGET)"
+            echo "patchable-$mode $path $extra"
+            [ -z "${SHOW:-}" ] || echo "patchable-$mode $path $extra" >&2
+        done
+    done >> "$T/extra"
+fi
+
 # A signal stack 1 KiB larger than the handler needs untraced.
 size=$(( $(val handler "$T/plain") + BUDGET ))
 for bs in 4K 64K; do
