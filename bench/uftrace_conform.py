@@ -33,6 +33,7 @@ import ast
 import os
 import re
 import shlex
+import signal
 import subprocess
 import sys
 import tempfile
@@ -322,6 +323,21 @@ def build(src, out, flag, lang):
                           stderr=subprocess.DEVNULL).returncode == 0
 
 
+def run_bounded(argv, **kw):
+    """Runs argv for at most 60 s, then kills its whole process group: a
+    tracer's child left behind once wrote 73 GB of trace (uftrace -P on
+    t289) after the test had timed out."""
+    p = subprocess.Popen(argv, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, start_new_session=True,
+                         **kw)
+    try:
+        return p.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        os.killpg(p.pid, signal.SIGKILL)
+        p.wait()
+        raise
+
+
 def traces_in_use(work):
     """Whether a process still has a trace of work open or mapped."""
     prefix = os.path.join(work, 'ct.raw')
@@ -370,8 +386,7 @@ def run_calltrace(t, src, work, lib, report, patchable=False):
     env['LD_PRELOAD'] = lib
     argv = shlex.split(t['exearg'])
     argv[0] = os.path.join(work, argv[0])
-    subprocess.run(argv, cwd=work, env=env, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, timeout=60)
+    run_bounded(argv, cwd=work, env=env)
     wait_for_traces(work)
     tree = os.path.join(work, 'ct.tree')
     raws = sorted(f for f in os.listdir(work) if f.startswith('ct.raw'))
@@ -401,8 +416,7 @@ def run_uftrace(t, src, work, patchable=False):
     argv[0] = os.path.join(work, argv[0])
     cmd = ['uftrace', 'record', '-d', data] + (
         ['-P', '.'] if patchable else []) + shlex.split(t['option']) + argv
-    subprocess.run(cmd, cwd=work, stdout=subprocess.DEVNULL,
-                   stderr=subprocess.DEVNULL, timeout=60)
+    run_bounded(cmd, cwd=work)
     tree = os.path.join(work, 'u.tree')
     with open(tree, 'w') as out:
         subprocess.run(['uftrace', 'replay', '-d', data], cwd=work,

@@ -200,42 +200,18 @@ int ct_patch_has_object(uintptr_t base)
 /* CALLTRACE_ARGS's rule of each function, by its symbol name or, for
  * C++, its demangled name with or without its parameters (as patch
  * specs match). */
-struct rules {
-    struct ct_pobj *o;
-    struct ct_names names;
-};
-
-static void rule_one(void *arg, const char *name, uintptr_t addr,
-                     uint64_t size)
+static void rule_one(void *arg, struct ct_sled *s, const char *const names[3])
 {
-    (void)size;
-    struct rules *r = arg;
-    struct ct_sled *s = ct_pobj_sled_of(r->o, addr);
-    if (!s || s->args)
-        return;
-    size_t cut = 0;
-    const char *dem = ct_patch_demangled(&r->names, name, &cut);
-    uint32_t rule = ct_args_rule_for(name);
-    if (!rule && dem) {
-        rule = ct_args_rule_for(dem);
-        char bare[256];
-        if (!rule && cut < sizeof bare) {
-            memcpy(bare, dem, cut);
-            bare[cut] = '\0';
-            rule = ct_args_rule_for(bare);
-        }
-    }
-    s->args = rule;
+    (void)arg;
+    for (int k = 0; k < 3 && !s->args; k++)
+        if (names[k])
+            s->args = ct_args_rule_for(names[k]);
 }
 
 static void args_rules(struct ct_pobj *o)
 {
-    if (!ct_args_any())
-        return;
-    struct rules r = {o, {NULL, NULL, 0}};
-    r.names.demangle = (ct_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-    ct_elf_functions(o->path, o->base, 0, rule_one, &r);
-    free(r.names.buf);
+    if (ct_args_any())
+        ct_patch_each_named(o, rule_one, NULL);
 }
 
 /* ------------------------------------------------------- adding them */

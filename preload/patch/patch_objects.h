@@ -61,18 +61,13 @@ void ct_patch_sync_cores(void);
  * (patch_sleds.c): all by default. */
 void ct_patch_choose_at_start(struct ct_pobj *o);
 
-/* C++ names as the views show them (patch_sleds.c): the demangler of the
- * program, and what a glob or rule is matched against. */
-typedef char *(*ct_demangle_fn)(const char *, char *, size_t *, int *);
-struct ct_names {
-    ct_demangle_fn demangle;   /* the program's __cxa_demangle, or NULL  */
-    char *buf;                 /* its buffer, grown by it                */
-    size_t cap;
-};
-/* name demangled, whole (NULL if not C++), and in *cut the length
- * without its parameters. */
-const char *ct_patch_demangled(struct ct_names *c, const char *name,
-                               size_t *cut);
+/* fn for each function symbol of o that has an entry, with its names as
+ * the views show them: the symbol's, and for C++ the demangled one whole
+ * and without its parameters (NULL when not C++) (patch_sleds.c).  0, or
+ * -1 when the object's symbols cannot be read. */
+typedef void (*ct_named_fn)(void *arg, struct ct_sled *s,
+                            const char *const names[3]);
+int ct_patch_each_named(struct ct_pobj *o, ct_named_fn fn, void *arg);
 
 #pragma GCC visibility pop
 

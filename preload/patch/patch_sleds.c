@@ -169,64 +169,73 @@ static int parse_spec(const char *spec, struct item *items, char *err,
     return n ? n : -1;
 }
 
-const char *ct_patch_demangled(struct ct_names *c, const char *name,
-                               size_t *cut)
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+struct each {
+    struct ct_pobj *o;
+    ct_named_fn fn;
+    void *arg;
+    demangle_fn demangle;  /* the program's __cxa_demangle, or NULL     */
+    char *buf;             /* its buffer, grown by it                   */
+    size_t cap;
+};
+
+/* One function symbol: its names, as the views show them. */
+static void each_one(void *arg, const char *name, uintptr_t addr,
+                     uint64_t size)
 {
-    if (!c->demangle || name[0] != '_' || name[1] != 'Z')
-        return NULL;
+    (void)size;
+    struct each *e = arg;
+    struct ct_sled *s = ct_pobj_sled_of(e->o, addr);
+    if (!s)
+        return;
+    const char *names[3] = {name, NULL, NULL};
+    char bare[GLOB_MAX];
     int status = 0;
-    char *out = c->demangle(name, c->buf, &c->cap, &status);
-    if (status != 0 || !out)
-        return NULL;
-    c->buf = out;
-    const char *paren = strchr(out, '(');
-    *cut = paren ? (size_t)(paren - out) : strlen(out);
-    return out;
+    char *out = e->demangle && name[0] == '_' && name[1] == 'Z'
+                    ? e->demangle(name, e->buf, &e->cap, &status)
+                    : NULL;
+    if (out && status == 0) {
+        e->buf = out;
+        names[1] = out;
+        const char *paren = strchr(out, '(');
+        size_t cut = paren ? (size_t)(paren - out) : strlen(out);
+        if (cut < sizeof bare) {
+            memcpy(bare, out, cut);
+            bare[cut] = '\0';
+            names[2] = bare;
+        }
+    }
+    e->fn(e->arg, s, names);
 }
 
-static int name_matches(const char *glob, const char *name, const char *dem,
-                        size_t cut)
+int ct_patch_each_named(struct ct_pobj *o, ct_named_fn fn, void *arg)
 {
-    if (fnmatch(glob, name, 0) == 0)
-        return 1;
-    if (!dem)
-        return 0;
-    if (fnmatch(glob, dem, 0) == 0)
-        return 1;
-    char bare[GLOB_MAX];
-    if (cut >= sizeof bare)
-        return 0;
-    memcpy(bare, dem, cut);
-    bare[cut] = '\0';
-    return fnmatch(glob, bare, 0) == 0;
+    struct each e = {o, fn, arg, NULL, NULL, 0};
+    e.demangle = (demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
+    int rc = ct_elf_functions(o->path, o->base, 0, each_one, &e);
+    free(e.buf);
+    return rc;
 }
 
 struct choose {
     const struct item *items;
     int n;
     size_t matched;
-    struct ct_pobj *o;
-    struct ct_names names;
 };
 
-/* Each function symbol of an object: its sled's wanted state after the
- * items that match its name (the symbol's, or for C++ the demangled one,
- * with or without its parameters). */
-static void choose_one(void *arg, const char *name, uintptr_t addr,
-                       uint64_t size)
+/* A function's wanted state after the items that match one of its
+ * names. */
+static void choose_one(void *arg, struct ct_sled *s, const char *const names[3])
 {
-    (void)size;
     struct choose *c = arg;
-    struct ct_sled *s = ct_pobj_sled_of(c->o, addr);
-    if (!s)
-        return;
-    size_t cut = 0;
-    const char *dem = ct_patch_demangled(&c->names, name, &cut);
     for (int i = 0; i < c->n; i++)
-        if (name_matches(c->items[i].glob, name, dem, cut)) {
-            s->want = (uint8_t)c->items[i].on;
-            c->matched++;
-        }
+        for (int k = 0; k < 3; k++)
+            if (names[k] && fnmatch(c->items[i].glob, names[k], 0) == 0) {
+                s->want = (uint8_t)c->items[i].on;
+                c->matched++;
+                break;
+            }
 }
 
 /* Sets every sled's want in o from the items over `from` (its state now,
@@ -236,10 +245,8 @@ static int choose(struct ct_pobj *o, const struct item *items, int n,
 {
     for (size_t i = 0; i < o->n; i++)
         o->sleds[i].want = from < 0 ? o->sleds[i].on : (uint8_t)from;
-    struct choose c = {items, n, 0, o, {NULL, NULL, 0}};
-    c.names.demangle = (ct_demangle_fn)dlsym(RTLD_DEFAULT, "__cxa_demangle");
-    int rc = ct_elf_functions(o->path, o->base, 0, choose_one, &c);
-    free(c.names.buf);
+    struct choose c = {items, n, 0};
+    int rc = ct_patch_each_named(o, choose_one, &c);
     *matched += c.matched;
     return rc;
 }

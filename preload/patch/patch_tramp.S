@@ -50,17 +50,24 @@
         ct_load_vector_args 80
         .endm
 
-/* At entry: (%rsp) is the patched function's return address (%rsp is
- * 8 mod 16, as at any function's entry), %r11 its entry's table slot
- * (struct ct_sled).  ct_patch_enter keeps the frame, puts the body in the
- * saved %r11 and says which function it is (0: no room, the call is not
- * recorded); the hook itself is called from here, so that neither C
- * function keeps registers across a call. */
+/*
+ * An entry trampoline, \name, with its C side \keep.  At entry: (%rsp)
+ * is the patched function's return address (%rsp is 8 mod 16, as at any
+ * function's entry), %r11 its entry's table slot (struct ct_sled).  \keep
+ * keeps the frame, puts the body in the saved %r11 and says which
+ * function it is (0: no room, the call is not recorded).  With \hook 1
+ * the hook is called from here (ct_enter_at), so that no C function keeps
+ * registers across a call; ct_patch_enter_args calls it itself, as its
+ * ARGS record must follow the ENTRY.  The trampoline then calls the body
+ * with the stack pointer on the slot: the call writes the address of the
+ * instruction after it, the return trampoline, into the slot.
+ */
+        .macro  entry_trampoline name, keep, hook
         .p2align 4
-        .globl  ct_patch_entry
-        .hidden ct_patch_entry
-        .type   ct_patch_entry, @function
-ct_patch_entry:
+        .globl  \name
+        .hidden \name
+        .type   \name, @function
+\name:
         .cfi_startproc
         subq    $216, %rsp
         .cfi_adjust_cfa_offset 216
@@ -68,7 +75,7 @@ ct_patch_entry:
         movq    %r11, %rdi              /* the entry                    */
         leaq    216(%rsp), %rsi         /* its return address's slot    */
         movq    %rsp, %rdx              /* the registers saved          */
-        call    ct_patch_enter
+        call    \keep
         testq   %rax, %rax
         jnz     2f
         /* Not recorded: the function runs as if unpatched. */
@@ -78,86 +85,39 @@ ct_patch_entry:
         .cfi_adjust_cfa_offset -216
         jmp     *%r11
 2:      .cfi_restore_state
+        .if \hook
         movq    %rax, %rdi              /* the function                 */
         movq    216(%rsp), %rsi         /* where it returns to          */
         leaq    216(%rsp), %rdx         /* its caller's stack pointer   */
         call    ct_enter_at
+        .endif
         load_entry
-        /* The slot is the stack pointer the body expects; the call
-         * writes ct_patch_return, the next instruction, into it. */
         leaq    224(%rsp), %rsp
         .cfi_adjust_cfa_offset -224
         call    *%r11
         .cfi_endproc
-        .size   ct_patch_entry, . - ct_patch_entry
+        .size   \name, . - \name
+        .endm
 
-/* Where a patched function returns, right after the call above (no
- * padding between: the call's return address is this label).  %rsp is
+/*
+ * A return trampoline, \name, right after its entry trampoline (no
+ * padding between: the entry's call returns to this label).  %rsp is
  * 16-byte aligned (the function's return address was popped).  The
  * return values are %rax, %rdx, %xmm0, %xmm1 (x87's are not touched by
  * the tracer's C code), kept from 0(%rsp); ct_patch_leave gives the
- * frame's function (0: not to be recorded) and return address at
- * 48(%rsp), and the return address goes into the slot at 72(%rsp),
- * which the last ret pops. */
-        .globl  ct_patch_return
-        .hidden ct_patch_return
-        .type   ct_patch_return, @function
-ct_patch_return:
+ * frame's function (0: a frame found in the ring, its return not to be
+ * recorded) and return address at 48(%rsp), and the return address goes
+ * into the slot at 72(%rsp), which the last ret pops.  With \args 1 the
+ * RETVAL record comes first (ct_patch_exit_args).
+ */
+        .macro  return_trampoline name, args
+        .globl  \name
+        .hidden \name
+        .type   \name, @function
+\name:
         subq    $80, %rsp
         ct_save_return_values
         leaq    80(%rsp), %rdi          /* the stack pointer at return  */
-        leaq    48(%rsp), %rsi
-        call    ct_patch_leave
-        movq    48(%rsp), %rdi
-        movq    56(%rsp), %rsi
-        movq    %rsi, 72(%rsp)
-        testq   %rdi, %rdi              /* 0: a frame found in the ring, */
-        jz      1f                      /*  its return not recorded      */
-        call    ct_exit_at
-1:      ct_load_return_values
-        addq    $72, %rsp
-        ret
-        .size   ct_patch_return, . - ct_patch_return
-
-/* The same pair for a function whose arguments or return value are kept
- * (CALLTRACE_ARGS): ct_patch_enter_args keeps the frame, writes the ENTRY
- * and the ARGS record from the registers saved here, and puts the body in
- * the saved %r11. */
-        .p2align 4
-        .globl  ct_patch_entry_args
-        .hidden ct_patch_entry_args
-        .type   ct_patch_entry_args, @function
-ct_patch_entry_args:
-        .cfi_startproc
-        subq    $216, %rsp
-        .cfi_adjust_cfa_offset 216
-        save_entry
-        movq    %r11, %rdi              /* the entry                    */
-        leaq    216(%rsp), %rsi         /* the return address's slot    */
-        movq    %rsp, %rdx              /* the registers saved          */
-        call    ct_patch_enter_args
-        testq   %rax, %rax
-        load_entry                      /* %r11: the body; the flags    */
-        jnz     2f                      /*  survive the moves           */
-        .cfi_remember_state
-        leaq    216(%rsp), %rsp
-        .cfi_adjust_cfa_offset -216
-        jmp     *%r11
-2:      .cfi_restore_state
-        leaq    224(%rsp), %rsp
-        .cfi_adjust_cfa_offset -224
-        call    *%r11
-        .cfi_endproc
-        .size   ct_patch_entry_args, . - ct_patch_entry_args
-
-/* As ct_patch_return, with the RETVAL record before the EXIT. */
-        .globl  ct_patch_return_args
-        .hidden ct_patch_return_args
-        .type   ct_patch_return_args, @function
-ct_patch_return_args:
-        subq    $80, %rsp
-        ct_save_return_values
-        leaq    80(%rsp), %rdi
         leaq    48(%rsp), %rsi
         call    ct_patch_leave
         movq    56(%rsp), %rsi
@@ -165,12 +125,24 @@ ct_patch_return_args:
         movq    48(%rsp), %rdi          /* the function                 */
         testq   %rdi, %rdi
         jz      1f
+        .if \args
         movq    %rsp, %rsi              /* its return values            */
         call    ct_patch_exit_args
         movq    48(%rsp), %rdi
         movq    56(%rsp), %rsi
+        .endif
         call    ct_exit_at
 1:      ct_load_return_values
         addq    $72, %rsp
         ret
-        .size   ct_patch_return_args, . - ct_patch_return_args
+        .size   \name, . - \name
+        .endm
+
+        entry_trampoline ct_patch_entry, ct_patch_enter, 1
+        return_trampoline ct_patch_return, 0
+
+/* The same pair for a function whose arguments or return value are kept
+ * (CALLTRACE_ARGS): ct_patch_enter_args keeps the frame, writes the ENTRY
+ * and the ARGS record from the registers saved here. */
+        entry_trampoline ct_patch_entry_args, ct_patch_enter_args, 0
+        return_trampoline ct_patch_return_args, 1
