@@ -4,8 +4,9 @@
 #   plain        gcc -O2 -g, no instrumentation flag, no tracer
 #   nops         built with `calltrace cflags --patchable`, no tracer
 #   patched      the same under the tracer (every entry patched)
-#   none         the same under the tracer, nothing patched
-#                (CALLTRACE_PATCH='-*': the tracer's start and end alone)
+#   none         the same under the tracer, nothing selected: no entry
+#                patched, no library call recorded (CALLTRACE_PATCH='-*',
+#                CALLTRACE_LIBCALLS=none: the tracer's start and end alone)
 #   hooks        -finstrument-functions under the tracer
 # and the peers, where installed:
 #   clang-plain  clang -O2 -g, no flag (XRay's baseline)
@@ -81,7 +82,7 @@ one_program() {  # PROG SCALE
             plain) run plain "$p_plain" ;;
             nops) run nops "$p_nops" ;;
             patched) run patched "$ct $p_nops" ;;
-            none) run none "CALLTRACE_PATCH='-*' $ct $p_nops" ;;
+            none) run none "env CALLTRACE_PATCH='-*' CALLTRACE_LIBCALLS=none ${ct#env } $p_nops" ;;
             hooks) run hooks "$ct $p_hooks" ;;
             clang-plain) run "$n" "$p_cplain" ;;
             xray-sleds) run "$n" "$p_xray" ;;
