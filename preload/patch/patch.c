@@ -156,6 +156,8 @@ uintptr_t ct_patch_enter(const struct ct_sled *s, uintptr_t *slot,
     ps->f[n] = (struct pframe){(uintptr_t)slot, ret, fn};
     ct_signal_fence();
     ps->busy = nested;
+    saved[9] = ret;  /* the call's site: after a tail call the slot holds
+                        the trampoline, not the caller's address */
     return fn;
 }
 
@@ -210,7 +212,7 @@ uintptr_t ct_patch_enter_args(const struct ct_sled *s, uintptr_t *slot,
         return 0;
     struct ct_thread *t = ct_self;
     uint32_t before = t ? t->depth : 0;
-    ct_enter_at((void *)fn, (void *)*slot, (uintptr_t)slot);
+    ct_enter_at((void *)fn, (void *)saved[9], (uintptr_t)slot);
     t = ct_self;
     if (t && t->depth == before + 1) {
         struct ct_arg_regs g = {saved, 1, (const uint8_t *)(saved + 10),

@@ -77,7 +77,9 @@ void ct_patch_return_args(void);
 /* The frame of the call of entry s, kept: its function, which the
  * trampoline records (ct_enter_at) before it calls the body; 0 when there
  * is no room (the trampoline jumps to the body, the call not recorded).
- * The body goes into the saved %r11 (saved[8]) either way. */
+ * The body goes into the saved %r11 (saved[8]) either way, and when kept
+ * the call's real return address, its site, into saved[9] (the padding
+ * after %r11). */
 uintptr_t ct_patch_enter(const struct ct_sled *s, uintptr_t *slot,
                          uintptr_t *saved);
 /* The frame returning with stack pointer sp, taken off: its function and

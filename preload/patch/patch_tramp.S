@@ -23,7 +23,8 @@
         .text
 
 /* The registers a patched function's entry may carry arguments in (and
- * %r11), 216 bytes from 0(%rsp). */
+ * %r11), 216 bytes from 0(%rsp); 72(%rsp), between %r11 and the vector
+ * registers, is where ct_patch_enter leaves the call's site. */
         .macro  save_entry
         movq    %rdi, 0(%rsp)
         movq    %rsi, 8(%rsp)
@@ -87,7 +88,7 @@
 2:      .cfi_restore_state
         .if \hook
         movq    %rax, %rdi              /* the function                 */
-        movq    216(%rsp), %rsi         /* where it returns to          */
+        movq    72(%rsp), %rsi          /* where it returns to          */
         leaq    216(%rsp), %rdx         /* its caller's stack pointer   */
         call    ct_enter_at
         .endif
