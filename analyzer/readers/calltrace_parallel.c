@@ -19,6 +19,7 @@
 #include <time.h>
 
 #include "analyzer/readers/calltrace_reader.h"
+#include "analyzer/model/filtered.h"
 #include "analyzer/model/profile.h"
 #include "analyzer/util.h"
 
@@ -164,6 +165,9 @@ static void init_worker(struct par *pp, struct worker *w)
     w->info.threads_cap = r->info->nthreads + 1;
     w->info.switches_lost = 0;
     w->info.stopped[0] = '\0';
+    /* Each worker's own, moved into the trace's at the end: a shared one
+     * would be grown by several threads at once. */
+    w->info.filtered = NULL;
     struct ctr_reading *wr = &w->r;
     wr->in = r->in;
     wr->info = &w->info;
@@ -305,6 +309,26 @@ static int cmp_piece_order(const void *a, const void *b)
     return x->first < y->first ? -1 : x->first > y->first;
 }
 
+/* What the record-time filters left out, as the worker's records said
+ * it, into the trace's (its functions numbered as the trace's). */
+static void move_filtered(struct ct_trace_info *info, struct worker *w)
+{
+    struct ct_filtered *f = w->info.filtered;
+    if (!f)
+        return;
+    for (size_t i = 0; i < f->nrules; i++)
+        ct_filtered_rules(info, f->rules[i].gen, f->rules[i].text,
+                          strlen(f->rules[i].text));
+    for (size_t i = 0; i < f->nunmatched; i++)
+        ct_filtered_unmatched(info, f->unmatched[i].gen,
+                              f->unmatched[i].index);
+    for (size_t i = 0; i < f->nleft; i++)
+        ct_filtered_left(info, f->left[i].gen, f->left[i].reason,
+                         w->map[f->left[i].func], f->left[i].count);
+    ct_filtered_free(f);
+    w->info.filtered = NULL;
+}
+
 static void merge(struct par *pp)
 {
     struct ctr_reading *r = pp->r;
@@ -340,6 +364,7 @@ static void merge(struct par *pp)
                 to->oncpu = from->oncpu;
         }
         r->info->switches_lost += w->info.switches_lost;
+        move_filtered(r->info, w);
         r->stats->records += w->stats.records;
         r->stats->fused += w->stats.fused;
         r->stats->blocks_decoded += w->stats.blocks_decoded;
@@ -376,6 +401,7 @@ static void free_par(struct par *pp)
         struct worker *w = &pp->w[k];
         ct_profile_free(w->whole_part);
         ct_functab_free(w->info.funcs);
+        ct_filtered_free(w->info.filtered);
         free(w->info.threads);
         free(w->r.buf);
         free(w->r.ids);
