@@ -292,8 +292,11 @@ static void each_class(void *arg, void (*fn)(void *, uintptr_t, uint32_t),
 static void fast_update(struct fset *s)
 {
     s->fast = ct_ffast_update(s->fast, &s->spec, s->gen, each_class, s);
-    if (s == current)
+    if (s == current) {
         __atomic_store_n(&ct_ffast, s->fast, __ATOMIC_RELEASE);
+        __atomic_store_n(&ct_fskips, s->fast ? s->fast->skips : NULL,
+                         __ATOMIC_RELEASE);
+    }
 }
 
 static int install(const char *text, char *err, size_t errcap)
@@ -322,6 +325,7 @@ static int install(const char *text, char *err, size_t errcap)
     /* The fast path stops before the rules change and takes the new
      * tables after: it never decides with a set that is not current. */
     __atomic_store_n(&ct_ffast, NULL, __ATOMIC_RELEASE);
+    __atomic_store_n(&ct_fskips, NULL, __ATOMIC_RELEASE);
     /* The old set stays mapped: a thread may be reading it right now. */
     __atomic_store_n(&current, s, __ATOMIC_RELEASE);
     fast_update(s);
@@ -482,7 +486,7 @@ static void write_spec(struct ct_thread *t, struct fthread *f,
 }
 
 /* Encodes up to DROPS_PER_RECORD entries from d[*i] on; 0 when done. */
-static size_t encode_drops(uint8_t *buf, uint64_t gen, const struct fdrop *d,
+static size_t encode_drops(uint8_t *buf, uint64_t gen, const struct ct_fdrop *d,
                            uint32_t cap, uint32_t *i)
 {
     uint8_t *p = ct_put_varint(buf, gen);
@@ -501,6 +505,28 @@ static size_t encode_drops(uint8_t *buf, uint64_t gen, const struct fdrop *d,
 }
 
 #define DROPS_RECORD_MAX (12 + DROPS_PER_RECORD * 30)
+
+/* The same for the skip table's counts c[] (one per slot of k): each
+ * slot's function and reason, as a drops table's entry would say them. */
+static size_t encode_skips(uint8_t *buf, uint64_t gen,
+                           const struct ct_fskips *k, const uint64_t *c,
+                           uint32_t *i)
+{
+    uint8_t *p = ct_put_varint(buf, gen);
+    uint8_t *count_at = p++;
+    uint32_t n = 0;
+    for (; *i < CT_FSKIP_SLOTS && n < DROPS_PER_RECORD; (*i)++) {
+        uint64_t count = __atomic_load_n(&c[*i], __ATOMIC_RELAXED);
+        if (!count)
+            continue;
+        p = ct_put_varint(p, k->slot[*i].reason);
+        p = ct_put_varint(p, k->slot[*i].fn);
+        p = ct_put_varint(p, count);
+        n++;
+    }
+    *count_at = (uint8_t)n;
+    return n ? (size_t)(p - buf) : 0;
+}
 
 static void write_pending(struct ct_thread *t, struct fthread *f,
                           uint32_t upto);
@@ -522,21 +548,40 @@ static int room_for(struct ct_thread *t, struct fthread *f, size_t len)
     return ct_thread_room(t, len);
 }
 
+static void put_drops(struct ct_thread *t, struct fthread *f,
+                      const uint8_t *buf, size_t len)
+{
+    if (room_for(t, f, len + 24) == 0) {
+        put_ext_now(t, CT_EXT_FILTER_DROPS, buf, len);
+    } else if (!ct_proc.failed) {
+        /* Not silently: what cannot be told is lost, and counted. */
+        ct_thread_count_lost(t, 1);
+    }
+}
+
+/* The skip table's counts into the trace, and zeroed (filter_skip.h). */
+static void flush_skips(struct ct_thread *t, struct fthread *f)
+{
+    if (!t->skip_tab)
+        return;
+    uint8_t buf[DROPS_RECORD_MAX];
+    uint32_t i = 0;
+    size_t len;
+    while ((len = encode_skips(buf, f->gen, t->skip_tab, f->skipped, &i)))
+        put_drops(t, f, buf, len);
+    memset(f->skipped, 0, sizeof f->skipped);
+}
+
 static void flush_drops(struct ct_thread *t, struct fthread *f)
 {
+    flush_skips(t, f);
     if (!f->ndrops)
         return;
     uint8_t buf[DROPS_RECORD_MAX];
     uint32_t i = 0;
     size_t len;
-    while ((len = encode_drops(buf, f->gen, f->drops, DROP_CAP, &i)) != 0) {
-        if (room_for(t, f, len + 24) == 0) {
-            put_ext_now(t, CT_EXT_FILTER_DROPS, buf, len);
-        } else if (!ct_proc.failed) {
-            /* Not silently: what cannot be told is lost, and counted. */
-            ct_thread_count_lost(t, 1);
-        }
-    }
+    while ((len = encode_drops(buf, f->gen, f->drops, DROP_CAP, &i)) != 0)
+        put_drops(t, f, buf, len);
     memset(f->drops, 0, sizeof f->drops);
     f->ndrops = 0;
 }
@@ -558,12 +603,22 @@ static void count_drop(struct ct_thread *t, struct fthread *f, uintptr_t fn,
         flush_drops(t, f);
 }
 
+static uint32_t sized_skips;
+
 size_t ct_filter_drops_size(const struct ct_thread *t)
 {
     const struct fthread *f = t->filter;
     if (!f)
         return 0;
-    return (DROP_CAP / DROPS_PER_RECORD + 1) * (DROPS_RECORD_MAX + 24);
+    size_t n = DROP_CAP / DROPS_PER_RECORD + 1;
+    const struct ct_fskips *k = __atomic_load_n(&t->skip_tab,
+                                                __ATOMIC_RELAXED);
+    /* ct_filter_drops_into, called next for the same thread (end_other
+     * in thread.c, one thread at a time), writes no more skip entries
+     * than the slots filled now. */
+    sized_skips = k ? __atomic_load_n(&k->filled, __ATOMIC_RELAXED) : 0;
+    n += sized_skips / DROPS_PER_RECORD + 1;
+    return n * (DROPS_RECORD_MAX + 24);
 }
 
 void ct_filter_drops_into(const struct ct_thread *from, struct ct_thread *to)
@@ -573,13 +628,23 @@ void ct_filter_drops_into(const struct ct_thread *from, struct ct_thread *to)
         return;
     /* Another thread's table, read while it may still run: a count it
      * adds meanwhile may be missed, never one made up. */
-    static struct fdrop copy[DROP_CAP];
+    static struct ct_fdrop copy[DROP_CAP];
     memcpy(copy, f->drops, sizeof copy);
     uint8_t buf[DROPS_RECORD_MAX];
     uint32_t i = 0;
     size_t len;
     while ((len = encode_drops(buf, f->gen, copy, DROP_CAP, &i)) != 0)
         put_ext_now(to, CT_EXT_FILTER_DROPS, buf, len);
+    const struct ct_fskips *k = __atomic_load_n(&from->skip_tab,
+                                                __ATOMIC_RELAXED);
+    i = 0;
+    for (uint32_t left = sized_skips; k && left; left -= DROPS_PER_RECORD) {
+        if ((len = encode_skips(buf, f->gen, k, f->skipped, &i)) == 0)
+            break;
+        put_ext_now(to, CT_EXT_FILTER_DROPS, buf, len);
+        if (left <= DROPS_PER_RECORD)
+            break;
+    }
 }
 
 /* --------------------------------------------------------------- frames */
@@ -826,6 +891,14 @@ int ct_filter_enter(struct ct_thread *t, uintptr_t fn, uintptr_t site,
         new_generation(t, f, s);
     if (__atomic_load_n(&spec_written, __ATOMIC_RELAXED) < s->gen)
         tell_rules(t, f, s);
+    /* The skip table of these rules counts into this drops table. */
+    const struct ct_fskips *k = s->fast ? s->fast->skips : NULL;
+    if (t->skip_tab != k) {
+        flush_skips(t, f);
+        t->skip_counts = f->skipped;
+        t->skip_state = f->state;
+        t->skip_tab = k;
+    }
     f->saved[d] = f->sc;
     f->state[d] = FS_HIDDEN;
     if (off) {
@@ -948,12 +1021,16 @@ void ct_filter_after_fork(struct ct_thread *self)
     struct fthread *f = self ? self->filter : NULL;
     if (f) {
         memset(f->drops, 0, sizeof f->drops);
+        memset(f->skipped, 0, sizeof f->skipped);
         f->ndrops = 0;
     }
 }
 
 void ct_filter_thread_release(struct ct_thread *t)
 {
+    t->skip_tab = NULL;
+    t->skip_counts = NULL;
+    t->skip_state = NULL;
     if (t->filter)
         munmap(t->filter, sizeof(struct fthread));
     t->filter = NULL;

@@ -24,6 +24,7 @@
 #include "preload/filters/filter_state.h"
 
 struct ct_ffast *ct_ffast;
+struct ct_fskips *ct_fskips;
 uint32_t ct_filter_flags;
 
 /* ------------------------------------------------------------- tables */
@@ -76,6 +77,46 @@ static int add_object(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
+/* Rules that only exclude: an excluded call's fate needs no scope and no
+ * level, so the skip table may settle it. */
+static int only_excludes(const struct ct_fspec *sp)
+{
+    if (sp->have_include || sp->have_on || sp->have_acts || sp->depth ||
+        sp->min_ns)
+        return 0;
+    for (uint32_t i = 0; i < sp->nrules; i++)
+        if (ct_frule_is_trigger(&sp->rules[i]))
+            return 0;
+    return 1;
+}
+
+/* fn's slot in the skip table for class c.  A slot taken by another
+ * function leaves fn to the class table.  A function whose class changes
+ * while it has a slot (a second name of it scanned later) ends the
+ * table's use: threads may hold counts made under that slot. */
+static void put_skip(struct ct_ffast *ff, uintptr_t fn, uint8_t c)
+{
+    struct ct_fskip *e = &ff->skips->slot[ct_fskip_index(fn)];
+    int excluded = c != FC_PLAIN && c < FC_INC;
+    uint32_t reason = CT_DROP_EXCLUDED | (uint32_t)(c - 1) << 3;
+    if (e->fn == fn) {
+        if (!excluded || e->reason != reason)
+            ff->skips = NULL;
+        return;
+    }
+    if (!excluded)
+        return;
+    if (e->fn) {
+        /* fn goes the class table's way: a miss no longer says "kept" */
+        __atomic_store_n(&ff->skips->complete, 0, __ATOMIC_RELAXED);
+        return;
+    }
+    e->reason = reason;
+    __atomic_store_n(&e->fn, fn, __ATOMIC_RELEASE);
+    __atomic_store_n(&ff->skips->filled, ff->skips->filled + 1,
+                     __ATOMIC_RELAXED);
+}
+
 static void put_class(void *arg, uintptr_t fn, uint32_t v)
 {
     const struct adding *a = arg;
@@ -84,6 +125,8 @@ static void put_class(void *arg, uintptr_t fn, uint32_t v)
         if (fn - a->ff->obj[i].lo < a->ff->obj[i].hi - a->ff->obj[i].lo)
             __atomic_store_n(&a->ff->obj[i].cls[fn - a->ff->obj[i].lo], c,
                              __ATOMIC_RELAXED);
+    if (a->ff->skips)
+        put_skip(a->ff, fn, c);
 }
 
 struct ct_ffast *ct_ffast_update(struct ct_ffast *ff, const struct ct_fspec *sp,
@@ -103,6 +146,8 @@ struct ct_ffast *ct_ffast_update(struct ct_ffast *ff, const struct ct_fspec *sp,
         ff->gen = gen;
         ff->have_include = (uint32_t)sp->have_include;
         ff->depth = sp->depth;
+        if (only_excludes(sp) && (ff->skips = map_zero(sizeof *ff->skips)))
+            ff->skips->complete = 1;
     }
     struct adding a = {ff, ff->nobj};
     dl_iterate_phdr(add_object, &a);
@@ -175,6 +220,25 @@ write_entry(struct ct_thread *t, struct fthread *f, uintptr_t fn,
     fast_done(t);
 }
 
+/* The exit of a skipped call above frames the hooks' shadow stack does
+ * not hold, which ct_fskip_exit leaves here: the top frame is looked up
+ * where the deeper levels are kept.  Past them no frame says which
+ * function it is, and a skipped function has none (its calls there are
+ * skipped too). */
+static int skip_exit_deep(const struct ct_thread *t, uintptr_t fn)
+{
+    const struct ct_fskips *k = __atomic_load_n(&ct_fskips, __ATOMIC_ACQUIRE);
+    if (!k || __atomic_load_n(&k->slot[ct_fskip_index(fn)].fn,
+                              __ATOMIC_ACQUIRE) != fn)
+        return 0;
+    uint32_t d = t->depth;
+    if (t->busy || d <= CT_HOT_DEPTH)
+        return 0;
+    return d > ct_frames_kept(t) || ct_frame_fn(t, d - 1) != fn;
+}
+
+/* The class table's way: a byte per function and the thread's scope
+ * (the hooks looked at the skip table already, hot.c). */
 void ct_filter_fast_enter(uintptr_t fn, uintptr_t site, uintptr_t sp)
 {
     struct ct_thread *t = ct_self;
@@ -220,6 +284,8 @@ slow:
 void ct_filter_fast_exit(uintptr_t fn, uintptr_t site)
 {
     struct ct_thread *t = ct_self;
+    if (t && t->depth > CT_HOT_DEPTH && skip_exit_deep(t, fn))
+        return;
     if (ct_unlikely(!t || !fast_gate(t)))
         goto slow;
     t->busy = 1;

@@ -17,6 +17,7 @@
 #include <stdint.h>
 
 #include "preload/filters/filter.h"
+#include "preload/filters/filter_skip.h"
 #include "preload/tracer.h"
 
 #pragma GCC visibility push(hidden)
@@ -27,15 +28,17 @@
 #define FS_PENDING 2
 /* Entered by the fast path: written or hidden as t->hidden says; it did
  * not change the scope, so its end restores none. */
-#define FS_FAST    3
+#define FS_FAST    CT_FS_FAST  /* (filter_skip.h) */
 
 #define DROP_CAP 256u
 
-struct fdrop {
+/* A count of calls of fn left out for reason. */
+struct ct_fdrop {
     uintptr_t fn;
     uint32_t reason;
     uint64_t count;
 };
+
 
 /* What a frame's triggers change for its callees, restored when it
  * ends.  Zero is "nothing in force". */
@@ -53,7 +56,9 @@ struct fthread {
     struct fscope sc;
     uint32_t npending;
     uint32_t ndrops;
-    struct fdrop drops[DROP_CAP];
+    struct ct_fdrop drops[DROP_CAP];
+    uint64_t skipped[CT_FSKIP_SLOTS];  /* t->skip_counts: calls left out by
+                                          the skip table t->skip_tab     */
     uint8_t state[CT_MAX_DEPTH];
     uint8_t fl[CT_MAX_DEPTH];
     uint32_t why[CT_MAX_DEPTH];     /* a pending frame's reason if dropped */
@@ -100,6 +105,7 @@ struct ct_ffast {
     uint32_t depth;         /* depth=N, 0 = none                          */
     uint32_t nobj;          /* objects published (release)                */
     struct ct_ffobj obj[CT_FFAST_OBJS];
+    struct ct_fskips *skips; /* its skip table, or NULL (filter_skip.h)   */
 };
 
 extern struct ct_ffast *ct_ffast;
@@ -171,7 +177,7 @@ static inline int ct_ffast_decide(const struct ct_ffast *ff, uint8_t c,
 static inline uint64_t *ct_fdrop_slot(struct fthread *f, uintptr_t fn,
                                       uint32_t reason)
 {
-    struct fdrop *e = &f->drops[(ct_fhash_addr(fn) ^ reason) & (DROP_CAP - 1)];
+    struct ct_fdrop *e = &f->drops[(ct_fhash_addr(fn) ^ reason) & (DROP_CAP - 1)];
     return e->fn == fn && e->reason == reason && e->count ? &e->count : NULL;
 }
 

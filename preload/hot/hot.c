@@ -25,6 +25,7 @@
  * registers and sets up no frame.
  */
 #include "preload/tracer.h"
+#include "preload/filters/filter_skip.h"
 
 __thread struct ct_thread *ct_self __attribute__((tls_model("initial-exec")));
 
@@ -64,17 +65,60 @@ hook_clock(enum hook_kind kind)
  * busy is set (ct_thread_region, the one slow path a handler may run
  * without looking at busy, leaves them alone). */
 static inline __attribute__((always_inline)) void
-hook_done(struct ct_thread *t, enum hook_kind kind)
+hook_done(struct ct_thread *t, enum hook_kind kind, uint32_t stop)
 {
     ct_signal_fence();
     if (kind != HOOK_MONO)
-        t->gate = 0;
+        t->gate = stop;
     else
         t->busy = 0;
 }
 
 static void CT_COLD enter_other(void *fn, void *site, uintptr_t sp);
 static void CT_COLD exit_other(void *fn, void *site);
+static void enter_kept(struct ct_thread *t, void *fn, void *site,
+                       uintptr_t sp);
+static void CT_COLD exit_filtered(void *fn, void *site);
+
+/* The ENTRY record and the frame, once the gate let the event through
+ * (busy not yet set); the thread's stop bits were `stop` and stay so.
+ * 0, or -1 (busy clear again) for what only the slow path does. */
+static inline __attribute__((always_inline)) int
+enter_record(struct ct_thread *t, void *fn, void *site, uintptr_t sp,
+             enum hook_kind kind, uint32_t stop)
+{
+    t->busy = 1;
+    ct_signal_fence();
+    uint8_t *p = t->pos;
+    uint32_t d = t->depth;
+    /* A callee's stack pointer is never above its caller's: when it is,
+     * the top frame is gone (unwound by an exception's cleanup, or left by
+     * a jump no wrapper saw), and the slow path ends it.  Stored inverted,
+     * so the empty stack's slot (zero) never compares above. */
+    if (ct_unlikely(p >= t->end || d >= CT_HOT_DEPTH ||
+                    t->sp_not[d] > ~CALLER_SP(kind, sp))) {
+        t->busy = 0;
+        return -1;
+    }
+    uint64_t now = hook_clock(kind);
+    uint64_t prev = t->prev_ticks;
+    if (ct_unlikely(now < prev))  /* TSC of another core lagging a little */
+        now = prev;
+    p = ct_enc_entry(p, now - prev, (uintptr_t)fn, t->prev_fn,
+                     (uintptr_t)site, t->prev_site);
+    /* Read again rather than kept in a register through the encoding,
+     * which would cost the hook two saved registers. */
+    d = *(volatile uint32_t *)&t->depth;
+    t->stack[d] = (uintptr_t)fn;
+    t->sp_not[d + 1] = ~CALLER_SP(kind, sp);
+    t->depth = d + 1;
+    t->prev_ticks = now;
+    t->prev_fn = (uintptr_t)fn;
+    t->prev_site = (uintptr_t)site;
+    t->pos = p;
+    hook_done(t, kind, stop);
+    return 0;
+}
 
 static inline __attribute__((always_inline)) void
 hook_enter(void *fn, void *site, uintptr_t sp, enum hook_kind kind)
@@ -94,39 +138,20 @@ hook_enter(void *fn, void *site, uintptr_t sp, enum hook_kind kind)
             t->blind++;
             return;
         }
+        /* Under rules that only exclude (filter_skip.h): a call left out
+         * is counted, and one kept is written as below. */
+        int how = ct_fskip_enter(t, (uintptr_t)fn, w, IGNORED_STOP(kind));
+        if (how == CT_FSKIP_DONE)
+            return;
+        if (how == CT_FSKIP_KEEP && kind != HOOK_MONO) {
+            enter_kept(t, fn, site, CALLER_SP(kind, sp));
+            return;
+        }
         goto other;
     }
-    t->busy = 1;
-    ct_signal_fence();
-    uint8_t *p = t->pos;
-    uint32_t d = t->depth;
-    /* A callee's stack pointer is never above its caller's: when it is,
-     * the top frame is gone (unwound by an exception's cleanup, or left by
-     * a jump no wrapper saw), and the slow path ends it.  Stored inverted,
-     * so the empty stack's slot (zero) never compares above. */
-    if (ct_unlikely(p >= t->end || d >= CT_HOT_DEPTH ||
-                    t->sp_not[d] > ~CALLER_SP(kind, sp))) {
-        t->busy = 0;
-        goto slow;
-    }
-    uint64_t now = hook_clock(kind);
-    uint64_t prev = t->prev_ticks;
-    if (ct_unlikely(now < prev))  /* TSC of another core lagging a little */
-        now = prev;
-    p = ct_enc_entry(p, now - prev, (uintptr_t)fn, t->prev_fn,
-                     (uintptr_t)site, t->prev_site);
-    /* Read again rather than kept in a register through the encoding,
-     * which would cost the hook two saved registers. */
-    d = *(volatile uint32_t *)&t->depth;
-    t->stack[d] = (uintptr_t)fn;
-    t->sp_not[d + 1] = ~CALLER_SP(kind, sp);
-    t->depth = d + 1;
-    t->prev_ticks = now;
-    t->prev_fn = (uintptr_t)fn;
-    t->prev_site = (uintptr_t)site;
-    t->pos = p;
-    hook_done(t, kind);
-    return;
+    if (ct_likely(enter_record(t, fn, site, sp, kind, 0) == 0))
+        return;
+    goto slow;
 other:
     if (kind != HOOK_MONO) {
         enter_other(fn, site, CALLER_SP(kind, sp));
@@ -134,6 +159,33 @@ other:
     }
 slow:
     ct_enter_slow((uintptr_t)fn, (uintptr_t)site, CALLER_SP(kind, sp));
+}
+
+/* The EXIT record, as enter_record. */
+static inline __attribute__((always_inline)) int
+exit_record(struct ct_thread *t, void *fn, enum hook_kind kind, uint32_t stop)
+{
+    t->busy = 1;
+    ct_signal_fence();
+    uint8_t *p = t->pos;
+    uint32_t d = t->depth;
+    /* An exit that is not the top frame's (longjmp skipped frames), at
+     * depth 0 (d wraps) or deeper than the shadow stack is sorted out by
+     * the slow path. */
+    if (ct_unlikely(p >= t->end || d - 1 >= CT_HOT_DEPTH ||
+                    t->stack[(uintptr_t)d - 1] != (uintptr_t)fn)) {
+        t->busy = 0;
+        return -1;
+    }
+    uint64_t now = hook_clock(kind);
+    uint64_t prev = t->prev_ticks;
+    if (ct_unlikely(now < prev))
+        now = prev;
+    t->pos = ct_enc_exit(p, now - prev);
+    t->depth = d - 1;
+    t->prev_ticks = now;
+    hook_done(t, kind, stop);
+    return 0;
 }
 
 static inline __attribute__((always_inline)) void
@@ -150,29 +202,15 @@ hook_exit(void *fn, void *site, enum hook_kind kind)
             t->blind--;  /* the return of a frame only counted */
             return;
         }
+        if (kind != HOOK_MONO) {
+            exit_filtered(fn, site);
+            return;
+        }
         goto other;
     }
-    t->busy = 1;
-    ct_signal_fence();
-    uint8_t *p = t->pos;
-    uint32_t d = t->depth;
-    /* An exit that is not the top frame's (longjmp skipped frames), at
-     * depth 0 (d wraps) or deeper than the shadow stack is sorted out by
-     * the slow path. */
-    if (ct_unlikely(p >= t->end || d - 1 >= CT_HOT_DEPTH ||
-                    t->stack[(uintptr_t)d - 1] != (uintptr_t)fn)) {
-        t->busy = 0;
-        goto slow;
-    }
-    uint64_t now = hook_clock(kind);
-    uint64_t prev = t->prev_ticks;
-    if (ct_unlikely(now < prev))
-        now = prev;
-    t->pos = ct_enc_exit(p, now - prev);
-    t->depth = d - 1;
-    t->prev_ticks = now;
-    hook_done(t, kind);
-    return;
+    if (ct_likely(exit_record(t, fn, kind, 0) == 0))
+        return;
+    goto slow;
 other:
     if (kind != HOOK_MONO) {
         exit_other(fn, site);
@@ -180,6 +218,33 @@ other:
     }
 slow:
     ct_exit_slow((uintptr_t)fn, (uintptr_t)site);
+}
+
+/* A call the skip table's rules keep (filter_skip.h), written as the fast
+ * path writes it with the rules' stop bit kept.  Out of the hooks, which
+ * would otherwise need a saved register on their own fast path. */
+static __attribute__((noinline)) void
+enter_kept(struct ct_thread *t, void *fn, void *site, uintptr_t sp)
+{
+    if (enter_record(t, fn, site, sp, HOOK_TSC_SP, CT_STOP_FILTER) != 0)
+        ct_enter_slow((uintptr_t)fn, (uintptr_t)site, sp);
+}
+
+/* The TSC hooks' exit when their test failed: the return of a call the
+ * skip table left out has nothing to undo; of one it kept, it is written
+ * as the fast path writes it, with the rules' stop bit kept.  Out of the
+ * hook, whose fast path would otherwise need more registers. */
+static CT_COLD void exit_filtered(void *fn, void *site)
+{
+    struct ct_thread *t = ct_self;
+    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
+    int how = ct_fskip_exit(t, (uintptr_t)fn, w, 0);
+    if (how == CT_FSKIP_DONE)
+        return;
+    if (how == CT_FSKIP_KEEP &&
+        exit_record(t, fn, HOOK_TSC, CT_STOP_FILTER) == 0)
+        return;
+    exit_other(fn, site);
 }
 
 /* The same hooks reading CLOCK_MONOTONIC: not leaves (clock_gettime is a

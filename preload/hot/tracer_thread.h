@@ -73,6 +73,8 @@ struct ct_cpu {
     uint64_t lost;          /* switch records lost, not yet told           */
 };
 
+struct ct_fskips;
+
 struct ct_thread {
     /* Hot path fields: one cache line. */
     uint8_t *pos;           /* next record goes here                        */
@@ -94,6 +96,11 @@ struct ct_thread {
         };
         uint64_t gate;
     };
+    /* The skip table (filters/filter_skip.h) whose calls this thread
+     * counts in skip_counts, a count per slot; NULL: none. */
+    const struct ct_fskips *skip_tab;
+    uint64_t *skip_counts;
+    uint8_t *skip_state;    /* the filters' frame states (filter.c)        */
 
     /* Slow path fields. */
     struct ct_block_header *blk;  /* current block, mapped, or NULL         */

@@ -4,7 +4,9 @@
  * many levels and scopes, whenever the fast path answers, the slow path
  * answers the same, with the same reason for a call left out.  The
  * tables say what the rules say of each function, and a set the fast
- * path cannot serve has no tables. */
+ * path cannot serve has no tables.  The skip table (filter_skip.h) is in
+ * force exactly under rules that only exclude, and names each function
+ * the slow path leaves out there, with the slow path's reason. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -140,6 +142,101 @@ static void compare_all(const char *spec, struct tally *n)
     }
 }
 
+/* Rules that only exclude: every item "-NAME". */
+static int only_excludes(const char *spec)
+{
+    for (const char *p = spec; *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : "")
+        if (*p != '-')
+            return 0;
+    return *spec != 0;
+}
+
+/* The skip table against the slow path: under rules that only exclude,
+ * a function has its slot exactly when the slow path leaves it out, at
+ * any level, and the slot's reason is the slow path's. */
+static void compare_skips(const char *spec, unsigned *slots)
+{
+    const struct ct_fskips *k = ct_fskips;
+    if (!only_excludes(spec)) {
+        if (k)
+            fail_msg("'%s': a skip table for rules that do not only exclude",
+                     spec);
+        return;
+    }
+    if (!k)
+        fail_msg("'%s': no skip table", spec);
+    for (size_t i = 0; i < NFNS; i++) {
+        uintptr_t fn = (uintptr_t)fns[i];
+        const struct ct_fskip *e = &k->slot[ct_fskip_index(fn)];
+        for (uint32_t d = 0; d < 9; d++) {
+            struct fscope sc;
+            memset(&sc, 0, sizeof sc);
+            uint32_t flags = 0, rs = ~0u;
+            int slow = ct_filter_slow_decision(fn, d, &sc, 1, 0, &flags, &rs);
+            if ((e->fn == fn) != (slow == FAST_DROP) ||
+                (e->fn == fn && e->reason != rs))
+                fail_msg("'%s': fn #%zu at level %u: slot %s (reason %#x), "
+                         "slow %d reason %#x", spec, i, d,
+                         e->fn == fn ? "taken" : "not taken", e->reason,
+                         slow, rs);
+        }
+        if (e->fn == fn)
+            (*slots)++;
+    }
+}
+
+/* A fake function address whose skip slot is that of x. */
+static uintptr_t same_slot(uintptr_t x)
+{
+    for (uintptr_t y = x + 16;; y += 16)
+        if (ct_fskip_index(y) == ct_fskip_index(x))
+            return y;
+}
+
+static void test_skip_table(void **state)
+{
+    (void)state;
+    char err[256];
+    assert_int_equal(reload("-lex_*,-parse_one", err, sizeof err), 0);
+    const struct ct_fskips *k = ct_fskips;
+    assert_non_null(k);
+    const struct ct_fskip *a = &k->slot[ct_fskip_index((uintptr_t)lex_a)];
+    const struct ct_fskip *p = &k->slot[ct_fskip_index((uintptr_t)parse_one)];
+    assert_true(a->fn == (uintptr_t)lex_a);
+    assert_int_equal(a->reason, CT_DROP_EXCLUDED | 0u << 3);
+    assert_true(p->fn == (uintptr_t)parse_one);
+    assert_int_equal(p->reason, CT_DROP_EXCLUDED | 1u << 3);
+    assert_true(k->slot[ct_fskip_index((uintptr_t)plain_one)].fn !=
+                (uintptr_t)plain_one);
+    /* Every excluded function has its slot: a miss says "kept". */
+    assert_int_equal(k->complete, 1);
+    /* Two excluded functions for one slot: the first keeps it, the other
+     * goes the class table's way, and a miss no longer says "kept". */
+    uintptr_t x = 0x40000000, y = same_slot(x);
+    const char *const two[] = {"lex_x", "lex_y"};
+    const uintptr_t at[] = {x, y};
+    ct_filter_add_names(two, at, 2);
+    assert_ptr_equal(ct_fskips, k);
+    assert_true(k->slot[ct_fskip_index(x)].fn == x);
+    assert_int_equal(k->complete, 0);
+    /* A function named again, now for another rule: the counts a thread
+     * made under its slot would name the wrong rule, so the table goes. */
+    const char *const again[] = {"parse_one"};
+    ct_filter_add_names(again, &x, 1);
+    assert_null(ct_fskips);
+    /* Rules that do more than exclude have none. */
+    static const char *const more[] = {"-lex_*,depth=3", "-lex_*,parse_*",
+                                       "-lex_*,f_beta:notrace",
+                                       "-lex_*,f_eps:off", "-lex_*,min=1us"};
+    for (size_t i = 0; i < sizeof more / sizeof *more; i++) {
+        assert_int_equal(reload(more[i], err, sizeof err), 0);
+        if (ct_fskips)
+            fail_msg("'%s': a skip table", more[i]);
+    }
+    assert_int_equal(reload("", err, sizeof err), 0);
+    assert_null(ct_fskips);
+}
+
 static void test_classes(void **state)
 {
     (void)state;
@@ -166,6 +263,7 @@ static void test_fast_is_slow(void **state)
 {
     (void)state;
     struct tally n = {0, 0, 0};
+    unsigned slots = 0;
     char spec[512], err[256];
     for (int set = 0; set < 150; set++) {
         size_t len = 0;
@@ -185,11 +283,13 @@ static void test_fast_is_slow(void **state)
         if (!ct_ffast)
             fail_msg("'%s': no tables", spec);
         compare_all(spec, &n);
+        compare_skips(spec, &slots);
     }
     ct_filter_reload("", err, sizeof err);
     /* Not vacuous: both answers were compared many times. */
     assert_true(n.writes > 1000);
     assert_true(n.drops > 1000);
+    assert_true(slots > 10);
 }
 
 int main(void)
@@ -197,6 +297,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_classes),
         cmocka_unit_test(test_fast_is_slow),
+        cmocka_unit_test(test_skip_table),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

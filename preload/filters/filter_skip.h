@@ -1,0 +1,136 @@
+/*
+ * The skip table: a call that record-time rules leave out, settled in the
+ * hooks' own branch for it (hot.c) with one look at a table, without the
+ * hops to the slow path.  filter_fast.c builds the table; hot.c and
+ * filter_fast.c read it.
+ *
+ * It is in force only under rules that do nothing but exclude functions
+ * (no include, trigger, depth or duration: ct_fskips is NULL otherwise).
+ * There an excluded function's call is left out whatever the thread's
+ * scope, and its frame matters to no decision, as none looks at levels.
+ * So the call is only counted, per thread and slot, and the counts go
+ * into the trace beside the slow path's; nothing goes on the shadow
+ * stack, so its exit has nothing to undo.
+ *
+ * One slot per function, found from its address; a function whose slot
+ * another took goes the slow path's way, which gives the same answer.  A
+ * slot's fn is stored last (release), after what it says, and never
+ * changes after: counts made under a slot always name its function.
+ */
+#ifndef CT_FILTER_SKIP_H
+#define CT_FILTER_SKIP_H
+#include <stdint.h>
+#include "preload/tracer.h"
+
+#pragma GCC visibility push(hidden)
+
+#define CT_FSKIP_SLOTS 4096u
+struct ct_fskip {
+    uintptr_t fn;           /* 0: empty                                   */
+    uint32_t reason;        /* CT_DROP_EXCLUDED | rule << 3               */
+};
+struct ct_fskips {
+    uint32_t filled;        /* slots taken                                */
+    uint32_t complete;      /* every excluded function has its slot       */
+    struct ct_fskip slot[CT_FSKIP_SLOTS];
+};
+/* The table of the rules in force, or NULL.  A table is never freed: a
+ * thread may be reading it. */
+extern struct ct_fskips *ct_fskips;
+
+static inline size_t ct_fskip_index(uintptr_t fn)
+{
+    return ((fn >> 4) ^ (fn >> 16)) & (CT_FSKIP_SLOTS - 1);
+}
+
+/* Stop bits under which a call may be skipped: rules in force, hidden
+ * frames (which a skipped call leaves as they are), and the
+ * CLOCK_MONOTONIC clock (which it does not read). */
+#define CT_FSKIP_STOP                                                    \
+    ((uint64_t)(CT_STOP_FILTER | CT_STOP_HIDDEN | CT_STOP_MONO))
+
+/* What the hooks do with an event under the skip table. */
+#define CT_FSKIP_ASK  0     /* go on to the slow path                    */
+#define CT_FSKIP_DONE 1     /* left out and counted: nothing more        */
+#define CT_FSKIP_KEEP (-1)  /* kept: the hook writes it itself, keeping
+                               CT_STOP_FILTER in the thread's stop word  */
+
+/* filter_state.h's FS_FAST: a frame that changed no scope. */
+#define CT_FS_FAST 3u
+
+/*
+ * The entry of fn on thread t (global word w; ign: stop bits the calling
+ * hook lets through).  A function with a slot is left out: counted in
+ * t->skip_counts, a count per slot of the table t->skip_tab (filter.c sets
+ * both when the thread comes under that table's rules, and writes the
+ * counts into the trace with the slow path's own).  The add is made under
+ * the busy flag, so a handler cannot write and zero the counts between
+ * the test and the add; the gate found is stored back whole, as hot.c's
+ * hook_done does.  Any other function is kept when the table holds every
+ * excluded one: its frame marked as the fast path's (t->skip_state), so
+ * that no path ends it as a frame with a scope to restore.
+ */
+static inline __attribute__((always_inline)) int
+ct_fskip_enter(struct ct_thread *t, uintptr_t fn, uint64_t w, uint32_t ign)
+{
+    const struct ct_fskips *k = __atomic_load_n(&ct_fskips, __ATOMIC_ACQUIRE);
+    if (!k)
+        return CT_FSKIP_ASK;
+    size_t i = ct_fskip_index(fn);
+    uint64_t gate = t->gate;
+    if ((t->expect ^ w) != 0 || t->skip_tab != k)
+        return CT_FSKIP_ASK;
+    if (__atomic_load_n(&k->slot[i].fn, __ATOMIC_ACQUIRE) != fn) {
+        uint32_t d = t->depth;
+        if ((gate & ~(uint64_t)(CT_STOP_FILTER | ign)) != 0 ||
+            !__atomic_load_n(&k->complete, __ATOMIC_RELAXED) ||
+            d >= CT_HOT_DEPTH)
+            return CT_FSKIP_ASK;
+        t->skip_state[d] = CT_FS_FAST;
+        return CT_FSKIP_KEEP;
+    }
+    if ((gate & ~CT_FSKIP_STOP) != 0)
+        return CT_FSKIP_ASK;
+    t->busy = 1;
+    ct_signal_fence();
+    /* Relaxed: the exiting thread may read it (ct_filter_drops_into). */
+    __atomic_store_n(&t->skip_counts[i],
+                     __atomic_load_n(&t->skip_counts[i], __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+    ct_signal_fence();
+    t->gate = gate;
+    return CT_FSKIP_DONE;
+}
+
+/*
+ * The exit of fn on thread t.  Of a function with a slot: nothing to
+ * undo, unless the top frame is fn's own (entered before the rules, or
+ * left out the slow path's way), which the slow path ends, or a handler
+ * interrupted the tracer (busy), whose events the slow path drops and
+ * counts, entries and exits alike.  Frames deeper than the hooks' shadow
+ * stack are filter_fast.c's to look at.  Of any other function, when the
+ * table holds every excluded one: kept, as ct_fskip_enter.
+ */
+static inline __attribute__((always_inline)) int
+ct_fskip_exit(const struct ct_thread *t, uintptr_t fn, uint64_t w,
+              uint32_t ign)
+{
+    const struct ct_fskips *k = __atomic_load_n(&ct_fskips, __ATOMIC_ACQUIRE);
+    if (!k)
+        return CT_FSKIP_ASK;
+    uint32_t d = t->depth;
+    if (__atomic_load_n(&k->slot[ct_fskip_index(fn)].fn, __ATOMIC_ACQUIRE) !=
+        fn) {
+        if (((t->gate & ~(uint64_t)(CT_STOP_FILTER | ign)) |
+             (t->expect ^ w)) != 0 ||
+            t->skip_tab != k || !__atomic_load_n(&k->complete, __ATOMIC_RELAXED))
+            return CT_FSKIP_ASK;
+        return CT_FSKIP_KEEP;
+    }
+    return !t->busy && d <= CT_HOT_DEPTH && !(d && t->stack[d - 1] == fn)
+               ? CT_FSKIP_DONE
+               : CT_FSKIP_ASK;
+}
+
+#pragma GCC visibility pop
+#endif
