@@ -78,10 +78,15 @@ static int tsc_readable(void)
     return 1;
 }
 
+/* As ct_mono_ns: a forked child of a program that turned the TSC off
+ * writes its new trace's header with it, and the vDSO would fault. */
 uint64_t ct_realtime_ns(void)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
+    if (ct_unlikely(ct_tsc_off))
+        ct_rsys(SYS_clock_gettime, CLOCK_REALTIME, (long)&ts, 0, 0, 0, 0);
+    else
+        clock_gettime(CLOCK_REALTIME, &ts);
     return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 

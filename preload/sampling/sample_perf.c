@@ -248,10 +248,10 @@ static uint64_t jittered(uint64_t interval_ns)
     static _Atomic uint64_t seed;
     uint64_t sd = atomic_load(&seed);
     if (!sd) {
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        sd = ((uint64_t)ts.tv_nsec << 20) ^ (uint64_t)ts.tv_sec ^
-             ((uint64_t)getpid() << 40) ^ 1;
+        /* ct_mono_ns: by system call once the program turned the TSC
+         * off, where the vDSO would fault */
+        uint64_t ns = ct_mono_ns();
+        sd = (ns << 20) ^ (ns / 1000000000u) ^ ((uint64_t)getpid() << 40) ^ 1;
         atomic_store(&seed, sd);
     }
     uint64_t z = sd + 0x9e3779b97f4a7c15ull * (atomic_fetch_add(&counter, 1) + 1);
