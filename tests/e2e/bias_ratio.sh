@@ -9,25 +9,46 @@
 # copies of the same code (raw, the parent's is 2-3 times it).
 . "$(dirname "$0")/lib.sh"
 build_traced "$T/bc" "$PROGRAMS/bias_costs.c" -O2
-run_traced "$T/b.raw" "$T/bc" > "$T/truth" || fail "bias_costs failed"
-cpu=--cpu
-"$REPORT_SAN" -p -b --cpu "$T/b.raw" > /dev/null 2>&1 || cpu=
-"$REPORT_SAN" -p -b $cpu --subtract-bias "$T/b.raw" > "$T/sub" ||
-    fail "report --subtract-bias failed"
-has -E '^ Bias: subtracted, [0-9.]+ ns per call \([0-9.]+ inside the call, [0-9.]+ in its caller; spread [0-9.]+\)' "$T/sub" ||
-    fail "no split bias in the summary: $(grep Bias "$T/sub")"
 # flat profile: %time cumulative self calls self/call total/call name
 field() { awk -v n="$1" -v f="$2" '$7 == n && $4 ~ /^[0-9]+$/ {print $f}' "$T/sub"; }
 truth() { awk -v n="$1" '$1 == n {print $2}' "$T/truth"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 1e9 }'; }
 within() { awk -v r="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(r >= lo && r <= hi) }'; }
-expect_eq "leaf calls" 200000 "$(field t_leaf 4)"
-r=$(ratio "$(field t_parent 3)" "$(field t_leaf 3)")
-within "$r" 0 1 ||
-    fail "parent's self is $r of its leaf's: the callers' share of the hooks stayed in it"
-for f in parent heavy; do
-    r=$(ratio "$(field t_$f 6)" "$(truth $f)")
-    within "$r" 0.25 4 ||
-        fail "$f: total per call $(field t_$f 6) ns with the bias off, untraced $(truth $f) ns ($r)"
+# attempt: one traced run and its checks; 0, or 1 with the reason in $why.
+# The calibration is taken at start and the truth beside the traced calls:
+# on a virtual machine whose speed changes from one moment to the next (a
+# neighbour's load counts as the program's CPU time), one run can see its
+# hooks cost twice what the calibration saw.  So the checks may take up to
+# three runs; a subtraction that leaves the callers' share in, or takes
+# off the wrong amount, fails all three.
+attempt() {
+    rm -f "$T"/b.raw*
+    run_traced "$T/b.raw" "$T/bc" > "$T/truth" || fail "bias_costs failed"
+    cpu=--cpu
+    "$REPORT_SAN" -p -b --cpu "$T/b.raw" > /dev/null 2>&1 || cpu=
+    "$REPORT_SAN" -p -b $cpu --subtract-bias "$T/b.raw" > "$T/sub" ||
+        fail "report --subtract-bias failed"
+    has -E '^ Bias: subtracted, [0-9.]+ ns per call \([0-9.]+ inside the call, [0-9.]+ in its caller; spread [0-9.]+\)' "$T/sub" ||
+        fail "no split bias in the summary: $(grep Bias "$T/sub")"
+    expect_eq "leaf calls" 200000 "$(field t_leaf 4)"
+    r=$(ratio "$(field t_parent 3)" "$(field t_leaf 3)")
+    if ! within "$r" 0 1; then
+        why="parent's self is $r of its leaf's: the callers' share of the hooks stayed in it"
+        return 1
+    fi
+    for f in parent heavy; do
+        r=$(ratio "$(field t_$f 6)" "$(truth $f)")
+        if ! within "$r" 0.25 4; then
+            why="$f: total per call $(field t_$f 6) ns with the bias off, untraced $(truth $f) ns ($r)"
+            return 1
+        fi
+    done
+    return 0
+}
+ok=0
+for try in 1 2 3; do
+    if attempt; then ok=1; break; fi
+    echo "run $try: $why"
 done
+[ $ok = 1 ] || fail "$why (three runs)"
 echo "bias off: parent/leaf self $(ratio "$(field t_parent 3)" "$(field t_leaf 3)"), parent $(ratio "$(field t_parent 6)" "$(truth parent)"), heavy $(ratio "$(field t_heavy 6)" "$(truth heavy)") of untraced"
