@@ -132,5 +132,11 @@ ct_fskip_exit(const struct ct_thread *t, uintptr_t fn, uint64_t w,
                : CT_FSKIP_ASK;
 }
 
+/* The filters' class table (filter_fast.c), which the hooks go to when
+ * the skip table cannot settle a call under rules in force; it goes on to
+ * the slow path itself. */
+void ct_filter_fast_enter(uintptr_t fn, uintptr_t site, uintptr_t sp);
+void ct_filter_fast_exit(uintptr_t fn, uintptr_t site);
+
 #pragma GCC visibility pop
 #endif

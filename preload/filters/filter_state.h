@@ -196,8 +196,6 @@ struct ct_ffast *ct_ffast_update(struct ct_ffast *ff, const struct ct_fspec *sp,
 /* The fast hooks (filter_fast.c), which thread.c's slow paths call
  * first while ct_ffast is set, and those slow paths proper, which the
  * fast hooks fall back to. */
-void ct_filter_fast_enter(uintptr_t fn, uintptr_t site, uintptr_t sp);
-void ct_filter_fast_exit(uintptr_t fn, uintptr_t site);
 void ct_enter_slow_full(uintptr_t fn, uintptr_t site, uintptr_t sp) CT_COLD;
 void ct_exit_slow_full(uintptr_t fn, uintptr_t site) CT_COLD;
 

@@ -147,6 +147,13 @@ hook_enter(void *fn, void *site, uintptr_t sp, enum hook_kind kind)
             enter_kept(t, fn, site, CALLER_SP(kind, sp));
             return;
         }
+        /* Other rules: the filters' class table, straight away. */
+        if (kind != HOOK_MONO &&
+            (t->stop & ~(uint32_t)CT_STOP_HIDDEN) == CT_STOP_FILTER) {
+            ct_filter_fast_enter((uintptr_t)fn, (uintptr_t)site,
+                                 CALLER_SP(kind, sp));
+            return;
+        }
         goto other;
     }
     if (ct_likely(enter_record(t, fn, site, sp, kind, 0) == 0))
@@ -244,6 +251,10 @@ static CT_COLD void exit_filtered(void *fn, void *site)
     if (how == CT_FSKIP_KEEP &&
         exit_record(t, fn, HOOK_TSC, CT_STOP_FILTER) == 0)
         return;
+    if (t && (t->stop & ~(uint32_t)CT_STOP_HIDDEN) == CT_STOP_FILTER) {
+        ct_filter_fast_exit((uintptr_t)fn, (uintptr_t)site);
+        return;
+    }
     exit_other(fn, site);
 }
 
