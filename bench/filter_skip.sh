@@ -6,14 +6,16 @@
 # Three figures, each over empty hooks per call of the unfiltered run:
 #   unfiltered      no rule (the hot path)
 #   kept            CALLTRACE_FILTER=-no_such_function: every call kept
-#                   under a rule
+#                   under a rule (rules that only exclude: the skip table)
+#   kept under an include  CALLTRACE_FILTER=main@4096: every call kept,
+#                   the class table's way
 #   left out       CALLTRACE_FILTER=-fib: every fib call left out
 # and fib@LEVELS (the top levels kept, the rest left out) as a mix.  The
 # ratio kept/unfiltered is the cost of a kept call under a filter against
 # an unfiltered one.  Runs alternate, so a busy machine slows them alike;
 # each figure is the median of RUNS (min-max beside it).  With BASE the
 # same runs are made with that library too, in the same rounds.
-# A second table times the same three in the process (bench/hook_cost.c:
+# A second table times the same four in the process (bench/hook_cost.c:
 # a loop of calls, the fastest of 20 rounds, the best of RUNS runs),
 # which a loaded machine disturbs far less than CPU time.
 set -euo pipefail
@@ -34,6 +36,7 @@ a, b = 0, 1
 for _ in range($FIB_N + 1): a, b = b, a + b
 print(2 * a - 1 + 1)")
 names=("unfiltered|" "kept (-no_such_function)|CALLTRACE_FILTER=-no_such_function"
+       "kept under an include (main@4096)|CALLTRACE_FILTER=main@4096"
        "left out (-fib)|CALLTRACE_FILTER=-fib"
        "fib@$FIB_LEVELS|CALLTRACE_FILTER=fib@$FIB_LEVELS")
 libs=("$LIB")
@@ -75,6 +78,7 @@ done
 
 # In the process: ns per call, the best of RUNS runs of 20 rounds each.
 hc_names=("unfiltered|" "kept (-no_such_function)|CALLTRACE_FILTER=-no_such_function"
+          "kept under an include (main@4096)|CALLTRACE_FILTER=main@4096"
           "left out (-mid,-leaf)|CALLTRACE_FILTER=-mid,-leaf")
 declare -A best
 for ((r = 0; r < RUNS; r++)); do
