@@ -354,7 +354,11 @@ struct ct_thread *ct_thread_get(void)
     }
     making = 1;
     ct_signal_fence();
-    t = thread_create();
+    /* A handler that ran between the test of ct_self above and `making`
+     * made the state itself: that one is the thread's. */
+    t = ct_self;
+    if (!t)
+        t = thread_create();
     ct_signal_fence();
     making = 0;
     return t;
