@@ -10,12 +10,15 @@
  * scope, and its frame matters to no decision, as none looks at levels.
  * So the call is only counted, per thread and slot, and the counts go
  * into the trace beside the slow path's; nothing goes on the shadow
- * stack, so its exit has nothing to undo.
+ * stack, so its exit has nothing to undo.  While every excluded function
+ * has its slot, a function without one is kept, and the hook writes its
+ * call as its fast path does.
  *
  * One slot per function, found from its address; a function whose slot
- * another took goes the slow path's way, which gives the same answer.  A
- * slot's fn is stored last (release), after what it says, and never
- * changes after: counts made under a slot always name its function.
+ * another took goes the class table's way (filter_fast.c), which gives the
+ * same answer, and from then on so does every kept call.  A slot's fn is
+ * stored last (release), after what it says, and never changes after:
+ * counts made under a slot always name its function.
  */
 #ifndef CT_FILTER_SKIP_H
 #define CT_FILTER_SKIP_H
