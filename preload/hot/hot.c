@@ -23,6 +23,13 @@
  * The hooks are leaf functions: every call out of them (the slow path, the
  * CLOCK_MONOTONIC variant) is a tail call, so the fast path saves no
  * registers and sets up no frame.
+ *
+ * Under record-time rules that only exclude, the branch for a failed test
+ * settles the call without the slow path (filters/filter_skip.h): left
+ * out and counted, or kept and written by the same code as the fast
+ * path's, out of line (enter_kept, exit_filtered) so that the hooks keep
+ * their fast path's registers.  Under other rules it goes straight to
+ * the filters' class table.
  */
 #include "preload/tracer.h"
 #include "preload/filters/filter_skip.h"
