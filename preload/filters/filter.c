@@ -485,6 +485,15 @@ static void write_spec(struct ct_thread *t, struct fthread *f,
         put_ext_now(t, CT_EXT_FILTER_UNMATCHED, buf, len);
 }
 
+/* One entry of a FILTER_DROPS record. */
+static uint8_t *put_drop(uint8_t *p, uint32_t reason, uintptr_t fn,
+                         uint64_t count)
+{
+    p = ct_put_varint(p, reason);
+    p = ct_put_varint(p, fn);
+    return ct_put_varint(p, count);
+}
+
 /* Encodes up to DROPS_PER_RECORD entries from d[*i] on; 0 when done. */
 static size_t encode_drops(uint8_t *buf, uint64_t gen, const struct ct_fdrop *d,
                            uint32_t cap, uint32_t *i)
@@ -495,9 +504,7 @@ static size_t encode_drops(uint8_t *buf, uint64_t gen, const struct ct_fdrop *d,
     for (; *i < cap && n < DROPS_PER_RECORD; (*i)++) {
         if (!d[*i].count)
             continue;
-        p = ct_put_varint(p, d[*i].reason);
-        p = ct_put_varint(p, d[*i].fn);
-        p = ct_put_varint(p, d[*i].count);
+        p = put_drop(p, d[*i].reason, d[*i].fn, d[*i].count);
         n++;
     }
     *count_at = (uint8_t)n;  /* < 128: a one-byte varint */
@@ -519,9 +526,7 @@ static size_t encode_skips(uint8_t *buf, uint64_t gen,
         uint64_t count = __atomic_load_n(&c[*i], __ATOMIC_RELAXED);
         if (!count)
             continue;
-        p = ct_put_varint(p, k->slot[*i].reason);
-        p = ct_put_varint(p, k->slot[*i].fn);
-        p = ct_put_varint(p, count);
+        p = put_drop(p, k->slot[*i].reason, k->slot[*i].fn, count);
         n++;
     }
     *count_at = (uint8_t)n;
@@ -638,12 +643,11 @@ void ct_filter_drops_into(const struct ct_thread *from, struct ct_thread *to)
     const struct ct_fskips *k = __atomic_load_n(&from->skip_tab,
                                                 __ATOMIC_RELAXED);
     i = 0;
-    for (uint32_t left = sized_skips; k && left; left -= DROPS_PER_RECORD) {
+    uint32_t records = (sized_skips + DROPS_PER_RECORD - 1) / DROPS_PER_RECORD;
+    for (uint32_t r = 0; k && r < records; r++) {
         if ((len = encode_skips(buf, f->gen, k, f->skipped, &i)) == 0)
             break;
         put_ext_now(to, CT_EXT_FILTER_DROPS, buf, len);
-        if (left <= DROPS_PER_RECORD)
-            break;
     }
 }
 

@@ -221,19 +221,16 @@ write_entry(struct ct_thread *t, struct fthread *f, uintptr_t fn,
 }
 
 /* The exit of a skipped call above frames the hooks' shadow stack does
- * not hold, which ct_fskip_exit leaves here: the top frame is looked up
+ * not hold (t->depth > CT_HOT_DEPTH), which ct_fskip_exit leaves here: the top frame is looked up
  * where the deeper levels are kept.  Past them no frame says which
  * function it is, and a skipped function has none (its calls there are
  * skipped too). */
 static int skip_exit_deep(const struct ct_thread *t, uintptr_t fn)
 {
     const struct ct_fskips *k = __atomic_load_n(&ct_fskips, __ATOMIC_ACQUIRE);
-    if (!k || __atomic_load_n(&k->slot[ct_fskip_index(fn)].fn,
-                              __ATOMIC_ACQUIRE) != fn)
+    if (!k || !ct_fskip_holds(k, fn) || t->busy)
         return 0;
     uint32_t d = t->depth;
-    if (t->busy || d <= CT_HOT_DEPTH)
-        return 0;
     return d > ct_frames_kept(t) || ct_frame_fn(t, d - 1) != fn;
 }
 

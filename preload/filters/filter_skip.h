@@ -46,6 +46,13 @@ static inline size_t ct_fskip_index(uintptr_t fn)
     return ((fn >> 4) ^ (fn >> 16)) & (CT_FSKIP_SLOTS - 1);
 }
 
+/* Whether table k holds fn (its slot names it). */
+static inline int ct_fskip_holds(const struct ct_fskips *k, uintptr_t fn)
+{
+    return __atomic_load_n(&k->slot[ct_fskip_index(fn)].fn,
+                           __ATOMIC_ACQUIRE) == fn;
+}
+
 /* Stop bits under which a call may be skipped: rules in force, hidden
  * frames (which a skipped call leaves as they are), and the
  * CLOCK_MONOTONIC clock (which it does not read). */
@@ -83,7 +90,7 @@ ct_fskip_enter(struct ct_thread *t, uintptr_t fn, uint64_t w, uint32_t ign)
     uint64_t gate = t->gate;
     if ((t->expect ^ w) != 0 || t->skip_tab != k)
         return CT_FSKIP_ASK;
-    if (__atomic_load_n(&k->slot[i].fn, __ATOMIC_ACQUIRE) != fn) {
+    if (!ct_fskip_holds(k, fn)) {
         uint32_t d = t->depth;
         if ((gate & ~(uint64_t)(CT_STOP_FILTER | ign)) != 0 ||
             !__atomic_load_n(&k->complete, __ATOMIC_RELAXED) ||
@@ -122,8 +129,7 @@ ct_fskip_exit(const struct ct_thread *t, uintptr_t fn, uint64_t w,
     if (!k)
         return CT_FSKIP_ASK;
     uint32_t d = t->depth;
-    if (__atomic_load_n(&k->slot[ct_fskip_index(fn)].fn, __ATOMIC_ACQUIRE) !=
-        fn) {
+    if (!ct_fskip_holds(k, fn)) {
         if (((t->gate & ~(uint64_t)(CT_STOP_FILTER | ign)) |
              (t->expect ^ w)) != 0 ||
             t->skip_tab != k || !__atomic_load_n(&k->complete, __ATOMIC_RELAXED))

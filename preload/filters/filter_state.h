@@ -39,7 +39,6 @@ struct ct_fdrop {
     uint64_t count;
 };
 
-
 /* What a frame's triggers change for its callees, restored when it
  * ends.  Zero is "nothing in force". */
 struct fscope {
