@@ -246,27 +246,22 @@ static int signal_part(const char *arg)
     return ct_parse_signal(name);
 }
 
-/* The flight recorder's ring is whole blocks of --bufsize, at least
- * CT_FLIGHT_MIN_SLOTS of them (preload/file/flight.c): say so when that is not
- * the size asked for. */
+/* The flight recorder's ring is whole blocks, at least CT_FLIGHT_MIN_SLOTS
+ * of them (ct_flight_geometry): say so when that is not the size asked
+ * for. */
 static void flight_note(const struct ct_fe_record_opts *o)
 {
-    uint64_t slot = o->bufsize ? o->bufsize : CT_DEFAULT_BUFSIZE;
-    slot = ct_align_up(slot, CT_BLOCK_ALIGN);
-    if (slot < CT_FLIGHT_MIN_SLOT)
-        slot = CT_FLIGHT_MIN_SLOT;
-    uint64_t n = o->flight / slot;
-    if (n < CT_FLIGHT_MIN_SLOTS)
-        n = CT_FLIGHT_MIN_SLOTS;
+    uint32_t slot;
+    uint64_t n = ct_flight_geometry(
+        o->flight, o->bufsize ? o->bufsize : CT_DEFAULT_BUFSIZE, &slot);
     if (n * slot == o->flight)
         return;
     char want[32], got[32], block[32];
     ct_format_size(want, sizeof want, o->flight);
     ct_format_size(got, sizeof got, n * slot);
     ct_format_size(block, sizeof block, slot);
-    ct_fe_error("--flight=%s: the ring is %s, whole blocks of %s (the "
-                "block size, --bufsize), at least %u of them", want, got,
-                block, CT_FLIGHT_MIN_SLOTS);
+    ct_fe_error("--flight=%s: the ring is %s, whole blocks of %s, at least "
+                "%u of them", want, got, block, CT_FLIGHT_MIN_SLOTS);
 }
 
 int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
@@ -832,14 +827,10 @@ static uint64_t trace_cap(const struct ct_fe_record_opts *o)
         return o->limit;
     if (!o->flight)
         return 0;
-    uint64_t slot = ct_align_up(o->bufsize ? o->bufsize : CT_DEFAULT_BUFSIZE,
-                                CT_BLOCK_ALIGN);
-    if (slot < CT_FLIGHT_MIN_SLOT)
-        slot = CT_FLIGHT_MIN_SLOT;
-    uint64_t n = o->flight / slot;
-    if (n < CT_FLIGHT_MIN_SLOTS)
-        n = CT_FLIGHT_MIN_SLOTS;
-    return (n + 2) * slot + (4u << 20);
+    uint32_t slot;
+    uint64_t n = ct_flight_geometry(
+        o->flight, o->bufsize ? o->bufsize : CT_DEFAULT_BUFSIZE, &slot);
+    return (n + 2) * (uint64_t)slot + (4u << 20);
 }
 
 int ct_fe_record_run(struct ct_fe_record_opts *o, char **prog_argv)

@@ -225,6 +225,28 @@ static void load_flight(struct ct_config *c, ct_getenv_fn get,
         c->flight_signal = sig;
 }
 
+uint64_t ct_flight_geometry(uint64_t want, uint32_t bufsize, uint32_t *slot)
+{
+    uint64_t size = ct_align_up(bufsize, CT_BLOCK_ALIGN);
+    if (size < CT_FLIGHT_MIN_SLOT)
+        size = CT_FLIGHT_MIN_SLOT;
+    if (want / size < CT_FLIGHT_FEW_SLOTS) {
+        uint64_t few = want / CT_FLIGHT_FEW_SLOTS / CT_BLOCK_ALIGN *
+                       CT_BLOCK_ALIGN;
+        if (few < CT_FLIGHT_MIN_SLOT)
+            few = CT_FLIGHT_MIN_SLOT;
+        if (few < size)
+            size = few;
+    }
+    uint64_t n = want / size;
+    if (n < CT_FLIGHT_MIN_SLOTS)
+        n = CT_FLIGHT_MIN_SLOTS;
+    if (n > UINT32_MAX / 2)
+        n = UINT32_MAX / 2;
+    *slot = (uint32_t)size;
+    return n;
+}
+
 static void load_clock(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
 {
     const char *v = get("CALLTRACE_CLOCK");
@@ -388,4 +410,7 @@ void ct_config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
               c->output);
         c->flight = 0;
     }
+    /* The ring's blocks are its slots (flight.c). */
+    if (c->flight)
+        ct_flight_geometry(c->flight, c->bufsize, &c->bufsize);
 }

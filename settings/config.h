@@ -22,6 +22,10 @@
 #define CT_FLIGHT_MIN_SLOTS 4u
 /* Thread's first blocks are this small (thread.c); a slot holds one. */
 #define CT_FLIGHT_MIN_SLOT (64u << 10)
+/* A ring asked for has at least this many slots where slots of
+ * CT_FLIGHT_MIN_SLOT allow it: many threads each hold a slot, and a ring
+ * of a few big slots had none left for the thread that needed one. */
+#define CT_FLIGHT_FEW_SLOTS 16u
 /* CALLTRACE_LIBCALLS */
 #define CT_LIBCALLS_NONE 0
 #define CT_LIBCALLS_PLT 1     /* calls from instrumented objects (default) */
@@ -58,6 +62,14 @@ typedef const char *(*ct_getenv_fn)(const char *name);
 typedef void (*ct_warn_fn)(const char *line);
 
 void ct_config_defaults(struct ct_config *c);
+
+/* The flight recorder's ring for `want` bytes and blocks of `bufsize`:
+ * returns the number of slots and puts a slot's size in *slot.  A slot is
+ * bufsize, made smaller (not under CT_FLIGHT_MIN_SLOT) until the ring has
+ * CT_FLIGHT_FEW_SLOTS of them; there are never fewer than
+ * CT_FLIGHT_MIN_SLOTS, so a small ring may be larger than want.  The one
+ * rule of the tracer (flight.c) and of calltrace record's notes. */
+uint64_t ct_flight_geometry(uint64_t want, uint32_t bufsize, uint32_t *slot);
 /* Fills c from the environment; every bad value produces exactly one
  * warning line and falls back to the default. */
 void ct_config_load(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn);

@@ -564,8 +564,11 @@ static void *new_block(uint32_t size, int *limit_hit, int in_ring)
         return NULL;
     uint64_t off;
     if (in_ring && ct_flight_slots) {
-        if (ct_flight_reserve(size, &off) < 0)
+        int rc = ct_flight_reserve(size, &off);
+        if (rc < 0) {
+            *limit_hit = rc == -2 ? CT_BLOCK_RING_FULL : CT_BLOCK_RETRY;
             return NULL;
+        }
     } else if (ct_file_reserve(size, &off) < 0) {
         *limit_hit = CT_BLOCK_LIMIT;
         tell_fsize();

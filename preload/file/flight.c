@@ -63,14 +63,8 @@ void ct_flight_setup(struct ct_file_header *h)
     uint64_t want = ct_proc.cfg.flight;
     if (!want)
         return;
-    uint32_t size = ct_proc.cfg.bufsize;
-    if (size < CT_FLIGHT_MIN_SLOT)
-        size = CT_FLIGHT_MIN_SLOT;
-    uint64_t n = want / size;
-    if (n < CT_FLIGHT_MIN_SLOTS)
-        n = CT_FLIGHT_MIN_SLOTS;
-    if (n > UINT32_MAX / 2)
-        n = UINT32_MAX / 2;
+    uint32_t size;
+    uint64_t n = ct_flight_geometry(want, ct_proc.cfg.bufsize, &size);
     uint64_t bytes = n * size;
     /* The keeper makes the disk space for the whole ring now: a mapped
      * page past a full disk would raise SIGBUS later. */
@@ -136,7 +130,7 @@ int ct_flight_reserve(uint32_t size, uint64_t *off)
         *off = (uint64_t)ct_proc.hdr->header_size + (uint64_t)s * slot_size;
         return 0;
     }
-    return -1;
+    return -2;
 }
 
 /* The header as the copy should have it: a view of a running process.

@@ -77,9 +77,13 @@ void ct_file_make(void);
 /* Reserves and maps a block of size bytes.  Returns NULL when the size
  * limit is reached (*limit_hit = CT_BLOCK_LIMIT), when a block cannot be
  * had for now and is worth trying for again later (CT_BLOCK_RETRY: no free
- * descriptor, memory or disk space), or on failure (tracing is stopped). */
+ * descriptor, memory or disk space, a snapshot of the flight ring being
+ * made), when every slot of the flight ring holds a live thread's block
+ * (CT_BLOCK_RING_FULL: the caller may free its own), or on failure
+ * (tracing is stopped). */
 #define CT_BLOCK_LIMIT 1
 #define CT_BLOCK_RETRY 2
+#define CT_BLOCK_RING_FULL 3
 void *ct_file_new_block(uint32_t size, int *limit_hit);
 /* Reports a write failure once and stops tracing; the events after it are
  * counted lost where the file can hold the count (file.c). */

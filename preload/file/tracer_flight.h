@@ -20,7 +20,8 @@ extern uint32_t ct_flight_slots;   /* 0: not a flight recorder */
 /* After the header is mapped: lays out the ring. */
 void ct_flight_setup(struct ct_file_header *h);
 /* A free slot for a block of size bytes: its file offset in *off, the
- * slot emptied.  -1 when none can be had now (lost, counted). */
+ * slot emptied.  -1 when none can be had for now (a snapshot is being
+ * made), -2 when every slot holds a live thread's block. */
 int ct_flight_reserve(uint32_t size, uint64_t *off);
 /* Copies the trace as it is now to <trace>.snapN; the name in name.
  * Async-signal-safe.  0, or -1 with errno. */

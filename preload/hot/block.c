@@ -321,13 +321,24 @@ static int switch_block_here(struct ct_thread *t, size_t need)
     uint64_t now = ct_now();
     if ((t->flags & CT_T_NOBLOCK) || blk_thread_ended(t))
         return -1;
-    /* A block that could not be had a moment ago (file.c): the events till
-     * the next try are counted lost by the caller. */
+    /* A block that could not be had a moment ago (file.c), or none after
+     * a failure: the events till the next try are counted lost by the
+     * caller, without two system calls each to get here. */
     if (ct_unlikely(t->retry_at) && now < t->retry_at)
         return -1;
     uint32_t size;
     int limit_hit = 0, populated = 0;
     uint8_t *nb = new_block(t, need, &size, &limit_hit, &populated);
+    if (!nb && limit_hit == CT_BLOCK_RING_FULL && t->blk) {
+        /* Every slot of the flight ring is a live thread's block (more
+         * threads than the ring was sized for): the thread closes its own,
+         * which frees that slot, and takes one again.  It keeps its newest
+         * events at the cost of its older ones, as the ring should; had it
+         * kept its block, every event after it would be lost, each one
+         * trying the whole ring again. */
+        blk_close(t, now, 0, 1);
+        nb = new_block(t, need, &size, &limit_hit, &populated);
+    }
     int64_t seq = nb ? take_seq(t) : -1;
     if (nb && seq < 0) {
         /* ended meanwhile: the block stays empty, which readers skip */
@@ -338,7 +349,8 @@ static int switch_block_here(struct ct_thread *t, size_t need)
     if (!nb) {
         if (limit_hit == CT_BLOCK_LIMIT)
             t->flags |= CT_T_NOBLOCK;
-        else if (limit_hit == CT_BLOCK_RETRY)
+        else if (limit_hit == CT_BLOCK_RETRY ||
+                 limit_hit == CT_BLOCK_RING_FULL || ct_proc.failed)
             t->retry_at = now + ct_ns_to_ticks(RETRY_NS);
         /* every later event comes back here */
         t->end = t->pos ? ct_hot_end(t->pos) : NULL;

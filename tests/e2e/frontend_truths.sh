@@ -62,11 +62,20 @@ last=$(grep '^sorted by ' top.txt | tail -n 1)
 expect_eq "top: last table" "sorted by self time since start" "$last"
 
 # --flight: the ring's real size when it is not the size asked for.
-"$FRONT" record --flight=1M -o fl.raw ./app exit 0 1 >/dev/null 2>err.txt
-grep -q "^calltrace: --flight=1M: the ring is 4M, whole blocks of 1M" err.txt ||
+# The slots are made smaller for a small ring (16 of them, 64K at least),
+# and there are at least 4 of them.
+"$FRONT" record --flight=100K -o fl.raw ./app exit 0 1 >/dev/null 2>err.txt
+grep -q "^calltrace: --flight=100K: the ring is 256K, whole blocks of 64K" err.txt ||
     fail "--flight note: $(cat err.txt)"
-"$FRONT" record --flight=8M -o fl.raw ./app exit 0 1 >/dev/null 2>err.txt
-if grep -q -- "--flight" err.txt; then fail "--flight note for an exact ring"; fi
+"$FRONT" record --flight=1000K -o fl.raw ./app exit 0 1 >/dev/null 2>err.txt
+grep -q "^calltrace: --flight=1000K: the ring is 960K, whole blocks of 64K" err.txt ||
+    fail "--flight note: $(cat err.txt)"
+expect_eq "--flight=1000K: the slots" "15" \
+    "$("$FRONT" report -b fl.raw | sed -n 's/.*flight recorder: ring of \([0-9]*\) blocks.*/\1/p')"
+for exact in 1M 8M 3M; do
+    "$FRONT" record --flight=$exact -o fl.raw ./app exit 0 1 >/dev/null 2>err.txt
+    if grep -q -- "--flight" err.txt; then fail "--flight note for an exact ring: $exact"; fi
+done
 
 # Command: quoted as a shell would.
 "$FRONT" record -q -o q.raw ./app exit 0 1 "a b" "" "it's" '$x' plain-1.2 >/dev/null 2>&1

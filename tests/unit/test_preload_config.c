@@ -289,6 +289,47 @@ static void test_flight_and_control(void **state)
                        "which keeps it all");
 }
 
+/* The ring's slots: CALLTRACE_BUFSIZE, smaller for a small ring so that
+ * it has 16 (not under 64K), at least 4; the blocks are the slots. */
+static void test_flight_geometry(void **state)
+{
+    (void)state;
+    static const struct {
+        uint64_t want;
+        uint32_t bufsize, slot;
+        uint64_t n;
+    } cases[] = {
+        {64ull << 20, 1u << 20, 1u << 20, 64},   /* big ring: as asked     */
+        {16ull << 20, 1u << 20, 1u << 20, 16},
+        {8ull << 20, 1u << 20, 512u << 10, 16},  /* 2 x 4 threads fit      */
+        {2ull << 20, 1u << 20, 128u << 10, 16},
+        {1ull << 20, 1u << 20, 64u << 10, 16},
+        {1000ull << 10, 1u << 20, 64u << 10, 15}, /* not under 64K          */
+        {100ull << 10, 1u << 20, 64u << 10, 4},  /* never under 4 slots    */
+        {64ull << 20, 4096, 64u << 10, 1024},    /* a slot holds a first block */
+        {1ull << 20, 100u << 10, 64u << 10, 16}, /* smaller than asked too */
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        uint32_t slot = 0;
+        uint64_t n = ct_flight_geometry(cases[i].want, cases[i].bufsize, &slot);
+        assert_int_equal(slot, cases[i].slot);
+        assert_int_equal(n, cases[i].n);
+        assert_int_equal(slot % CT_BLOCK_ALIGN, 0);
+    }
+    /* the loaded settings give the tracer blocks of the slot's size */
+    struct ct_config c;
+    set("CALLTRACE_FLIGHT", "2M");
+    load(&c);
+    assert_int_equal(c.bufsize, 128u << 10);
+    set("CALLTRACE_BUFSIZE", "4M");
+    load(&c);
+    assert_int_equal(c.bufsize, 128u << 10);
+    env_values[0] = "512M";
+    load(&c);
+    assert_int_equal(c.bufsize, 4u << 20);
+    assert_int_equal(warn_n, 0);
+}
+
 static void test_parse_size(void **state)
 {
     (void)state;
@@ -425,6 +466,7 @@ int main(void)
         cmocka_unit_test_setup(test_cputime, reset),
         cmocka_unit_test_setup(test_libcalls, reset),
         cmocka_unit_test_setup(test_flight_and_control, reset),
+        cmocka_unit_test_setup(test_flight_geometry, reset),
         cmocka_unit_test(test_parse_size),
         cmocka_unit_test(test_parse_signal),
         cmocka_unit_test(test_output_name),
