@@ -3,7 +3,7 @@
  * so the unit tests and the front end can use it:
  *
  *   spec  = rule { ";" rule }
- *   rule  = "auto" | glob "@" item { "," item }
+ *   rule  = "auto" | (glob | "re:" regex) "@" item { "," item }
  *   item  = ("arg" N | "fparg" N | "retval") [ "/" fmt ]
  *   fmt   = "i" | "u" | "x" [8|16|32|64]  |  "p" | "c" | "s" [max]
  *         | "f" [32|64]
@@ -192,6 +192,7 @@ static int rule(struct parser *ps, struct ct_args_spec *spec, int *want_auto)
         return fail(ps, "more than 128 rules");
     struct ct_args_rule *r = &spec->rules[spec->nrules];
     memset(r, 0, sizeof *r);
+    const char *start = ps->p;
     size_t n = strcspn(ps->p, "@;");
     if (n == 0)
         return fail(ps, "expected a function name or glob before @");
@@ -210,6 +211,19 @@ static int rule(struct parser *ps, struct ct_args_spec *spec, int *want_auto)
     } while (*ps->p == ',');
     if (*ps->p && *ps->p != ';')
         return fail(ps, "expected , or ; after an item");
+    if (!strncmp(r->pattern, "re:", 3)) {
+        int rc = regcomp(&r->re, r->pattern + 3, REG_EXTENDED | REG_NOSUB);
+        if (rc != 0) {
+            char why[96];
+            regerror(rc, &r->re, why, sizeof why);
+            char what[CT_ARGS_PATTERN_MAX + 100];
+            snprintf(what, sizeof what, "'%s': %s", r->pattern, why);
+            ps->p = start;
+            return fail(ps, what);
+        }
+        r->is_regex = 1;
+    }
+    r->from_table = ps->text == ct_args_builtin;
     spec->nrules++;
     return 0;
 }
@@ -235,16 +249,105 @@ int ct_args_parse(struct ct_args_spec *spec, const char *text, char *err,
     int want_auto = 0;
     if (rules(&ps, spec, &want_auto) != 0 ||
         (want_auto && rules(&table, spec, &want_auto) != 0)) {
+        for (uint32_t i = before; i < spec->nrules; i++)
+            if (spec->rules[i].is_regex)
+                regfree(&spec->rules[i].re);
         spec->nrules = before;
         return -1;
     }
     return 0;
 }
 
-uint32_t ct_args_match(const struct ct_args_spec *spec, const char *name)
+void ct_args_clear(struct ct_args_spec *spec)
 {
     for (uint32_t i = 0; i < spec->nrules; i++)
-        if (fnmatch(spec->rules[i].pattern, name, 0) == 0)
-            return i + 1;
+        if (spec->rules[i].is_regex)
+            regfree(&spec->rules[i].re);
+    spec->nrules = spec->nmerged = 0;
+}
+
+static int matches(const struct ct_args_rule *r, const char *name)
+{
+    if (r->is_regex)
+        return regexec(&r->re, name, 0, NULL, 0) == 0;
+    return fnmatch(r->pattern, name, 0) == 0;
+}
+
+static int has_arg(const struct ct_args_rule *m, const struct ct_arg_item *it)
+{
+    for (uint32_t i = 0; i < m->nitems; i++)
+        if (m->items[i].src == it->src && m->items[i].index == it->index)
+            return 1;
     return 0;
+}
+
+/* Adds r's arguments that m lacks, and its return value if m has none. */
+static void add_rule(struct ct_args_rule *m, const struct ct_args_rule *r)
+{
+    for (uint32_t i = 0; i < r->nitems && m->nitems < CT_ARGS_MAX_ITEMS; i++)
+        if (!has_arg(m, &r->items[i])) {
+            m->items[m->nitems++] = r->items[i];
+            if (r->items[i].fmt == CT_FMT_STR)
+                m->strings |= 1;
+        }
+    if (r->has_ret && !m->has_ret) {
+        m->ret = r->ret;
+        m->has_ret = 1;
+        if (r->ret.fmt == CT_FMT_STR)
+            m->strings |= 2;
+    }
+}
+
+static void merge(struct ct_args_rule *m, const struct ct_args_spec *spec,
+                  const uint64_t *from)
+{
+    memset(m, 0, sizeof *m);
+    for (int table = 0; table < 2; table++) {
+        int had_args = m->nitems != 0;
+        for (uint32_t i = 0; i < spec->nrules; i++) {
+            const struct ct_args_rule *r = &spec->rules[i];
+            if (!(from[i / 64] >> (i % 64) & 1) || r->from_table != table)
+                continue;
+            if (!m->pattern[0])
+                memcpy(m->pattern, r->pattern, sizeof m->pattern);
+            if (!table || !had_args) {
+                add_rule(m, r);
+            } else if (r->has_ret && !m->has_ret) {
+                struct ct_args_rule ret_only = *r;
+                ret_only.nitems = 0;
+                add_rule(m, &ret_only);
+            }
+        }
+    }
+}
+
+uint32_t ct_args_match(struct ct_args_spec *spec, const char *name)
+{
+    uint64_t from[CT_ARGS_MAX_RULES / 64] = {0};
+    uint32_t first = 0, n = 0;
+    for (uint32_t i = 0; i < spec->nrules; i++)
+        if (matches(&spec->rules[i], name)) {
+            from[i / 64] |= 1ull << (i % 64);
+            first = first ? first : i + 1;
+            n++;
+        }
+    if (n < 2)
+        return first;
+    for (uint32_t k = 0; k < spec->nmerged; k++)
+        if (!memcmp(spec->merged[k].from, from, sizeof from))
+            return CT_ARGS_MAX_RULES + 1 + k;
+    if (spec->nmerged == CT_ARGS_MAX_MERGED)
+        return first;
+    struct ct_args_merged *m = &spec->merged[spec->nmerged];
+    memcpy(m->from, from, sizeof from);
+    merge(&m->rule, spec, from);
+    return CT_ARGS_MAX_RULES + 1 + spec->nmerged++;
+}
+
+const struct ct_args_rule *ct_args_rule(const struct ct_args_spec *spec,
+                                        uint32_t id)
+{
+    if (id > CT_ARGS_MAX_RULES)
+        return &spec->merged[id - CT_ARGS_MAX_RULES - 1].rule;
+    return &spec->rules[id - 1];
 }

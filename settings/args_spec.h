@@ -8,6 +8,7 @@
 #ifndef CT_SETTINGS_ARGS_SPEC_H
 #define CT_SETTINGS_ARGS_SPEC_H
 
+#include <regex.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,19 +41,35 @@ struct ct_arg_item {
     uint16_t strmax;/* STR: most bytes kept                              */
 };
 
+#define CT_ARGS_MAX_MERGED 64  /* functions' sets of several rules     */
+
 struct ct_args_rule {
-    char pattern[CT_ARGS_PATTERN_MAX];  /* a glob on the function's name */
+    char pattern[CT_ARGS_PATTERN_MAX];  /* a glob on the function's name,
+                                           or `re:` and a regular
+                                           expression matched anywhere  */
     uint8_t nitems;                     /* arguments, in the spec's order */
     uint8_t has_ret;
     uint8_t strings;                    /* 1: an argument is a string,
                                            2: the return value is      */
+    uint8_t from_table;                 /* `auto`'s, not the user's      */
+    uint8_t is_regex;
     struct ct_arg_item items[CT_ARGS_MAX_ITEMS];
     struct ct_arg_item ret;
+    regex_t re;                         /* when is_regex                 */
+};
+
+/* A function that several rules match gets their union, made once for
+ * each set of rules (ct_args_match). */
+struct ct_args_merged {
+    uint64_t from[CT_ARGS_MAX_RULES / 64];  /* the rules, as bits       */
+    struct ct_args_rule rule;
 };
 
 struct ct_args_spec {
     uint32_t nrules;
     struct ct_args_rule rules[CT_ARGS_MAX_RULES];
+    uint32_t nmerged;
+    struct ct_args_merged merged[CT_ARGS_MAX_MERGED];
 };
 
 /* Adds the rules of text to spec (`auto` adds the built-in table of
@@ -60,9 +77,22 @@ struct ct_args_spec {
  * in err. */
 int ct_args_parse(struct ct_args_spec *spec, const char *text, char *err,
                   size_t errlen);
-/* The first rule whose pattern matches name, as its index + 1; 0 if
- * none.  (A rule may name a call `name@plt@...`, as calltrace shows it.) */
-uint32_t ct_args_match(const struct ct_args_spec *spec, const char *name);
+/* The rule of the function called name, as an id for ct_args_rule; 0 if
+ * no rule matches.  As uftrace's -A and -R: every rule of the user's that
+ * matches adds its items, in the order written, an argument named again
+ * keeping its first format; `auto`'s table gives the arguments when the
+ * user's rules give none, and the return value when they give none.  A
+ * union of several rules is made here, once per set (so the caller
+ * serialises calls), and when CT_ARGS_MAX_MERGED are made, the first
+ * matching rule alone is the function's.  (A rule may name a call
+ * `name@plt@...`, as calltrace shows it.) */
+uint32_t ct_args_match(struct ct_args_spec *spec, const char *name);
+/* Frees what the rules hold (their regular expressions) and empties
+ * spec. */
+void ct_args_clear(struct ct_args_spec *spec);
+/* The rule of an id ct_args_match gave. */
+const struct ct_args_rule *ct_args_rule(const struct ct_args_spec *spec,
+                                        uint32_t id);
 /* The built-in table, in the spec's own language. */
 extern const char ct_args_builtin[];
 

@@ -11,6 +11,7 @@
  * fails instead of faulting on a bad pointer.
  */
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
@@ -42,9 +43,18 @@ void ct_args_start(void)
                    "return values are kept", v, err);
 }
 
+/* Called from the PLT's and the patched objects' set-up, under locks of
+ * their own: the union of several rules is made under this one. */
+static pthread_mutex_t match_lock = PTHREAD_MUTEX_INITIALIZER;
+
 uint32_t ct_args_rule_for(const char *name)
 {
-    return spec.nrules && name ? ct_args_match(&spec, name) : 0;
+    if (!spec.nrules || !name)
+        return 0;
+    pthread_mutex_lock(&match_lock);
+    uint32_t id = ct_args_match(&spec, name);
+    pthread_mutex_unlock(&match_lock);
+    return id;
 }
 
 int ct_args_any(void)
@@ -283,7 +293,7 @@ static void run(struct ct_thread *t, const struct job *j, int strings)
 void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
                    uint32_t depth)
 {
-    const struct ct_args_rule *r = &spec.rules[rule - 1];
+    const struct ct_args_rule *r = ct_args_rule(&spec, rule);
     struct ct_thread *t = ct_self;
     if (!r->nitems || !t || !shown_at(t, depth))
         return; /* a frame a filter hides has no record to follow */
@@ -294,7 +304,7 @@ void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
 void ct_args_exit(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
                   uint32_t depth, uintptr_t fn)
 {
-    const struct ct_args_rule *r = &spec.rules[rule - 1];
+    const struct ct_args_rule *r = ct_args_rule(&spec, rule);
     struct ct_thread *t = ct_self;
     if (!r->has_ret || !t || t->depth != depth + 1 || !shown_at(t, depth) ||
         (depth < ct_frames_kept(t) && ct_frame_fn(t, depth) != fn))

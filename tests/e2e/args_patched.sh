@@ -8,7 +8,8 @@
 # address shows as <bad pointer 0x10> and the program runs on; eight
 # integer arguments, two on the stack; a recursion keeps each level's;
 # a function with no rule shows none, and the calls are those of a run
-# without the option; --dump carries the same values.
+# without the option; --dump carries the same values; several rules of a
+# function add up.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/libcalls-lib.bash"
 [ -f "$LIB" ] || skip "no $LIB"
@@ -69,6 +70,18 @@ grep -A1 ' C p_len$' "$T/dump.txt" | has ' V args: "hello"$' ||
     fail "--dump: no args note after p_len's C line"
 grep -B1 ' R p_len$' "$T/dump.txt" | has ' V retval: 5$' ||
     fail "--dump: no retval note before p_len's R line"
+
+# Rules that add up, as uftrace's -A and -R (its t065 and t063): a regular
+# expression, an argument named again keeping its first format, and a
+# return value from a rule of its own.
+traced_like_untraced "rules that add up" "$T/merged.raw" "$("$T/gcc_O0")" \
+    CALLTRACE_ARGS='p_add@arg2/x;re:^p_(add|fact)$@arg1,arg2;re:^p_a@retval/i32' \
+    "$T/gcc_O0"
+expect_eq "rules that add up" "main() {
+  p_add(0x2, -1) = 1;
+  p_add(0x2, 40) = 42;" "$(tree_text "$T/merged.raw" | head -n 3)"
+tree_text "$T/merged.raw" | has '^        p_fact(1, [-0-9a-fx]*);$' ||
+    fail "re:^p_(add|fact)\$: p_fact's values: $(tree_text "$T/merged.raw" | grep 'p_fact(1')"
 
 # No rule: no values, and the same calls as with them.
 traced_like_untraced "no rule" "$T/plain.raw" "$("$T/gcc_O2")" \

@@ -22,6 +22,12 @@ static struct ct_args_spec *parse_ok(const char *text)
     return s;
 }
 
+static void release(struct ct_args_spec *s)
+{
+    ct_args_clear(s);
+    free(s);
+}
+
 static void expect_error(const char *text, const char *want)
 {
     struct ct_args_spec *s = calloc(1, sizeof *s);
@@ -29,7 +35,7 @@ static void expect_error(const char *text, const char *want)
     assert_int_equal(ct_args_parse(s, text, err, sizeof err), -1);
     assert_string_equal(err, want);
     assert_int_equal(s->nrules, 0);
-    free(s);
+    release(s);
 }
 
 static void test_items(void **state)
@@ -68,7 +74,7 @@ static void test_items(void **state)
     r = &s->rules[2];
     assert_int_equal(r->nitems, 0);
     assert_int_equal(r->ret.fmt, CT_FMT_FLOAT);
-    free(s);
+    release(s);
 }
 
 static void test_errors(void **state)
@@ -95,22 +101,86 @@ static void test_errors(void **state)
                  "at offset 46: more than 8 arguments in one rule");
 }
 
-/* The user's rules win over the table, wherever `auto` is written. */
+/* The user's arguments win over the table's, wherever `auto` is
+ * written; the table's return value stays where the user gave none
+ * (uftrace's t180: `-A calloc@arg2 --auto-args` shows calloc(14) = 0x..). */
 static void test_auto(void **state)
 {
     (void)state;
     struct ct_args_spec *s = parse_ok("auto;calloc@arg2");
     assert_true(s->nrules > 20);
     uint32_t k = ct_args_match(s, "calloc");
-    assert_int_equal(k, 1);
-    assert_int_equal(s->rules[k - 1].nitems, 1);
-    assert_int_equal(s->rules[k - 1].items[0].index, 2);
+    assert_true(k > CT_ARGS_MAX_RULES);
+    const struct ct_args_rule *r = ct_args_rule(s, k);
+    assert_int_equal(r->nitems, 1);
+    assert_int_equal(r->items[0].index, 2);
+    assert_true(r->has_ret);
+    assert_int_equal(r->ret.fmt, CT_FMT_PTR);
     k = ct_args_match(s, "pthread_mutex_lock");
-    assert_true(k > 1);
-    assert_int_equal(s->rules[k - 1].items[0].fmt, CT_FMT_PTR);
-    assert_true(s->rules[k - 1].has_ret);
+    assert_true(k > 1 && k <= s->nrules);
+    assert_int_equal(ct_args_rule(s, k)->items[0].fmt, CT_FMT_PTR);
+    assert_true(ct_args_rule(s, k)->has_ret);
     assert_int_equal(ct_args_match(s, "no_such_function"), 0);
-    free(s);
+    /* a user's return value wins over the table's too */
+    release(s);
+    s = parse_ok("malloc@retval/x;auto");
+    r = ct_args_rule(s, ct_args_match(s, "malloc"));
+    assert_int_equal(r->nitems, 1);
+    assert_int_equal(r->items[0].fmt, CT_FMT_UNSIGNED);
+    assert_int_equal(r->ret.fmt, CT_FMT_HEX);
+    release(s);
+}
+
+/* Several rules of a function add up, in the order written, an argument
+ * named again keeping its first format (uftrace's t065: int_mul(0x4, 3)),
+ * and each set of rules is merged once. */
+static void test_merge(void **state)
+{
+    (void)state;
+    struct ct_args_spec *s = parse_ok(
+        "int_mul@arg2/x;re:^int_@arg1,arg2;int_add@arg1/i32;"
+        "re:^int_@retval/i32;x@arg1/s,arg2,arg3,arg4,arg5;x@arg6,arg7,arg8,"
+        "arg9/s");
+    uint32_t mul = ct_args_match(s, "int_mul");
+    const struct ct_args_rule *r = ct_args_rule(s, mul);
+    assert_int_equal(r->nitems, 2);
+    assert_int_equal(r->items[0].index, 2);
+    assert_int_equal(r->items[0].fmt, CT_FMT_HEX);
+    assert_int_equal(r->items[1].index, 1);
+    assert_int_equal(r->items[1].fmt, CT_FMT_AUTO);
+    assert_true(r->has_ret);
+    assert_int_equal(r->ret.width, 4);
+    r = ct_args_rule(s, ct_args_match(s, "int_add"));
+    assert_int_equal(r->nitems, 2);
+    assert_int_equal(r->items[0].fmt, CT_FMT_AUTO);  /* the first: arg1 */
+    assert_int_equal(s->nmerged, 2);
+    assert_int_equal(ct_args_match(s, "int_mul"), mul);
+    assert_int_equal(s->nmerged, 2);
+    /* int_sub: the two ^int_ rules; a regex matches anywhere */
+    r = ct_args_rule(s, ct_args_match(s, "int_sub"));
+    assert_int_equal(r->nitems, 2);
+    assert_true(r->has_ret);
+    assert_int_equal(ct_args_match(s, "print_int_"), 0);
+    /* at most 8 arguments: the ninth, a string, is left out */
+    r = ct_args_rule(s, ct_args_match(s, "x"));
+    assert_int_equal(r->nitems, CT_ARGS_MAX_ITEMS);
+    assert_int_equal(r->items[7].index, 8);
+    assert_int_equal(r->strings, 1);
+    release(s);
+}
+
+static void test_regex(void **state)
+{
+    (void)state;
+    struct ct_args_spec *s = parse_ok("re:getenv|atoi@arg1/s;re:^str@arg1");
+    assert_int_equal(ct_args_match(s, "getenv"), 1);
+    assert_int_equal(ct_args_match(s, "atoi"), 1);
+    assert_int_equal(ct_args_match(s, "my_atoi_fast"), 1);
+    assert_int_equal(ct_args_match(s, "strlen"), 2);
+    assert_int_equal(ct_args_match(s, "mystr"), 0);
+    release(s);
+    expect_error("f@arg1;re:a(b@arg1",
+                 "at offset 7: 're:a(b': Unmatched ( or \\(");
 }
 
 static void test_match(void **state)
@@ -123,7 +193,7 @@ static void test_match(void **state)
     assert_int_equal(ct_args_match(s, "readv"), 0);
     assert_int_equal(ct_args_match(s, "bx"), 3);
     assert_int_equal(ct_args_match(s, "cx"), 0);
-    free(s);
+    release(s);
 }
 
 int main(void)
@@ -133,6 +203,8 @@ int main(void)
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_auto),
         cmocka_unit_test(test_match),
+        cmocka_unit_test(test_merge),
+        cmocka_unit_test(test_regex),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
