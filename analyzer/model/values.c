@@ -36,7 +36,8 @@ static void putf(struct out *o, const char *fmt, uint64_t v)
 }
 
 /* A string's bytes quoted, C escapes for quotes, backslashes and bytes
- * that are not printable ASCII. */
+ * that are not printable ASCII: \0 (as uftrace shows a NUL char) unless
+ * an octal digit follows, which would read as part of it. */
 static void quoted(struct out *o, const uint8_t *s, size_t n, char q)
 {
     put(o, &q, 1);
@@ -47,6 +48,10 @@ static void quoted(struct out *o, const uint8_t *s, size_t n, char q)
             put(o, "\\n", 2);
         else if (c == '\t')
             put(o, "\\t", 2);
+        else if (c == '\r')
+            put(o, "\\r", 2);
+        else if (c == 0 && !(i + 1 < n && s[i + 1] >= '0' && s[i + 1] <= '7'))
+            put(o, "\\0", 2);
         else if (c == (uint8_t)q || c == '\\') {
             esc[0] = '\\';
             esc[1] = (char)c;

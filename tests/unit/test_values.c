@@ -55,6 +55,22 @@ static void test_integers(void **state)
                "18446744073709551615, 'c'");
 }
 
+/* A NUL char is '\0', as uftrace shows it (its t062); in a string, \0
+ * unless an octal digit follows, where \x00 cannot be misread. */
+static void test_char_escapes(void **state)
+{
+    (void)state;
+    struct pay p = {0};
+    tag_v(&p, CT_VAL_CHAR, ct_zigzag(0));
+    tag_v(&p, CT_VAL_CHAR, ct_zigzag('\r'));
+    tag_v(&p, CT_VAL_CHAR, ct_zigzag('\''));
+    tag_v(&p, CT_VAL_CHAR, ct_zigzag(7));
+    tag_v(&p, CT_VAL_STR, 5);
+    memcpy(p.b + p.n, "a\0b\0" "7", 5);
+    p.n += 5;
+    expect(&p, "'\\0', '\\r', '\\'', '\\x07', \"a\\0b\\x007\"");
+}
+
 static void test_strings(void **state)
 {
     (void)state;
@@ -119,6 +135,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_integers),
         cmocka_unit_test(test_strings),
+        cmocka_unit_test(test_char_escapes),
         cmocka_unit_test(test_double),
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_small_buffer),
