@@ -174,7 +174,7 @@ static int item(struct parser *ps, struct ct_args_rule *r)
         return 0;
     }
     if (r->nitems == CT_ARGS_MAX_ITEMS)
-        return fail(ps, "more than 8 arguments in one rule");
+        return fail(ps, "more than 16 arguments in one rule");
     r->items[r->nitems++] = it;
     return 0;
 }
@@ -200,8 +200,10 @@ static int rule(struct parser *ps, struct ct_args_spec *spec, int *want_auto)
         return fail(ps, "a name longer than 63 bytes");
     memcpy(r->pattern, ps->p, n);
     ps->p += n;
-    if (!strncmp(ps->p, "@plt@", 5)) /* calltrace's own name of the call */
+    if (!strncmp(ps->p, "@plt@", 5)) { /* calltrace's name of the call */
         ps->p += 4;
+        r->libcalls_only = 1;
+    }
     if (*ps->p != '@')
         return fail(ps, "expected @ and what to keep after the name");
     do {
@@ -321,12 +323,14 @@ static void merge(struct ct_args_rule *m, const struct ct_args_spec *spec,
     }
 }
 
-uint32_t ct_args_match(struct ct_args_spec *spec, const char *name)
+uint32_t ct_args_match(struct ct_args_spec *spec, const char *name,
+                       int libcall)
 {
     uint64_t from[CT_ARGS_MAX_RULES / 64] = {0};
     uint32_t first = 0, n = 0;
     for (uint32_t i = 0; i < spec->nrules; i++)
-        if (matches(&spec->rules[i], name)) {
+        if ((libcall || !spec->rules[i].libcalls_only) &&
+            matches(&spec->rules[i], name)) {
             from[i / 64] |= 1ull << (i % 64);
             first = first ? first : i + 1;
             n++;

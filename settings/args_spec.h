@@ -13,7 +13,7 @@
 #include <stdint.h>
 
 #define CT_ARGS_MAX_RULES 128   /* rules of one spec, built-ins included  */
-#define CT_ARGS_MAX_ITEMS 8     /* values kept per call (and a retval)    */
+#define CT_ARGS_MAX_ITEMS 16    /* values kept per call (and a retval)    */
 #define CT_ARGS_PATTERN_MAX 64
 #define CT_ARGS_STR_DEFAULT 64  /* bytes of a string kept, by default     */
 #define CT_ARGS_STR_MAX 256     /* most a `sN` may ask for (stack use)     */
@@ -52,6 +52,7 @@ struct ct_args_rule {
     uint8_t strings;                    /* 1: an argument is a string,
                                            2: the return value is      */
     uint8_t from_table;                 /* `auto`'s, not the user's      */
+    uint8_t libcalls_only;              /* `name@plt@...`: library calls */
     uint8_t is_regex;
     struct ct_arg_item items[CT_ARGS_MAX_ITEMS];
     struct ct_arg_item ret;
@@ -84,9 +85,11 @@ int ct_args_parse(struct ct_args_spec *spec, const char *text, char *err,
  * user's rules give none, and the return value when they give none.  A
  * union of several rules is made here, once per set (so the caller
  * serialises calls), and when CT_ARGS_MAX_MERGED are made, the first
- * matching rule alone is the function's.  (A rule may name a call
- * `name@plt@...`, as calltrace shows it.) */
-uint32_t ct_args_match(struct ct_args_spec *spec, const char *name);
+ * matching rule alone is the function's.  A rule written `name@plt@...`,
+ * as calltrace shows a library call, matches library calls (libcall)
+ * only, as uftrace's `@plt` item does. */
+uint32_t ct_args_match(struct ct_args_spec *spec, const char *name,
+                       int libcall);
 /* Frees what the rules hold (their regular expressions) and empties
  * spec. */
 void ct_args_clear(struct ct_args_spec *spec);

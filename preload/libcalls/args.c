@@ -47,12 +47,12 @@ void ct_args_start(void)
  * their own: the union of several rules is made under this one. */
 static pthread_mutex_t match_lock = PTHREAD_MUTEX_INITIALIZER;
 
-uint32_t ct_args_rule_for(const char *name)
+uint32_t ct_args_rule_for(const char *name, int libcall)
 {
     if (!spec.nrules || !name)
         return 0;
     pthread_mutex_lock(&match_lock);
-    uint32_t id = ct_args_match(&spec, name);
+    uint32_t id = ct_args_match(&spec, name, libcall);
     pthread_mutex_unlock(&match_lock);
     return id;
 }

@@ -14,8 +14,9 @@
 #pragma GCC visibility push(hidden)
 /* Reads CALLTRACE_ARGS at start (a bad spec: one message, no rules). */
 void ct_args_start(void);
-/* The rule for a library function, 0 if none (plt.c, when it patches). */
-uint32_t ct_args_rule_for(const char *name);
+/* The rule of a function, 0 if none: a library call's (libcall, plt.c
+ * when it patches) or a patched function's (patch_objects.c). */
+uint32_t ct_args_rule_for(const char *name, int libcall);
 /* Whether CALLTRACE_ARGS gave any rule. */
 int ct_args_any(void);
 

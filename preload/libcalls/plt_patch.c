@@ -297,7 +297,7 @@ static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy,
     plt_set_lazy(i, maybe_lazy ? LAZY_MAYBE : LAZY_NO);
     SLOT(i).map = maybe_lazy ? map : NULL;
     SLOT(i).reloc = reloc;
-    SLOT(i).args = ct_args_rule_for(name);
+    SLOT(i).args = ct_args_rule_for(name, 1);
     SLOT_NAME(i) = ct_scratch_keep(name);
     SLOT_MARK(i) = mark;
     plt_publish(i);
@@ -537,7 +537,7 @@ uintptr_t ct_plt_pointer_slot(uintptr_t target, const char *name)
         uint32_t i = plt_nslots;
         stub = plt_stub_addr(i);
         SLOT(i) = (struct plt_slot){target, NULL, stub, LAZY_NO, 0, NULL,
-                                     ct_args_rule_for(name)};
+                                     ct_args_rule_for(name, 1)};
         SLOT_NAME(i) = ct_scratch_keep(name);
         SLOT_MARK(i) = "@dlsym";
         plt_publish(i);

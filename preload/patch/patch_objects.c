@@ -205,7 +205,7 @@ static void rule_one(void *arg, struct ct_sled *s, const char *const names[3])
     (void)arg;
     for (int k = 0; k < 3 && !s->args; k++)
         if (names[k])
-            s->args = ct_args_rule_for(names[k]);
+            s->args = ct_args_rule_for(names[k], 0);
 }
 
 static void args_rules(struct ct_pobj *o)

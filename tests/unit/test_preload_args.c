@@ -97,8 +97,9 @@ static void test_errors(void **state)
     expect_error("f@fparg1/i", "at offset 10: fpargN is shown as a float (f)");
     expect_error("f@args", "at offset 5: `args` (every parameter, from debug "
                            "information) is not supported yet");
-    expect_error("f@arg1,arg2,arg3,arg4,arg5,arg6,arg7,arg8,arg9",
-                 "at offset 46: more than 8 arguments in one rule");
+    expect_error("f@arg1,arg2,arg3,arg4,arg5,arg6,arg7,arg8,arg9,arg10,"
+                 "arg11,arg12,arg13,arg14,arg15,arg16,arg17",
+                 "at offset 94: more than 16 arguments in one rule");
 }
 
 /* The user's arguments win over the table's, wherever `auto` is
@@ -109,22 +110,22 @@ static void test_auto(void **state)
     (void)state;
     struct ct_args_spec *s = parse_ok("auto;calloc@arg2");
     assert_true(s->nrules > 20);
-    uint32_t k = ct_args_match(s, "calloc");
+    uint32_t k = ct_args_match(s, "calloc", 1);
     assert_true(k > CT_ARGS_MAX_RULES);
     const struct ct_args_rule *r = ct_args_rule(s, k);
     assert_int_equal(r->nitems, 1);
     assert_int_equal(r->items[0].index, 2);
     assert_true(r->has_ret);
     assert_int_equal(r->ret.fmt, CT_FMT_PTR);
-    k = ct_args_match(s, "pthread_mutex_lock");
+    k = ct_args_match(s, "pthread_mutex_lock", 1);
     assert_true(k > 1 && k <= s->nrules);
     assert_int_equal(ct_args_rule(s, k)->items[0].fmt, CT_FMT_PTR);
     assert_true(ct_args_rule(s, k)->has_ret);
-    assert_int_equal(ct_args_match(s, "no_such_function"), 0);
+    assert_int_equal(ct_args_match(s, "no_such_function", 1), 0);
     /* a user's return value wins over the table's too */
     release(s);
     s = parse_ok("malloc@retval/x;auto");
-    r = ct_args_rule(s, ct_args_match(s, "malloc"));
+    r = ct_args_rule(s, ct_args_match(s, "malloc", 1));
     assert_int_equal(r->nitems, 1);
     assert_int_equal(r->items[0].fmt, CT_FMT_UNSIGNED);
     assert_int_equal(r->ret.fmt, CT_FMT_HEX);
@@ -139,9 +140,9 @@ static void test_merge(void **state)
     (void)state;
     struct ct_args_spec *s = parse_ok(
         "int_mul@arg2/x;re:^int_@arg1,arg2;int_add@arg1/i32;"
-        "re:^int_@retval/i32;x@arg1/s,arg2,arg3,arg4,arg5;x@arg6,arg7,arg8,"
-        "arg9/s");
-    uint32_t mul = ct_args_match(s, "int_mul");
+        "re:^int_@retval/i32;x@arg1/s,arg2,arg3,arg4,arg5,arg6,arg7,arg8,arg9;"
+        "x@arg10,arg11,arg12,arg13,arg14,arg15,arg16,arg17/s");
+    uint32_t mul = ct_args_match(s, "int_mul", 1);
     const struct ct_args_rule *r = ct_args_rule(s, mul);
     assert_int_equal(r->nitems, 2);
     assert_int_equal(r->items[0].index, 2);
@@ -150,21 +151,21 @@ static void test_merge(void **state)
     assert_int_equal(r->items[1].fmt, CT_FMT_AUTO);
     assert_true(r->has_ret);
     assert_int_equal(r->ret.width, 4);
-    r = ct_args_rule(s, ct_args_match(s, "int_add"));
+    r = ct_args_rule(s, ct_args_match(s, "int_add", 1));
     assert_int_equal(r->nitems, 2);
     assert_int_equal(r->items[0].fmt, CT_FMT_AUTO);  /* the first: arg1 */
     assert_int_equal(s->nmerged, 2);
-    assert_int_equal(ct_args_match(s, "int_mul"), mul);
+    assert_int_equal(ct_args_match(s, "int_mul", 1), mul);
     assert_int_equal(s->nmerged, 2);
     /* int_sub: the two ^int_ rules; a regex matches anywhere */
-    r = ct_args_rule(s, ct_args_match(s, "int_sub"));
+    r = ct_args_rule(s, ct_args_match(s, "int_sub", 1));
     assert_int_equal(r->nitems, 2);
     assert_true(r->has_ret);
-    assert_int_equal(ct_args_match(s, "print_int_"), 0);
-    /* at most 8 arguments: the ninth, a string, is left out */
-    r = ct_args_rule(s, ct_args_match(s, "x"));
+    assert_int_equal(ct_args_match(s, "print_int_", 1), 0);
+    /* at most 16 arguments: the 17th, a string, is left out */
+    r = ct_args_rule(s, ct_args_match(s, "x", 1));
     assert_int_equal(r->nitems, CT_ARGS_MAX_ITEMS);
-    assert_int_equal(r->items[7].index, 8);
+    assert_int_equal(r->items[15].index, 16);
     assert_int_equal(r->strings, 1);
     release(s);
 }
@@ -173,11 +174,11 @@ static void test_regex(void **state)
 {
     (void)state;
     struct ct_args_spec *s = parse_ok("re:getenv|atoi@arg1/s;re:^str@arg1");
-    assert_int_equal(ct_args_match(s, "getenv"), 1);
-    assert_int_equal(ct_args_match(s, "atoi"), 1);
-    assert_int_equal(ct_args_match(s, "my_atoi_fast"), 1);
-    assert_int_equal(ct_args_match(s, "strlen"), 2);
-    assert_int_equal(ct_args_match(s, "mystr"), 0);
+    assert_int_equal(ct_args_match(s, "getenv", 1), 1);
+    assert_int_equal(ct_args_match(s, "atoi", 1), 1);
+    assert_int_equal(ct_args_match(s, "my_atoi_fast", 1), 1);
+    assert_int_equal(ct_args_match(s, "strlen", 1), 2);
+    assert_int_equal(ct_args_match(s, "mystr", 1), 0);
     release(s);
     expect_error("f@arg1;re:a(b@arg1",
                  "at offset 7: 're:a(b': Unmatched ( or \\(");
@@ -187,12 +188,17 @@ static void test_match(void **state)
 {
     (void)state;
     struct ct_args_spec *s = parse_ok("send*@arg1;read@plt@arg2;[ab]x@arg3");
-    assert_int_equal(ct_args_match(s, "sendto"), 1);
-    assert_int_equal(ct_args_match(s, "send"), 1);
-    assert_int_equal(ct_args_match(s, "read"), 2);
-    assert_int_equal(ct_args_match(s, "readv"), 0);
-    assert_int_equal(ct_args_match(s, "bx"), 3);
-    assert_int_equal(ct_args_match(s, "cx"), 0);
+    assert_int_equal(ct_args_match(s, "sendto", 1), 1);
+    assert_int_equal(ct_args_match(s, "send", 1), 1);
+    assert_int_equal(ct_args_match(s, "read", 1), 2);
+    assert_int_equal(ct_args_match(s, "readv", 1), 0);
+    assert_int_equal(ct_args_match(s, "bx", 1), 3);
+    assert_int_equal(ct_args_match(s, "cx", 1), 0);
+    /* read@plt@: library calls only (uftrace's @plt item); the others
+     * name a patched function too */
+    assert_int_equal(ct_args_match(s, "read", 0), 0);
+    assert_int_equal(ct_args_match(s, "send", 0), 1);
+    assert_int_equal(ct_args_match(s, "ax", 0), 3);
     release(s);
 }
 
