@@ -65,6 +65,31 @@ static const char *call_parens(const char *name)
     return n > 0 && name[n - 1] == ')' ? "" : "()";
 }
 
+/* The length of a name before its parameter list, which a call's values
+ * take the place of (uftrace's `C::C(0x7ff..., 1)` for
+ * `C<int>::C(int, char const*)`); the whole name when it has none. */
+static int before_params(const char *name)
+{
+    size_t n = strlen(name);
+    static const char *const quals[] = {" const", " volatile", " &&", " &"};
+    for (size_t q = 0; q < sizeof quals / sizeof quals[0]; q++) {
+        size_t l = strlen(quals[q]);
+        if (n > l && !strncmp(name + n - l, quals[q], l)) {
+            n -= l;
+            q = (size_t)-1;  /* `f() const &`: look again */
+        }
+    }
+    if (n == 0 || name[n - 1] != ')')
+        return (int)strlen(name);
+    int depth = 0;
+    for (size_t i = n; i-- > 0;) {
+        depth += name[i] == ')' ? 1 : name[i] == '(' ? -1 : 0;
+        if (depth == 0)
+            return (int)i;
+    }
+    return (int)strlen(name);
+}
+
 static void print_item(struct tqueue *q, const struct titem *it)
 {
     const struct ct_trace_info *info = q->info;
@@ -100,21 +125,21 @@ static void print_item(struct tqueue *q, const struct titem *it)
             name = "?";
     }
     const char *mark = mark_text(it->mark);
-    const char *parens = call_parens(name);
     /* uftrace's spelling: `f(3, "a") {`, `f(3) = 4;`, `} = 4;` and the
      * name in a comment */
     const char *ret = it->ret ? " = " : "", *rv = it->ret ? it->ret : "";
-    if (it->args && *parens)
-        parens = NULL;
+    int shown = it->args ? before_params(name) : (int)strlen(name);
+    const char *open = it->args ? "(" : call_parens(name);
+    const char *vals = it->args ? it->args : "";
+    const char *close = it->args ? ")" : "";
     switch (it->kind) {
     case TI_OPEN:
-        fprintf(out, "%s%s%s%s {%s\n", name, parens ? parens : "(",
-                parens ? "" : it->args, parens ? "" : ")",
+        fprintf(out, "%.*s%s%s%s {%s\n", shown, name, open, vals, close,
                 it->inherited ? " /* already open */" : "");
         return;
     case TI_LEAF:
-        fprintf(out, "%s%s%s%s%s%s;", name, parens ? parens : "(",
-                parens ? "" : it->args, parens ? "" : ")", ret, rv);
+        fprintf(out, "%.*s%s%s%s%s%s;", shown, name, open, vals, close, ret,
+                rv);
         if (mark)
             fprintf(out, " /* %s */", mark);
         break;
