@@ -120,8 +120,12 @@ $(SAN_ANALYZER_A): $(SAN_ANALYZER_LIB_OBJS)
 $(REPORT): $(BUILD)/analyzer/main.o $(ANALYZER_A)
 	$(CC) -o $@ $^ $(ANALYZER_LIBS)
 
+# libdw (elfutils): the parameters of --args FUNC@args, from DWARF
+# (frontend/args_dwarf.c); a well-kept reader of types and scopes.
+FRONT_LIBS := $(ANALYZER_LIBS) -ldw
+
 $(FRONT): $(FRONT_OBJS) $(ANALYZER_A)
-	$(CC) -o $@ $^ $(ANALYZER_LIBS)
+	$(CC) -o $@ $^ $(FRONT_LIBS)
 
 $(BUILD)/frontend/%.o: frontend/%.c
 	@mkdir -p $(dir $@)

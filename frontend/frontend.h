@@ -206,4 +206,15 @@ void ct_fe_livepack_stop(struct ct_fe_livepack *lp);
 int ct_fe_merge(const struct ct_fe_recording *r, const char *analyzer,
                 const char *out_path);
 
+/* ------------------------------------------------------- args_dwarf.c */
+/* Whether a CALLTRACE_ARGS spec has rules the program's debug information
+ * makes (`FUNC@args`, `auto`). */
+bool ct_fe_args_need_dwarf(const char *spec);
+/* The spec with those rules made from exe's debug information: a rule
+ * for each function `FUNC@args` names, and with `auto` for each function
+ * no rule of the user's names.  A malloc'd string, or NULL with err set
+ * (`FUNC@args` for a program without debug information). */
+char *ct_fe_args_dwarf(const char *exe, const char *spec, char *err,
+                       size_t errlen);
+
 #endif /* CT_FRONTEND_H */

@@ -79,10 +79,13 @@ static void usage(FILE *f)
 "      --args=SPEC       keep the arguments and return values of library\n"
 "                        calls and patched functions, in uftrace's\n"
 "                        spelling: NAME@arg1/i32,arg2/s,retval (globs,\n"
-"                        re:REGEX; ';' between rules; repeatable)\n"
+"                        re:REGEX; ';' between rules; repeatable);\n"
+"                        NAME@args: every parameter by its type in the\n"
+"                        program's debug information (NAME@args,retval)\n"
 "                        (CALLTRACE_ARGS)\n"
 "      --auto-args       the same for common libc and pthread functions\n"
-"                        (open, read, write, malloc, free, mmap, ...)\n"
+"                        (open, read, write, malloc, free, mmap, ...) and\n"
+"                        every function with debug information\n"
 "      --depth=N         no call deeper than N levels\n"
 "      --min-duration=T  keep only calls that lasted T (e.g. 10us)\n"
 "      --trigger=SPEC    FUNC:on / FUNC:off: recording starts / stops when\n"
@@ -155,15 +158,18 @@ static void filter_option(struct ct_fe_record_opts *o, const char *verb,
 }
 
 /* --args and --auto-args, each checked by the tracer's own parser
- * (settings/args_spec.c), joined into one CALLTRACE_ARGS. */
+ * (settings/args_spec.c), joined into one CALLTRACE_ARGS; its rules made
+ * from debug information are made once the program is known
+ * (dwarf_args). */
+static char *joined;
+static size_t slot = SIZE_MAX;
+
 static void args_option(struct ct_fe_record_opts *o, const char *verb,
                         const char *opt, const char *v)
 {
     static struct ct_args_spec check;
-    static char *joined;
-    static size_t slot = SIZE_MAX;
     char err[192];
-    check.nrules = 0;
+    ct_args_clear(&check);
     if (ct_args_parse(&check, v, err, sizeof err) != 0)
         ct_fe_usage_error(verb, "--%s='%s': %s", opt, v, err);
     char *next;
@@ -180,6 +186,26 @@ static void args_option(struct ct_fe_record_opts *o, const char *verb,
     free(o->env[slot]);
     if (asprintf(&o->env[slot], "CALLTRACE_ARGS=%s", joined) < 0)
         exit(CT_FE_FAILED);
+}
+
+/* `FUNC@args` and `auto`: the rules of the program's own functions, from
+ * its debug information (args_dwarf.c).  false when a rule asks for
+ * debug information the program lacks. */
+static bool dwarf_args(struct ct_fe_record_opts *o, const char *path)
+{
+    if (slot == SIZE_MAX || !ct_fe_args_need_dwarf(joined))
+        return true;
+    char err[512];
+    char *spec = ct_fe_args_dwarf(path, joined, err, sizeof err);
+    if (!spec) {
+        ct_fe_error("--args: %s", err);
+        return false;
+    }
+    free(o->env[slot]);
+    if (asprintf(&o->env[slot], "CALLTRACE_ARGS=%s", spec) < 0)
+        exit(CT_FE_FAILED);
+    free(spec);
+    return true;
 }
 
 /* CALLTRACE_SAMPLE_INTERVAL's syntax and range (preload/sampling/sample.c):
@@ -853,6 +879,11 @@ int ct_fe_record_run(struct ct_fe_record_opts *o, char **prog_argv)
     }
     if (!o->quiet)
         check_instrumented(prog, path, o->sample);
+    if (!dwarf_args(o, path)) {
+        free(path);
+        free_env(o);
+        return CT_FE_FAILED;
+    }
     free(path);
     char *lib = ct_fe_find_library();
     char *preload = lib ? preload_value(lib, first) : NULL;

@@ -16,6 +16,9 @@ libclang-rt-14-dev python3 libgoogle-perftools-dev valgrind graphviz man-db \
 groff-base pkgconf"
 # netcat-openbsd: the streaming tests capture a trace with `nc -l`.
 need="$need netcat-openbsd"
+# libdw-dev (elfutils): calltrace record --args FUNC@args reads the
+# parameters' types from the program's DWARF.
+need="$need libdw-dev"
 # The viewers that make check opens the exports in (chrome, folded,
 # flamegraph, perfetto); speedscope itself comes from npm into build/.
 need="$need chromium nodejs protobuf-compiler librsvg2-bin libxml2-utils"

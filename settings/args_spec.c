@@ -4,7 +4,7 @@
  *
  *   spec  = rule { ";" rule }
  *   rule  = "auto" | (glob | "re:" regex) "@" item { "," item }
- *   item  = ("arg" N | "fparg" N | "retval") [ "/" fmt ]
+ *   item  = ("arg" N | "fparg" N | "retval") [ "/" fmt ] | "args"
  *   fmt   = "i" | "u" | "x" [8|16|32|64]  |  "p" | "c" | "s" [max]
  *         | "f" [32|64]
  */
@@ -147,9 +147,12 @@ static int item(struct parser *ps, struct ct_args_rule *r)
     } else if (!strncmp(ps->p, "fparg", 5) || !strncmp(ps->p, "arg", 3)) {
         it.src = *ps->p == 'f' ? CT_ARG_FP : CT_ARG_INT;
         ps->p += it.src == CT_ARG_FP ? 5 : 3;
-        if (*ps->p == 's' && !(ps->p[1] >= '0' && ps->p[1] <= '9'))
-            return fail(ps, "`args` (every parameter, from debug "
-                            "information) is not supported yet");
+        if (it.src == CT_ARG_INT && *ps->p == 's' &&
+            (!ps->p[1] || ps->p[1] == ',' || ps->p[1] == ';')) {
+            ps->p++;  /* `args`: calltrace record expands it */
+            r->from_dwarf = 1;
+            return 0;
+        }
         const char *at = ps->p;
         long n = number(ps);
         if (n < 1 || n > 32) {
@@ -189,7 +192,7 @@ static int rule(struct parser *ps, struct ct_args_spec *spec, int *want_auto)
         return 0;
     }
     if (spec->nrules == CT_ARGS_MAX_RULES)
-        return fail(ps, "more than 128 rules");
+        return fail(ps, "more than 1024 rules");
     struct ct_args_rule *r = &spec->rules[spec->nrules];
     memset(r, 0, sizeof *r);
     const char *start = ps->p;
@@ -197,7 +200,7 @@ static int rule(struct parser *ps, struct ct_args_spec *spec, int *want_auto)
     if (n == 0)
         return fail(ps, "expected a function name or glob before @");
     if (n >= CT_ARGS_PATTERN_MAX)
-        return fail(ps, "a name longer than 63 bytes");
+        return fail(ps, "a name longer than 127 bytes");
     memcpy(r->pattern, ps->p, n);
     ps->p += n;
     if (!strncmp(ps->p, "@plt@", 5)) { /* calltrace's name of the call */

@@ -12,9 +12,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CT_ARGS_MAX_RULES 128   /* rules of one spec, built-ins included  */
+#define CT_ARGS_MAX_RULES 1024  /* rules of one spec, built-ins included  */
 #define CT_ARGS_MAX_ITEMS 16    /* values kept per call (and a retval)    */
-#define CT_ARGS_PATTERN_MAX 64
+#define CT_ARGS_PATTERN_MAX 128 /* a C++ symbol's name, mostly         */
 #define CT_ARGS_STR_DEFAULT 64  /* bytes of a string kept, by default     */
 #define CT_ARGS_STR_MAX 256     /* most a `sN` may ask for (stack use)     */
 
@@ -53,6 +53,8 @@ struct ct_args_rule {
                                            2: the return value is      */
     uint8_t from_table;                 /* `auto`'s, not the user's      */
     uint8_t libcalls_only;              /* `name@plt@...`: library calls */
+    uint8_t from_dwarf;                 /* `args`: calltrace record reads
+                                           the parameters (args_dwarf.c) */
     uint8_t is_regex;
     struct ct_arg_item items[CT_ARGS_MAX_ITEMS];
     struct ct_arg_item ret;
@@ -73,6 +75,9 @@ struct ct_args_spec {
     struct ct_args_merged merged[CT_ARGS_MAX_MERGED];
 };
 
+/* `FUNC@args`, `auto`: rules calltrace record expands from the program's
+ * debug information (frontend/args_dwarf.c); the tracer keeps a rule's
+ * other items alone. */
 /* Adds the rules of text to spec (`auto` adds the built-in table of
  * libc and pthread functions).  0, or -1 with a message naming the place
  * in err. */

@@ -38,9 +38,19 @@ void ct_args_start(void)
     if (!v || !*v)
         return;
     char err[192];
-    if (ct_args_parse(&spec, v, err, sizeof err) != 0)
+    if (ct_args_parse(&spec, v, err, sizeof err) != 0) {
         ct_message("calltrace: CALLTRACE_ARGS='%s': %s; no arguments or "
                    "return values are kept", v, err);
+        return;
+    }
+    for (uint32_t i = 0; i < spec.nrules; i++)
+        if (spec.rules[i].from_dwarf) {
+            ct_message("calltrace: CALLTRACE_ARGS: '%s@args': the "
+                       "parameters are read from debug information by "
+                       "calltrace record --args; here the rule keeps its "
+                       "other items only", spec.rules[i].pattern);
+            break;
+        }
 }
 
 /* Called from the PLT's and the patched objects' set-up, under locks of

@@ -95,8 +95,8 @@ static void test_errors(void **state)
     expect_error("f@arg1/s0", "at offset 8: a string's maximum is 1 to 256 "
                               "bytes");
     expect_error("f@fparg1/i", "at offset 10: fpargN is shown as a float (f)");
-    expect_error("f@args", "at offset 5: `args` (every parameter, from debug "
-                           "information) is not supported yet");
+    expect_error("f@argsx", "at offset 5: expected the argument's number, "
+                            "1 to 32");
     expect_error("f@arg1,arg2,arg3,arg4,arg5,arg6,arg7,arg8,arg9,arg10,"
                  "arg11,arg12,arg13,arg14,arg15,arg16,arg17",
                  "at offset 94: more than 16 arguments in one rule");
@@ -170,6 +170,21 @@ static void test_merge(void **state)
     release(s);
 }
 
+/* `args`: a mark for calltrace record, which reads the parameters from
+ * the program's debug information; the rule's other items stay. */
+static void test_dwarf_mark(void **state)
+{
+    (void)state;
+    struct ct_args_spec *s = parse_ok("f@args;g@args,retval/x;h@arg1");
+    assert_int_equal(s->nrules, 3);
+    assert_true(s->rules[0].from_dwarf);
+    assert_int_equal(s->rules[0].nitems, 0);
+    assert_true(s->rules[1].from_dwarf);
+    assert_true(s->rules[1].has_ret);
+    assert_false(s->rules[2].from_dwarf);
+    release(s);
+}
+
 static void test_regex(void **state)
 {
     (void)state;
@@ -211,6 +226,7 @@ int main(void)
         cmocka_unit_test(test_match),
         cmocka_unit_test(test_merge),
         cmocka_unit_test(test_regex),
+        cmocka_unit_test(test_dwarf_mark),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# calltrace record --args FUNC@args and --auto-args: the parameters and
+# return values of the program's own functions by their types in its
+# DWARF (frontend/args_dwarf.c), on a build with patchable entries
+# (tests/programs/args_dwarf.c, values known by construction): integers
+# of each width and sign, chars, strings, pointers, floats and doubles in
+# the ABI's order, enums as integers; a struct by value and a variadic
+# tail stop a function's items; gcc and clang at -O0 and -O2 give the same
+# tree.  --auto-args adds the built-in table's library calls, and a rule
+# of the user's wins over the DWARF one for what it gives.  A C++ method
+# shows `this` first and its name without parameters.  FUNC@args on a
+# program without debug information is refused before it runs; set
+# straight in CALLTRACE_ARGS, the tracer says once that it needs record.
+. "$(dirname "$0")/lib.sh"
+[ -f "$LIB" ] || skip "no $LIB"
+[ "$(uname -m)" = x86_64 ] || skip "the patchable-entry mode is x86-64 only"
+read -r -a flags <<< "$("$FRONT" cflags --patchable)"
+export CALLTRACE_LIBCALLS=plt  # lib.sh's default is none
+
+tree_text() {
+    "$REPORT_SAN" --tree "$1" | sed -n 's/^[^|]*| //p'
+}
+
+record() {  # NAME OUT [record options] -- PROGRAM: records, checks output
+    local name=$1 raw=$2 want rc; shift 2
+    set +e
+    (cd "$T" && "$FRONT" record -q -o "$raw" "$@" > "$T/$name.out" 2> "$T/$name.err")
+    rc=$?
+    set -e
+    expect_eq "$name: status" 0 "$rc"
+    expect_eq "$name: output" "done" "$(cat "$T/$name.out")"
+    expect_eq "$name: messages" "" "$(cat "$T/$name.err")"
+}
+
+want='main() {
+  d_int(-3, 40) = 37;
+  d_small(65535, '"'"'\xfe'"'"', 1) = 65534;
+  d_str("abc", '"'"'x'"'"', 0x1234) = "bc";
+  d_float(1.500000, 2.000000, 3) = 6.000000;
+  d_mixed(0.500000, 2, 0.250000) = 2.750000;
+  d_enum(-2) = -2;
+  d_struct(7) = 17;
+  d_variadic(3) = 3;
+  d_void(9);
+  puts@plt();
+} /* main */'
+
+for cc in gcc clang; do
+    command -v $cc > /dev/null || { [ $cc = clang ] && continue; fail "no $cc"; }
+    for opt in 0 2; do
+        b=$T/${cc}_O$opt
+        $cc -std=gnu11 -O$opt -g "${flags[@]}" -o "$b" "$PROGRAMS/args_dwarf.c"
+        record "$cc -O$opt" "$b.raw" --args 're:^d_@args,retval' -- "$b"
+        expect_eq "$cc -O$opt: tree" "$want" "$(tree_text "$b.raw")"
+    done
+done
+
+# --auto-args: every function, and the table's library calls; main's
+# return value from its type.
+b=$T/gcc_O2
+record auto "$T/auto.raw" --auto-args -- "$b"
+tree_text "$T/auto.raw" > "$T/auto.tree"
+has '^  d_int(-3, 40) = 37;$' < "$T/auto.tree" || fail "auto: d_int: $(cat "$T/auto.tree")"
+has '^  puts@plt("done") = 5;$' < "$T/auto.tree" || fail "auto: puts: $(cat "$T/auto.tree")"
+has '^} = 0; /\* main \*/$' < "$T/auto.tree" || fail "auto: main: $(cat "$T/auto.tree")"
+# the user's arguments win, the return value still comes from DWARF
+record user "$T/user.raw" --args 'd_int@arg1/x32' --auto-args -- "$b"
+has '^  d_int(0xfffffffd) = 37;$' < <(tree_text "$T/user.raw") ||
+    fail "user over auto: $(tree_text "$T/user.raw" | grep d_int)"
+
+# C++: `this` first, the name without its parameter list.
+command -v g++ > /dev/null || fail "no g++"
+g++ -O2 -g "${flags[@]}" -o "$T/cxx" "$PROGRAMS/args_dwarf_cxx.cpp"
+(cd "$T" && "$FRONT" record -q -o "$T/cxx.raw" --args 're:add|twice@args,retval' -- "$T/cxx" > /dev/null)
+tree_text "$T/cxx.raw" | sed 's/0x[0-9a-f]*/0xADDR/' > "$T/cxx.tree"
+has '^  ns::twice(21) = 42;$' < "$T/cxx.tree" || fail "C++: $(cat "$T/cxx.tree")"
+has '^  Counter::add(0xADDR, 4, 1.000000) = 8;$' < "$T/cxx.tree" ||
+    fail "C++: $(cat "$T/cxx.tree")"
+
+# No debug information: refused before the program runs, by name.
+gcc -std=gnu11 -O0 "${flags[@]}" -g0 -o "$T/nodebug" "$PROGRAMS/args_dwarf.c"
+set +e
+(cd "$T" && "$FRONT" record -q -o "$T/nd.raw" --args 'd_int@args' -- "$T/nodebug" > "$T/nd.out" 2> "$T/nd.err")
+rc=$?
+set -e
+[ "$rc" -ne 0 ] || fail "no debug information: status 0"
+expect_eq "no debug information: the program did not run" "" "$(cat "$T/nd.out")"
+has "'d_int@args': $T/nodebug has no debug information (build it with -g)" < "$T/nd.err" ||
+    fail "no debug information: $(cat "$T/nd.err")"
+# ... but a library function of the table needs none
+record table "$T/table.raw" --args 'puts@args,retval' -- "$T/nodebug"
+has '^  puts@plt("done") = 5;$' < <(tree_text "$T/table.raw") ||
+    fail "table: $(tree_text "$T/table.raw" | grep puts)"
+
+# Straight in the environment: one line, the program runs as ever.
+set +e
+out=$(CALLTRACE_ARGS='d_int@args' CALLTRACE_OUTPUT="$T/env.raw" LD_PRELOAD="$LIB" "$b" 2> "$T/env.err")
+set -e
+expect_eq "env: output" "done" "$out"
+expect_eq "env: message" "calltrace: CALLTRACE_ARGS: 'd_int@args': the parameters are read from debug information by calltrace record --args; here the rule keeps its other items only" \
+    "$(cat "$T/env.err")"
+echo ok
