@@ -2,6 +2,9 @@
  * Was a program built with -finstrument-functions?  Such a program refers
  * to __cyg_profile_func_enter: an undefined dynamic symbol when it is linked
  * dynamically (the tracer provides it), a defined one in a static link.
+ * One built with patchable entries (`calltrace cflags --patchable`) has a
+ * non-empty __patchable_function_entries section, which the tracer
+ * patches: it is traced too.
  * The file is untrusted: every offset and size is checked against the
  * file's bounds before use, and anything odd gives UNKNOWN, never a guess.
  */
@@ -53,9 +56,11 @@ static enum ct_fe_instr scan_symtab(const uint8_t *d, size_t size,
 }
 
 struct shdr {
-    uint32_t type, link;
+    uint32_t name, type, link;
     uint64_t off, size, entsize;
 };
+
+static const char patchable[] = "__patchable_function_entries";
 
 static bool read_shdr(const uint8_t *d, size_t size, uint64_t off, bool is64,
                       struct shdr *s)
@@ -65,17 +70,28 @@ static bool read_shdr(const uint8_t *d, size_t size, uint64_t off, bool is64,
         if (!inside(size, off, sizeof h))
             return false;
         memcpy(&h, d + off, sizeof h);
-        *s = (struct shdr){ h.sh_type, h.sh_link, h.sh_offset, h.sh_size,
-                            h.sh_entsize };
+        *s = (struct shdr){ h.sh_name, h.sh_type, h.sh_link, h.sh_offset,
+                            h.sh_size, h.sh_entsize };
     } else {
         Elf32_Shdr h;
         if (!inside(size, off, sizeof h))
             return false;
         memcpy(&h, d + off, sizeof h);
-        *s = (struct shdr){ h.sh_type, h.sh_link, h.sh_offset, h.sh_size,
-                            h.sh_entsize };
+        *s = (struct shdr){ h.sh_name, h.sh_type, h.sh_link, h.sh_offset,
+                            h.sh_size, h.sh_entsize };
     }
     return true;
+}
+
+/* Whether section s, named in the section-name table names, is a
+ * non-empty __patchable_function_entries. */
+static bool is_patchable(const uint8_t *d, size_t size, const struct shdr *s,
+                         const struct shdr *names)
+{
+    return s->size > 0 && names && s->name < names->size &&
+           names->size - s->name >= sizeof patchable &&
+           inside(size, names->off + s->name, sizeof patchable) &&
+           memcmp(d + names->off + s->name, patchable, sizeof patchable) == 0;
 }
 
 enum ct_fe_instr ct_fe_elf_scan(const uint8_t *d, size_t size)
@@ -90,29 +106,42 @@ enum ct_fe_instr ct_fe_elf_scan(const uint8_t *d, size_t size)
     bool is64 = d[EI_CLASS] == ELFCLASS64;
     if (!is64 && d[EI_CLASS] != ELFCLASS32)
         return CT_INSTR_UNKNOWN;
-    uint64_t shoff, shentsize, shnum;
+    uint64_t shoff, shentsize, shnum, shstrndx;
     if (is64) {
         Elf64_Ehdr e;
         if (size < sizeof e)
             return CT_INSTR_UNKNOWN;
         memcpy(&e, d, sizeof e);
         shoff = e.e_shoff, shentsize = e.e_shentsize, shnum = e.e_shnum;
+        shstrndx = e.e_shstrndx;
     } else {
         Elf32_Ehdr e;
         if (size < sizeof e)
             return CT_INSTR_UNKNOWN;
         memcpy(&e, d, sizeof e);
         shoff = e.e_shoff, shentsize = e.e_shentsize, shnum = e.e_shnum;
+        shstrndx = e.e_shstrndx;
     }
     if (shoff == 0 || shnum == 0 ||
         shentsize < (is64 ? sizeof(Elf64_Shdr) : sizeof(Elf32_Shdr)) ||
         !inside(size, shoff, shnum * shentsize))
         return CT_INSTR_UNKNOWN;
     bool any_table = false;
+    struct shdr names_hdr;
+    const struct shdr *names =
+        shstrndx && shstrndx < shnum &&
+                read_shdr(d, size, shoff + shstrndx * shentsize, is64,
+                          &names_hdr) &&
+                names_hdr.type == SHT_STRTAB &&
+                inside(size, names_hdr.off, names_hdr.size)
+            ? &names_hdr
+            : NULL;
     for (uint64_t i = 0; i < shnum; i++) {
         struct shdr s, str;
         if (!read_shdr(d, size, shoff + i * shentsize, is64, &s))
             return CT_INSTR_UNKNOWN;
+        if (is_patchable(d, size, &s, names))
+            return CT_INSTR_YES;
         if (s.type != SHT_DYNSYM && s.type != SHT_SYMTAB)
             continue;
         if (s.link >= shnum ||

@@ -78,6 +78,81 @@ static void hook_absent(void **state)
     assert_int_equal(ct_fe_elf_scan(buf, n), CT_INSTR_NO);
 }
 
+/* ELF64 with no hook but a section of the given name and size, named
+ * through .shstrtab: (null, .shstrtab, the section). */
+static size_t make_elf_section(uint8_t *buf, size_t cap, const char *section,
+                               uint64_t size)
+{
+    memset(buf, 0, cap);
+    Elf64_Ehdr *e = (Elf64_Ehdr *)buf;
+    memcpy(e->e_ident, ELFMAG, SELFMAG);
+    e->e_ident[EI_CLASS] = ELFCLASS64;
+    e->e_ident[EI_DATA] = ELFDATA2LSB;
+    e->e_ident[EI_VERSION] = EV_CURRENT;
+    e->e_type = ET_DYN;
+    e->e_machine = EM_X86_64;
+    e->e_ehsize = sizeof *e;
+    size_t off = sizeof *e, str_off = off;
+    buf[off++] = 0;
+    size_t shstr_name = off - str_off;
+    strcpy((char *)buf + off, ".shstrtab");
+    off += sizeof ".shstrtab";
+    size_t sec_name = off - str_off;
+    strcpy((char *)buf + off, section);
+    off += strlen(section) + 1;
+    size_t str_len = off - str_off;
+    size_t data_off = off;
+    off += 8;
+    off = (off + 7) & ~(size_t)7;
+    Elf64_Shdr sh[3] = { { 0 } };
+    sh[1] = (Elf64_Shdr){ .sh_name = (uint32_t)shstr_name,
+                          .sh_type = SHT_STRTAB, .sh_offset = str_off,
+                          .sh_size = str_len };
+    sh[2] = (Elf64_Shdr){ .sh_name = (uint32_t)sec_name,
+                          .sh_type = SHT_PROGBITS, .sh_offset = data_off,
+                          .sh_size = size };
+    e->e_shoff = off;
+    e->e_shentsize = sizeof(Elf64_Shdr);
+    e->e_shnum = 3;
+    e->e_shstrndx = 1;
+    memcpy(buf + off, sh, sizeof sh);
+    off += sizeof sh;
+    assert_true(off <= cap);
+    return off;
+}
+
+/* A build with patchable entries is traced too (the tracer patches its
+ * __patchable_function_entries); an empty one, or another name, is not
+ * enough, and a damaged name table is never read past the file. */
+static void patchable_entries(void **state)
+{
+    (void)state;
+    uint8_t buf[1024];
+    size_t n = make_elf_section(buf, sizeof buf,
+                                "__patchable_function_entries", 8);
+    assert_int_equal(ct_fe_elf_scan(buf, n), CT_INSTR_YES);
+    n = make_elf_section(buf, sizeof buf, "__patchable_function_entries", 0);
+    assert_int_not_equal(ct_fe_elf_scan(buf, n), CT_INSTR_YES);
+    n = make_elf_section(buf, sizeof buf, "__patchable_function_entrie", 8);
+    assert_int_not_equal(ct_fe_elf_scan(buf, n), CT_INSTR_YES);
+    n = make_elf_section(buf, sizeof buf, "__patchable_function_entries", 8);
+    for (size_t len = 0; len < n; len++) {
+        uint8_t *copy = malloc(len ? len : 1);
+        memcpy(copy, buf, len);
+        assert_int_not_equal(ct_fe_elf_scan(copy, len), CT_INSTR_YES);
+        free(copy);
+    }
+    srand(7);
+    for (int round = 0; round < 20000; round++) {
+        uint8_t *copy = malloc(n);
+        memcpy(copy, buf, n);
+        for (int k = 1 + rand() % 4; k > 0; k--)
+            copy[(size_t)rand() % n] = (uint8_t)rand();
+        (void)ct_fe_elf_scan(copy, n);
+        free(copy);
+    }
+}
+
 static void not_elf(void **state)
 {
     (void)state;
@@ -213,6 +288,7 @@ int main(void)
         cmocka_unit_test(hook_found),
         cmocka_unit_test(hook_absent),
         cmocka_unit_test(not_elf),
+        cmocka_unit_test(patchable_entries),
         cmocka_unit_test(every_prefix),
         cmocka_unit_test(damaged_copies),
         cmocka_unit_test(real_files),
