@@ -27,6 +27,14 @@ With --patchable every program is built with patchable entries
 (`calltrace cflags --patchable`) instead of -finstrument-functions and
 -pg, and uftrace records it with `-P .`, as its own runner does for its
 -P tests: the same trees, from the other mode of both tracers.
+
+Arguments and return values (-A, -R, -a/--auto-args) map to
+CALLTRACE_ARGS (arg_rule()), and such a test's trees are compared with
+the values' text (arg_trees(): long addresses read 0xADDR on both sides,
+as uftrace's runner makes them).  uftrace's tests of them skip
+-finstrument-functions builds (its cygprof mode keeps no values), so
+they are run with --patchable only, where calltrace keeps the values of
+the program's own functions.
 """
 import argparse
 import ast
@@ -64,6 +72,18 @@ UFTRACE_SKIPS = ['__cxa_throw', '__cxa_rethrow', '__cxa_begin_catch',
 
 # mapping()'s key for options of calltrace-report rather than the tracer
 REPORT_ARGS = ' report'
+# options that keep arguments or return values
+ARG_OPTIONS = re.compile(r'(^|\s)(-A|-R|-a\b|--argument|--retval|'
+                         r'--auto-args)')
+# a build() of a test that only skips cygprof builds (and may want libm
+# or DWARF, which every build here has)
+BUILD_SKIPS = [
+    r"if not ['\"]dwarf['\"] in self\.feature:\s*return TestBase\.TEST_SKIP",
+    r"if cflags\.find\('-finstrument-functions'\) >= 0:\s*"
+    r"return TestBase\.TEST_SKIP",
+    r'ldflags \+= " -lm"',
+    r"return TestBase\.build\(self, name, cflags, ldflags\)",
+]
 
 
 class Unmapped(Exception):
@@ -82,16 +102,47 @@ def read_test(path):
     r = re.search(r'"""\n?(.*?)"""', text, re.S)
     if not r:
         return None, 'no expected output'
+    cygprof_skip, ldflags = False, []
+    b = re.search(r'    def build\(self.*?\n((?:        .*\n|\s*\n)*)', text)
+    if b:
+        body = re.sub(r'\s*#.*', '', b.group(1))
+        cygprof_skip = '-finstrument-functions' in body
+        ldflags = ['-lm'] if '-lm' in body else []
+        for k in BUILD_SKIPS:
+            body = re.sub(k, '', body)
+        if body.strip():
+            return None, 'build() of its own'
+        text = text[:b.start()] + text[b.end():]
+    # a sort() that only reads every hex number as 0xADDR (the tests of
+    # arguments with pointers): arg_trees() does the same for them
+    addr_sort = False
+    srt = re.search(r'    def sort\(self, output\):\n((?:        .*\n|\s*\n)*)',
+                    text)
+    if srt and "re.sub(r'0x[0-9a-f]+', '0xADDR', line)" in srt.group(1) and \
+            srt.group(1).count('re.sub') == 1 and 'sorted' not in srt.group(1):
+        addr_sort = True
+        text = text[:srt.start()] + text[srt.end():]
     for custom in ('def build', 'def runcmd', 'def prerun', 'def fixup',
                    'def sort'):
         if custom in text:
             return None, custom[4:] + '() of its own'
-    if 'cflags=' in text or 'ldflags=' in text:
+    # cflags='-g' asks for debug information, which a test of arguments
+    # builds without otherwise (build())
+    debug = bool(re.search(r"cflags\s*=\s*'-g'", text))
+    if 'ldflags=' in text or re.search(r"cflags\s*=\s*'(?!-g')", text):
         return None, 'flags of its own'
-    subcmd, option, exearg = 'live', [], 't-' + name
+    subcmd, option, exearg = 'live', '', 't-' + name
     setup = re.search(r'def setup\(self\):\n((?:\s{8}.*\n?|\s*\n)*)', text)
     if setup:
+        skipping = False
         for line in setup.group(1).splitlines():
+            # what a 32-bit machine needs instead: not this one's
+            if re.match(r'\s{8}if TestBase\.is_32bit\(self\):', line):
+                skipping = True
+                continue
+            if skipping and (not line.strip() or line.startswith(' ' * 12)):
+                continue
+            skipping = False
             line = line.strip()
             if not line or line.startswith('#'):
                 continue
@@ -112,11 +163,12 @@ def read_test(path):
                 else:
                     return None, 'computed options'
             if a.group(1) == 'option':
-                option = option + [val] if a.group(2) == '+=' else [val]
+                # a string, as in the test: += joins without a space
+                option = option + val if a.group(2) == '+=' else val
             elif a.group(1) == 'subcmd':
                 subcmd = val
             else:
-                exearg = val
+                exearg = exearg + val if a.group(2) == '+=' else val
     if subcmd not in ('live', 'record', 'replay'):
         return None, 'not a tree (%s)' % subcmd
     if 'def prepare' in text:
@@ -125,8 +177,16 @@ def read_test(path):
         body = pre.group(1) if pre else ''
         if 'self.option' in body or 'self.exearg' in body:
             return None, 'prepare() with options of its own'
-    return dict(name=name, lang=lang, result=r.group(1), subcmd=subcmd,
-                option=' '.join(option), exearg=exearg), None
+    result = r.group(1)
+    try:
+        # the test's own string, its escapes read ('\\0' is \0)
+        result = ast.literal_eval('"""' + result + '"""')
+    except (ValueError, SyntaxError):
+        pass
+    return dict(name=name, lang=lang, result=result, subcmd=subcmd,
+                option=option, exearg=exearg,
+                cygprof_skip=cygprof_skip, ldflags=ldflags,
+                debug=debug, addr_sort=addr_sort), None
 
 
 def pattern(p):
@@ -145,11 +205,52 @@ def alike(p):
     return [q] if q.startswith('re:') or '@' in q else [q, q + '@plt']
 
 
+# arg_rule()'s mark of `-R FUNC`: the return value by its type
+TYPED_RET = '@<typed retval>'
+# uftrace's formats and calltrace's (the width of an fparg is f32, f64)
+ARG_ITEM = re.compile(r'^(arg|fparg)(\d+)(?:/(\w+))?$|^retval(?:/(\w+))?$')
+
+
+def arg_format(fmt, fp):
+    if fmt is None:
+        return ''
+    if fp and fmt in ('32', '64'):
+        return '/f' + fmt
+    if re.fullmatch(r'[iudx](8|16|32|64)?|[scpf]|f(32|64)|s\d+', fmt):
+        return '/' + fmt
+    raise Unmapped('the argument format /' + fmt)
+
+
+def arg_rule(spec, key):
+    """calltrace's CALLTRACE_ARGS rule for one -A or -R SPEC.  A pattern
+    alone is the parameters (-A) or the return value (-R) by their types
+    in the debug information: FUNC@args."""
+    if '@' not in spec:
+        return pattern(spec) + ('@args' if key in ('-A', '--argument')
+                                else TYPED_RET)
+    fn, items = spec.split('@', 1)
+    out, plt = [], False
+    for it in items.split(','):
+        m = ARG_ITEM.match(it)
+        if it in ('plt', 'PLT'):
+            plt = True  # library calls only: calltrace's name@plt@
+        elif not m:
+            raise Unmapped('-A item ' + it)
+        elif m.group(1):
+            out.append(m.group(1) + m.group(2) +
+                       arg_format(m.group(3), m.group(1) == 'fparg'))
+        else:
+            out.append('retval' + arg_format(m.group(4), False))
+    if not out:
+        raise Unmapped('-A %s: nothing to keep' % spec)
+    return pattern(fn) + ('@plt@' if plt else '@') + ','.join(out)
+
+
 def mapping(option):
     """CALLTRACE_* settings for uftrace's options; Unmapped if one has no
     counterpart."""
     args = shlex.split(option)
-    inc, env, items, trig = [], {}, [], []
+    inc, env, items, trig, argrules = [], {}, [], [], []
     depth = None
     disable = False
     i = 0
@@ -229,6 +330,10 @@ def mapping(option):
         elif key == '--signal':
             sig = value()
             env['CALLTRACE_SIGNAL'] = sig
+        elif key in ('-A', '--argument', '-R', '--retval'):
+            argrules.append(arg_rule(value(), key))
+        elif a in ('-a', '--auto-args'):
+            argrules.append('auto')
         else:
             raise Unmapped(a)
         i += 1
@@ -256,6 +361,19 @@ def mapping(option):
     flt = [pattern(p) for p in inc] + items
     if flt:
         env['CALLTRACE_FILTER'] = ','.join(flt)
+    if argrules:
+        # -A F and -R F together: F's parameters and return value by
+        # their types (F@args,retval); -R F alone is F@args,retval
+        # without the parameters, which calltrace has no spelling for
+        typed = [r[:-len('@args')] for r in argrules if r.endswith('@args')]
+        for r in argrules:
+            if r.endswith(TYPED_RET) and r[:-len(TYPED_RET)] not in typed:
+                raise Unmapped('-R %s: a return value by its type alone'
+                               % r[:-len(TYPED_RET)])
+        argrules = [r + ',retval' if r.endswith('@args') and
+                    r[:-len('@args')] + TYPED_RET in argrules else r
+                    for r in argrules if not r.endswith(TYPED_RET)]
+        env['CALLTRACE_ARGS'] = ';'.join(argrules)
     return env
 
 
@@ -316,9 +434,60 @@ def trees(path, need_main=True):
     return sorted(''.join(v) for v in per.values())
 
 
-def build(src, out, flag, lang):
+def split_call(text):
+    """A tree line's name, and the rest from its values' parenthesis (the
+    first one outside template brackets)."""
+    depth = 0
+    for i, c in enumerate(text):
+        depth += (c == '<') - (c == '>')
+        if c == '(' and depth == 0:
+            return text[:i], text[i:]
+    return text, ''
+
+
+def arg_trees(path, need_main=True, all_hex=False):
+    """As trees(), a line per call with its arguments and return value as
+    shown ('2 int_add(-1, 2) = 1;'), library calls by their bare name;
+    all_hex: every hex number read as 0xADDR (the test's sort())."""
+    per, names = {}, {}
+    before_main = need_main
+    for line in open(path, encoding='utf-8', errors='replace'):
+        m = re.match(r'^.*\[ *(\d+)(?::\d+)?\] \| (.*)$', line.rstrip('\n'))
+        if not m:
+            continue
+        body = m.group(2)
+        text = re.sub(r' \[tracer [^]]*\]$', '', body.strip())
+        text = re.sub(r'@(plt|got|dlsym)(?=[( ]| \*/)', '', text)
+        # C++ names as uftrace prints them: no template arguments, return
+        # type or parameter list (the values are left as they are)
+        c = re.match(r'^(\} .*/\* )(.*)( \*/)$', text)
+        head, name, tail = (c.groups() if c else
+                            ('',) + split_call(text))
+        while re.search(r'<[^<>()]*>', name):
+            name = re.sub(r'<[^<>()]*>', '', name)
+        name = re.sub(r'^[\w:]+ (?=[\w:~]+(\(|$))', '', name)
+        if c:
+            name = re.sub(r'\(.*\)( const)?$', '', name)
+        text = head + name + tail
+        text = re.sub(r'0x[0-9a-f]+' if all_hex else r'0x[0-9a-fA-F]{6,}',
+                      '0xADDR', text)
+        before_main = before_main and not text.startswith('main(')
+        if before_main:
+            continue
+        th = names.setdefault(m.group(1), len(names))
+        depth = (len(body) - len(body.lstrip(' '))) // 2
+        per.setdefault(th, []).append('%d %s' % (depth, text))
+    return sorted(' '.join(v) for v in per.values())
+
+
+def build(src, out, flag, lang, ldflags=(), debug=True):
+    """Built as uftrace's runner builds; a test of arguments without debug
+    information unless it asks for it (its -a reads DWARF where there is
+    some, and its expected trees are of builds without)."""
     cc = 'g++' if lang == 'C++' else 'gcc'
-    cmd = [cc, '-o', out, flag] + CFLAGS + [src, '-lpthread', '-ldl']
+    flags = CFLAGS if debug else [f for f in CFLAGS if f != '-g']
+    cmd = [cc, '-o', out, flag] + flags + [src, '-lpthread', '-ldl'] + list(
+        ldflags)
     return subprocess.run(cmd, stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL).returncode == 0
 
@@ -367,12 +536,15 @@ def wait_for_traces(work, limit=10.0):
 PATCHABLE = '-fpatchable-function-entry=5,0'
 
 
-def run_calltrace(t, src, work, lib, report, patchable=False):
+def run_calltrace(t, src, work, lib, report, patchable=False,
+                  read=None):
+    read = read or trees
     env_add = mapping(t['option'])
     report_args = shlex.split(env_add.pop(REPORT_ARGS, ''))
     exe = os.path.join(work, 't-' + t['name'])
+    debug = not ARG_OPTIONS.search(t['option']) or t['debug']
     if not build(src, exe, PATCHABLE if patchable else
-                 '-finstrument-functions', t['lang']):
+                 '-finstrument-functions', t['lang'], t['ldflags'], debug):
         return 'build failed', None
     env = dict(os.environ)
     env.update(env_add)
@@ -386,6 +558,14 @@ def run_calltrace(t, src, work, lib, report, patchable=False):
     env['LD_PRELOAD'] = lib
     argv = shlex.split(t['exearg'])
     argv[0] = os.path.join(work, argv[0])
+    spec = env.get('CALLTRACE_ARGS', '')
+    if re.search(r'@args\b|(^|;)auto(;|$)', spec):
+        # rules from debug information: made by calltrace record
+        del env['CALLTRACE_ARGS'], env['CALLTRACE_OUTPUT']
+        del env['LD_PRELOAD']
+        front = os.path.join(os.path.dirname(report), 'calltrace')
+        argv = [front, 'record', '-q', '-o', os.path.join(work, 'ct.raw'),
+                '--args', spec, '--'] + argv
     run_bounded(argv, cwd=work, env=env)
     wait_for_traces(work)
     tree = os.path.join(work, 'ct.tree')
@@ -396,20 +576,23 @@ def run_calltrace(t, src, work, lib, report, patchable=False):
         subprocess.run([report, '--tree'] + report_args +
                        [os.path.join(work, raws[0])],
                        stdout=out, stderr=subprocess.DEVNULL)
-    got = trees(tree)
+    got = read(tree)
     # a forked child's trace is a file of its own
     for f in raws[1:]:
         with open(tree, 'w') as out:
             subprocess.run([report, '--tree'] + report_args +
                            [os.path.join(work, f)],
                            stdout=out, stderr=subprocess.DEVNULL)
-        got += trees(tree, need_main=False)
+        got += read(tree, need_main=False)
     return None, sorted(got)
 
 
-def run_uftrace(t, src, work, patchable=False):
+def run_uftrace(t, src, work, patchable=False, read=None):
+    read = read or trees
     exe = os.path.join(work, 't-' + t['name'])
-    if not build(src, exe, PATCHABLE if patchable else '-pg', t['lang']):
+    if not build(src, exe, PATCHABLE if patchable else '-pg', t['lang'],
+                 t['ldflags'], not ARG_OPTIONS.search(t['option']) or
+                 t['debug']):
         return 'build failed', None
     data = os.path.join(work, 'u.data')
     argv = shlex.split(t['exearg'])
@@ -421,7 +604,7 @@ def run_uftrace(t, src, work, patchable=False):
     with open(tree, 'w') as out:
         subprocess.run(['uftrace', 'replay', '-d', data], cwd=work,
                        stdout=out, stderr=subprocess.DEVNULL)
-    return None, trees(tree)
+    return None, read(tree)
 
 
 def main():
@@ -450,6 +633,8 @@ def main():
     counted = ours = theirs = unmapped = 0
     for n in names:
         t, why = read_test(os.path.join(tdir, n))
+        if t and t['cygprof_skip'] and not o.patchable:
+            t, why = None, 'skips -finstrument-functions builds (--patchable)'
         if not t:
             if o.v:
                 print('%-32s not a tree test: %s' % (n[:-3], why))
@@ -462,12 +647,18 @@ def main():
         want = os.path.join(tempfile.gettempdir(), 'uc-want.txt')
         with open(want, 'w') as f:
             f.write(t['result'])
-        expect = trees(want)
+        read = trees
+        if ARG_OPTIONS.search(t['option']):
+            read = arg_trees
+            if t['addr_sort']:
+                def read(path, need_main=True):
+                    return arg_trees(path, need_main, all_hex=True)
+        expect = read(want)
         line = '%-32s' % n[:-3]
         with tempfile.TemporaryDirectory(prefix='uc-') as work:
             try:
                 why, got = run_calltrace(t, src, work, lib, report,
-                                         o.patchable)
+                                         o.patchable, read)
                 ok = got == expect
                 line += ' calltrace %s' % ('same' if ok else why or 'differs')
                 ours += ok
@@ -480,7 +671,7 @@ def main():
                 got = None
             if use_uftrace:
                 try:
-                    why, ugot = run_uftrace(t, src, work, o.patchable)
+                    why, ugot = run_uftrace(t, src, work, o.patchable, read)
                 except subprocess.TimeoutExpired:
                     why, ugot = 'timed out', None
                 uok = ugot == expect
