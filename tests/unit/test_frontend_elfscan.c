@@ -17,9 +17,8 @@
 /* The scanner is the front end's; compiled in here with the sanitizers. */
 #include "../../frontend/elfscan.c"
 
-/* ELF64: header, then .dynstr, .dynsym (null symbol + one named), then the
- * section headers (null, .dynsym, .dynstr). */
-static size_t make_elf(uint8_t *buf, size_t cap, const char *symbol)
+/* An empty ELF64 header at the start of buf, the rest zeroed. */
+static Elf64_Ehdr *elf_header(uint8_t *buf, size_t cap)
 {
     memset(buf, 0, cap);
     Elf64_Ehdr *e = (Elf64_Ehdr *)buf;
@@ -30,6 +29,14 @@ static size_t make_elf(uint8_t *buf, size_t cap, const char *symbol)
     e->e_type = ET_DYN;
     e->e_machine = EM_X86_64;
     e->e_ehsize = sizeof *e;
+    return e;
+}
+
+/* ELF64: header, then .dynstr, .dynsym (null symbol + one named), then the
+ * section headers (null, .dynsym, .dynstr). */
+static size_t make_elf(uint8_t *buf, size_t cap, const char *symbol)
+{
+    Elf64_Ehdr *e = elf_header(buf, cap);
     size_t off = sizeof *e;
     size_t str_off = off;
     buf[off++] = 0;
@@ -83,15 +90,7 @@ static void hook_absent(void **state)
 static size_t make_elf_section(uint8_t *buf, size_t cap, const char *section,
                                uint64_t size)
 {
-    memset(buf, 0, cap);
-    Elf64_Ehdr *e = (Elf64_Ehdr *)buf;
-    memcpy(e->e_ident, ELFMAG, SELFMAG);
-    e->e_ident[EI_CLASS] = ELFCLASS64;
-    e->e_ident[EI_DATA] = ELFDATA2LSB;
-    e->e_ident[EI_VERSION] = EV_CURRENT;
-    e->e_type = ET_DYN;
-    e->e_machine = EM_X86_64;
-    e->e_ehsize = sizeof *e;
+    Elf64_Ehdr *e = elf_header(buf, cap);
     size_t off = sizeof *e, str_off = off;
     buf[off++] = 0;
     size_t shstr_name = off - str_off;
