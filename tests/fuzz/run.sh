@@ -14,7 +14,7 @@ mode=${1:-smoke}
 BUILD=${BUILD:-build}
 out=$BUILD/fuzz
 formats=${CT_FORMATS:-tests/formats}
-harnesses=(calltrace follow openlaszlo lms rtl samplingprof evlog recv)
+harnesses=(calltrace follow openlaszlo lms rtl samplingprof evlog recv settings)
 # FUZZ_HARNESSES="lms rtl" runs only those.
 [ -n "${FUZZ_HARNESSES:-}" ] && read -r -a harnesses <<< "$FUZZ_HARNESSES"
 case $mode in
@@ -47,6 +47,10 @@ for h in "${harnesses[@]}"; do
     srcs=("tests/fuzz/fuzz_$h.c")
     # recv: calltrace recv's stream check, from the front end.
     [ "$h" = recv ] && srcs+=(frontend/recv_parse.c)
+    # settings: the parsers of the tracer's environment, with the front
+    # end's allocator (the tracer's is its own mappings).
+    [ "$h" = settings ] && srcs+=(settings/args_spec.c settings/filter_spec.c
+                                  settings/config.c frontend/settings_alloc.c)
     if ! clang $flags -fsanitize=fuzzer -Itests/fuzz -Ifrontend -o "$bin" \
             "${srcs[@]}" "${objs[@]}" -lbfd -lm -lz -lzstd; then
         echo "FAILED: fuzz_$h does not build"; fail=$((fail + 1)); continue
@@ -54,6 +58,13 @@ for h in "${harnesses[@]}"; do
     corpus=$out/corpus_$h
     mkdir -p "$corpus"
     cp -f "$formats"/samples/* tests/formats/* "$corpus"/ 2>/dev/null
+    if [ "$h" = settings ]; then
+        # specs in each language, and names to match
+        printf 'parse@arg1/i32,arg2/s,retval;send*@arg3/x;re:^int_@arg1;auto\0int_add\0send\0calloc' > "$corpus/seed-args"
+        printf 'f@args,retval;x@plt@arg1/s16,fparg2/f32\0f\0x' > "$corpus/seed-args2"
+        printf 'main,-lex_*,re:^yy,fib@3,start:on,size=64,-*@plt\0lex_a\0yyparse\0malloc' > "$corpus/seed-filter"
+        printf 'out.raw\0004K\0001G\0monotonic\000clock\0001\000USR2\000yes\000nested\0002M\000USR1' > "$corpus/seed-config"
+    fi
     extra=()
     # The seed trace names real objects (libc) in its MAPS block, which
     # libbfd opens; libbfd's known leak (suppressed in symbolize.c) makes
