@@ -457,8 +457,9 @@ bool ct_fe_args_need_dwarf(const char *spec)
 }
 
 char *ct_fe_args_dwarf(const char *exe, const char *spec, char *err,
-                       size_t errlen)
+                       size_t errlen, size_t *own)
 {
+    *own = 0;
     struct dfuncs fs = {0};
     /* a program built without -g may still carry a CU or two of its
      * start-up files: none of its own functions is no information */
@@ -485,8 +486,9 @@ char *ct_fe_args_dwarf(const char *exe, const char *spec, char *err,
         char *items = strdup(at + 1);
         if (!items)
             exit(CT_FE_FAILED);
-        size_t made = expand_rule(&fs, rule, at + 1, &out) +
-                      table_rules(rule, items, &out);
+        size_t mine = expand_rule(&fs, rule, at + 1, &out);
+        size_t made = mine + table_rules(rule, items, &out);
+        *own += mine;
         free(items);
         if (!made && !have) {
             snprintf(err, errlen, "'%s@args': %s has no debug information "
@@ -530,6 +532,7 @@ char *ct_fe_args_dwarf(const char *exe, const char *spec, char *err,
             add(&autos, ";%s@%s%s%s", f->sym, items, items[0] && ret ? "," : "",
                 ret ? ret : "");
             rules++;
+            ++*own;
         }
         if (left)
             ct_fe_error("--auto-args: the arguments of %zu functions of %s "

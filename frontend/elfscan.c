@@ -4,7 +4,7 @@
  * dynamically (the tracer provides it), a defined one in a static link.
  * One built with patchable entries (`calltrace cflags --patchable`) has a
  * non-empty __patchable_function_entries section, which the tracer
- * patches: it is traced too.
+ * patches: PATCHABLE, traced too.
  * The file is untrusted: every offset and size is checked against the
  * file's bounds before use, and anything odd gives UNKNOWN, never a guess.
  */
@@ -141,7 +141,7 @@ enum ct_fe_instr ct_fe_elf_scan(const uint8_t *d, size_t size)
         if (!read_shdr(d, size, shoff + i * shentsize, is64, &s))
             return CT_INSTR_UNKNOWN;
         if (is_patchable(d, size, &s, names))
-            return CT_INSTR_YES;
+            return CT_INSTR_PATCHABLE;
         if (s.type != SHT_DYNSYM && s.type != SHT_SYMTAB)
             continue;
         if (s.link >= shnum ||

@@ -119,7 +119,11 @@ void ct_fe_reap_wait(const char *lib, double timeout_s, bool quiet,
                      void (*tick)(void *), void *tick_arg);
 
 /* ------------------------------------------------------------ elfscan.c */
-enum ct_fe_instr { CT_INSTR_YES, CT_INSTR_NO, CT_INSTR_UNKNOWN };
+/* YES: the hooks (-finstrument-functions); PATCHABLE: patchable entries
+ * (the tracer patches them, and keeps the values CALLTRACE_ARGS asks of
+ * the program's own functions). */
+enum ct_fe_instr { CT_INSTR_YES, CT_INSTR_NO, CT_INSTR_UNKNOWN,
+                   CT_INSTR_PATCHABLE };
 /* Whether an ELF file refers to __cyg_profile_func_enter (an import in its
  * dynamic symbols, or a symbol of a static link).  UNKNOWN for anything
  * that is not a readable ELF file (a script, damage). */
@@ -213,8 +217,9 @@ bool ct_fe_args_need_dwarf(const char *spec);
 /* The spec with those rules made from exe's debug information: a rule
  * for each function `FUNC@args` names, and with `auto` for each function
  * no rule of the user's names.  A malloc'd string, or NULL with err set
- * (`FUNC@args` for a program without debug information). */
+ * (`FUNC@args` for a program without debug information); *own: the
+ * rules made for the program's own functions. */
 char *ct_fe_args_dwarf(const char *exe, const char *spec, char *err,
-                       size_t errlen);
+                       size_t errlen, size_t *own);
 
 #endif /* CT_FRONTEND_H */

@@ -196,11 +196,17 @@ static bool dwarf_args(struct ct_fe_record_opts *o, const char *path)
     if (slot == SIZE_MAX || !ct_fe_args_need_dwarf(joined))
         return true;
     char err[512];
-    char *spec = ct_fe_args_dwarf(path, joined, err, sizeof err);
+    size_t own;
+    char *spec = ct_fe_args_dwarf(path, joined, err, sizeof err, &own);
     if (!spec) {
         ct_fe_error("--args: %s", err);
         return false;
     }
+    if (own && !o->quiet && ct_fe_elf_instrumented(path) != CT_INSTR_PATCHABLE)
+        ct_fe_error("--args: %s has no patchable entries: the values of its "
+                    "own functions are kept in a build with them ($(calltrace "
+                    "cflags --patchable)); those of its library calls are "
+                    "kept", path);
     free(o->env[slot]);
     if (asprintf(&o->env[slot], "CALLTRACE_ARGS=%s", spec) < 0)
         exit(CT_FE_FAILED);

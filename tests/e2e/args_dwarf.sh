@@ -92,6 +92,13 @@ record table "$T/table.raw" --args 'puts@args,retval' -- "$T/nodebug"
 has '^  puts@plt("done") = 5;$' < <(tree_text "$T/table.raw") ||
     fail "table: $(tree_text "$T/table.raw" | grep puts)"
 
+# A build with the hooks: the program's own functions keep no values,
+# and record says so before it runs (the library calls' are kept).
+gcc -std=gnu11 -O0 -g -finstrument-functions -o "$T/hooks" "$PROGRAMS/args_dwarf.c"
+(cd "$T" && "$FRONT" record -o "$T/hooks.raw" --args 'd_int@args' -- "$T/hooks" > /dev/null 2> "$T/hooks.err")
+has "^calltrace: --args: $T/hooks has no patchable entries: the values of its own functions are kept in a build with them" < "$T/hooks.err" ||
+    fail "hooks build: $(cat "$T/hooks.err")"
+
 # Straight in the environment: one line, the program runs as ever.
 set +e
 out=$(CALLTRACE_ARGS='d_int@args' CALLTRACE_OUTPUT="$T/env.raw" LD_PRELOAD="$LIB" "$b" 2> "$T/env.err")

@@ -129,16 +129,16 @@ static void patchable_entries(void **state)
     uint8_t buf[1024];
     size_t n = make_elf_section(buf, sizeof buf,
                                 "__patchable_function_entries", 8);
-    assert_int_equal(ct_fe_elf_scan(buf, n), CT_INSTR_YES);
+    assert_int_equal(ct_fe_elf_scan(buf, n), CT_INSTR_PATCHABLE);
     n = make_elf_section(buf, sizeof buf, "__patchable_function_entries", 0);
-    assert_int_not_equal(ct_fe_elf_scan(buf, n), CT_INSTR_YES);
+    assert_int_equal(ct_fe_elf_scan(buf, n), CT_INSTR_UNKNOWN);
     n = make_elf_section(buf, sizeof buf, "__patchable_function_entrie", 8);
-    assert_int_not_equal(ct_fe_elf_scan(buf, n), CT_INSTR_YES);
+    assert_int_equal(ct_fe_elf_scan(buf, n), CT_INSTR_UNKNOWN);
     n = make_elf_section(buf, sizeof buf, "__patchable_function_entries", 8);
     for (size_t len = 0; len < n; len++) {
         uint8_t *copy = malloc(len ? len : 1);
         memcpy(copy, buf, len);
-        assert_int_not_equal(ct_fe_elf_scan(copy, len), CT_INSTR_YES);
+        assert_int_not_equal(ct_fe_elf_scan(copy, len), CT_INSTR_PATCHABLE);
         free(copy);
     }
     srand(7);
