@@ -329,6 +329,14 @@ static bool pat_match(const struct pat *p, const char *name)
                     : fnmatch(p->glob, name, 0) == 0;
 }
 
+/* The rules the tracer takes at most, less room for the table's
+ * (settings/args_spec.c, about 60): past it a spec would be refused
+ * whole. */
+#define MADE_MAX (CT_ARGS_MAX_RULES - 128)
+
+/* Rules made so far, and those not made for want of room. */
+static size_t made_total, made_left;
+
 /* One rule `PATTERN@args[,retval][,other items]`: a rule for each
  * function it names, with their DWARF items first; the number made. */
 static size_t expand_rule(const struct dfuncs *fs, const char *pattern,
@@ -359,9 +367,12 @@ static size_t expand_rule(const struct dfuncs *fs, const char *pattern,
             add(&one, "%s%s", one.n ? "," : "", f->ret);
         if (rest.n)
             add(&one, "%s%s", one.n ? "," : "", rest.s);
-        if (one.n) {
+        if (one.n && (made_total >= MADE_MAX || out->n > AUTO_TEXT_MAX)) {
+            made_left++;
+        } else if (one.n) {
             add(out, "%s%s@%s", out->n ? ";" : "", f->sym, one.s);
             made++;
+            made_total++;
         }
         free(one.s);
     }
@@ -448,8 +459,13 @@ bool ct_fe_args_need_dwarf(const char *spec)
     for (const char *p = spec; *p;) {
         size_t len = strcspn(p, ";");
         const char *at = memchr(p, '@', len);
-        if ((len == 4 && !strncmp(p, "auto", 4)) ||
-            (at && names_args(strndupa(at + 1, len - (size_t)(at + 1 - p)))))
+        char *items = at ? strndup(at + 1, len - (size_t)(at + 1 - p)) : NULL;
+        if (at && !items)
+            exit(CT_FE_FAILED);
+        bool dwarf = (len == 4 && !strncmp(p, "auto", 4)) ||
+                     (items && names_args(items));
+        free(items);
+        if (dwarf)
             return true;
         p += len + (p[len] == ';');
     }
@@ -460,6 +476,7 @@ char *ct_fe_args_dwarf(const char *exe, const char *spec, char *err,
                        size_t errlen, size_t *own)
 {
     *own = 0;
+    made_total = made_left = 0;
     struct dfuncs fs = {0};
     /* a program built without -g may still carry a CU or two of its
      * start-up files: none of its own functions is no information */
@@ -498,10 +515,14 @@ char *ct_fe_args_dwarf(const char *exe, const char *spec, char *err,
             free_functions(&fs);
             return NULL;
         }
-        if (!made)
+        if (!made && !made_left)
             ct_fe_error("--args '%s@args': no function of %s with debug "
                         "information has that name", rule, exe);
     }
+    if (made_left)
+        ct_fe_error("--args: the arguments of %zu functions of %s are left "
+                    "out: the tracer keeps at most %u rules", made_left, exe,
+                    CT_ARGS_MAX_RULES);
     /* auto: every function with debug information, as the tracer merges
      * rules: its parameters unless a rule of the user's gives arguments,
      * its return value unless one gives a return value. */
