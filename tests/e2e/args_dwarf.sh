@@ -99,6 +99,22 @@ gcc -std=gnu11 -O0 -g -finstrument-functions -o "$T/hooks" "$PROGRAMS/args_dwarf
 has "^calltrace: --args: $T/hooks has no patchable entries: the values of its own functions are kept in a build with them" < "$T/hooks.err" ||
     fail "hooks build: $(cat "$T/hooks.err")"
 
+# More functions than the tracer keeps rules for: record keeps as many
+# as fit and says how many it left out; the spec is not refused whole.
+awk 'BEGIN {
+    print "volatile long s;"
+    for (i = 0; i < 1200; i++)
+        printf "__attribute__((noinline)) long f%d(long x) { s++; return x + 1; }\n", i
+    print "int main(void) { long t = 0;"
+    for (i = 0; i < 1200; i += 100) printf "t += f%d(%d);\n", i, i
+    print "return t == 0; }" }' > "$T/many.c"
+gcc -O0 "${flags[@]}" -o "$T/many" "$T/many.c"
+(cd "$T" && "$FRONT" record -o "$T/many.raw" --args 're:^f[0-9]@args,retval' -- "$T/many" > /dev/null 2> "$T/many.err")
+has "^calltrace: --args: the arguments of [0-9]* functions of $T/many are left out: the tracer keeps at most 1024 rules" < "$T/many.err" ||
+    fail "many: $(cat "$T/many.err")"
+kept=$(tree_text "$T/many.raw" | grep -c '^  f[0-9]*([0-9]*) = [0-9]*;$' || true)
+[ "$kept" -gt 0 ] || fail "many: no function kept its values: $(tree_text "$T/many.raw" | head -5)"
+
 # Straight in the environment: one line, the program runs as ever.
 set +e
 out=$(CALLTRACE_ARGS='d_int@args' CALLTRACE_OUTPUT="$T/env.raw" LD_PRELOAD="$LIB" "$b" 2> "$T/env.err")
