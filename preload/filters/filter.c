@@ -545,7 +545,8 @@ static void write_pending(struct ct_thread *t, struct fthread *f,
  */
 static int room_for(struct ct_thread *t, struct fthread *f, size_t len)
 {
-    size_t pending = f ? ((size_t)f->npending + 3) * CT_REC_MAX_HOT : 0;
+    size_t pending =
+        f ? ((size_t)f->npending + 3) * CT_REC_MAX_HOT + ct_fheld_room(f) : 0;
     if (t->blk && ct_thread_room_left(t) >= len + pending)
         return 0;
     if (f && f->npending)
@@ -715,6 +716,7 @@ static void write_pending_bt(struct ct_thread *t, struct fthread *f,
         }
         f->state[i] = FS_WRITTEN;
         set_hidden(t, i, 0);
+        ct_fheld_write(t, f, i);
     }
 }
 
@@ -972,7 +974,7 @@ int ct_filter_pop(struct ct_thread *t, uint32_t d)
         count_drop(t, f, ct_frame_fn(t, d), f->why[d]);
         return 1;
     }
-    size_t need = ((size_t)f->npending + 2) * CT_REC_MAX_HOT;
+    size_t need = ((size_t)f->npending + 2) * CT_REC_MAX_HOT + ct_fheld_room(f);
     if (ct_thread_room_left(t) < need)
         ct_thread_room(t, need);
     write_pending_bt(t, f, d,
@@ -980,6 +982,7 @@ int ct_filter_pop(struct ct_thread *t, uint32_t d)
     finish_if(f, d);
     if (put_entry(t, f->ticks[d], ct_frame_fn(t, d), f->site[d]) != 0)
         return 1;
+    ct_fheld_write(t, f, d);  /* its ARGS and RETVAL, before its exit */
     if (ct_thread_room_left(t) >= CT_REC_MAX_HOT)
         t->pos = ct_enc_exit(t->pos, ct_tick_delta(t, now));
     else
@@ -1005,7 +1008,8 @@ void ct_filter_thread_close(struct ct_thread *t)
                  (f->fmin[i] != UINT64_MAX &&
                   now - f->ticks[i] >= f->fmin[i])))
                 upto = i + 1;
-        size_t need = ((size_t)f->npending + 1) * CT_REC_MAX_HOT;
+        size_t need = ((size_t)f->npending + 1) * CT_REC_MAX_HOT +
+                      ct_fheld_room(f);
         if (ct_thread_room_left(t) < need)
             ct_thread_room(t, need);
         write_pending(t, f, upto);

@@ -63,6 +63,14 @@ int ct_filter_enter(struct ct_thread *t, uintptr_t fn, uintptr_t site,
                     uint32_t d, int off);
 /* Frame d ends: 1 when it was a pending frame, now written or dropped. */
 int ct_filter_pop(struct ct_thread *t, uint32_t d);
+/* Whether frame d waits on its duration (min=, :caller) to be written or
+ * left out: its ARGS and RETVAL records are then held (filter_held.c). */
+int ct_filter_pending(const struct ct_thread *t, uint32_t d);
+/* Holds an ARGS or RETVAL record (sub) of pending frame d, the frame on
+ * top, until its entry is written; dropped with the frame if it is left
+ * out.  -1 when there is no room: the values are not shown. */
+int ct_filter_hold(struct ct_thread *t, uint32_t d, uint8_t sub,
+                   const void *payload, size_t len);
 /* Before the thread's last block closes (exit, crash, thread end):
  * pending frames and drop counts go into the trace. */
 void ct_filter_thread_close(struct ct_thread *t);

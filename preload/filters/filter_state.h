@@ -50,6 +50,11 @@ struct fscope {
     uint64_t tmin;         /* its duration in ticks                       */
 };
 
+/* Records held for pending frames (struct fthread): how many, and their
+ * bytes (a record with a string is at most about 4 KiB). */
+#define CT_FHELD_MAX 64
+#define CT_FHELD_BYTES (16u << 10)
+
 struct fthread {
     uint64_t gen;
     struct fscope sc;
@@ -65,7 +70,24 @@ struct fthread {
     uint64_t ticks[CT_MAX_DEPTH];
     uint64_t fmin[CT_MAX_DEPTH];    /* a pending frame's least duration   */
     uintptr_t site[CT_MAX_DEPTH];
+    /* ARGS and RETVAL records of pending frames, held until their entry
+     * is written (filter_held.c): a stack, deeper frames last. */
+    uint32_t nheld, held_used;
+    struct fheld {
+        uint32_t depth;
+        uint32_t off;      /* in held_buf                               */
+        uint64_t ticks;    /* the frame's entry time: which frame it is */
+        uint16_t len;
+        uint8_t sub;       /* CT_EXT_ARGS or CT_EXT_RETVAL; 0: written  */
+    } held[CT_FHELD_MAX];
+    uint8_t held_buf[CT_FHELD_BYTES];
 };
+
+/* filter_held.c: the bytes that frame d's held records take in a block
+ * (all frames' when d is CT_MAX_DEPTH), and their writing, right after
+ * the frame's entry; records that find no room are not shown. */
+size_t ct_fheld_room(const struct fthread *f);
+void ct_fheld_write(struct ct_thread *t, struct fthread *f, uint32_t d);
 
 static inline size_t ct_fhash_addr(uintptr_t a)
 {

@@ -17,6 +17,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
+#include "preload/filters/filter.h"
 #include "preload/libcalls/args.h"
 #include "calltrace_format.h"
 #include "preload/tracer.h"
@@ -239,6 +240,8 @@ struct job {
     const struct ct_arg_regs *regs;
     uint64_t rax;
     const uint8_t *xmm0;
+    int64_t held;   /* the level of a pending frame (min=) whose record
+                       waits for its entry (ct_filter_hold), else -1  */
 };
 
 static void build_args(const struct job *j, struct pay *p)
@@ -273,13 +276,15 @@ static void build_ret(const struct job *j, struct pay *p)
 static void record(const struct job *j, uint8_t *buf)
 {
     struct pay p = {buf, 0};
-    if (j->regs) {
+    uint8_t sub = j->regs ? CT_EXT_ARGS : CT_EXT_RETVAL;
+    if (j->regs)
         build_args(j, &p);
-        append(CT_EXT_ARGS, p.b, p.n);
-    } else {
+    else
         build_ret(j, &p);
-        append(CT_EXT_RETVAL, p.b, p.n);
-    }
+    if (j->held >= 0)
+        ct_filter_hold(ct_self, (uint32_t)j->held, sub, p.b, p.n);
+    else
+        append(sub, p.b, p.n);
 }
 
 static void record_deep(void *arg)
@@ -305,9 +310,15 @@ void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
 {
     const struct ct_args_rule *r = ct_args_rule(&spec, rule);
     struct ct_thread *t = ct_self;
-    if (!r->nitems || !t || !shown_at(t, depth))
-        return; /* a frame a filter hides has no record to follow */
-    struct job j = {r, regs, 0, NULL};
+    if (!r->nitems || !t)
+        return;
+    int64_t held = -1;
+    if (!shown_at(t, depth)) {
+        if (!ct_filter_pending(t, depth))
+            return; /* a frame a filter hides has no record to follow */
+        held = depth;
+    }
+    struct job j = {r, regs, 0, NULL, held};
     run(t, &j, r->strings & 1);
 }
 
@@ -316,10 +327,16 @@ void ct_args_exit(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
 {
     const struct ct_args_rule *r = ct_args_rule(&spec, rule);
     struct ct_thread *t = ct_self;
-    if (!r->has_ret || !t || t->depth != depth + 1 || !shown_at(t, depth) ||
+    if (!r->has_ret || !t || t->depth != depth + 1 ||
         (depth < ct_frames_kept(t) && ct_frame_fn(t, depth) != fn))
         return; /* not the call on top: its exit is not the next record */
-    struct job j = {r, NULL, rax, xmm0};
+    int64_t held = -1;
+    if (!shown_at(t, depth)) {
+        if (!ct_filter_pending(t, depth))
+            return;
+        held = depth;
+    }
+    struct job j = {r, NULL, rax, xmm0, held};
     run(t, &j, r->strings & 2);
 }
 

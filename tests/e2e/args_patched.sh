@@ -83,6 +83,24 @@ expect_eq "rules that add up" "main() {
 tree_text "$T/merged.raw" | has '^        p_fact(1, [-0-9a-fx]*);$' ||
     fail "re:^p_(add|fact)\$: p_fact's values: $(tree_text "$T/merged.raw" | grep 'p_fact(1')"
 
+# A min= filter: a kept call's entry is written when it returns, and its
+# values with it, in order; a call left out takes its values along.
+gcc -std=gnu11 -O0 "${flags[@]}" -o "$T/min" "$PROGRAMS/args_min.c"
+traced_like_untraced "min=" "$T/min.raw" "" CALLTRACE_LIBCALLS=plt \
+    CALLTRACE_MIN_DURATION=1ms \
+    CALLTRACE_ARGS='usleep@arg1;re:^(slow|quick)$@arg1,retval' "$T/min"
+expect_eq "min=: tree" "main() {
+  slow(0) {
+    usleep@plt(3000);
+  } = 2; /* slow */
+  slow(1) {
+    usleep@plt(3000);
+  } = 4; /* slow */
+  slow(2) {
+    usleep@plt(3000);
+  } = 6; /* slow */
+} /* main */" "$(tree_text "$T/min.raw")"
+
 # No rule: no values, and the same calls as with them.
 traced_like_untraced "no rule" "$T/plain.raw" "$("$T/gcc_O2")" \
     CALLTRACE_ARGS='no_such_function@arg1' "$T/gcc_O2"
