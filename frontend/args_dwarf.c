@@ -1,28 +1,14 @@
 /*
- * `--args FUNC@args` and `--auto-args`: the parameters of the program's
- * own functions, read from its debug information (libdw) by calltrace
+ * `--args FUNC@args` and `--auto-args`: the rules of the program's own
+ * functions, made from its debug information (dwarf_funcs.c) by calltrace
  * record before the program starts, and written out as the plain rules
  * the tracer reads (`foo@arg1/i32,arg2/s,fparg1/f64,retval/f32`), as
  * uftrace's record turns `-A .` and `--auto-args` into argument specs for
  * its runtime.  The tracer itself never reads DWARF: its start stays
- * short, and a rule is a rule wherever it came from.
- *
- * Each parameter's type gives the item (settings/args_spec.h): integers
- * by width and sign, char as a char, a char pointer as a string, other
- * pointers and references as pointers, an enum as a signed integer, float
- * and double as fpargN.  The ABI's order is followed: integer-class
- * parameters take arg1, arg2, ... and floating ones fparg1, fparg2, ...;
- * a C++ method's `this` is arg1, shown as uftrace shows it.  At the first
- * parameter whose place that order cannot tell (a struct passed by value,
- * a long double, a variadic tail) the function's items stop: what is
- * shown is never a guess.  A function returning a struct keeps no
- * arguments (its hidden return pointer may come first) and no return
- * value.
+ * short, and a rule is a rule wherever it came from.  `FUNC@args` also
+ * names library functions of the built-in table (`auto`'s), and every
+ * rule made stops short of the tracer's limit.
  */
-#include <dwarf.h>
-#include <elfutils/libdw.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <fnmatch.h>
 #include <regex.h>
 #include <stdarg.h>
@@ -30,23 +16,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
+#include "frontend/dwarf_funcs.h"
 #include "frontend/frontend.h"
 #include "settings/args_spec.h"
-
-/* A function of the program with debug information, and its items. */
-struct dfunc {
-    char *sym;     /* the name its symbol has: the rule's pattern         */
-    char *name;    /* DW_AT_name, which a user's pattern may name instead */
-    char *items;   /* "arg1/i32,fparg1/f64", possibly empty                */
-    char *ret;     /* "retval/i32", or NULL (void, a struct, unknown)      */
-};
-
-struct dfuncs {
-    struct dfunc *v;
-    size_t n, cap;
-};
 
 /* A growing string. */
 struct text {
@@ -75,230 +48,6 @@ static void add(struct text *t, const char *fmt, ...)
         if (t->n == 0)
             t->s[0] = '\0';
     }
-}
-
-/* The type under typedefs and qualifiers; false for void. */
-static bool base_of(Dwarf_Die *die, Dwarf_Die *out)
-{
-    Dwarf_Attribute at;
-    Dwarf_Die cur = *die;
-    for (int hops = 0; hops < 64; hops++) {
-        int tag = dwarf_tag(&cur);
-        if (tag != DW_TAG_typedef && tag != DW_TAG_const_type &&
-            tag != DW_TAG_volatile_type && tag != DW_TAG_restrict_type &&
-            tag != DW_TAG_atomic_type) {
-            *out = cur;
-            return true;
-        }
-        if (!dwarf_attr_integrate(&cur, DW_AT_type, &at) ||
-            !dwarf_formref_die(&at, &cur))
-            return false;  /* const void */
-    }
-    return false;
-}
-
-/* The type a DIE (a parameter or a function) has; false for void. */
-static bool type_of(Dwarf_Die *die, Dwarf_Die *out)
-{
-    Dwarf_Attribute at;
-    Dwarf_Die t;
-    if (!dwarf_attr_integrate(die, DW_AT_type, &at) ||
-        !dwarf_formref_die(&at, &t))
-        return false;
-    return base_of(&t, out);
-}
-
-enum kind { K_INT, K_FP, K_STOP };
-
-/* The item's format for a type, and whether it is integer or floating
- * class; K_STOP when its place in the registers is not known here. */
-static enum kind classify(Dwarf_Die *t, char *fmt, size_t cap)
-{
-    Dwarf_Attribute at;
-    Dwarf_Word enc = 0;
-    int size = dwarf_bytesize(t);
-    switch (dwarf_tag(t)) {
-    case DW_TAG_base_type:
-        if (dwarf_attr(t, DW_AT_encoding, &at))
-            dwarf_formudata(&at, &enc);
-        if (enc == DW_ATE_float && (size == 4 || size == 8)) {
-            snprintf(fmt, cap, "f%d", size * 8);
-            return K_FP;
-        }
-        if (size != 1 && size != 2 && size != 4 && size != 8)
-            return K_STOP;
-        if ((enc == DW_ATE_signed_char || enc == DW_ATE_unsigned_char) &&
-            size == 1)
-            snprintf(fmt, cap, "c");
-        else if (enc == DW_ATE_signed || enc == DW_ATE_signed_char)
-            snprintf(fmt, cap, "i%d", size * 8);
-        else if (enc == DW_ATE_unsigned || enc == DW_ATE_unsigned_char ||
-                 enc == DW_ATE_boolean || enc == DW_ATE_UTF)
-            snprintf(fmt, cap, "u%d", size * 8);
-        else
-            return K_STOP;
-        return K_INT;
-    case DW_TAG_pointer_type: {
-        Dwarf_Die to;
-        Dwarf_Word penc = 0;
-        if (type_of(t, &to) && dwarf_tag(&to) == DW_TAG_base_type &&
-            dwarf_bytesize(&to) == 1 && dwarf_attr(&to, DW_AT_encoding, &at) &&
-            dwarf_formudata(&at, &penc) == 0 &&
-            (penc == DW_ATE_signed_char || penc == DW_ATE_unsigned_char))
-            snprintf(fmt, cap, "s");
-        else
-            snprintf(fmt, cap, "p");
-        return K_INT;
-    }
-    case DW_TAG_reference_type:
-    case DW_TAG_rvalue_reference_type:
-        snprintf(fmt, cap, "p");
-        return K_INT;
-    case DW_TAG_enumeration_type:
-        if (size != 1 && size != 2 && size != 4 && size != 8)
-            return K_STOP;
-        snprintf(fmt, cap, "i%d", size * 8);
-        return K_INT;
-    default:
-        return K_STOP;  /* a struct, union, class or array by value */
-    }
-}
-
-/* The items of a function's parameters, in the ABI's order. */
-static void params(Dwarf_Die *fn, struct text *items)
-{
-    Dwarf_Die child;
-    int ints = 0, fps = 0, shown = 0;
-    if (dwarf_child(fn, &child) != 0)
-        return;
-    do {
-        int tag = dwarf_tag(&child);
-        if (tag == DW_TAG_unspecified_parameters)
-            return;
-        if (tag != DW_TAG_formal_parameter)
-            continue;
-        Dwarf_Die t;
-        char fmt[16];
-        if (!type_of(&child, &t))
-            return;
-        enum kind k = classify(&t, fmt, sizeof fmt);
-        if (k == K_STOP || shown == CT_ARGS_MAX_ITEMS)
-            return;
-        if (k == K_FP && fps == 8)
-            return;  /* past %xmm7: on the stack, among the integers */
-        int index = k == K_FP ? ++fps : ++ints;
-        add(items, "%s%s%d/%s", items->n ? "," : "",
-            k == K_FP ? "fparg" : "arg", index, fmt);
-        shown++;
-    } while (dwarf_siblingof(&child, &child) == 0);
-}
-
-static char *dup_or_null(const char *s)
-{
-    char *d = s ? strdup(s) : NULL;
-    if (s && !d)
-        exit(CT_FE_FAILED);
-    return d;
-}
-
-/* A function defined here (code of its own, not a declaration). */
-static bool defined(Dwarf_Die *die)
-{
-    return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
-}
-
-static void add_function(struct dfuncs *fs, Dwarf_Die *fn)
-{
-    Dwarf_Attribute at;
-    const char *name = dwarf_diename(fn);
-    if (!name && dwarf_attr_integrate(fn, DW_AT_name, &at))
-        name = dwarf_formstring(&at);
-    const char *sym = NULL;
-    if (dwarf_attr_integrate(fn, DW_AT_linkage_name, &at) ||
-        dwarf_attr_integrate(fn, DW_AT_MIPS_linkage_name, &at))
-        sym = dwarf_formstring(&at);
-    if (!sym)
-        sym = name;
-    if (!sym || strlen(sym) >= CT_ARGS_PATTERN_MAX ||
-        strpbrk(sym, "*?[\\;@"))
-        return;  /* a name no rule can hold as it is */
-    struct text items = {0};
-    char *ret = NULL;
-    Dwarf_Die rt;
-    char fmt[16];
-    if (!type_of(fn, &rt)) {
-        params(fn, &items);
-    } else if (classify(&rt, fmt, sizeof fmt) != K_STOP) {
-        params(fn, &items);
-        if (asprintf(&ret, "retval/%s", fmt) < 0)
-            exit(CT_FE_FAILED);
-    }
-    if (fs->n == fs->cap) {
-        fs->cap = fs->cap ? 2 * fs->cap : 64;
-        fs->v = realloc(fs->v, fs->cap * sizeof *fs->v);
-        if (!fs->v)
-            exit(CT_FE_FAILED);
-    }
-    fs->v[fs->n++] = (struct dfunc){dup_or_null(sym), dup_or_null(name),
-                                    items.s ? items.s : dup_or_null(""), ret};
-}
-
-/* The functions under die: a CU's, a namespace's, a class's. */
-static void walk(struct dfuncs *fs, Dwarf_Die *die, int level)
-{
-    Dwarf_Die child;
-    if (level > 32 || dwarf_child(die, &child) != 0)
-        return;
-    do {
-        switch (dwarf_tag(&child)) {
-        case DW_TAG_subprogram:
-            if (defined(&child))
-                add_function(fs, &child);
-            break;
-        case DW_TAG_namespace:
-        case DW_TAG_class_type:
-        case DW_TAG_structure_type:
-            walk(fs, &child, level + 1);
-            break;
-        default:
-            break;
-        }
-    } while (dwarf_siblingof(&child, &child) == 0);
-}
-
-/* The program's functions with debug information; -1 when it has none. */
-static int read_functions(const char *exe, struct dfuncs *fs)
-{
-    int fd = open(exe, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return -1;
-    Dwarf *dw = dwarf_begin(fd, DWARF_C_READ);
-    if (!dw) {
-        close(fd);
-        return -1;
-    }
-    Dwarf_Off off = 0, next;
-    size_t hsize;
-    while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
-        Dwarf_Die cu;
-        if (dwarf_offdie(dw, off + hsize, &cu))
-            walk(fs, &cu, 0);
-        off = next;
-    }
-    dwarf_end(dw);
-    close(fd);
-    return 0;
-}
-
-static void free_functions(struct dfuncs *fs)
-{
-    for (size_t i = 0; i < fs->n; i++) {
-        free(fs->v[i].sym);
-        free(fs->v[i].name);
-        free(fs->v[i].items);
-        free(fs->v[i].ret);
-    }
-    free(fs->v);
 }
 
 /* The environment holds at most 128 KiB in one variable (MAX_ARG_STRLEN):
@@ -339,7 +88,7 @@ static size_t made_total, made_left;
 
 /* One rule `PATTERN@args[,retval][,other items]`: a rule for each
  * function it names, with their DWARF items first; the number made. */
-static size_t expand_rule(const struct dfuncs *fs, const char *pattern,
+static size_t expand_rule(const struct ct_fe_dfuncs *fs, const char *pattern,
                           char *items, struct text *out)
 {
     bool retval = false;
@@ -358,7 +107,7 @@ static size_t expand_rule(const struct dfuncs *fs, const char *pattern,
         return 0;  /* the tracer's parser names the error */
     size_t made = 0;
     for (size_t i = 0; i < fs->n; i++) {
-        const struct dfunc *f = &fs->v[i];
+        const struct ct_fe_dfunc *f = &fs->v[i];
         if (!pat_match(&p, f->sym) && !pat_match(&p, f->name))
             continue;
         struct text one = {0};
@@ -477,10 +226,10 @@ char *ct_fe_args_dwarf(const char *exe, const char *spec, char *err,
 {
     *own = 0;
     made_total = made_left = 0;
-    struct dfuncs fs = {0};
+    struct ct_fe_dfuncs fs = {0};
     /* a program built without -g may still carry a CU or two of its
      * start-up files: none of its own functions is no information */
-    bool have = read_functions(exe, &fs) == 0 && fs.n > 0;
+    bool have = ct_fe_dwarf_functions(exe, &fs) == 0 && fs.n > 0;
     struct text out = {0};
     struct text autos = {0};
     bool want_auto = false;
@@ -512,7 +261,7 @@ char *ct_fe_args_dwarf(const char *exe, const char *spec, char *err,
                      "(build it with -g), and no library function of the "
                      "built-in table has that name", rule, exe);
             free(copy), free(out.s);
-            free_functions(&fs);
+            ct_fe_dwarf_functions_free(&fs);
             return NULL;
         }
         if (!made && !made_left)
@@ -535,7 +284,7 @@ char *ct_fe_args_dwarf(const char *exe, const char *spec, char *err,
             user->nrules = 0;  /* the tracer's parser names the error */
         size_t rules = user->nrules, left = 0;
         for (size_t i = 0; i < fs.n; i++) {
-            struct dfunc *f = &fs.v[i];
+            struct ct_fe_dfunc *f = &fs.v[i];
             /* as the tracer merges rules: the user's arguments, else
              * these; the user's return value, else this one */
             uint32_t id = ct_args_match(user, f->sym, 0);
@@ -566,7 +315,7 @@ char *ct_fe_args_dwarf(const char *exe, const char *spec, char *err,
         add(&out, "%s", autos.s);
     free(autos.s);
     free(copy);
-    free_functions(&fs);
+    ct_fe_dwarf_functions_free(&fs);
     if (!out.s)
         add(&out, "%s", "");
     return out.s;

@@ -1,0 +1,27 @@
+/*
+ * The program's own functions with debug information, and the items
+ * (settings/args_spec.h) of their parameters and return values by their
+ * DWARF types (dwarf_funcs.c; libdw).  For calltrace record's --args.
+ */
+#ifndef CT_FRONTEND_DWARF_FUNCS_H
+#define CT_FRONTEND_DWARF_FUNCS_H
+
+#include <stddef.h>
+
+struct ct_fe_dfunc {
+    char *sym;     /* the name its symbol has: a rule's pattern           */
+    char *name;    /* DW_AT_name, which a user's pattern may name instead */
+    char *items;   /* "arg1/i32,fparg1/f64", possibly empty                */
+    char *ret;     /* "retval/i32", or NULL (void, a struct, unknown)      */
+};
+
+struct ct_fe_dfuncs {
+    struct ct_fe_dfunc *v;
+    size_t n, cap;
+};
+
+/* Adds exe's functions to fs; -1 when exe has no DWARF to read. */
+int ct_fe_dwarf_functions(const char *exe, struct ct_fe_dfuncs *fs);
+void ct_fe_dwarf_functions_free(struct ct_fe_dfuncs *fs);
+
+#endif /* CT_FRONTEND_DWARF_FUNCS_H */
