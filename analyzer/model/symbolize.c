@@ -445,6 +445,21 @@ static char *demangle(bfd *abfd, const char *name)
     return out;
 }
 
+bool ct_symbolizer_name_at(void *ctx, uint64_t addr, char *buf, size_t cap)
+{
+    struct ct_symbolizer *s = ctx;
+    struct map *m = find_map(s, addr);
+    if (!m || !cap)
+        return false;
+    const struct sym *sym = find_sym(m->obj, addr - m->base);
+    if (!sym || !sym->name || sym->addr + m->base != addr)
+        return false;
+    char *name = demangle(m->obj->abfd, sym->name);
+    snprintf(buf, cap, "%s", name);
+    free(name);
+    return true;
+}
+
 static const char *base_name(const char *path)
 {
     const char *slash = strrchr(path, '/');

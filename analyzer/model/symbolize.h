@@ -79,6 +79,11 @@ bool ct_symbolizer_func_start_gen(struct ct_symbolizer *s, uint64_t addr,
  */
 bool ct_symbolizer_line(void *ctx, uint64_t pc, char **file, uint32_t *line);
 
+/* The name of the function that starts at run-time address addr, as the
+ * views show it (demangled as set), into buf; for ct_trace_info.addr_name
+ * (ctx = the symbolizer).  False when none starts exactly there. */
+bool ct_symbolizer_name_at(void *ctx, uint64_t addr, char *buf, size_t cap);
+
 /*
  * The resolver for ct_functab_set_resolver (ctx = the symbolizer): name
  * (demangled), file:line of f->addr, and the object.  Addresses in a known

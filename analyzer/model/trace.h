@@ -216,6 +216,12 @@ struct ct_trace_info {
      * unknown.  Returns false when the pc is in no known object. */
     bool (*pc_line)(void *ctx, uint64_t pc, char **file, uint32_t *line);
     void *pc_line_ctx;
+    /* The name of the function that starts at a run-time address, into
+     * buf (cap bytes): a pointer among a call's values (ARGS, RETVAL)
+     * that is one reads `&name`, as uftrace shows a callback.  NULL where
+     * the format has no addresses; false when no function starts there. */
+    bool (*addr_name)(void *ctx, uint64_t addr, char *buf, size_t cap);
+    void *addr_name_ctx;
 };
 
 /* A bias in ns as whole ticks of the trace's clock (0 if none). */

@@ -6,12 +6,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "analyzer/model/trace.h"
 #include "calltrace_format.h"
 
 struct out {
     char *buf;
     size_t cap, n;
     bool full;
+    const struct ct_trace_info *info;  /* names pointers, or NULL */
 };
 
 static void put(struct out *o, const char *s, size_t len)
@@ -66,6 +68,20 @@ static void quoted(struct out *o, const uint8_t *s, size_t n, char q)
     put(o, &q, 1);
 }
 
+/* A pointer at the start of a function, as `&name`; false when the
+ * trace cannot name it. */
+static bool named(struct out *o, uint64_t v)
+{
+    char name[256];
+    const struct ct_trace_info *info = o->info;
+    if (!info || !info->addr_name ||
+        !info->addr_name(info->addr_name_ctx, v, name + 1, sizeof name - 1))
+        return false;
+    name[0] = '&';
+    put(o, name, strlen(name));
+    return true;
+}
+
 /* One value at *pp; false on damage or an unknown tag. */
 static bool value(struct out *o, const uint8_t **pp, const uint8_t *end)
 {
@@ -113,6 +129,8 @@ static bool value(struct out *o, const uint8_t **pp, const uint8_t *end)
             putf(o, "<bad pointer %#" PRIx64 ">", v);
         } else if (v == 0 && tag == CT_VAL_PTR) {
             put(o, "0", 1);
+        } else if (tag == CT_VAL_PTR && named(o, v)) {
+            /* &name, written by named() */
         } else {
             putf(o, "%#" PRIx64, v);
         }
@@ -123,9 +141,15 @@ static bool value(struct out *o, const uint8_t **pp, const uint8_t *end)
 
 size_t ct_values_text(const uint8_t *p, size_t len, char *out, size_t cap)
 {
+    return ct_values_text_of(NULL, p, len, out, cap);
+}
+
+size_t ct_values_text_of(const struct ct_trace_info *info, const uint8_t *p,
+                         size_t len, char *out, size_t cap)
+{
     if (cap > CT_VALUES_TEXT_MAX)
         cap = CT_VALUES_TEXT_MAX;
-    struct out o = {out, cap, 0, cap < 8};
+    struct out o = {out, cap, 0, cap < 8, info};
     const uint8_t *end = p + len;
     for (bool first = true; p < end && !o.full; first = false) {
         if (!first)

@@ -19,4 +19,10 @@
  * longer than cap ends with `...`. */
 size_t ct_values_text(const uint8_t *p, size_t len, char *out, size_t cap);
 
+/* The same, a pointer at the start of a function read as `&name` where
+ * info can name it (ct_trace_info.addr_name): what every view shows. */
+struct ct_trace_info;
+size_t ct_values_text_of(const struct ct_trace_info *info, const uint8_t *p,
+                         size_t len, char *out, size_t cap);
+
 #endif /* CT_VALUES_H */

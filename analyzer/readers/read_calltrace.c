@@ -129,6 +129,8 @@ static int read_calltrace(const struct ct_input *in,
     ct_functab_set_resolver(info->funcs, ct_symbolizer_resolve, r->sym);
     info->pc_line = ct_symbolizer_line;   /* samples' lines, for --by-line */
     info->pc_line_ctx = r->sym;
+    info->addr_name = ct_symbolizer_name_at;  /* &callback among values */
+    info->addr_name_ctx = r->sym;
 
     ctr_register_threads(info, blocks, nblocks);
     ctr_profile_threads(info, blocks, nblocks);

@@ -425,8 +425,8 @@ static void on_values(struct tree *tr, struct tthread *t,
         return;
     struct tframe *f = &t->stack[t->depth - 1];
     char text[CT_VALUES_TEXT_MAX];
-    ct_values_text((const uint8_t *)ev->text, ev->text_len, text,
-                   sizeof text);
+    ct_values_text_of(tr->info, (const uint8_t *)ev->text, ev->text_len, text,
+                      sizeof text);
     for (char *p = text; (p = strstr(p, "*/")) != NULL;)
         *p = '+'; /* a closing line's comment must not end early */
     if (ev->kind == CT_EV_RETVAL) {

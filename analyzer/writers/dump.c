@@ -229,13 +229,14 @@ static char *sample_text(struct dump *d, const struct ct_event *ev)
 
 /* "V args: 3, \"a\"" or "V retval: 12": what a call was given or gave
  * back (the strings' control bytes are escaped already). */
-static char *values_note(const struct ct_event *ev)
+static char *values_note(const struct ct_trace_info *info,
+                         const struct ct_event *ev)
 {
     char text[CT_VALUES_TEXT_MAX + 16];
     size_t k = (size_t)snprintf(text, 16, "%s: ",
                                 ev->kind == CT_EV_ARGS ? "args" : "retval");
-    ct_values_text((const uint8_t *)ev->text, ev->text_len, text + k,
-                   CT_VALUES_TEXT_MAX);
+    ct_values_text_of(info, (const uint8_t *)ev->text, ev->text_len, text + k,
+                      CT_VALUES_TEXT_MAX);
     return ct_xstrdup(text);
 }
 
@@ -314,7 +315,7 @@ static int dump_event(struct ct_sink *self, const struct ct_event *ev)
     case CT_EV_ARGS:
     case CT_EV_RETVAL:
         add_line(d, ev->time, ev->thread, 'V', CT_FUNC_NONE,
-                 values_note(ev));
+                 values_note(d->info, ev));
         break;
     case CT_EV_LOST:
         snprintf(buf, sizeof buf, "lost: %" PRIu64 " events", ev->count);

@@ -322,6 +322,6 @@ struct ct_exporter *ct_export_chrome_new(FILE *out, struct ct_trace_info *info,
     x->out = out;
     x->info = info;
     x->ex.opts = opts;
-    ct_timeline_init(&x->tl, &chrome_ops, x);
+    ct_timeline_init(&x->tl, &chrome_ops, x, info);
     return &x->ex;
 }

@@ -336,6 +336,6 @@ struct ct_exporter *ct_export_perfetto_new(FILE *out,
     x->out = out;
     x->info = info;
     x->ex.opts = opts;
-    ct_timeline_init(&x->tl, &perfetto_ops, x);
+    ct_timeline_init(&x->tl, &perfetto_ops, x, info);
     return &x->ex;
 }

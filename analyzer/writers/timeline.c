@@ -23,9 +23,10 @@ struct ct_tl_thread {
 };
 
 void ct_timeline_init(struct ct_timeline *tl,
-                      const struct ct_timeline_ops *ops, void *ctx)
+                      const struct ct_timeline_ops *ops, void *ctx,
+                      const struct ct_trace_info *info)
 {
-    *tl = (struct ct_timeline){.ops = ops, .ctx = ctx};
+    *tl = (struct ct_timeline){.ops = ops, .ctx = ctx, .info = info};
 }
 
 static void push(struct ct_timeline *tl, struct ct_tl_thread *th,
@@ -81,15 +82,16 @@ static void on_return(struct ct_timeline *tl, struct ct_tl_thread *th,
 /* An ARGS or RETVAL payload kept as text on the thread's top frame, a
  * call's, for its slice's end (where viewers merge the args into the
  * slice's). */
-static void keep_values(struct ct_tl_thread *th, const struct ct_event *ev)
+static void keep_values(const struct ct_timeline *tl, struct ct_tl_thread *th,
+                        const struct ct_event *ev)
 {
     if (!th->depth || th->stack[th->depth - 1].kind != CT_SLICE_CALL)
         return;
     struct tl_frame *f = &th->stack[th->depth - 1];
     char **to = ev->kind == CT_EV_ARGS ? &f->args : &f->ret;
     char text[CT_VALUES_TEXT_MAX];
-    ct_values_text((const uint8_t *)ev->text, ev->text_len, text,
-                   sizeof text);
+    ct_values_text_of(tl->info, (const uint8_t *)ev->text, ev->text_len, text,
+                      sizeof text);
     free(*to);
     *to = ct_xstrdup(text);
 }
@@ -150,7 +152,7 @@ void ct_timeline_event(struct ct_timeline *tl, const struct ct_event *ev)
         break;
     case CT_EV_ARGS:
     case CT_EV_RETVAL:
-        keep_values(th, ev);
+        keep_values(tl, th, ev);
         break;
     case CT_EV_STACK:
         th->calls = true;

@@ -45,16 +45,19 @@ struct ct_timeline_ops {
     void (*instant)(void *ctx, uint64_t t, const struct ct_event *ev);
 };
 
+struct ct_trace_info;
 struct ct_timeline {
     const struct ct_timeline_ops *ops;
     void *ctx;
+    const struct ct_trace_info *info;  /* names pointers among values */
     struct ct_tl_thread *threads;
     size_t nthreads;
     uint64_t samples_left_out;
 };
 
 void ct_timeline_init(struct ct_timeline *tl,
-                      const struct ct_timeline_ops *ops, void *ctx);
+                      const struct ct_timeline_ops *ops, void *ctx,
+                      const struct ct_trace_info *info);
 void ct_timeline_event(struct ct_timeline *tl, const struct ct_event *ev);
 struct ct_view_opts;
 struct ct_range_filter;

@@ -42,6 +42,7 @@ want='main() {
   d_struct(7) = 17;
   d_variadic(3) = 3;
   d_void(9);
+  d_fnptr(&d_void) = 1;
   puts@plt();
 } /* main */'
 
@@ -54,6 +55,18 @@ for cc in gcc clang; do
         expect_eq "$cc -O$opt: tree" "$want" "$(tree_text "$b.raw")"
     done
 done
+
+# The same &name in --dump and in the chrome export's slice args.
+"$REPORT_SAN" --dump "$T/gcc_O0.raw" | grep -A1 ' C d_fnptr$' | has ' V args: &d_void$' ||
+    fail "--dump: d_fnptr's args"
+"$REPORT_SAN" --export=chrome -o "$T/chrome.json" "$T/gcc_O0.raw"
+python3 - "$T/chrome.json" <<'PY' || fail "chrome: d_fnptr's args"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ev = d['traceEvents'] if isinstance(d, dict) else d
+assert any(e.get('name') == 'd_fnptr' and e.get('args', {}).get('args') == '&d_void'
+           for e in ev), 'no &d_void'
+PY
 
 # --auto-args: every function, and the table's library calls; main's
 # return value from its type.

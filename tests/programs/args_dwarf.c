@@ -54,6 +54,13 @@ KEEP int d_variadic(int n, ...)
 
 KEEP void d_void(long x) { sink += x; }
 
+/* A pointer to a function reads &name, as uftrace shows a callback. */
+KEEP int d_fnptr(void (*cb)(long))
+{
+    sink++;
+    return cb != 0;
+}
+
 int main(void)
 {
     struct pair p = {1, 2};
@@ -68,6 +75,7 @@ int main(void)
     sink += d_struct(7, p, 7);
     sink += d_variadic(3, 1, 2, 3);
     d_void(9);
+    sink += d_fnptr(d_void);
     puts("done");
     return 0;
 }

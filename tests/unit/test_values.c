@@ -5,11 +5,14 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <string.h>
 
 #include <cmocka.h>
 
 #include "calltrace_format.h"
+#include "analyzer/model/trace.h"
 #include "analyzer/model/values.h"
 
 struct pay {
@@ -86,6 +89,37 @@ static void test_strings(void **state)
                "<bad pointer 0x10>, <unavailable>, \"\"");
 }
 
+/* A pointer at the start of a function reads &name where the trace can
+ * name it (ct_trace_info.addr_name); any other pointer, NULL, and every
+ * integer stay numbers. */
+static bool fake_name(void *ctx, uint64_t addr, char *buf, size_t cap)
+{
+    (void)ctx;
+    if (addr != 0x401000)
+        return false;
+    snprintf(buf, cap, "on_event");
+    return true;
+}
+
+static void test_pointer_names(void **state)
+{
+    (void)state;
+    struct pay p = {0};
+    tag_v(&p, CT_VAL_PTR, 0x401000);
+    tag_v(&p, CT_VAL_PTR, 0x401001);
+    tag_v(&p, CT_VAL_PTR, 0);
+    tag_v(&p, CT_VAL_HEX, 0x401000);
+    struct ct_trace_info info;
+    memset(&info, 0, sizeof info);
+    char out[CT_VALUES_TEXT_MAX];
+    ct_values_text_of(&info, p.b, p.n, out, sizeof out);
+    assert_string_equal(out, "0x401000, 0x401001, 0, 0x401000");
+    info.addr_name = fake_name;
+    ct_values_text_of(&info, p.b, p.n, out, sizeof out);
+    assert_string_equal(out, "&on_event, 0x401001, 0, 0x401000");
+    expect(&p, "0x401000, 0x401001, 0, 0x401000");
+}
+
 static void test_double(void **state)
 {
     (void)state;
@@ -136,6 +170,7 @@ int main(void)
         cmocka_unit_test(test_integers),
         cmocka_unit_test(test_strings),
         cmocka_unit_test(test_char_escapes),
+        cmocka_unit_test(test_pointer_names),
         cmocka_unit_test(test_double),
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_small_buffer),
