@@ -9,8 +9,6 @@
  * names library functions of the built-in table (`auto`'s), and every
  * rule made stops short of the tracer's limit.
  */
-#include <fnmatch.h>
-#include <regex.h>
 #include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -54,28 +52,12 @@ static void add(struct text *t, const char *fmt, ...)
  * the rules auto makes stop well short of it. */
 #define AUTO_TEXT_MAX (96u << 10)
 
-/* A rule's pattern as the tracer matches it: a glob, or re:REGEX
- * anywhere in the name. */
-struct pat {
-    const char *glob;
-    regex_t re;
-    bool is_re;
-};
-
-static int pat_init(struct pat *p, const char *text)
+/* Whether name (possibly NULL) matches a pattern compiled from text, as
+ * the tracer matches it (ct_args_pattern_match). */
+static bool pat_match(const struct ct_args_pattern *p, const char *text,
+                      const char *name)
 {
-    p->is_re = !strncmp(text, "re:", 3);
-    p->glob = text;
-    return p->is_re ? regcomp(&p->re, text + 3, REG_EXTENDED | REG_NOSUB)
-                    : 0;
-}
-
-static bool pat_match(const struct pat *p, const char *name)
-{
-    if (!name)
-        return false;
-    return p->is_re ? regexec(&p->re, name, 0, NULL, 0) == 0
-                    : fnmatch(p->glob, name, 0) == 0;
+    return name && ct_args_pattern_match(p, text, name);
 }
 
 /* The rules the tracer takes at most, less room for the table's
@@ -102,13 +84,14 @@ static size_t expand_rule(const struct ct_fe_dfuncs *fs, const char *pattern,
         else
             add(&rest, "%s%s", rest.n ? "," : "", it);
     }
-    struct pat p;
-    if (pat_init(&p, pattern) != 0)
+    struct ct_args_pattern p;
+    if (ct_args_pattern_init(&p, pattern) != 0)
         return 0;  /* the tracer's parser names the error */
     size_t made = 0;
     for (size_t i = 0; i < fs->n; i++) {
         const struct ct_fe_dfunc *f = &fs->v[i];
-        if (!pat_match(&p, f->sym) && !pat_match(&p, f->name))
+        if (!pat_match(&p, pattern, f->sym) &&
+            !pat_match(&p, pattern, f->name))
             continue;
         struct text one = {0};
         add(&one, "%s", f->items);
@@ -125,8 +108,7 @@ static size_t expand_rule(const struct ct_fe_dfuncs *fs, const char *pattern,
         }
         free(one.s);
     }
-    if (p.is_re)
-        regfree(&p.re);
+    ct_args_pattern_free(&p);
     free(rest.s);
     return made;
 }
@@ -136,17 +118,9 @@ static size_t expand_rule(const struct ct_fe_dfuncs *fs, const char *pattern,
  * `-A creat` takes its own table's; the number of rules made. */
 static size_t table_rules(const char *pattern, char *items, struct text *out)
 {
-    struct ct_args_spec *table = calloc(1, sizeof *table);
-    char perr[192];
-    if (!table)
-        exit(CT_FE_FAILED);
-    ct_args_parse(table, "auto", perr, sizeof perr);
-    struct pat p;
-    size_t made = 0;
-    if (pat_init(&p, pattern) != 0) {
-        free(table);
-        return 0;
-    }
+    struct ct_args_pattern p;
+    if (ct_args_pattern_init(&p, pattern) != 0)
+        return 0;  /* the tracer's parser names the error */
     struct text rest = {0};
     bool retval = false;
     for (char *save, *it = strtok_r(items, ",", &save); it;
@@ -155,39 +129,34 @@ static size_t table_rules(const char *pattern, char *items, struct text *out)
             retval = true;
         else if (strcmp(it, "args"))
             add(&rest, ",%s", it);
-    for (uint32_t i = 0; i < table->nrules; i++) {
-        const char *name = table->rules[i].pattern;
-        if (!pat_match(&p, name))
-            continue;
-        /* the table's own text of the rule */
-        const char *at = strstr(ct_args_builtin, name);
-        while (at && ((at != ct_args_builtin && at[-1] != ';') ||
-                      at[strlen(name)] != '@'))
-            at = strstr(at + 1, name);
+    /* the table's own text, a rule `name@items` at a time */
+    char *table = strdup(ct_args_builtin);
+    if (!table)
+        exit(CT_FE_FAILED);
+    size_t made = 0;
+    for (char *save, *rule = strtok_r(table, ";", &save); rule;
+         rule = strtok_r(NULL, ";", &save)) {
+        char *at = strchr(rule, '@');
         if (!at)
             continue;
+        *at = '\0';
+        if (!pat_match(&p, pattern, rule))
+            continue;
         /* its arguments, and its return value if asked for */
-        char *own = strndup(at + strlen(name) + 1,
-                            strcspn(at, ";") - strlen(name) - 1);
-        if (!own)
-            exit(CT_FE_FAILED);
         struct text kept = {0};
-        for (char *save, *it = strtok_r(own, ",", &save); it;
-             it = strtok_r(NULL, ",", &save))
+        for (char *save2, *it = strtok_r(at + 1, ",", &save2); it;
+             it = strtok_r(NULL, ",", &save2))
             if (retval || strncmp(it, "retval", 6))
                 add(&kept, "%s%s", kept.n ? "," : "", it);
         if (kept.n || rest.n)
-            add(out, "%s%s@plt@%s%s", out->n ? ";" : "", name,
+            add(out, "%s%s@plt@%s%s", out->n ? ";" : "", rule,
                 kept.s ? kept.s : "", rest.s ? rest.s + !kept.n : "");
         free(kept.s);
-        free(own);
         made++;
     }
-    if (p.is_re)
-        regfree(&p.re);
-    free(rest.s);
-    ct_args_clear(table);
     free(table);
+    ct_args_pattern_free(&p);
+    free(rest.s);
     return made;
 }
 

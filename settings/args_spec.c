@@ -232,17 +232,14 @@ static int rule(struct parser *ps, struct ct_args_spec *spec, int *want_auto)
     } while (*ps->p == ',');
     if (*ps->p && *ps->p != ';')
         return fail(ps, "expected , or ; after an item");
-    if (!strncmp(r->pattern, "re:", 3)) {
-        int rc = regcomp(&r->re, r->pattern + 3, REG_EXTENDED | REG_NOSUB);
-        if (rc != 0) {
-            char why[96];
-            regerror(rc, &r->re, why, sizeof why);
-            char what[CT_ARGS_PATTERN_MAX + 100];
-            snprintf(what, sizeof what, "'%s': %s", r->pattern, why);
-            ps->p = start;
-            return fail(ps, what);
-        }
-        r->is_regex = 1;
+    int rc = ct_args_pattern_init(&r->pat, r->pattern);
+    if (rc != 0) {
+        char why[96];
+        regerror(rc, &r->pat.re, why, sizeof why);
+        char what[CT_ARGS_PATTERN_MAX + 100];
+        snprintf(what, sizeof what, "'%s': %s", r->pattern, why);
+        ps->p = start;
+        return fail(ps, what);
     }
     r->from_table = ps->text == ct_args_builtin;
     spec->nrules++;
@@ -271,27 +268,49 @@ int ct_args_parse(struct ct_args_spec *spec, const char *text, char *err,
     if (rules(&ps, spec, &want_auto) != 0 ||
         (want_auto && rules(&table, spec, &want_auto) != 0)) {
         for (uint32_t i = before; i < spec->nrules; i++)
-            if (spec->rules[i].is_regex)
-                regfree(&spec->rules[i].re);
+            ct_args_pattern_free(&spec->rules[i].pat);
         spec->nrules = before;
         return -1;
     }
     return 0;
 }
 
+int ct_args_pattern_init(struct ct_args_pattern *p, const char *text)
+{
+    p->is_regex = !strncmp(text, "re:", 3);
+    int rc = p->is_regex
+                 ? regcomp(&p->re, text + 3, REG_EXTENDED | REG_NOSUB)
+                 : 0;
+    if (rc != 0)
+        p->is_regex = 0;  /* nothing to free */
+    return rc;
+}
+
+int ct_args_pattern_match(const struct ct_args_pattern *p, const char *text,
+                          const char *name)
+{
+    if (p->is_regex)
+        return regexec(&p->re, name, 0, NULL, 0) == 0;
+    return fnmatch(text, name, 0) == 0;
+}
+
+void ct_args_pattern_free(struct ct_args_pattern *p)
+{
+    if (p->is_regex)
+        regfree(&p->re);
+    p->is_regex = 0;
+}
+
 void ct_args_clear(struct ct_args_spec *spec)
 {
     for (uint32_t i = 0; i < spec->nrules; i++)
-        if (spec->rules[i].is_regex)
-            regfree(&spec->rules[i].re);
+        ct_args_pattern_free(&spec->rules[i].pat);
     spec->nrules = spec->nmerged = 0;
 }
 
 static int matches(const struct ct_args_rule *r, const char *name)
 {
-    if (r->is_regex)
-        return regexec(&r->re, name, 0, NULL, 0) == 0;
-    return fnmatch(r->pattern, name, 0) == 0;
+    return ct_args_pattern_match(&r->pat, r->pattern, name);
 }
 
 static int has_arg(const struct ct_args_rule *m, const struct ct_arg_item *it)

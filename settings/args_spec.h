@@ -43,6 +43,13 @@ struct ct_arg_item {
 
 #define CT_ARGS_MAX_MERGED 64  /* functions' sets of several rules     */
 
+/* A rule's name pattern, compiled: a glob, or `re:` and a regular
+ * expression matched anywhere in the name (as the filters' patterns). */
+struct ct_args_pattern {
+    uint8_t is_regex;
+    regex_t re;                         /* when is_regex                 */
+};
+
 struct ct_args_rule {
     char pattern[CT_ARGS_PATTERN_MAX];  /* a glob on the function's name,
                                            or `re:` and a regular
@@ -55,10 +62,9 @@ struct ct_args_rule {
     uint8_t libcalls_only;              /* `name@plt@...`: library calls */
     uint8_t from_dwarf;                 /* `args`: calltrace record reads
                                            the parameters (args_dwarf.c) */
-    uint8_t is_regex;
     struct ct_arg_item items[CT_ARGS_MAX_ITEMS];
     struct ct_arg_item ret;
-    regex_t re;                         /* when is_regex                 */
+    struct ct_args_pattern pat;         /* pattern, compiled             */
 };
 
 /* A function that several rules match gets their union, made once for
@@ -95,6 +101,13 @@ int ct_args_parse(struct ct_args_spec *spec, const char *text, char *err,
  * only, as uftrace's `@plt` item does. */
 uint32_t ct_args_match(struct ct_args_spec *spec, const char *name,
                        int libcall);
+/* Compiles text (a pattern as written) into p: 0, or regcomp's error,
+ * which regerror names from p->re.  Free it with ct_args_pattern_free. */
+int ct_args_pattern_init(struct ct_args_pattern *p, const char *text);
+/* Whether name matches p, compiled from text. */
+int ct_args_pattern_match(const struct ct_args_pattern *p, const char *text,
+                          const char *name);
+void ct_args_pattern_free(struct ct_args_pattern *p);
 /* Frees what the rules hold (their regular expressions) and empties
  * spec. */
 void ct_args_clear(struct ct_args_spec *spec);

@@ -83,9 +83,9 @@ struct fthread {
     uint8_t held_buf[CT_FHELD_BYTES];
 };
 
-/* filter_held.c: the bytes that frame d's held records take in a block
- * (all frames' when d is CT_MAX_DEPTH), and their writing, right after
- * the frame's entry; records that find no room are not shown. */
+/* filter_held.c: the bytes that the held records may take in a block,
+ * and the writing of frame d's, right after its entry; records that find
+ * no room are not shown. */
 size_t ct_fheld_room(const struct fthread *f);
 void ct_fheld_write(struct ct_thread *t, struct fthread *f, uint32_t d);
 

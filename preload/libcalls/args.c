@@ -227,10 +227,20 @@ static void append(uint8_t sub, const uint8_t *b, size_t n)
     ct_tracer_append_ext(sub, b, n);
 }
 
-static bool shown_at(const struct ct_thread *t, uint32_t depth)
+/* Where a record of frame depth goes: false for nowhere (a frame a
+ * filter hides has no record to follow); else into the block (*held -1),
+ * or held until the entry of a frame that waits on its duration is
+ * written (*held its level, ct_filter_hold). */
+static bool record_place(const struct ct_thread *t, uint32_t depth,
+                         int64_t *held)
 {
-    return depth >= CT_MAX_DEPTH ||
-           !(t->hidden[depth / 64] >> (depth % 64) & 1);
+    *held = -1;
+    if (depth >= CT_MAX_DEPTH || !(t->hidden[depth / 64] >> (depth % 64) & 1))
+        return true;
+    if (!ct_filter_pending(t, depth))
+        return false;
+    *held = depth;
+    return true;
 }
 
 /* What one record is made of: the rule, and where the registers are
@@ -310,14 +320,9 @@ void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
 {
     const struct ct_args_rule *r = ct_args_rule(&spec, rule);
     struct ct_thread *t = ct_self;
-    if (!r->nitems || !t)
+    int64_t held;
+    if (!r->nitems || !t || !record_place(t, depth, &held))
         return;
-    int64_t held = -1;
-    if (!shown_at(t, depth)) {
-        if (!ct_filter_pending(t, depth))
-            return; /* a frame a filter hides has no record to follow */
-        held = depth;
-    }
     struct job j = {r, regs, 0, NULL, held};
     run(t, &j, r->strings & 1);
 }
@@ -330,12 +335,9 @@ void ct_args_exit(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
     if (!r->has_ret || !t || t->depth != depth + 1 ||
         (depth < ct_frames_kept(t) && ct_frame_fn(t, depth) != fn))
         return; /* not the call on top: its exit is not the next record */
-    int64_t held = -1;
-    if (!shown_at(t, depth)) {
-        if (!ct_filter_pending(t, depth))
-            return;
-        held = depth;
-    }
+    int64_t held;
+    if (!record_place(t, depth, &held))
+        return;
     struct job j = {r, NULL, rax, xmm0, held};
     run(t, &j, r->strings & 2);
 }
