@@ -122,7 +122,7 @@ $(REPORT): $(BUILD)/analyzer/main.o $(ANALYZER_A)
 
 # libdw (elfutils): the parameters of --args FUNC@args, from DWARF
 # (frontend/args_dwarf.c); a well-kept reader of types and scopes.
-FRONT_LIBS := $(ANALYZER_LIBS) -ldw
+FRONT_LIBS := $(ANALYZER_LIBS) -ldw -lelf
 
 $(FRONT): $(FRONT_OBJS) $(ANALYZER_A)
 	$(CC) -o $@ $^ $(FRONT_LIBS)

@@ -190,15 +190,15 @@ bool ct_fe_args_need_dwarf(const char *spec)
     return false;
 }
 
-char *ct_fe_args_dwarf(const char *exe, const char *spec, char *err,
-                       size_t errlen, size_t *own)
+char *ct_fe_args_dwarf(const char *exe, const char *spec, bool at_hooks,
+                       char *err, size_t errlen, size_t *own)
 {
     *own = 0;
     made_total = made_left = 0;
     struct ct_fe_dfuncs fs = {0};
     /* a program built without -g may still carry a CU or two of its
      * start-up files: none of its own functions is no information */
-    bool have = ct_fe_dwarf_functions(exe, &fs) == 0 && fs.n > 0;
+    bool have = ct_fe_dwarf_functions(exe, &fs, at_hooks) == 0 && fs.n > 0;
     struct text out = {0};
     struct text autos = {0};
     bool want_auto = false;

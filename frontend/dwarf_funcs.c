@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "frontend/dwarf_funcs.h"
+#include "frontend/dwarf_site.h"
 #include "frontend/frontend.h"
 #include "settings/args_spec.h"
 
@@ -115,9 +116,20 @@ static enum kind classify(Dwarf_Die *t, char *fmt, size_t cap)
     }
 }
 
+/* The hook's call in a build with the hooks (dwarf_site.c): where its
+ * parameters are read, instead of the ABI's registers at the entry. */
+struct at_site {
+    struct ct_fe_site *site;
+    Dwarf_Addr pc;
+};
+
 /* The items of a function's parameters, in the ABI's order, into items
- * (room for CT_ARGS_MAX_ITEMS of them). */
-static void params(Dwarf_Die *fn, char *items, size_t cap)
+ * (room for CT_ARGS_MAX_ITEMS of them).  At a hook's call each parameter
+ * has a place of its own, so one that cannot be read there is shown
+ * <unavailable> and the next ones are still kept; they are numbered in
+ * order, as the ABI's numbers mean nothing there. */
+static void params(Dwarf_Die *fn, char *items, size_t cap,
+                   const struct at_site *as)
 {
     Dwarf_Die child;
     int ints = 0, fps = 0, shown = 0;
@@ -132,17 +144,27 @@ static void params(Dwarf_Die *fn, char *items, size_t cap)
         if (tag != DW_TAG_formal_parameter)
             continue;
         Dwarf_Die t;
-        char fmt[16];
-        if (!type_of(&child, &t))
+        char fmt[16], loc[48] = "";
+        if (shown == CT_ARGS_MAX_ITEMS)
             return;
-        enum kind k = classify(&t, fmt, sizeof fmt);
-        if (k == K_STOP || shown == CT_ARGS_MAX_ITEMS)
+        enum kind k = type_of(&child, &t) ? classify(&t, fmt, sizeof fmt)
+                                          : K_STOP;
+        if (k == K_STOP && !as)
             return;
-        if (k == K_FP && fps == 8)
+        if (k == K_FP && fps == 8 && !as)
             return;  /* past %xmm7: on the stack, among the integers */
-        int index = k == K_FP ? ++fps : ++ints;
-        int w = snprintf(items + n, cap - n, "%s%s%d/%s", n ? "," : "",
-                         k == K_FP ? "fparg" : "arg", index, fmt);
+        if (as && k == K_STOP)
+            snprintf(loc, sizeof loc, "%%none");
+        else if (as)
+            ct_fe_site_loc(as->site, fn, &child, as->pc, k == K_FP, loc,
+                           sizeof loc);
+        int index = as ? ++ints : k == K_FP ? ++fps : ++ints;
+        int w = k == K_STOP
+                    ? snprintf(items + n, cap - n, "%sarg%d%s", n ? "," : "",
+                               index, loc)
+                    : snprintf(items + n, cap - n, "%s%s%d/%s%s",
+                               n ? "," : "", k == K_FP ? "fparg" : "arg",
+                               index, fmt, loc);
         if (w < 0 || (size_t)w >= cap - n)
             return;
         n += (size_t)w;
@@ -164,7 +186,8 @@ static bool defined(Dwarf_Die *die)
     return dwarf_hasattr(die, DW_AT_low_pc) || dwarf_hasattr(die, DW_AT_ranges);
 }
 
-static void add_function(struct ct_fe_dfuncs *fs, Dwarf_Die *fn)
+static void add_function(struct ct_fe_dfuncs *fs, Dwarf_Die *fn,
+                         struct ct_fe_site *site)
 {
     Dwarf_Attribute at;
     const char *name = dwarf_diename(fn);
@@ -179,15 +202,23 @@ static void add_function(struct ct_fe_dfuncs *fs, Dwarf_Die *fn)
     if (!sym || strlen(sym) >= CT_ARGS_PATTERN_MAX ||
         strpbrk(sym, "*?[\\;@"))
         return;  /* a name no rule can hold as it is */
-    char items[CT_ARGS_MAX_ITEMS * 16];
+    char items[CT_ARGS_MAX_ITEMS * 48];
     char *ret = NULL;
     Dwarf_Die rt;
     char fmt[16];
     items[0] = '\0';
-    if (!type_of(fn, &rt)) {
-        params(fn, items, sizeof items);
+    struct at_site as = {site, 0};
+    if (site) {
+        /* no call of the hook: left out of the instrumentation */
+        if (!ct_fe_site_pc(site, fn, &as.pc))
+            return;
+        /* a struct returned through a hidden pointer moves nothing that
+         * the locations name; no return value is kept (site.c) */
+        params(fn, items, sizeof items, &as);
+    } else if (!type_of(fn, &rt)) {
+        params(fn, items, sizeof items, NULL);
     } else if (classify(&rt, fmt, sizeof fmt) != K_STOP) {
-        params(fn, items, sizeof items);
+        params(fn, items, sizeof items, NULL);
         if (asprintf(&ret, "retval/%s", fmt) < 0)
             exit(CT_FE_FAILED);
     }
@@ -202,7 +233,8 @@ static void add_function(struct ct_fe_dfuncs *fs, Dwarf_Die *fn)
 }
 
 /* The functions under die: a CU's, a namespace's, a class's. */
-static void walk(struct ct_fe_dfuncs *fs, Dwarf_Die *die, int level)
+static void walk(struct ct_fe_dfuncs *fs, Dwarf_Die *die, int level,
+                 struct ct_fe_site *site)
 {
     Dwarf_Die child;
     if (level > 32 || dwarf_child(die, &child) != 0)
@@ -211,12 +243,12 @@ static void walk(struct ct_fe_dfuncs *fs, Dwarf_Die *die, int level)
         switch (dwarf_tag(&child)) {
         case DW_TAG_subprogram:
             if (defined(&child))
-                add_function(fs, &child);
+                add_function(fs, &child, site);
             break;
         case DW_TAG_namespace:
         case DW_TAG_class_type:
         case DW_TAG_structure_type:
-            walk(fs, &child, level + 1);
+            walk(fs, &child, level + 1, site);
             break;
         default:
             break;
@@ -224,7 +256,8 @@ static void walk(struct ct_fe_dfuncs *fs, Dwarf_Die *die, int level)
     } while (dwarf_siblingof(&child, &child) == 0);
 }
 
-int ct_fe_dwarf_functions(const char *exe, struct ct_fe_dfuncs *fs)
+int ct_fe_dwarf_functions(const char *exe, struct ct_fe_dfuncs *fs,
+                          bool at_hooks)
 {
     int fd = open(exe, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -234,14 +267,17 @@ int ct_fe_dwarf_functions(const char *exe, struct ct_fe_dfuncs *fs)
         close(fd);
         return -1;
     }
+    struct ct_fe_site *site = at_hooks ? ct_fe_site_open(dw) : NULL;
     Dwarf_Off off = 0, next;
     size_t hsize;
     while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
         Dwarf_Die cu;
-        if (dwarf_offdie(dw, off + hsize, &cu))
-            walk(fs, &cu, 0);
+        if (dwarf_offdie(dw, off + hsize, &cu) && (site || !at_hooks))
+            walk(fs, &cu, 0, site);
         off = next;
     }
+    if (site)
+        ct_fe_site_close(site);
     dwarf_end(dw);
     close(fd);
     return 0;

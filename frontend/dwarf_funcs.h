@@ -6,6 +6,7 @@
 #ifndef CT_FRONTEND_DWARF_FUNCS_H
 #define CT_FRONTEND_DWARF_FUNCS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 struct ct_fe_dfunc {
@@ -20,8 +21,13 @@ struct ct_fe_dfuncs {
     size_t n, cap;
 };
 
-/* Adds exe's functions to fs; -1 when exe has no DWARF to read. */
-int ct_fe_dwarf_functions(const char *exe, struct ct_fe_dfuncs *fs);
+/* Adds exe's functions to fs; -1 when exe has no DWARF to read.  With
+ * at_hooks (a build with -finstrument-functions), the items name where
+ * each parameter is at the function's call of the enter hook
+ * (dwarf_site.h), and no return value is given; a function that calls no
+ * hook is left out. */
+int ct_fe_dwarf_functions(const char *exe, struct ct_fe_dfuncs *fs,
+                          bool at_hooks);
 void ct_fe_dwarf_functions_free(struct ct_fe_dfuncs *fs);
 
 #endif /* CT_FRONTEND_DWARF_FUNCS_H */

@@ -218,8 +218,10 @@ bool ct_fe_args_need_dwarf(const char *spec);
  * for each function `FUNC@args` names, and with `auto` for each function
  * no rule of the user's names.  A malloc'd string, or NULL with err set
  * (`FUNC@args` for a program without debug information); *own: the
- * rules made for the program's own functions. */
-char *ct_fe_args_dwarf(const char *exe, const char *spec, char *err,
-                       size_t errlen, size_t *own);
+ * rules made for the program's own functions.  at_hooks: exe calls the
+ * hooks of -finstrument-functions, so the rules name where each parameter
+ * is at the enter hook's call, and keep no return value. */
+char *ct_fe_args_dwarf(const char *exe, const char *spec, bool at_hooks,
+                       char *err, size_t errlen, size_t *own);
 
 #endif /* CT_FRONTEND_H */

@@ -197,16 +197,20 @@ static bool dwarf_args(struct ct_fe_record_opts *o, const char *path)
         return true;
     char err[512];
     size_t own;
-    char *spec = ct_fe_args_dwarf(path, joined, err, sizeof err, &own);
+    enum ct_fe_instr how = ct_fe_elf_instrumented(path);
+    char *spec = ct_fe_args_dwarf(path, joined, how == CT_INSTR_YES, err,
+                                  sizeof err, &own);
     if (!spec) {
         ct_fe_error("--args: %s", err);
         return false;
     }
-    if (own && !o->quiet && ct_fe_elf_instrumented(path) != CT_INSTR_PATCHABLE)
-        ct_fe_error("--args: %s has no patchable entries: the values of its "
-                    "own functions are kept in a build with them ($(calltrace "
-                    "cflags --patchable)); those of its library calls are "
-                    "kept", path);
+    /* `auto` asks for every return value, as `retval` does */
+    if (own && !o->quiet && how == CT_INSTR_YES &&
+        (strstr(joined, "retval") || strstr(joined, "auto")))
+        ct_fe_error("--args: %s calls the hooks of -finstrument-functions, "
+                    "which see no return value: its own functions keep "
+                    "their arguments only (a build with $(calltrace cflags "
+                    "--patchable) keeps both)", path);
     free(o->env[slot]);
     if (asprintf(&o->env[slot], "CALLTRACE_ARGS=%s", spec) < 0)
         exit(CT_FE_FAILED);

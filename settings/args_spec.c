@@ -4,9 +4,12 @@
  *
  *   spec  = rule { ";" rule }
  *   rule  = "auto" | (glob | "re:" regex) "@" item { "," item }
- *   item  = ("arg" N | "fparg" N | "retval") [ "/" fmt ] | "args"
+ *   item  = ("arg" N | "fparg" N) [ "/" fmt ] [ "%" loc ]
+ *         | "retval" [ "/" fmt ] | "args"
  *   fmt   = "i" | "u" | "x" [8|16|32|64]  |  "p" | "c" | "s" [max]
  *         | "f" [32|64]
+ *   loc   = reg | reg ("+" | "-") N | "none"
+ *   reg   = "rax" | "rdx" | ... | "r15" | "xmm0" ... "xmm7"
  */
 #include <fnmatch.h>
 #include <stdio.h>
@@ -153,6 +156,58 @@ static int format(struct parser *ps, struct ct_arg_item *it)
     }
 }
 
+static const char *const reg_names[CT_REG_COUNT] = {
+    "rax", "rdx", "rcx", "rbx", "rsi", "rdi", "rbp", "rsp",
+    "r8", "r9", "r10", "r11", "r12", "r13", "r14", "r15", NULL,
+    "xmm0", "xmm1", "xmm2", "xmm3", "xmm4", "xmm5", "xmm6", "xmm7",
+};
+
+const char *ct_args_reg_name(unsigned reg)
+{
+    return reg < CT_REG_COUNT ? reg_names[reg] : NULL;
+}
+
+/* "%loc" after an argument, if any: a register, memory at a register and
+ * an offset (not at a vector register), or none. */
+static int location(struct parser *ps, struct ct_arg_item *it)
+{
+    if (*ps->p != '%')
+        return 0;
+    const char *at = ++ps->p;
+    if (!strncmp(ps->p, "none", 4)) {
+        ps->p += 4;
+        it->loc = CT_LOC_NONE;
+        return 0;
+    }
+    unsigned best = CT_REG_COUNT;
+    size_t blen = 0;
+    for (unsigned i = 0; i < CT_REG_COUNT; i++) {
+        size_t n = reg_names[i] ? strlen(reg_names[i]) : 0;
+        if (n > blen && !strncmp(ps->p, reg_names[i], n)) {
+            best = i;
+            blen = n;
+        }
+    }
+    if (best == CT_REG_COUNT)
+        return fail(ps, "expected a register (rax ... r15, xmm0 ... xmm7) "
+                        "or none after %");
+    ps->p += blen;
+    it->reg = (uint8_t)best;
+    it->loc = CT_LOC_REG;
+    if (*ps->p != '+' && *ps->p != '-')
+        return 0;
+    int neg = *ps->p++ == '-';
+    long off = number(ps);
+    if (off < 0 || off > 1 << 20 || best >= CT_REG_XMM0) {
+        ps->p = at;
+        return fail(ps, "expected a register of rax ... r15, + or -, and "
+                        "an offset of at most 1048576 bytes");
+    }
+    it->loc = CT_LOC_MEM;
+    it->off = (int32_t)(neg ? -off : off);
+    return 0;
+}
+
 static int item(struct parser *ps, struct ct_args_rule *r)
 {
     struct ct_arg_item it = {.fmt = CT_FMT_AUTO, .width = 8,
@@ -183,6 +238,12 @@ static int item(struct parser *ps, struct ct_args_rule *r)
     }
     if (format(ps, &it) != 0)
         return -1;
+    if (it.src != CT_ARG_RET && location(ps, &it) != 0)
+        return -1;
+    if (it.loc == CT_LOC_REG && (it.reg >= CT_REG_XMM0) !=
+                                    (it.src == CT_ARG_FP))
+        return fail(ps, "an integer is read from rax ... r15, a float "
+                        "from xmm0 ... xmm7");
     if (it.src == CT_ARG_FP && it.fmt != CT_FMT_FLOAT)
         return fail(ps, "fpargN is shown as a float (f)");
     if (it.fmt == CT_FMT_STR)

@@ -33,13 +33,36 @@ enum ct_arg_fmt {
     CT_FMT_FLOAT,
 };
 
+/* Where an item's value is, when the item says (`%rbx`, `%rbp-20`,
+ * `%none`): calltrace record writes these for the hooks of
+ * -finstrument-functions, which run after the function's prologue, from
+ * each parameter's DWARF location at the hook's call (docs/tracer.md). */
+enum ct_arg_loc {
+    CT_LOC_ABI,     /* argN / fpargN as the calling convention passes it */
+    CT_LOC_REG,     /* in register reg                                  */
+    CT_LOC_MEM,     /* in memory at register reg + off                  */
+    CT_LOC_NONE,    /* nowhere known: shown <unavailable>               */
+};
+/* Registers by their DWARF numbers (x86-64 psABI): 0-15 the integer
+ * registers (%rax %rdx %rcx %rbx %rsi %rdi %rbp %rsp %r8-%r15), 17-24
+ * %xmm0-%xmm7. */
+#define CT_REG_XMM0 17
+#define CT_REG_COUNT 25
+
 struct ct_arg_item {
     uint8_t src;    /* enum ct_arg_src                                   */
     uint8_t fmt;    /* enum ct_arg_fmt                                   */
     uint8_t index;  /* argN / fpargN: N, from 1; 0 for the retval        */
     uint8_t width;  /* bytes: 1, 2, 4 or 8 (FLOAT: 4 or 8)               */
     uint16_t strmax;/* STR: most bytes kept                              */
+    uint8_t loc;    /* enum ct_arg_loc                                   */
+    uint8_t reg;    /* REG, MEM: the register's DWARF number             */
+    int32_t off;    /* MEM: bytes from the register's value              */
 };
+
+/* The name of DWARF register reg ("rbx", "xmm0"), or NULL for one an item
+ * cannot name. */
+const char *ct_args_reg_name(unsigned reg);
 
 #define CT_ARGS_MAX_MERGED 64  /* functions' sets of several rules     */
 

@@ -17,7 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "preload/libcalls/args.h"
+#include "preload/args/args.h"
 #include "preload/file/keeper.h"
 #include "preload/patch/patch.h"
 #include "preload/libcalls/plt.h"
@@ -277,6 +277,8 @@ void ct_process_start(void)
             ct_patch_start();
         ct_plt_start(ct_proc.calls_off ? CT_LIBCALLS_NONE
                                        : ct_proc.cfg.libcalls);
+        if (!ct_proc.calls_off)
+            ct_args_site_start();
     }
     /* Record-time filters decide per written call; a profile writes none */
     if ((ct_proc.hdr || ct_file_pending()) && !ct_proc.calls_off &&

@@ -39,7 +39,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "preload/libcalls/args.h"
+#include "preload/args/args.h"
 #include "preload/base/budget.h"
 #include "preload/patch/patch.h"
 #include "preload/libcalls/plt.h"

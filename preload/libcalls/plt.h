@@ -24,6 +24,12 @@
  * a dlopen).  No-ops when CALLTRACE_LIBCALLS=none. */
 void ct_plt_start(int mode);
 void ct_plt_after_load(void);
+/* Points the GOT slots through which the object info describes calls
+ * name (JUMP_SLOT, and GLOB_DAT for -fno-plt) at to, opening RELRO for
+ * the write; the number of slots written. */
+struct dl_phdr_info;
+int ct_plt_point_import(struct dl_phdr_info *info, const char *name,
+                        uintptr_t to);
 /* A clone() child without CLONE_VM: no library call of the parent's is
  * open on its new stack. */
 void ct_plt_clone_fresh(void);

@@ -16,7 +16,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "preload/libcalls/args.h"
+#include "preload/args/args.h"
 #include "preload/base/budget.h"
 #include "preload/patch/patch.h"
 #include "preload/libcalls/plt.h"
@@ -483,6 +483,36 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
         mprotect((void *)rlo, rhi - rlo, PROT_READ);
     ct_scratch_free(refs, bytes);
     return 0;
+}
+
+int ct_plt_point_import(struct dl_phdr_info *info, const char *name,
+                        uintptr_t to)
+{
+    struct dyn_info d;
+    if (read_dynamic(info, &d) < 0)
+        return 0;
+    uintptr_t rlo, rhi;
+    relro_range(info, &rlo, &rhi);
+    int opened = 0, n = 0;
+    for (int table = 0; table < 2; table++) {
+        const ElfW(Rela) *r = table ? d.rela : d.jmprel;
+        size_t count = table ? d.nrela : d.njmprel;
+        uint32_t type = table ? R_X86_64_GLOB_DAT : R_X86_64_JUMP_SLOT;
+        for (size_t i = 0; i < count; i++) {
+            const char *rn = rel_name(&d, &r[i]);
+            if (ELF64_R_TYPE(r[i].r_info) != type || !rn ||
+                strcmp(rn, name) != 0)
+                continue;
+            uintptr_t got = d.base + r[i].r_offset;
+            if (!writable(got, rlo, rhi, &opened))
+                continue;
+            __atomic_store_n((uintptr_t *)got, to, __ATOMIC_RELEASE);
+            n++;
+        }
+    }
+    if (opened)
+        mprotect((void *)rlo, rhi - rlo, PROT_READ);
+    return n;
 }
 
 static void patch_all(int at_start)

@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "preload/base/budget.h"
-#include "preload/libcalls/args.h"
+#include "preload/args/args.h"
 #include "preload/patch/patch.h"
 #include "preload/tracer.h"
 
@@ -216,7 +216,7 @@ uintptr_t ct_patch_enter_args(const struct ct_sled *s, uintptr_t *slot,
     t = ct_self;
     if (t && t->depth == before + 1) {
         struct ct_arg_regs g = {saved, 1, (const uint8_t *)(saved + 10),
-                                slot + 1};
+                                slot + 1, NULL};
         ct_args_enter(s->args, &g, before);
     }
     return fn;

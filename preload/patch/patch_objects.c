@@ -22,7 +22,7 @@
 
 #include "preload/base/budget.h"
 #include "preload/filters/filter.h"
-#include "preload/libcalls/args.h"
+#include "preload/args/args.h"
 #include "preload/patch/patch_objects.h"
 #include "preload/tracer.h"
 

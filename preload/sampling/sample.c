@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "calltrace_format.h"
+#include "preload/args/args.h"
 #include "preload/patch/patch.h"
 #include "preload/sampling/sample.h"
 #include "preload/tracer.h"
@@ -512,8 +513,10 @@ EXPORT int dlclose(void *handle)
     int rc = REAL(dlclose)(handle);
     int saved = errno;
     ct_maps_after_unload(rc);
-    if (rc == 0)
+    if (rc == 0) {
         ct_patch_after_unload();
+        ct_args_site_after_unload();
+    }
     atomic_fetch_add(&g_loader_gen, 1);
     loader_leave();
     errno = saved;

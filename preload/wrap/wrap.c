@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "preload/args/args.h"
 #include "preload/filters/filter.h"
 #include "preload/libcalls/plt.h"
 #include "preload/patch/patch.h"
@@ -187,6 +188,7 @@ static void after_load(void *handle, int guarded)
         /* before the library calls' and the filters' look at the object */
         ct_patch_after_load();
         ct_plt_after_load();
+        ct_args_site_after_load();
         ct_filter_after_dlopen();
     }
 }

@@ -2,7 +2,8 @@
 # The most the tracer takes of the program's stack on every path: the
 # first event of a thread, block switches, library-call stubs, an
 # instrumented handler on a signal stack, the sampling handler
-# (tests/programs/stack_use.c measures each, untraced and traced).  Each
+# (tests/programs/stack_use.c measures each, untraced and traced), and the
+# hooks' trampoline of arguments (ARGS=f@...%loc, preload/args/site.c).  Each
 # may take at most 1 KiB more than the program itself; the sampling
 # handler its signal frame (the kernel's, as large as any handler's) and
 # 1 KiB.  Then an instrumented handler on a signal stack just 1 KiB larger
@@ -20,7 +21,7 @@ sigframe=$(val sigframe "$T/plain")
 export CALLTRACE_LIBCALLS=plt
 for mode in default BUFSIZE=4K LIBCALLS=nested FILTER=f,calls_lib CPUTIME=clock \
             CLOCK=monotonic FLIGHT=1M SUPPLIER=1 MODE=both ARGS=getpid@retval/i32 \
-            ARGS=getpid@retval/s; do
+            ARGS=getpid@retval/s ARGS=f@arg1%rbx,arg2/u16%rsp+8 ARGS=f@arg1/s%rsp+0; do
     vars=(CALLTRACE_BUFSIZE=64K)
     [ "$mode" = default ] || vars+=("CALLTRACE_$mode")
     [ "$mode" = MODE=both ] && vars+=(CALLTRACE_SAMPLE_INTERVAL=100us)

@@ -10,7 +10,7 @@
 
 #include <cmocka.h>
 
-#include "preload/libcalls/args.h"
+#include "preload/args/args.h"
 
 static struct ct_args_spec *parse_ok(const char *text)
 {
@@ -75,6 +75,56 @@ static void test_items(void **state)
     assert_int_equal(r->nitems, 0);
     assert_int_equal(r->ret.fmt, CT_FMT_FLOAT);
     release(s);
+}
+
+/* Where a value is (`%loc`): a register, memory from one, nowhere; the
+ * hooks' rules that calltrace record writes (frontend/dwarf_site.c). */
+static void test_locations(void **state)
+{
+    (void)state;
+    struct ct_args_spec *s = parse_ok(
+        "f@arg1/i32%rbx,fparg2/f32%xmm1,arg3/s%rbp-20,arg4%none,"
+        "arg5/u8%rsp+8,arg6%r15,arg7/c%r12-0,fparg8%rsp+16,arg9");
+    const struct ct_args_rule *r = &s->rules[0];
+    assert_int_equal(r->nitems, 9);
+    assert_int_equal(r->items[0].loc, CT_LOC_REG);
+    assert_int_equal(r->items[0].reg, 3);
+    assert_int_equal(r->items[0].width, 4);
+    assert_int_equal(r->items[1].loc, CT_LOC_REG);
+    assert_int_equal(r->items[1].reg, CT_REG_XMM0 + 1);
+    assert_int_equal(r->items[2].loc, CT_LOC_MEM);
+    assert_int_equal(r->items[2].reg, 6);
+    assert_int_equal(r->items[2].off, -20);
+    assert_int_equal(r->items[2].fmt, CT_FMT_STR);
+    assert_int_equal(r->items[3].loc, CT_LOC_NONE);
+    assert_int_equal(r->items[4].loc, CT_LOC_MEM);
+    assert_int_equal(r->items[4].reg, 7);
+    assert_int_equal(r->items[4].off, 8);
+    assert_int_equal(r->items[5].reg, 15);  /* not r1 and a 5 */
+    assert_int_equal(r->items[6].loc, CT_LOC_MEM);
+    assert_int_equal(r->items[6].off, 0);
+    assert_int_equal(r->items[7].src, CT_ARG_FP);
+    assert_int_equal(r->items[7].loc, CT_LOC_MEM);
+    assert_int_equal(r->items[8].loc, CT_LOC_ABI);
+    for (unsigned i = 0; i < CT_REG_COUNT; i++)
+        if (ct_args_reg_name(i))
+            assert_int_equal(strlen(ct_args_reg_name(i)) >= 2, 1);
+    assert_null(ct_args_reg_name(16));
+    assert_null(ct_args_reg_name(CT_REG_COUNT));
+    release(s);
+    expect_error("f@arg1%foo", "at offset 7: expected a register (rax ... "
+                               "r15, xmm0 ... xmm7) or none after %");
+    expect_error("f@arg1%xmm0", "at offset 11: an integer is read from rax "
+                                "... r15, a float from xmm0 ... xmm7");
+    expect_error("f@fparg1%rbx", "at offset 12: an integer is read from rax "
+                                 "... r15, a float from xmm0 ... xmm7");
+    expect_error("f@fparg1%xmm0+8", "at offset 9: expected a register of rax "
+                                    "... r15, + or -, and an offset of at "
+                                    "most 1048576 bytes");
+    expect_error("f@arg1%rbp-", "at offset 7: expected a register of rax ... "
+                                "r15, + or -, and an offset of at most "
+                                "1048576 bytes");
+    expect_error("f@retval%rax", "at offset 8: expected , or ; after an item");
 }
 
 static void test_errors(void **state)
@@ -222,6 +272,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_items),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_locations),
         cmocka_unit_test(test_auto),
         cmocka_unit_test(test_match),
         cmocka_unit_test(test_merge),

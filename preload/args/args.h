@@ -23,12 +23,20 @@ int ct_args_any(void);
 /* Where a call's argument registers were saved: argN (N = 1..6) at
  * ints[step * (N - 1)], %xmm0-7 16 bytes apart from xmm, and the 7th
  * integer argument on at stack[0] (the caller's, above the return
- * address). */
+ * address).  At the call of an -finstrument-functions hook (site.c), the
+ * argument registers hold the hook's own arguments: ints is NULL, and
+ * site holds every register as it was at that call (struct
+ * ct_site_regs), which the items' DWARF locations name. */
+struct ct_site_regs {
+    uintptr_t gpr[16];          /* by DWARF number; [7] %rsp at the call */
+    uint8_t xmm[8][8];          /* %xmm0-7's low 8 bytes */
+};
 struct ct_arg_regs {
     const uintptr_t *ints;
     long step;
     const uint8_t *xmm;
     const uintptr_t *stack;
+    const struct ct_site_regs *site;
 };
 /* A call with rule `rule` was recorded, its ENTRY at shadow-stack level
  * depth: its ARGS record. */
@@ -47,6 +55,20 @@ void ct_args_plt_enter(uint32_t rule, const uintptr_t *retp,
  * and the shadow stack still holds it at depth: its RETVAL record. */
 void ct_args_plt_exit(uint32_t rule, uintptr_t sp, uint32_t depth,
                       uintptr_t fn);
+
+/* site.c: the program's own functions under -finstrument-functions.
+ * At start and after each dlopen: the functions with a rule, and the
+ * enter hook's slots of their objects pointed at site_tramp.S. */
+void ct_args_site_start(void);
+void ct_args_site_after_load(void);
+/* After a dlclose that succeeded: the unloaded functions' rules go. */
+void ct_args_site_after_unload(void);
+/* The trampoline's call: the call recorded, then its ARGS record. */
+void ct_site_enter(void *fn, void *site, const struct ct_site_regs *regs);
+/* ct_args_enter on the tracer's own stack: the trampoline has taken 200
+ * bytes of the program's already. */
+void ct_args_enter_deep(uint32_t rule, const struct ct_arg_regs *regs,
+                        uint32_t depth);
 #pragma GCC visibility pop
 
 #endif /* CT_ARGS_H */

@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "preload/filters/filter.h"
-#include "preload/libcalls/args.h"
+#include "preload/args/args.h"
 #include "calltrace_format.h"
 #include "preload/tracer.h"
 
@@ -254,24 +254,88 @@ struct job {
                        waits for its entry (ct_filter_hold), else -1  */
 };
 
+/* An item whose DWARF location names a register or memory at the
+ * hook's call (site.c).  Memory is the function's own frame, above the
+ * stack pointer at the call, or the caller's: it is read in place within
+ * the page of that stack pointer and the next, which are the thread's
+ * stack in use, and through safe_read elsewhere, so that a location read
+ * wrongly cannot fault. */
+static void put_at_site(struct pay *p, const struct ct_arg_item *it,
+                        const struct ct_site_regs *s)
+{
+    if (it->loc == CT_LOC_REG) {
+        if (it->reg >= CT_REG_XMM0)
+            put_float(p, it, s->xmm[it->reg - CT_REG_XMM0]);
+        else
+            put_value(p, it, s->gpr[it->reg]);
+        return;
+    }
+    uintptr_t addr = s->gpr[it->reg] + (uintptr_t)(intptr_t)it->off;
+    unsigned w = it->width ? it->width : 8;
+    uint8_t raw[8] = {0};
+    uintptr_t sp = s->gpr[7], page = sp & ~(uintptr_t)4095;
+    if (addr >= sp && addr + w <= page + 8192 && addr + w > addr) {
+        memcpy(raw, (const void *)addr, w);
+    } else {
+        int saved = errno;
+        ssize_t got = safe_read(raw, addr, w);
+        errno = saved;
+        if (got != (ssize_t)w) {
+            p->b[p->n++] = CT_VAL_UNAVAIL;
+            return;
+        }
+    }
+    if (it->src == CT_ARG_FP) {
+        put_float(p, it, raw);
+        return;
+    }
+    uint64_t v;
+    memcpy(&v, raw, 8);
+    put_value(p, it, v);
+}
+
+/* An item of a call whose registers are those of its entry (a library
+ * call's stub, a patched entry): argN by the calling convention, or the
+ * argument register a location names. */
+static void put_at_entry(struct pay *p, const struct ct_arg_item *it,
+                         const struct ct_arg_regs *g)
+{
+    static const int8_t int_arg[16] = {-1, 3, 4, -1, 2, 1, -1, -1, 5, 6};
+    unsigned index = it->index;
+    if (it->loc == CT_LOC_REG && it->reg >= CT_REG_XMM0)
+        index = it->reg - CT_REG_XMM0 + 1;
+    else if (it->loc == CT_LOC_REG)
+        index = int_arg[it->reg] > 0 ? (unsigned)int_arg[it->reg] : 0;
+    if (it->loc == CT_LOC_MEM || it->loc == CT_LOC_NONE || index == 0) {
+        p->b[p->n++] = CT_VAL_UNAVAIL;  /* not what the stubs keep */
+        return;
+    }
+    if (it->src == CT_ARG_FP) {
+        if (index > 8)
+            p->b[p->n++] = CT_VAL_UNAVAIL; /* on the stack: not read */
+        else
+            put_float(p, it, g->xmm + 16 * (index - 1));
+        return;
+    }
+    /* the 7th integer argument on is the caller's stack above the return
+     * address */
+    uint64_t v = index <= 6 ? g->ints[g->step * (index - 1)]
+                            : g->stack[index - 7];
+    put_value(p, it, v);
+}
+
 static void build_args(const struct job *j, struct pay *p)
 {
     const struct ct_args_rule *r = j->r;
     const struct ct_arg_regs *g = j->regs;
     for (unsigned i = 0; i < r->nitems; i++) {
         const struct ct_arg_item *it = &r->items[i];
-        if (it->src == CT_ARG_FP) {
-            if (it->index > 8)
-                p->b[p->n++] = CT_VAL_UNAVAIL; /* on the stack: not read */
-            else
-                put_float(p, it, g->xmm + 16 * (it->index - 1));
-        } else {
-            /* the 7th integer argument on is the caller's stack above
-             * the return address */
-            uint64_t v = it->index <= 6 ? g->ints[g->step * (it->index - 1)]
-                                        : g->stack[it->index - 7];
-            put_value(p, it, v);
-        }
+        if (!g->site)
+            put_at_entry(p, it, g);
+        else if (it->loc == CT_LOC_REG || it->loc == CT_LOC_MEM)
+            put_at_site(p, it, g->site);
+        else  /* the argument registers are the hook's by now */
+            p->b[p->n++] = CT_VAL_UNAVAIL;
     }
 }
 
@@ -315,8 +379,8 @@ static void run(struct ct_thread *t, const struct job *j, int strings)
     record(j, buf);
 }
 
-void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
-                   uint32_t depth)
+static void enter(uint32_t rule, const struct ct_arg_regs *regs,
+                  uint32_t depth, int deep)
 {
     const struct ct_args_rule *r = ct_args_rule(&spec, rule);
     struct ct_thread *t = ct_self;
@@ -324,7 +388,19 @@ void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
     if (!r->nitems || !t || !record_place(t, depth, &held))
         return;
     struct job j = {r, regs, 0, NULL, held};
-    run(t, &j, r->strings & 1);
+    run(t, &j, deep || (r->strings & 1));
+}
+
+void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
+                   uint32_t depth)
+{
+    enter(rule, regs, depth, 0);
+}
+
+void ct_args_enter_deep(uint32_t rule, const struct ct_arg_regs *regs,
+                        uint32_t depth)
+{
+    enter(rule, regs, depth, 1);
 }
 
 void ct_args_exit(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
@@ -345,7 +421,8 @@ void ct_args_exit(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
 void ct_args_plt_enter(uint32_t rule, const uintptr_t *retp, uint32_t depth)
 {
     struct ct_arg_regs g = {&SAVED_INT(retp, 1), -1,
-                            (const uint8_t *)retp - SAVED_XMM_OFFSET, retp + 1};
+                            (const uint8_t *)retp - SAVED_XMM_OFFSET, retp + 1,
+                            NULL};
     ct_args_enter(rule, &g, depth);
 }
 
