@@ -379,8 +379,8 @@ static void run(struct ct_thread *t, const struct job *j, int strings)
     record(j, buf);
 }
 
-static void enter(uint32_t rule, const struct ct_arg_regs *regs,
-                  uint32_t depth, int deep)
+void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
+                   uint32_t depth)
 {
     const struct ct_args_rule *r = ct_args_rule(&spec, rule);
     struct ct_thread *t = ct_self;
@@ -388,19 +388,7 @@ static void enter(uint32_t rule, const struct ct_arg_regs *regs,
     if (!r->nitems || !t || !record_place(t, depth, &held))
         return;
     struct job j = {r, regs, 0, NULL, held};
-    run(t, &j, deep || (r->strings & 1));
-}
-
-void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
-                   uint32_t depth)
-{
-    enter(rule, regs, depth, 0);
-}
-
-void ct_args_enter_deep(uint32_t rule, const struct ct_arg_regs *regs,
-                        uint32_t depth)
-{
-    enter(rule, regs, depth, 1);
+    run(t, &j, r->strings & 1);
 }
 
 void ct_args_exit(uint32_t rule, uint64_t rax, const uint8_t *xmm0,

@@ -65,10 +65,6 @@ void ct_args_site_after_load(void);
 void ct_args_site_after_unload(void);
 /* The trampoline's call: the call recorded, then its ARGS record. */
 void ct_site_enter(void *fn, void *site, const struct ct_site_regs *regs);
-/* ct_args_enter on the tracer's own stack: the trampoline has taken 200
- * bytes of the program's already. */
-void ct_args_enter_deep(uint32_t rule, const struct ct_arg_regs *regs,
-                        uint32_t depth);
 #pragma GCC visibility pop
 
 #endif /* CT_ARGS_H */

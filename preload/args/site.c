@@ -212,6 +212,6 @@ void ct_site_enter(void *fn, void *site, const struct ct_site_regs *regs)
     t = ct_self;
     if (rule && t && t->depth == before + 1) {
         struct ct_arg_regs g = {NULL, 0, NULL, NULL, regs};
-        ct_args_enter_deep(rule, &g, before);
+        ct_args_enter(rule, &g, before);
     }
 }

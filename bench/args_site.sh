@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Cost of CALLTRACE_ARGS on the program's own functions in a build with
+# the hooks (preload/args/site.c), CPU time, against the same program
+# traced without it in the same run; uftrace's -A on a -pg build of the
+# same source beside it, where installed (uftrace keeps no arguments of
+# -finstrument-functions builds).
+#   bench/args_site.sh [RUNS]    (BUILD=build-x to pick the library,
+#                                 ARGS_N=2000000 calls)
+# Prints Markdown; the figures in BENCHMARKS.md come from it.
+#
+# bench/args_site_prog.c makes N calls of leaf(int), built gcc -O0 -g
+# -finstrument-functions; leaf's parameter is in the frame slot its code
+# stores %edi into (read from the code, as tests/e2e/args_dwarf.sh does).
+# Rows: no CALLTRACE_ARGS (the baseline); a rule for a function never
+# called (every call goes through the trampoline and the table look-up,
+# and keeps nothing); leaf's int kept.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+RUNS=${1:-5}
+. bench/lib.sh
+bench_setup
+N=${ARGS_N:-2000000}
+
+gcc -std=gnu11 -O0 -g -finstrument-functions -o "$W/prog" bench/args_site_prog.c
+gcc -std=gnu11 -O0 -g -pg -o "$W/prog_pg" bench/args_site_prog.c
+slot=$(objdump -d --no-show-raw-insn "$W/prog" |
+       awk '/<leaf>:/ { on = 1 } on && /mov +%edi,-0x[0-9a-f]+\(%rbp\)/ {
+                sub(/.*,-0x/, ""); sub(/\(.*/, ""); print; exit }')
+[ -n "$slot" ] || { echo "leaf: no store of %edi found" >&2; exit 1; }
+loc="%rbp-$((16#$slot))"
+have_uftrace=0
+command -v uftrace >/dev/null 2>&1 && have_uftrace=1
+
+declare -A cpu
+run() {  # name, command...
+    local name=$1
+    shift
+    rm -f "$W"/t.raw*
+    rm -rf "$W/u.data"
+    cpu[$name]+="$(cpu_ns "$@") "
+}
+
+for ((r = 0; r < RUNS; r++)); do
+    ct=(env CALLTRACE_OUTPUT="$W/t.raw" CALLTRACE_LIBCALLS=none LD_PRELOAD="$LIB")
+    run base "${ct[@]}" "$W/prog" "$N"
+    run other "${ct[@]}" CALLTRACE_ARGS="unused@arg1/i32$loc" "$W/prog" "$N"
+    run int "${ct[@]}" CALLTRACE_ARGS="leaf@arg1/i32$loc" "$W/prog" "$N"
+    if [ $have_uftrace = 1 ]; then
+        run ubase uftrace record --no-libcall -d "$W/u.data" "$W/prog_pg" "$N"
+        run uint uftrace record --no-libcall -d "$W/u.data" -A 'leaf@arg1/i32' "$W/prog_pg" "$N"
+    fi
+done
+med() { printf '%s\n' ${1:-0} | median; }
+row() {  # label, name, baseline name
+    awk -v l="$1" -v c="$(med "${cpu[$2]}")" -v b="$(med "${cpu[$3]}")" -v n="$N" \
+        'BEGIN { printf "| %s | %.1f | %+.1f | %.3f |\n", l, c/1e6, (c-b)/n, c/b }'
+}
+echo "$N calls of leaf(int), gcc -O0 -g, CPU time, median of $RUNS alternating runs"
+echo
+echo "| run | CPU (ms) | CPU ns per call vs its baseline | ratio to its baseline |"
+echo "|---|---|---|---|"
+row "calltrace, hooks, no CALLTRACE_ARGS (baseline)" base base
+row "calltrace, hooks, a rule for a function never called (\`unused@arg1/i32$loc\`)" other base
+row "calltrace, hooks, \`leaf@arg1/i32$loc\`" int base
+if [ $have_uftrace = 1 ]; then
+    row "uftrace record, -pg (its baseline)" ubase ubase
+    row "uftrace record -A leaf@arg1/i32, -pg" uint ubase
+fi
