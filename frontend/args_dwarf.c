@@ -113,6 +113,102 @@ static size_t expand_rule(const struct ct_fe_dfuncs *fs, const char *pattern,
     return made;
 }
 
+/* The item of the parameter named name (`arg2`, `fparg1`) among a
+ * function's items made at the hook's call (`arg2/i32%rbp-20`), into
+ * item; false when there is none. */
+static bool item_of(const char *items, const char *name, char *item,
+                    size_t cap)
+{
+    size_t n = strlen(name);
+    for (const char *p = items; *p;) {
+        size_t len = strcspn(p, ",");
+        if (!strncmp(p, name, n) && (p[n] == '/' || p[n] == '%') && len < cap) {
+            snprintf(item, cap, "%.*s", (int)len, p);
+            return true;
+        }
+        p += len + (p[len] == ',');
+    }
+    return false;
+}
+
+/* A user's item (`arg2`, `arg2/x`) read where the DWARF item found says:
+ * its format as written, with the parameter's width where the user gave
+ * none (a 4-byte slot read as 8 bytes would show its neighbour too), or
+ * the parameter's own format when the user gave no format at all. */
+static void locate_item(const char *user, const char *found, struct text *one)
+{
+    const char *loc = found ? strchr(found, '%') : NULL;
+    const char *slash = strchr(user, '/');
+    if (!found || !loc) {
+        add(one, "%s%s%%none", one->n ? "," : "", user);
+        return;
+    }
+    if (!slash) {
+        add(one, "%s%s", one->n ? "," : "", found);
+        return;
+    }
+    const char *fslash = strchr(found, '/');
+    /* i32, u16, f64: 32, 16, 64; a char: 8; a pointer, a string: none */
+    int bits = !fslash ? 0 : fslash[1] == 'c' ? 8 : atoi(fslash + 2);
+    bool widthless = slash[1] && strchr("iuxdf", slash[1]) && !slash[2];
+    if (widthless && bits)
+        add(one, "%s%s%d%s", one->n ? "," : "", user, bits, loc);
+    else
+        add(one, "%s%s%s", one->n ? "," : "", user, loc);
+}
+
+/* In a build with the hooks, a rule's argN and fpargN (the ABI's names,
+ * uftrace's -A) mean the registers at the entry, which the hook's call
+ * has changed: for each of the program's functions the rule names, a
+ * rule of its own with each such item read where the DWARF says that
+ * parameter is at the call (`%none` where no parameter or location is),
+ * to come before the rule as written, which still serves library
+ * calls; the number made.  A return value is not kept there. */
+static size_t locate_rule(const struct ct_fe_dfuncs *fs, const char *pattern,
+                          const char *items, struct text *out)
+{
+    struct ct_args_pattern p;
+    if (ct_args_pattern_init(&p, pattern) != 0)
+        return 0;
+    size_t made = 0;
+    for (size_t i = 0; i < fs->n; i++) {
+        const struct ct_fe_dfunc *f = &fs->v[i];
+        if (!pat_match(&p, pattern, f->sym) && !pat_match(&p, pattern, f->name))
+            continue;
+        struct text one = {0};
+        char *copy = strdup(items);
+        if (!copy)
+            exit(CT_FE_FAILED);
+        for (char *save, *it = strtok_r(copy, ",", &save); it;
+             it = strtok_r(NULL, ",", &save)) {
+            size_t name = strcspn(it, "/%");
+            bool is_arg = !strncmp(it, "arg", 3) || !strncmp(it, "fparg", 5);
+            if (!strncmp(it, "retval", 6) || !is_arg)
+                continue;
+            if (strchr(it, '%')) {  /* a place the user wrote */
+                add(&one, "%s%s", one.n ? "," : "", it);
+                continue;
+            }
+            char want[16], found[64];
+            snprintf(want, sizeof want, "%.*s", (int)(name < 15 ? name : 15),
+                     it);
+            locate_item(it, item_of(f->items, want, found, sizeof found)
+                                ? found : NULL, &one);
+        }
+        free(copy);
+        if (one.n && (made_total >= MADE_MAX || out->n > AUTO_TEXT_MAX)) {
+            made_left++;
+        } else if (one.n) {
+            add(out, "%s%s@%s", out->n ? ";" : "", f->sym, one.s);
+            made++;
+            made_total++;
+        }
+        free(one.s);
+    }
+    ct_args_pattern_free(&p);
+    return made;
+}
+
 /* `name@args` for a library function of the built-in table (`auto`'s):
  * the table's items, for library calls (name@plt@), as uftrace's
  * `-A creat` takes its own table's; the number of rules made. */
@@ -214,6 +310,11 @@ char *ct_fe_args_dwarf(const char *exe, const char *spec, bool at_hooks,
             continue;
         }
         if (!at || !names_args(at + 1)) {
+            if (at && at_hooks && have) {
+                *at = '\0';
+                *own += locate_rule(&fs, rule, at + 1, &out);
+                *at = '@';
+            }
             add(&out, "%s%s", out.n ? ";" : "", rule);
             continue;
         }

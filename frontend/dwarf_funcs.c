@@ -126,8 +126,10 @@ struct at_site {
 /* The items of a function's parameters, in the ABI's order, into items
  * (room for CT_ARGS_MAX_ITEMS of them).  At a hook's call each parameter
  * has a place of its own, so one that cannot be read there is shown
- * <unavailable> and the next ones are still kept; they are numbered in
- * order, as the ABI's numbers mean nothing there. */
+ * <unavailable> and the next ones are still kept.  They keep the ABI's
+ * names (argN, fpargN), which a user's rule uses (args_dwarf.c); a
+ * parameter the ABI passes in no register of its own (a struct by value)
+ * takes the next argN, a name for merging only. */
 static void params(Dwarf_Die *fn, char *items, size_t cap,
                    const struct at_site *as)
 {
@@ -158,7 +160,7 @@ static void params(Dwarf_Die *fn, char *items, size_t cap,
         else if (as)
             ct_fe_site_loc(as->site, fn, &child, as->pc, k == K_FP, loc,
                            sizeof loc);
-        int index = as ? ++ints : k == K_FP ? ++fps : ++ints;
+        int index = k == K_FP ? ++fps : ++ints;
         int w = k == K_STOP
                     ? snprintf(items + n, cap - n, "%sarg%d%s", n ? "," : "",
                                index, loc)

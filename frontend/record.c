@@ -188,16 +188,19 @@ static void args_option(struct ct_fe_record_opts *o, const char *verb,
         exit(CT_FE_FAILED);
 }
 
-/* `FUNC@args` and `auto`: the rules of the program's own functions, from
- * its debug information (args_dwarf.c).  false when a rule asks for
+/* `FUNC@args` and `auto` (and, with the hooks, `argN`): the rules of the
+ * program's own functions, from its debug information (args_dwarf.c).  false when a rule asks for
  * debug information the program lacks. */
 static bool dwarf_args(struct ct_fe_record_opts *o, const char *path)
 {
-    if (slot == SIZE_MAX || !ct_fe_args_need_dwarf(joined))
+    if (slot == SIZE_MAX)
+        return true;
+    /* with the hooks, argN of the program's functions needs the DWARF too */
+    enum ct_fe_instr how = ct_fe_elf_instrumented(path);
+    if (!ct_fe_args_need_dwarf(joined) && how != CT_INSTR_YES)
         return true;
     char err[512];
     size_t own;
-    enum ct_fe_instr how = ct_fe_elf_instrumented(path);
     char *spec = ct_fe_args_dwarf(path, joined, how == CT_INSTR_YES, err,
                                   sizeof err, &own);
     if (!spec) {

@@ -171,6 +171,18 @@ PY
     done
 done
 
+# uftrace's spelling with the hooks: argN and fpargN name the parameters
+# the ABI passes there, read where the DWARF says they are at the hook's
+# call, with the parameter's width where the format gives none; a
+# parameter past a struct by value is not guessed.
+b=$T/hooks_gcc_O0
+(cd "$T" && "$FRONT" record -q -o "$T/abi.raw" \
+    --args 'd_int@arg1,arg2/x,retval;d_float@fparg2,arg1;d_small@arg2/x;d_struct@arg1,arg4' -- "$b" > /dev/null)
+expect_eq "hooks, argN: tree" '  d_int(-3, 0x28);
+  d_small(0xfe);
+  d_float(2.000000, 3);
+  d_struct(7, <unavailable>);' "$(tree_text "$T/abi.raw" | grep -E '^  d_(int|small|float|struct)\(')"
+
 # C++ with the hooks: `this` and the parameters from their places.
 g++ -O2 -g -finstrument-functions -o "$T/cxx_hooks" "$PROGRAMS/args_dwarf_cxx.cpp"
 (cd "$T" && "$FRONT" record -q -o "$T/cxx_hooks.raw" --args 're:add|twice@args' -- "$T/cxx_hooks" > /dev/null)
