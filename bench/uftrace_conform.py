@@ -33,8 +33,11 @@ CALLTRACE_ARGS (arg_rule()), and such a test's trees are compared with
 the values' text (arg_trees(): long addresses read 0xADDR on both sides,
 as uftrace's runner makes them).  uftrace's tests of them skip
 -finstrument-functions builds (its cygprof mode keeps no values), so
-they are run with --patchable only, where calltrace keeps the values of
-the program's own functions.
+they are run with --patchable, where calltrace keeps the values of the
+program's own functions.  --hooks-args runs them (and only them) on
+-finstrument-functions builds with debug information for calltrace,
+through calltrace record, which reads where each parameter is at the
+enter hook's call; uftrace's side is its -pg build, as its runner has it.
 """
 import argparse
 import ast
@@ -537,12 +540,12 @@ PATCHABLE = '-fpatchable-function-entry=5,0'
 
 
 def run_calltrace(t, src, work, lib, report, patchable=False,
-                  read=None):
+                  read=None, hooks_args=False):
     read = read or trees
     env_add = mapping(t['option'])
     report_args = shlex.split(env_add.pop(REPORT_ARGS, ''))
     exe = os.path.join(work, 't-' + t['name'])
-    debug = not ARG_OPTIONS.search(t['option']) or t['debug']
+    debug = not ARG_OPTIONS.search(t['option']) or t['debug'] or hooks_args
     if not build(src, exe, PATCHABLE if patchable else
                  '-finstrument-functions', t['lang'], t['ldflags'], debug):
         return 'build failed', None
@@ -559,7 +562,7 @@ def run_calltrace(t, src, work, lib, report, patchable=False,
     argv = shlex.split(t['exearg'])
     argv[0] = os.path.join(work, argv[0])
     spec = env.get('CALLTRACE_ARGS', '')
-    if re.search(r'@args\b|(^|;)auto(;|$)', spec):
+    if re.search(r'@args\b|(^|;)auto(;|$)', spec) or (hooks_args and spec):
         # rules from debug information: made by calltrace record
         del env['CALLTRACE_ARGS'], env['CALLTRACE_OUTPUT']
         del env['LD_PRELOAD']
@@ -613,6 +616,7 @@ def main():
     ap.add_argument('--build', default=os.path.join(HERE, '..', 'build'))
     ap.add_argument('--no-uftrace', action='store_true')
     ap.add_argument('--patchable', action='store_true')
+    ap.add_argument('--hooks-args', action='store_true')
     ap.add_argument('-v', action='store_true')
     ap.add_argument('tests', nargs='*')
     o = ap.parse_args()
@@ -633,7 +637,9 @@ def main():
     counted = ours = theirs = unmapped = 0
     for n in names:
         t, why = read_test(os.path.join(tdir, n))
-        if t and t['cygprof_skip'] and not o.patchable:
+        if t and o.hooks_args and not ARG_OPTIONS.search(t['option']):
+            t, why = None, 'no arguments (--hooks-args)'
+        elif t and t['cygprof_skip'] and not o.patchable and not o.hooks_args:
             t, why = None, 'skips -finstrument-functions builds (--patchable)'
         if not t:
             if o.v:
@@ -658,7 +664,7 @@ def main():
         with tempfile.TemporaryDirectory(prefix='uc-') as work:
             try:
                 why, got = run_calltrace(t, src, work, lib, report,
-                                         o.patchable, read)
+                                         o.patchable, read, o.hooks_args)
                 ok = got == expect
                 line += ' calltrace %s' % ('same' if ok else why or 'differs')
                 ours += ok

@@ -134,7 +134,7 @@ static bool item_of(const char *items, const char *name, char *item,
 /* A user's item (`arg2`, `arg2/x`) read where the DWARF item found says:
  * its format as written, with the parameter's width where the user gave
  * none (a 4-byte slot read as 8 bytes would show its neighbour too), or
- * the parameter's own format when the user gave no format at all. */
+ * when the user gave no format, the automatic one of that width. */
 static void locate_item(const char *user, const char *found, struct text *one)
 {
     const char *loc = found ? strchr(found, '%') : NULL;
@@ -143,13 +143,24 @@ static void locate_item(const char *user, const char *found, struct text *one)
         add(one, "%s%s%%none", one->n ? "," : "", user);
         return;
     }
-    if (!slash) {
-        add(one, "%s%s", one->n ? "," : "", found);
-        return;
-    }
     const char *fslash = strchr(found, '/');
     /* i32, u16, f64: 32, 16, 64; a char: 8; a pointer, a string: none */
     int bits = !fslash ? 0 : fslash[1] == 'c' ? 8 : atoi(fslash + 2);
+    if (!slash) {
+        /* uftrace's automatic format, of the parameter's width: signed
+         * as the caller's extension makes a signed one, unsigned else */
+        char f = fslash ? fslash[1] : 'p';
+        if (f == 'f')
+            add(one, "%s%.*s", one->n ? "," : "", (int)(loc - found), found);
+        else if (f == 'u' && bits)
+            add(one, "%s%s/u%d", one->n ? "," : "", user, bits);
+        else if ((f == 'i' || f == 'c') && bits)
+            add(one, "%s%s/%d", one->n ? "," : "", user, bits);
+        else
+            add(one, "%s%s", one->n ? "," : "", user);
+        add(one, "%s", loc);
+        return;
+    }
     bool widthless = slash[1] && strchr("iuxdf", slash[1]) && !slash[2];
     if (widthless && bits)
         add(one, "%s%s%d%s", one->n ? "," : "", user, bits, loc);

@@ -6,7 +6,7 @@
  *   rule  = "auto" | (glob | "re:" regex) "@" item { "," item }
  *   item  = ("arg" N | "fparg" N) [ "/" fmt ] [ "%" loc ]
  *         | "retval" [ "/" fmt ] | "args"
- *   fmt   = "i" | "u" | "x" [8|16|32|64]  |  "p" | "c" | "s" [max]
+ *   fmt   = ["i" | "u" | "x"] [8|16|32|64]  |  "p" | "c" | "s" [max]
  *         | "f" [32|64]
  *   loc   = reg | reg ("+" | "-") N | "none"
  *   reg   = "rax" | "rdx" | ... | "r15" | "xmm0" ... "xmm7"
@@ -128,6 +128,8 @@ static int format(struct parser *ps, struct ct_arg_item *it)
     if (*ps->p != '/')
         return 0;
     char c = *++ps->p;
+    if (c >= '0' && c <= '9')  /* `/32`: the automatic format, 4 bytes */
+        return width_of(ps, it, 0);
     ps->p++;
     switch (c) {
     case 'd':

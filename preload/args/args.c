@@ -186,7 +186,10 @@ static void put_value(struct pay *p, const struct ct_arg_item *it, uint64_t v)
         put_tag(p, CT_VAL_CHAR, ct_zigzag((int8_t)v));
         return;
     default: /* AUTO, uftrace's: a 32-bit negative int as one, small
-              * values in decimal, large ones in hex */
+              * values in decimal, large ones in hex; of a width given
+              * (`/32`), its bits alone, as a signed number */
+        if (it->width < 8)
+            v = (uint64_t)sign_extend(v, it->width) & 0xffffffffull;
         if (v > 0xffff0000ull && v <= 0xffffffffull)
             put_tag(p, CT_VAL_SIGNED, ct_zigzag((int32_t)v));
         else if ((int64_t)v >= -100000 && (int64_t)v <= 100000)

@@ -112,6 +112,15 @@ static void test_locations(void **state)
     assert_null(ct_args_reg_name(16));
     assert_null(ct_args_reg_name(CT_REG_COUNT));
     release(s);
+    /* the automatic format of a width: `/32` */
+    s = parse_ok("g@arg1/32%rbp-4,arg2/8");
+    assert_int_equal(s->rules[0].items[0].fmt, CT_FMT_AUTO);
+    assert_int_equal(s->rules[0].items[0].width, 4);
+    assert_int_equal(s->rules[0].items[0].loc, CT_LOC_MEM);
+    assert_int_equal(s->rules[0].items[1].width, 1);
+    release(s);
+    expect_error("g@arg1/12", "at offset 7: an integer's width is 8, 16, "
+                              "32 or 64");
     expect_error("f@arg1%foo", "at offset 7: expected a register (rax ... "
                                "r15, xmm0 ... xmm7) or none after %");
     expect_error("f@arg1%xmm0", "at offset 11: an integer is read from rax "
