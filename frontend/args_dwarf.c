@@ -174,7 +174,8 @@ static void locate_item(const char *user, const char *found, struct text *one)
  * rule of its own with each such item read where the DWARF says that
  * parameter is at the call (`%none` where no parameter or location is),
  * to come before the rule as written, which still serves library
- * calls; the number made.  A return value is not kept there. */
+ * calls; the number made.  A retval is caught where the function
+ * returns to. */
 static size_t locate_rule(const struct ct_fe_dfuncs *fs, const char *pattern,
                           const char *items, struct text *out)
 {
@@ -194,7 +195,15 @@ static size_t locate_rule(const struct ct_fe_dfuncs *fs, const char *pattern,
              it = strtok_r(NULL, ",", &save)) {
             size_t name = strcspn(it, "/%");
             bool is_arg = !strncmp(it, "arg", 3) || !strncmp(it, "fparg", 5);
-            if (!strncmp(it, "retval", 6) || !is_arg)
+            if (!strncmp(it, "retval", 6) && !strchr(it, '%')) {
+                /* caught where the function returns to, as its type
+                 * allows: in the user's format, else the automatic one */
+                const char *at = f->ret ? strchr(f->ret, '%') : NULL;
+                if (at)
+                    add(&one, "%s%s%s", one.n ? "," : "", it, at);
+                continue;
+            }
+            if (!is_arg)
                 continue;
             if (strchr(it, '%')) {  /* a place the user wrote */
                 add(&one, "%s%s", one.n ? "," : "", it);

@@ -210,13 +210,19 @@ static void add_function(struct ct_fe_dfuncs *fs, Dwarf_Die *fn,
     char fmt[16];
     items[0] = '\0';
     struct at_site as = {site, 0};
+    char slot[48];
     if (site) {
         /* no call of the hook: left out of the instrumentation */
         if (!ct_fe_site_pc(site, fn, &as.pc))
             return;
         /* a struct returned through a hidden pointer moves nothing that
-         * the locations name; no return value is kept (site.c) */
+         * the locations name; the return value is caught where the
+         * function returns to (preload/args/site.c) */
         params(fn, items, sizeof items, &as);
+        if (type_of(fn, &rt) && classify(&rt, fmt, sizeof fmt) != K_STOP &&
+            ct_fe_site_return_slot(site, as.pc, slot, sizeof slot) &&
+            asprintf(&ret, "retval/%s%s", fmt, slot) < 0)
+            exit(CT_FE_FAILED);
     } else if (!type_of(fn, &rt)) {
         params(fn, items, sizeof items, NULL);
     } else if (classify(&rt, fmt, sizeof fmt) != K_STOP) {

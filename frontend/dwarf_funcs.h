@@ -13,7 +13,8 @@ struct ct_fe_dfunc {
     char *sym;     /* the name its symbol has: a rule's pattern           */
     char *name;    /* DW_AT_name, which a user's pattern may name instead */
     char *items;   /* "arg1/i32,fparg1/f64", possibly empty                */
-    char *ret;     /* "retval/i32", or NULL (void, a struct, unknown)      */
+    char *ret;     /* "retval/i32" ("retval/i32%rsp+40" at a hook's call),
+                      or NULL (void, a struct, unknown)                    */
 };
 
 struct ct_fe_dfuncs {
@@ -24,8 +25,8 @@ struct ct_fe_dfuncs {
 /* Adds exe's functions to fs; -1 when exe has no DWARF to read.  With
  * at_hooks (a build with -finstrument-functions), the items name where
  * each parameter is at the function's call of the enter hook
- * (dwarf_site.h), and no return value is given; a function that calls no
- * hook is left out. */
+ * (dwarf_site.h), and the return value where its return address is then;
+ * a function that calls no hook is left out. */
 int ct_fe_dwarf_functions(const char *exe, struct ct_fe_dfuncs *fs,
                           bool at_hooks);
 void ct_fe_dwarf_functions_free(struct ct_fe_dfuncs *fs);

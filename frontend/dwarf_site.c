@@ -156,11 +156,11 @@ static const uint8_t *code_at(struct ct_fe_site *s, GElf_Addr lo, GElf_Addr hi)
     return NULL;
 }
 
-bool ct_fe_site_pc(struct ct_fe_site *s, Dwarf_Die *fn, Dwarf_Addr *pc)
+/* The first call of the enter hook in [lo, hi). */
+static bool hook_call_in(struct ct_fe_site *s, Dwarf_Addr lo, Dwarf_Addr hi,
+                         Dwarf_Addr *pc)
 {
-    Dwarf_Addr lo, hi;
-    if (dwarf_lowpc(fn, &lo) != 0 || dwarf_highpc(fn, &hi) != 0 || hi <= lo ||
-        hi - lo > (16u << 20))
+    if (hi <= lo || hi - lo > (16u << 20))
         return false;
     const uint8_t *b = code_at(s, lo, hi);
     if (!b)
@@ -181,6 +181,20 @@ bool ct_fe_site_pc(struct ct_fe_site *s, Dwarf_Die *fn, Dwarf_Addr *pc)
             }
         }
     }
+    return false;
+}
+
+/* In fn's code: [DW_AT_low_pc, DW_AT_high_pc), or each range of
+ * DW_AT_ranges in turn (gcc -O2 moves a function's cold part elsewhere,
+ * and the hook is called in the hot one). */
+bool ct_fe_site_pc(struct ct_fe_site *s, Dwarf_Die *fn, Dwarf_Addr *pc)
+{
+    Dwarf_Addr lo, hi, base;
+    if (dwarf_lowpc(fn, &lo) == 0 && dwarf_highpc(fn, &hi) == 0)
+        return hook_call_in(s, lo, hi, pc);
+    for (ptrdiff_t off = 0; (off = dwarf_ranges(fn, off, &base, &lo, &hi)) > 0;)
+        if (hook_call_in(s, lo, hi, pc))
+            return true;
     return false;
 }
 
@@ -255,6 +269,19 @@ static bool by_gcc(Dwarf_Die *fn)
 static bool mem_reg(int reg)
 {
     return reg >= 0 && reg < 16;
+}
+
+bool ct_fe_site_return_slot(struct ct_fe_site *s, Dwarf_Addr pc, char *out,
+                            size_t cap)
+{
+    struct place p;
+    if (!cfa_at(s, pc, &p) || !mem_reg(p.reg) || p.off < 8 ||
+        p.off > (1 << 20))
+        return false;
+    p.off -= 8;  /* the return address, just below the call frame address */
+    snprintf(out, cap, "%%%s+%lld", ct_args_reg_name((unsigned)p.reg),
+             (long long)p.off);
+    return true;
 }
 
 void ct_fe_site_loc(struct ct_fe_site *s, Dwarf_Die *fn, Dwarf_Die *param,

@@ -25,4 +25,10 @@ bool ct_fe_site_pc(struct ct_fe_site *s, Dwarf_Die *fn, Dwarf_Addr *pc);
 void ct_fe_site_loc(struct ct_fe_site *s, Dwarf_Die *fn, Dwarf_Die *param,
                     Dwarf_Addr pc, bool fp, char *out, size_t cap);
 
+/* Where the function's return address is at pc, as a retval's place
+ * ("%rsp+40": its call frame address less 8, from the CFI); false when
+ * the CFI does not say so simply. */
+bool ct_fe_site_return_slot(struct ct_fe_site *s, Dwarf_Addr pc, char *out,
+                            size_t cap);
+
 #endif /* CT_FRONTEND_DWARF_SITE_H */

@@ -78,8 +78,8 @@ static void usage(FILE *f)
 "                        comma-separated (CALLTRACE_FILTER)\n"
 "      --args=SPEC       keep the arguments and return values of library\n"
 "                        calls and of the program's functions (with the\n"
-"                        hooks: arguments only, where its debug\n"
-"                        information puts them), in uftrace's\n"
+"                        hooks: where its debug information puts them),\n"
+"                        in uftrace's\n"
 "                        spelling: NAME@arg1/i32,arg2/s,retval (globs,\n"
 "                        re:REGEX; ';' between rules; repeatable);\n"
 "                        NAME@args: every parameter by its type in the\n"
@@ -209,13 +209,6 @@ static bool dwarf_args(struct ct_fe_record_opts *o, const char *path)
         ct_fe_error("--args: %s", err);
         return false;
     }
-    /* `auto` asks for every return value, as `retval` does */
-    if (own && !o->quiet && how == CT_INSTR_YES &&
-        (strstr(joined, "retval") || strstr(joined, "auto")))
-        ct_fe_error("--args: %s calls the hooks of -finstrument-functions, "
-                    "which see no return value: its own functions keep "
-                    "their arguments only (a build with $(calltrace cflags "
-                    "--patchable) keeps both)", path);
     free(o->env[slot]);
     if (asprintf(&o->env[slot], "CALLTRACE_ARGS=%s", spec) < 0)
         exit(CT_FE_FAILED);

@@ -4,8 +4,8 @@
  *
  *   spec  = rule { ";" rule }
  *   rule  = "auto" | (glob | "re:" regex) "@" item { "," item }
- *   item  = ("arg" N | "fparg" N) [ "/" fmt ] [ "%" loc ]
- *         | "retval" [ "/" fmt ] | "args"
+ *   item  = ("arg" N | "fparg" N | "retval") [ "/" fmt ] [ "%" loc ]
+ *         | "args"
  *   fmt   = ["i" | "u" | "x"] [8|16|32|64]  |  "p" | "c" | "s" [max]
  *         | "f" [32|64]
  *   loc   = reg | reg ("+" | "-") N | "none"
@@ -240,8 +240,11 @@ static int item(struct parser *ps, struct ct_args_rule *r)
     }
     if (format(ps, &it) != 0)
         return -1;
-    if (it.src != CT_ARG_RET && location(ps, &it) != 0)
+    if (location(ps, &it) != 0)
         return -1;
+    if (it.src == CT_ARG_RET && it.loc != CT_LOC_ABI && it.loc != CT_LOC_MEM)
+        return fail(ps, "a return value's place is where the function's "
+                        "return address is (retval%rsp+8)");
     if (it.loc == CT_LOC_REG && (it.reg >= CT_REG_XMM0) !=
                                     (it.src == CT_ARG_FP))
         return fail(ps, "an integer is read from rax ... r15, a float "

@@ -36,7 +36,9 @@ enum ct_arg_fmt {
 /* Where an item's value is, when the item says (`%rbx`, `%rbp-20`,
  * `%none`): calltrace record writes these for the hooks of
  * -finstrument-functions, which run after the function's prologue, from
- * each parameter's DWARF location at the hook's call (docs/tracer.md). */
+ * each parameter's DWARF location at the hook's call (docs/tracer.md).
+ * A retval's MEM place is that of the function's return address there:
+ * the return is caught on its way out (preload/args/site.c). */
 enum ct_arg_loc {
     CT_LOC_ABI,     /* argN / fpargN as the calling convention passes it */
     CT_LOC_REG,     /* in register reg                                  */

@@ -409,6 +409,25 @@ void ct_args_exit(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
     run(t, &j, r->strings & 2);
 }
 
+int ct_args_keeps_return(uint32_t rule)
+{
+    const struct ct_args_rule *r = ct_args_rule(&spec, rule);
+    return r->has_ret && r->ret.loc == CT_LOC_MEM;
+}
+
+uintptr_t *ct_args_return_slot(uint32_t rule, const struct ct_site_regs *regs)
+{
+    const struct ct_args_rule *r = ct_args_rule(&spec, rule);
+    if (!r->has_ret || r->ret.loc != CT_LOC_MEM)
+        return NULL;
+    uintptr_t sp = regs->gpr[7];
+    uintptr_t slot = regs->gpr[r->ret.reg] + (uintptr_t)(intptr_t)r->ret.off;
+    /* in the function's frame, above the stack pointer at the call */
+    if (slot < sp || slot - sp > (1u << 20) || (slot & 7))
+        return NULL;
+    return (uintptr_t *)slot;
+}
+
 void ct_args_plt_enter(uint32_t rule, const uintptr_t *retp, uint32_t depth)
 {
     struct ct_arg_regs g = {&SAVED_INT(retp, 1), -1,

@@ -63,8 +63,19 @@ void ct_args_site_start(void);
 void ct_args_site_after_load(void);
 /* After a dlclose that succeeded: the unloaded functions' rules go. */
 void ct_args_site_after_unload(void);
-/* The trampoline's call: the call recorded, then its ARGS record. */
+/* The trampoline's call: the call recorded, then its ARGS record; its
+ * return taken (ct_patch_take_return) when the rule keeps the return
+ * value.  The exit hook of an object with such a rule. */
 void ct_site_enter(void *fn, void *site, const struct ct_site_regs *regs);
+void ct_site_exit(void *fn, void *site);
+/* The rule of a function of the table, 0 if none. */
+uint32_t ct_args_site_rule(uintptr_t fn);
+/* Whether a rule keeps a hooked call's return value (retval%place). */
+int ct_args_keeps_return(uint32_t rule);
+/* Where a hooked call's return address is, from the rule's retval place
+ * (`retval%rsp+40`) and the registers at the hook's call; NULL when the
+ * rule keeps no return value or the place is not in the frame. */
+uintptr_t *ct_args_return_slot(uint32_t rule, const struct ct_site_regs *regs);
 #pragma GCC visibility pop
 
 #endif /* CT_ARGS_H */

@@ -12,9 +12,12 @@
  * then its ARGS record is read from those registers (args.c).  With no
  * rule nothing changes: the hook is called as before, at its cost.
  *
- * Return values are not kept in this mode: the exit hook is called before
- * the value is in %rax, and no debug information says where it is then
- * (docs/tracer.md).
+ * The exit hook is called before the return value is in %rax, and no
+ * debug information says where it is then; so a rule that keeps it names
+ * where the function's return address is at the enter hook's call
+ * (`retval%rsp+40`, from the CFI), the return is caught on its way out by
+ * the patchable-entry mode's trampoline, and the exit hook of such an
+ * object (ct_site_exit) leaves that call's EXIT to it (docs/tracer.md).
  */
 #include <link.h>
 #include <pthread.h>
@@ -24,6 +27,7 @@
 #include "preload/args/args.h"
 #include "preload/filters/filter.h"
 #include "preload/libcalls/plt.h"
+#include "preload/patch/patch.h"
 #include "preload/tracer.h"
 
 /* site_tramp.S */
@@ -91,6 +95,7 @@ static int put(uintptr_t fn, uint32_t rule)
 
 struct scan {
     uint32_t found;
+    uint32_t returns;   /* functions whose rule keeps the return value */
 };
 
 static void each_function(void *arg, const char *name, uintptr_t addr,
@@ -99,8 +104,10 @@ static void each_function(void *arg, const char *name, uintptr_t addr,
     (void)size;
     struct scan *sc = arg;
     uint32_t rule = ct_args_rule_for(name, 0);
-    if (rule)
-        sc->found += (uint32_t)put(addr, rule);
+    if (rule && put(addr, rule)) {
+        sc->found++;
+        sc->returns += ct_args_keeps_return(rule);
+    }
 }
 
 static int is_loader(const char *name)
@@ -123,6 +130,12 @@ static int site_object(struct dl_phdr_info *info, size_t size, void *arg)
     struct scan sc = {0};
     if (ct_elf_functions(name, info->dlpi_addr, 1, each_function, &sc) < 0)
         return 0;
+    if (sc.returns) {
+        /* before any call may take its return */
+        __atomic_store_n(&ct_patch_returns_taken, 1, __ATOMIC_RELEASE);
+        ct_plt_point_import(info, "__cyg_profile_func_exit",
+                            (uintptr_t)ct_site_exit);
+    }
     if (sc.found)
         ct_plt_point_import(info, "__cyg_profile_func_enter",
                             (uintptr_t)ct_site_enter_tramp);
@@ -202,16 +215,38 @@ void ct_args_site_after_unload(void)
     pthread_mutex_unlock(&site_lock);
 }
 
-/* From site_tramp.S, in place of the enter hook. */
+uint32_t ct_args_site_rule(uintptr_t fn)
+{
+    return rule_of(fn);
+}
+
+/* From site_tramp.S, in place of the enter hook.  A return value is read
+ * when the function returns: its return address (where the rule says,
+ * and only if it is the one the hook was given) is swapped for the
+ * patchable-entry mode's return trampoline, which writes the RETVAL and
+ * the EXIT there, and whose frames unwinders and jumps already know
+ * (patch/patch.c).  Before the ENTRY: a tail call may end a frame there. */
 void ct_site_enter(void *fn, void *site, const struct ct_site_regs *regs)
 {
+    uint32_t rule = rule_of((uintptr_t)fn);
+    uintptr_t *slot = rule ? ct_args_return_slot(rule, regs) : NULL;
+    if (slot && *slot == (uintptr_t)site)
+        ct_patch_take_return((uintptr_t)fn, slot);
     struct ct_thread *t = ct_self;
     uint32_t before = t ? t->depth : 0;
     ct_enter_at(fn, site, regs->gpr[7]);
-    uint32_t rule = rule_of((uintptr_t)fn);
     t = ct_self;
     if (rule && t && t->depth == before + 1) {
         struct ct_arg_regs g = {NULL, 0, NULL, NULL, regs};
         ct_args_enter(rule, &g, before);
     }
+}
+
+/* In place of the exit hook, in an object with a rule that keeps a return
+ * value: the exit of a call whose return was taken is the trampoline's. */
+void ct_site_exit(void *fn, void *site)
+{
+    if (ct_patch_return_taken((uintptr_t)fn, (uintptr_t)site))
+        return;
+    ct_exit_at(fn, site);
 }

@@ -60,6 +60,14 @@ struct pstack {
     struct pframe f[PATCH_FRAMES];
 };
 
+/* A function's CALLTRACE_ARGS rule: a patched entry's, or one whose
+ * return ct_patch_take_return took at a hook's call (args/site.c). */
+static uint32_t rule_for(uintptr_t fn)
+{
+    uint32_t rule = ct_patch_rule_of(fn);
+    return rule ? rule : ct_args_site_rule(fn);
+}
+
 static void bury(struct pstack *ps, const struct pframe *f)
 {
     ps->gone[ps->ngone++ % GONE] = *f;
@@ -107,13 +115,14 @@ static int is_trampoline(uintptr_t v)
            v == (uintptr_t)ct_patch_return_args;
 }
 
-/* errno is left alone: the hooks keep it, and so does pstack_get. */
-uintptr_t ct_patch_enter(const struct ct_sled *s, uintptr_t *slot,
-                         uintptr_t *saved)
+/* Keeps a frame of fn, whose return address is at slot, on the thread's
+ * stack; its real return address (the call's site: after a tail call the
+ * slot holds the trampoline, not the caller's address), or 0 when there
+ * is no room (counted lost).  errno is left alone: the hooks keep it, and
+ * so does pstack_get. */
+static uintptr_t keep(uintptr_t fn, uintptr_t *slot)
 {
-    saved[8] = s->at + SLED;
     struct pstack *ps = pstack_get();
-    uintptr_t fn = s->fn;
     if (!ps) {
         ct_count_lost_global(1);
         return 0;
@@ -156,9 +165,37 @@ uintptr_t ct_patch_enter(const struct ct_sled *s, uintptr_t *slot,
     ps->f[n] = (struct pframe){(uintptr_t)slot, ret, fn};
     ct_signal_fence();
     ps->busy = nested;
-    saved[9] = ret;  /* the call's site: after a tail call the slot holds
-                        the trampoline, not the caller's address */
-    return fn;
+    return ret;
+}
+
+uintptr_t ct_patch_enter(const struct ct_sled *s, uintptr_t *slot,
+                         uintptr_t *saved)
+{
+    saved[8] = s->at + SLED;
+    uintptr_t ret = keep(s->fn, slot);
+    if (!ret)
+        return 0;
+    saved[9] = ret;
+    return s->fn;
+}
+
+int ct_patch_returns_taken;
+
+int ct_patch_take_return(uintptr_t fn, uintptr_t *slot)
+{
+    if (!keep(fn, slot))
+        return 0;
+    __atomic_store_n(slot, (uintptr_t)ct_patch_return_args, __ATOMIC_RELAXED);
+    return 1;
+}
+
+int ct_patch_return_taken(uintptr_t fn, uintptr_t site)
+{
+    const struct pstack *ps = pstk;
+    if (!ps || !ps->n)
+        return 0;
+    const struct pframe *f = &ps->f[ps->n - 1];
+    return f->fn == fn && (is_trampoline(site) || site == f->ret);
 }
 
 /* A return whose frame was taken off as left: its real return address
@@ -225,7 +262,7 @@ uintptr_t ct_patch_enter_args(const struct ct_sled *s, uintptr_t *slot,
 void ct_patch_exit_args(uintptr_t fn, const uint8_t *rv)
 {
     struct ct_thread *t = ct_self;
-    uint32_t rule = ct_patch_rule_of(fn);
+    uint32_t rule = rule_for(fn);
     uint64_t rax;
     memcpy(&rax, rv + 40, 8);
     if (rule && t && t->depth > 0)
@@ -290,7 +327,7 @@ void ct_patch_frames_in(const void *buf, uint32_t n)
 void ct_patch_disarm(void)
 {
     struct pstack *ps = pstk;
-    if (!ct_patch_active || !ps)
+    if ((!ct_patch_active && !ct_patch_returns_taken) || !ps)
         return;
     /* Newest first: a slot a later frame reused is put back once. */
     for (uint32_t i = ps->n; i-- > 0;) {
@@ -303,7 +340,7 @@ void ct_patch_disarm(void)
 void ct_patch_rearm(uintptr_t sp)
 {
     struct pstack *ps = pstk;
-    if (!ct_patch_active || !ps)
+    if ((!ct_patch_active && !ct_patch_returns_taken) || !ps)
         return;
     uint32_t n = ps->n;
     while (n > 0 && ps->f[n - 1].slot < sp)
@@ -312,8 +349,7 @@ void ct_patch_rearm(uintptr_t sp)
     for (uint32_t i = 0; i < n; i++) {
         uintptr_t *slot = (uintptr_t *)ps->f[i].slot;
         if (*slot == ps->f[i].ret)
-            *slot = ct_patch_rule_of(ps->f[i].fn)
-                        ? (uintptr_t)ct_patch_return_args
-                        : (uintptr_t)ct_patch_return;
+            *slot = rule_for(ps->f[i].fn) ? (uintptr_t)ct_patch_return_args
+                                           : (uintptr_t)ct_patch_return;
     }
 }

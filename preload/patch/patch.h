@@ -43,6 +43,18 @@ int ct_patch_has_object(uintptr_t base);
  * they name.  0 with a summary in msg, or -1 with the reason. */
 int ct_patch_apply(const char *spec, char *msg, size_t len);
 
+/* The return of a hooked call whose return value is kept (args/site.c):
+ * its frame kept as a patched call's, with the slot of its return
+ * address at slot, which gets the return trampoline (so its RETVAL and
+ * EXIT are written when it returns); 0 when there is no room.  Set
+ * ct_patch_returns_taken first, so that unwinders find the real return
+ * addresses.  ct_patch_return_taken says whether the exit hook of fn,
+ * called with site, is that of the newest such call (its EXIT is then
+ * the trampoline's to write). */
+extern int ct_patch_returns_taken;
+int ct_patch_take_return(uintptr_t fn, uintptr_t *slot);
+int ct_patch_return_taken(uintptr_t fn, uintptr_t site);
+
 /* Before an unwinder walks this thread's stack (plt_unwind.c): the real
  * return addresses go back, and the frames open are forgotten. */
 void ct_patch_disarm(void);

@@ -133,7 +133,15 @@ static void test_locations(void **state)
     expect_error("f@arg1%rbp-", "at offset 7: expected a register of rax ... "
                                 "r15, + or -, and an offset of at most "
                                 "1048576 bytes");
-    expect_error("f@retval%rax", "at offset 8: expected , or ; after an item");
+    expect_error("f@retval%rax", "at offset 12: a return value's place is "
+                                 "where the function's return address is "
+                                 "(retval%rsp+8)");
+    s = parse_ok("f@retval/i32%rsp+40");
+    assert_true(s->rules[0].has_ret);
+    assert_int_equal(s->rules[0].ret.loc, CT_LOC_MEM);
+    assert_int_equal(s->rules[0].ret.reg, 7);
+    assert_int_equal(s->rules[0].ret.off, 40);
+    release(s);
 }
 
 static void test_errors(void **state)

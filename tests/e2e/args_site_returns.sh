@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Return values of hooked calls (-finstrument-functions), caught on their
+# way out (preload/args/site.c with the patchable-entry mode's return
+# trampoline): calltrace record --args 'F@args,retval' reads where each
+# function's return address is at the enter hook's call from the CFI.
+# Values known by construction (tests/programs/args_site_returns.c,
+# args_site_throw.cpp), gcc and clang at -O0 and -O2: a recursion, a
+# longjmp over frames whose return was taken (no value, no harm), a
+# signal handler's call, threads, a coroutine that switches away from
+# inside one, and C++ exceptions through them.  The program's output and
+# status are those of the untraced run, and no call is left unmatched.
+. "$(dirname "$0")/lib.sh"
+[ -f "$LIB" ] || skip "no $LIB"
+[ "$(uname -m)" = x86_64 ] || skip "the hooks' trampoline is x86-64 only"
+
+tree_text() {
+    "$REPORT_SAN" --tree "$1" | sed -n 's/^[^|]*| //p'
+}
+tid_tree() {  # each line as TID|call (TID:N for a thread's coroutine N),
+              # the threads' lines interleaved
+    "$REPORT_SAN" --tree "$1" | sed -n 's/^.*\[ *\([0-9:]*\)\] | /\1|/p'
+}
+rules='re:^(fact|over|jumper|twice|tail|in_handler|raiser|yielder)$@args,retval'
+
+for cc in gcc clang; do
+    command -v $cc > /dev/null || { [ $cc = clang ] && continue; fail "no $cc"; }
+    for opt in 0 2; do
+        name="$cc -O$opt"
+        b=$T/ret_${cc}_O$opt
+        $cc -std=gnu11 -O$opt -g -finstrument-functions -o "$b" \
+            "$PROGRAMS/args_site_returns.c" -lpthread
+        want=$("$b")
+        got=$(cd "$T" && "$FRONT" record -q -o "$b.raw" --args "$rules" -- "$b")
+        expect_eq "$name: output" "$want" "$got"
+        tid_tree "$b.raw" > "$b.tree"
+        "$REPORT_SAN" "$b.raw" > "$b.report"
+        expect_eq "$name: nesting" \
+            " Unmatched: 0 returns with no call, 0 calls with no return, 0 frames open at the end" \
+            "$(grep '^ Unmatched:' "$b.report")"
+        expect_eq "$name: lost" " Lost events: 0" "$(grep '^ Lost events:' "$b.report")"
+        python3 - "$b.tree" "$name" <<'PY' || fail "$name: $(head -40 "$b.tree")"
+import math, re, sys
+lines = open(sys.argv[1]).read().splitlines()
+# each call's argument (or <unavailable>) and value: a leaf's on its line,
+# a parent's on its closing line, matched by a stack of open calls per
+# thread
+calls, stacks = [], {}
+for tl in lines:
+    tid, l = tl.split('|', 1)
+    stack = stacks.setdefault(tid, [])
+    m = re.match(r'\s*(\w+)\((.*?)\)( = (-?\w+))?;$', l)
+    if m:
+        calls.append((m.group(1), m.group(2), m.group(4)))
+        continue
+    m = re.match(r'\s*(\w+)\((.*?)\) \{$', l)
+    if m:
+        stack.append([m.group(1), m.group(2), None])
+        continue
+    m = re.match(r'\s*\}( = (-?\w+))?;? /\* (\w+)', l)
+    if m and stack:
+        c = stack.pop()
+        assert c[0] == m.group(3), (c, l)
+        calls.append((c[0], c[1], m.group(2)))
+truth = {'fact': lambda a: math.factorial(a), 'twice': lambda a: 2 * a,
+         'in_handler': lambda a: a + 100, 'raiser': lambda a: 3 * a,
+         'yielder': lambda a: a + 1, 'tail': lambda a: 2 * (a + 1),
+         'over': lambda a: a + 1, 'jumper': lambda a: 0}
+seen = {}
+for fn, arg, val in calls:
+    if fn not in truth:
+        continue
+    seen[fn] = seen.get(fn, 0) + 1
+    if fn in ('over', 'jumper') and arg in ('7', '<unavailable>') and val is None:
+        continue  # left by the longjmp: no value
+    assert val is not None, ('no value', fn, arg)
+    if arg != '<unavailable>':
+        assert int(val) == truth[fn](int(arg)), ('wrong', fn, arg, val)
+for fn, v in (('fact', '3628800'), ('raiser', '6'), ('tail', '12'),
+              ('yielder', '42'), ('in_handler', '110')):
+    assert any(c[0] == fn and c[2] == v for c in calls), ('missing', fn, v)
+assert seen.get('fact') == 10 + 4 * 200 * 5 + 4, seen
+assert seen.get('twice') == 4 * 200 + 1, seen
+assert seen.get('over') == 2, seen
+PY
+    done
+done
+
+# C++ exceptions through calls whose return was taken: the unwinder gets
+# the real return addresses, the frames a catch left end there, and the
+# even rounds' values are kept.
+for cxx in g++ clang++; do
+    command -v $cxx > /dev/null || { [ $cxx = clang++ ] && continue; fail "no $cxx"; }
+    for opt in 0 2; do
+        name="$cxx -O$opt"
+        b=$T/throw_${cxx}_O$opt
+        $cxx -O$opt -g -finstrument-functions -o "$b" "$PROGRAMS/args_site_throw.cpp"
+        got=$(cd "$T" && "$FRONT" record -q -o "$b.raw" \
+                  --args 're:^(leaf|thrower|middle)@args,retval' -- "$b")
+        expect_eq "$name: output" "25 5" "$got"
+        tree_text "$b.raw" > "$b.tree"
+        expect_eq "$name: leaf" 20 "$(grep -c '^ *leaf() = 7;$' "$b.tree")"
+        expect_eq "$name: middle's values" "1 3 5 7 9" \
+            "$(sed -n 's/^  } = \([0-9]*\); \/\* middle(int) \*\/$/\1/p' "$b.tree" | tr '\n' ' ' | sed 's/ $//')"
+        expect_eq "$name: middle left by a throw" 5 \
+            "$(grep -c '^  } /\* middle(int) \*/$' "$b.tree")"
+        expect_eq "$name: thrower's values" "0 2 4 6 8" \
+            "$(sed -n 's/^    } = \([0-9]*\); \/\* thrower(int) \*\/$/\1/p' "$b.tree" | tr '\n' ' ' | sed 's/ $//')"
+        "$REPORT_SAN" "$b.raw" > "$b.report"
+        expect_eq "$name: nesting" \
+            " Unmatched: 0 returns with no call, 0 calls with no return, 0 frames open at the end" \
+            "$(grep '^ Unmatched:' "$b.report")"
+    done
+done
+echo ok
