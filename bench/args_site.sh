@@ -13,7 +13,9 @@
 # stores %edi into (read from the code, as tests/e2e/args_dwarf.sh does).
 # Rows: no CALLTRACE_ARGS (the baseline); a rule for a function never
 # called (every call goes through the trampoline and the table look-up,
-# and keeps nothing); leaf's int kept.
+# and keeps nothing); leaf's int kept; and its return value too, caught
+# where leaf returns to (its return address is at %rbp+8 at the hook's
+# call, after gcc -O0's push %rbp; mov %rsp,%rbp: checked below).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
@@ -28,6 +30,10 @@ slot=$(objdump -d --no-show-raw-insn "$W/prog" |
                 sub(/.*,-0x/, ""); sub(/\(.*/, ""); print; exit }')
 [ -n "$slot" ] || { echo "leaf: no store of %edi found" >&2; exit 1; }
 loc="%rbp-$((16#$slot))"
+CALLTRACE_OUTPUT="$W/t.raw" CALLTRACE_LIBCALLS=none LD_PRELOAD="$LIB" \
+    CALLTRACE_ARGS="leaf@arg1/i32$loc,retval/i32%rbp+8" "$W/prog" 3
+"$BUILD/calltrace-report" --tree "$W/t.raw" | grep -q 'leaf(2) = 3;' ||
+    { echo "leaf's return value not kept: the place is wrong" >&2; exit 1; }
 have_uftrace=0
 command -v uftrace >/dev/null 2>&1 && have_uftrace=1
 
@@ -45,9 +51,11 @@ for ((r = 0; r < RUNS; r++)); do
     run base "${ct[@]}" "$W/prog" "$N"
     run other "${ct[@]}" CALLTRACE_ARGS="unused@arg1/i32$loc" "$W/prog" "$N"
     run int "${ct[@]}" CALLTRACE_ARGS="leaf@arg1/i32$loc" "$W/prog" "$N"
+    run intret "${ct[@]}" CALLTRACE_ARGS="leaf@arg1/i32$loc,retval/i32%rbp+8" "$W/prog" "$N"
     if [ $have_uftrace = 1 ]; then
         run ubase uftrace record --no-libcall -d "$W/u.data" "$W/prog_pg" "$N"
         run uint uftrace record --no-libcall -d "$W/u.data" -A 'leaf@arg1/i32' "$W/prog_pg" "$N"
+        run uintret uftrace record --no-libcall -d "$W/u.data" -A 'leaf@arg1/i32' -R 'leaf@retval/i32' "$W/prog_pg" "$N"
     fi
 done
 med() { printf '%s\n' ${1:-0} | median; }
@@ -62,7 +70,9 @@ echo "|---|---|---|---|"
 row "calltrace, hooks, no CALLTRACE_ARGS (baseline)" base base
 row "calltrace, hooks, a rule for a function never called (\`unused@arg1/i32$loc\`)" other base
 row "calltrace, hooks, \`leaf@arg1/i32$loc\`" int base
+row "calltrace, hooks, \`leaf@arg1/i32$loc,retval/i32%rbp+8\`" intret base
 if [ $have_uftrace = 1 ]; then
     row "uftrace record, -pg (its baseline)" ubase ubase
     row "uftrace record -A leaf@arg1/i32, -pg" uint ubase
+    row "uftrace record -A leaf@arg1/i32 -R leaf@retval/i32, -pg" uintret ubase
 fi
