@@ -415,17 +415,29 @@ int ct_args_keeps_return(uint32_t rule)
     return r->has_ret && r->ret.loc == CT_LOC_MEM;
 }
 
-uintptr_t *ct_args_return_slot(uint32_t rule, const struct ct_site_regs *regs)
+uintptr_t *ct_args_return_slot(uint32_t rule, const struct ct_site_regs *regs,
+                               uintptr_t site)
 {
     const struct ct_args_rule *r = ct_args_rule(&spec, rule);
     if (!r->has_ret || r->ret.loc != CT_LOC_MEM)
         return NULL;
-    uintptr_t sp = regs->gpr[7];
+    uintptr_t sp = regs->gpr[7], page = sp & ~(uintptr_t)4095;
     uintptr_t slot = regs->gpr[r->ret.reg] + (uintptr_t)(intptr_t)r->ret.off;
     /* in the function's frame, above the stack pointer at the call */
     if (slot < sp || slot - sp > (1u << 20) || (slot & 7))
         return NULL;
-    return (uintptr_t *)slot;
+    /* read as put_at_site reads: a place written wrongly cannot fault */
+    uintptr_t v;
+    if (slot + 8 <= page + 8192) {
+        v = *(const uintptr_t *)slot;
+    } else {
+        int saved = errno;
+        ssize_t got = safe_read(&v, slot, 8);
+        errno = saved;
+        if (got != 8)
+            return NULL;
+    }
+    return v == site ? (uintptr_t *)slot : NULL;
 }
 
 void ct_args_plt_enter(uint32_t rule, const uintptr_t *retp, uint32_t depth)

@@ -74,8 +74,10 @@ uint32_t ct_args_site_rule(uintptr_t fn);
 int ct_args_keeps_return(uint32_t rule);
 /* Where a hooked call's return address is, from the rule's retval place
  * (`retval%rsp+40`) and the registers at the hook's call; NULL when the
- * rule keeps no return value or the place is not in the frame. */
-uintptr_t *ct_args_return_slot(uint32_t rule, const struct ct_site_regs *regs);
+ * rule keeps no return value, or the place is not in the frame or does
+ * not hold site, the return address the hook was given. */
+uintptr_t *ct_args_return_slot(uint32_t rule, const struct ct_site_regs *regs,
+                               uintptr_t site);
 #pragma GCC visibility pop
 
 #endif /* CT_ARGS_H */

@@ -229,8 +229,9 @@ uint32_t ct_args_site_rule(uintptr_t fn)
 void ct_site_enter(void *fn, void *site, const struct ct_site_regs *regs)
 {
     uint32_t rule = rule_of((uintptr_t)fn);
-    uintptr_t *slot = rule ? ct_args_return_slot(rule, regs) : NULL;
-    if (slot && *slot == (uintptr_t)site)
+    uintptr_t *slot = rule ? ct_args_return_slot(rule, regs, (uintptr_t)site)
+                           : NULL;
+    if (slot)
         ct_patch_take_return((uintptr_t)fn, slot);
     struct ct_thread *t = ct_self;
     uint32_t before = t ? t->depth : 0;

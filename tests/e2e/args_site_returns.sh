@@ -8,7 +8,8 @@
 # longjmp over frames whose return was taken (no value, no harm), a
 # signal handler's call, threads, a coroutine that switches away from
 # inside one, and C++ exceptions through them.  The program's output and
-# status are those of the untraced run, and no call is left unmatched.
+# status are those of the untraced run, and no call is left unmatched;
+# places written wrongly by hand harm nothing.
 . "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || skip "no $LIB"
 [ "$(uname -m)" = x86_64 ] || skip "the hooks' trampoline is x86-64 only"
@@ -84,6 +85,19 @@ assert seen.get('over') == 2, seen
 PY
     done
 done
+
+# Places written wrongly by hand: far above the stack pointer (past the
+# stack's top on a thread), through a register holding anything, a
+# return address that is not there.  The program runs as untraced.
+b=$T/ret_gcc_O2
+bad='fact@arg1/s%rbx-8,arg2%rsp+1048568,retval%rsp+1048568;twice@retval%rbp+0;raiser@retval%rsp+0,arg1/s%r12+0'
+got=$(CALLTRACE_ARGS="$bad" CALLTRACE_OUTPUT="$T/bad.raw" LD_PRELOAD="$LIB" "$b") ||
+    fail "wrong places: status $?"
+expect_eq "wrong places: output" "$("$b")" "$got"
+"$REPORT_SAN" "$T/bad.raw" > "$T/bad.report"
+expect_eq "wrong places: nesting" \
+    " Unmatched: 0 returns with no call, 0 calls with no return, 0 frames open at the end" \
+    "$(grep '^ Unmatched:' "$T/bad.report")"
 
 # C++ exceptions through calls whose return was taken: the unwinder gets
 # the real return addresses, the frames a catch left end there, and the
