@@ -278,7 +278,21 @@ static void put_at_site(struct pay *p, const struct ct_arg_item *it,
     uint8_t raw[8] = {0};
     uintptr_t sp = s->gpr[7], page = sp & ~(uintptr_t)4095;
     if (addr >= sp && addr + w <= page + 8192 && addr + w > addr) {
-        memcpy(raw, (const void *)addr, w);
+        /* one load of the value's width: bytes copied into a zeroed
+         * buffer and read back as 8 would stall on store forwarding */
+        uint64_t v;
+        const void *a = (const void *)addr;
+        switch (w) {
+        case 1: { uint8_t x; memcpy(&x, a, 1); v = x; break; }
+        case 2: { uint16_t x; memcpy(&x, a, 2); v = x; break; }
+        case 4: { uint32_t x; memcpy(&x, a, 4); v = x; break; }
+        default: memcpy(&v, a, 8); break;
+        }
+        if (it->src == CT_ARG_FP)
+            put_float(p, it, (const uint8_t *)&v);
+        else
+            put_value(p, it, v);
+        return;
     } else {
         int saved = errno;
         ssize_t got = safe_read(raw, addr, w);
