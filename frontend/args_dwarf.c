@@ -216,6 +216,10 @@ static size_t locate_rule(const struct ct_fe_dfuncs *fs, const char *pattern,
                                 ? found : NULL, &one);
         }
         free(copy);
+        /* the hook's call these places hold at (`at+N`) */
+        const char *at = strstr(f->items, "at+");
+        if (one.n && at && (at == f->items || at[-1] == ','))
+            add(&one, ",%.*s", (int)strcspn(at, ","), at);
         if (one.n && (made_total >= MADE_MAX || out->n > AUTO_TEXT_MAX)) {
             made_left++;
         } else if (one.n) {

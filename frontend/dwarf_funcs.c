@@ -120,7 +120,7 @@ static enum kind classify(Dwarf_Die *t, char *fmt, size_t cap)
  * parameters are read, instead of the ABI's registers at the entry. */
 struct at_site {
     struct ct_fe_site *site;
-    Dwarf_Addr pc;
+    Dwarf_Addr pc, at;
 };
 
 /* The items of a function's parameters, in the ABI's order, into items
@@ -209,16 +209,19 @@ static void add_function(struct ct_fe_dfuncs *fs, Dwarf_Die *fn,
     Dwarf_Die rt;
     char fmt[16];
     items[0] = '\0';
-    struct at_site as = {site, 0};
+    struct at_site as = {site, 0, 0};
     char slot[48];
     if (site) {
         /* no call of the hook: left out of the instrumentation */
-        if (!ct_fe_site_pc(site, fn, &as.pc))
+        if (!ct_fe_site_pc(site, fn, &as.pc, &as.at))
             return;
         /* a struct returned through a hidden pointer moves nothing that
          * the locations name; the return value is caught where the
          * function returns to (preload/args/site.c) */
         params(fn, items, sizeof items, &as);
+        size_t n = strlen(items);
+        snprintf(items + n, sizeof items - n, "%sat+%llu", n ? "," : "",
+                 (unsigned long long)as.at);
         if (type_of(fn, &rt) && classify(&rt, fmt, sizeof fmt) != K_STOP &&
             ct_fe_site_return_slot(site, as.pc, slot, sizeof slot) &&
             asprintf(&ret, "retval/%s%s", fmt, slot) < 0)

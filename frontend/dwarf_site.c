@@ -156,9 +156,10 @@ static const uint8_t *code_at(struct ct_fe_site *s, GElf_Addr lo, GElf_Addr hi)
     return NULL;
 }
 
-/* The first call of the enter hook in [lo, hi). */
+/* The first call of the enter hook in [lo, hi): its address, and the
+ * address after it (where the hook returns to). */
 static bool hook_call_in(struct ct_fe_site *s, Dwarf_Addr lo, Dwarf_Addr hi,
-                         Dwarf_Addr *pc)
+                         Dwarf_Addr *pc, Dwarf_Addr *after)
 {
     if (hi <= lo || hi - lo > (16u << 20))
         return false;
@@ -171,12 +172,14 @@ static bool hook_call_in(struct ct_fe_site *s, Dwarf_Addr lo, Dwarf_Addr hi,
             memcpy(&rel, b + i + 1, 4);
             if (in(s->plts, s->nplts, lo + i + 5 + (Dwarf_Addr)(int64_t)rel)) {
                 *pc = lo + i;
+                *after = lo + i + 5;
                 return true;
             }
         } else if (b[i] == 0xff && i + 6 <= hi - lo && b[i + 1] == 0x15) {
             memcpy(&rel, b + i + 2, 4);
             if (in(s->slots, s->nslots, lo + i + 6 + (Dwarf_Addr)(int64_t)rel)) {
                 *pc = lo + i;
+                *after = lo + i + 6;
                 return true;
             }
         }
@@ -186,15 +189,23 @@ static bool hook_call_in(struct ct_fe_site *s, Dwarf_Addr lo, Dwarf_Addr hi,
 
 /* In fn's code: [DW_AT_low_pc, DW_AT_high_pc), or each range of
  * DW_AT_ranges in turn (gcc -O2 moves a function's cold part elsewhere,
- * and the hook is called in the hot one). */
-bool ct_fe_site_pc(struct ct_fe_site *s, Dwarf_Die *fn, Dwarf_Addr *pc)
+ * and the hook is called in the hot one, which starts at the function's
+ * symbol). */
+bool ct_fe_site_pc(struct ct_fe_site *s, Dwarf_Die *fn, Dwarf_Addr *pc,
+                   Dwarf_Addr *at)
 {
-    Dwarf_Addr lo, hi, base;
-    if (dwarf_lowpc(fn, &lo) == 0 && dwarf_highpc(fn, &hi) == 0)
-        return hook_call_in(s, lo, hi, pc);
+    Dwarf_Addr lo, hi, base, after;
+    if (dwarf_lowpc(fn, &lo) == 0 && dwarf_highpc(fn, &hi) == 0) {
+        if (!hook_call_in(s, lo, hi, pc, &after))
+            return false;
+        *at = after - lo;
+        return true;
+    }
     for (ptrdiff_t off = 0; (off = dwarf_ranges(fn, off, &base, &lo, &hi)) > 0;)
-        if (hook_call_in(s, lo, hi, pc))
+        if (hook_call_in(s, lo, hi, pc, &after)) {
+            *at = after - lo;
             return true;
+        }
     return false;
 }
 

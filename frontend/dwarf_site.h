@@ -17,9 +17,13 @@ struct ct_fe_site;
  * NULL when the file calls no enter hook. */
 struct ct_fe_site *ct_fe_site_open(Dwarf *dw);
 void ct_fe_site_close(struct ct_fe_site *s);
-/* The address of fn's call of the enter hook; false when it has none
- * (a function left out of the instrumentation). */
-bool ct_fe_site_pc(struct ct_fe_site *s, Dwarf_Die *fn, Dwarf_Addr *pc);
+/* The address of fn's call of the enter hook, and at: how far into the
+ * function the call returns (a rule's `at+N`: a copy of fn inlined
+ * elsewhere calls the hook from another place, where these locations do
+ * not hold); false when it has none (a function left out of the
+ * instrumentation). */
+bool ct_fe_site_pc(struct ct_fe_site *s, Dwarf_Die *fn, Dwarf_Addr *pc,
+                   Dwarf_Addr *at);
 /* Where param (of fn) is at pc, as an item's location: "%rbx",
  * "%rbp-20", "%xmm0" (fp: a float), or "%none" when no location says. */
 void ct_fe_site_loc(struct ct_fe_site *s, Dwarf_Die *fn, Dwarf_Die *param,

@@ -5,7 +5,7 @@
  *   spec  = rule { ";" rule }
  *   rule  = "auto" | (glob | "re:" regex) "@" item { "," item }
  *   item  = ("arg" N | "fparg" N | "retval") [ "/" fmt ] [ "%" loc ]
- *         | "args"
+ *         | "args" | "at+" N
  *   fmt   = ["i" | "u" | "x"] [8|16|32|64]  |  "p" | "c" | "s" [max]
  *         | "f" [32|64]
  *   loc   = reg | reg ("+" | "-") N | "none"
@@ -214,6 +214,20 @@ static int item(struct parser *ps, struct ct_args_rule *r)
 {
     struct ct_arg_item it = {.fmt = CT_FMT_AUTO, .width = 8,
                              .strmax = CT_ARGS_STR_DEFAULT};
+    if (!strncmp(ps->p, "at+", 3)) {
+        /* where the places hold: the enter hook's call returning N bytes
+         * into the function (frontend/dwarf_site.c) */
+        ps->p += 3;
+        const char *at = ps->p;
+        long n = number(ps);
+        if (n < 0 || n > (1l << 30)) {
+            ps->p = at;
+            return fail(ps, "expected at+ and a number of bytes");
+        }
+        r->at = (uint32_t)n;
+        r->has_at = 1;
+        return 0;
+    }
     if (!strncmp(ps->p, "retval", 6)) {
         ps->p += 6;
         it.src = CT_ARG_RET;
@@ -396,6 +410,10 @@ static void add_rule(struct ct_args_rule *m, const struct ct_args_rule *r)
             if (r->items[i].fmt == CT_FMT_STR)
                 m->strings |= 1;
         }
+    if (r->has_at && !m->has_at) {
+        m->at = r->at;
+        m->has_at = 1;
+    }
     if (r->has_ret && !m->has_ret) {
         m->ret = r->ret;
         m->has_ret = 1;

@@ -87,6 +87,12 @@ struct ct_args_rule {
     uint8_t libcalls_only;              /* `name@plt@...`: library calls */
     uint8_t from_dwarf;                 /* `args`: calltrace record reads
                                            the parameters (args_dwarf.c) */
+    uint8_t has_at;                     /* `at+N` was given              */
+    uint32_t at;                        /* the enter hook's call returns
+                                           N bytes into the function: a
+                                           copy inlined elsewhere, whose
+                                           hook names the same function,
+                                           has other places            */
     struct ct_arg_item items[CT_ARGS_MAX_ITEMS];
     struct ct_arg_item ret;
     struct ct_args_pattern pat;         /* pattern, compiled             */

@@ -423,6 +423,16 @@ void ct_args_exit(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
     run(t, &j, r->strings & 2);
 }
 
+int ct_args_site_holds(uint32_t rule, uintptr_t fn,
+                       const struct ct_site_regs *regs)
+{
+    const struct ct_args_rule *r = ct_args_rule(&spec, rule);
+    /* the hook's return address, which its call pushed below the stack
+     * pointer it had */
+    return !r->has_at ||
+           ((const uintptr_t *)regs->gpr[7])[-1] == fn + r->at;
+}
+
 int ct_args_keeps_return(uint32_t rule)
 {
     const struct ct_args_rule *r = ct_args_rule(&spec, rule);

@@ -70,6 +70,11 @@ void ct_site_enter(void *fn, void *site, const struct ct_site_regs *regs);
 void ct_site_exit(void *fn, void *site);
 /* The rule of a function of the table, 0 if none. */
 uint32_t ct_args_site_rule(uintptr_t fn);
+/* Whether the places of a rule with `at+N` hold at this call of the
+ * hook: its return address is N bytes into fn, not in a copy of fn that
+ * the compiler inlined elsewhere (its hooks name fn too). */
+int ct_args_site_holds(uint32_t rule, uintptr_t fn,
+                       const struct ct_site_regs *regs);
 /* Whether a rule keeps a hooked call's return value (retval%place). */
 int ct_args_keeps_return(uint32_t rule);
 /* Where a hooked call's return address is, from the rule's retval place

@@ -229,6 +229,8 @@ uint32_t ct_args_site_rule(uintptr_t fn)
 void ct_site_enter(void *fn, void *site, const struct ct_site_regs *regs)
 {
     uint32_t rule = rule_of((uintptr_t)fn);
+    if (rule && !ct_args_site_holds(rule, (uintptr_t)fn, regs))
+        rule = 0;  /* a copy inlined elsewhere: other places */
     uintptr_t *slot = rule ? ct_args_return_slot(rule, regs, (uintptr_t)site)
                            : NULL;
     if (slot)

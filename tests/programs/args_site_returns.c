@@ -2,8 +2,10 @@
  * (tests/e2e/args_site_returns.sh): each function's value is known by
  * construction, and every way a return can go elsewhere is here: a
  * recursion, a longjmp over frames whose return was taken, a tail call,
- * a signal handler's call inside one, threads, and a coroutine that
- * switches away from inside one and comes back.  Prints one line the
+ * a signal handler's call inside one, threads, a coroutine that
+ * switches away from inside one and comes back, and a function inlined
+ * into another, whose hooks name it from a place its rule does not
+ * describe.  Prints one line the
  * traced run must print the same. */
 #include <pthread.h>
 #include <setjmp.h>
@@ -54,6 +56,13 @@ KEEP int raiser(int x)
     return x * 3;
 }
 
+/* out of line through a pointer, and inlined into wrap at -O2, where
+ * its hooks still name it but its values are elsewhere */
+long scale(long x) { return x * 3 + 1; }
+long (*volatile scale_ptr)(long) = scale;
+
+KEEP long wrap(long x) { return x > 0 ? scale(x) : 0; }
+
 static void *worker(void *arg)
 {
     long t = (long)arg;
@@ -78,6 +87,7 @@ int main(void)
     if (!setjmp(jb))
         sum += over(7);
     sum += over(0) + tail(5) + raiser(2);
+    sum += scale_ptr(5) + wrap(4);
     pthread_t th[4];
     for (long i = 0; i < 4; i++)
         pthread_create(&th[i], NULL, worker, (void *)i);

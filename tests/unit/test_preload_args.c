@@ -136,6 +136,16 @@ static void test_locations(void **state)
     expect_error("f@retval%rax", "at offset 12: a return value's place is "
                                  "where the function's return address is "
                                  "(retval%rsp+8)");
+    /* at+N: where the hook's call returns into the function */
+    s = parse_ok("f@arg1%rbx,at+23;f@arg2%rbp-8,at+99");
+    assert_true(s->rules[0].has_at);
+    assert_int_equal(s->rules[0].at, 23);
+    assert_int_equal(s->rules[0].nitems, 1);
+    const struct ct_args_rule *m = ct_args_rule(s, ct_args_match(s, "f", 0));
+    assert_int_equal(m->nitems, 2);
+    assert_int_equal(m->at, 23);  /* the first rule's */
+    release(s);
+    expect_error("f@at+x", "at offset 5: expected at+ and a number of bytes");
     s = parse_ok("f@retval/i32%rsp+40");
     assert_true(s->rules[0].has_ret);
     assert_int_equal(s->rules[0].ret.loc, CT_LOC_MEM);
