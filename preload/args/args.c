@@ -384,16 +384,27 @@ static void record_deep(void *arg)
     record(arg, buf);
 }
 
-/* Integers and floats on the program's stack (a few hundred bytes); a
- * string, which also costs a system call, on the tracer's. */
+/* A record of integers and floats is built in a buffer of the thread's,
+ * off the program's stack, which the hooks' trampoline (site_tramp.S)
+ * and the hook's own path already use (docs/reliability.md); a record
+ * made while the buffer is in use (by a signal handler's call that
+ * interrupted one) and one with a string, which costs a system call
+ * anyway, on the tracer's own stack. */
+static __thread uint8_t small_buf[SMALL_PAY]
+    __attribute__((tls_model("initial-exec")));
+static __thread int small_used __attribute__((tls_model("initial-exec")));
+
 static void run(struct ct_thread *t, const struct job *j, int strings)
 {
-    if (strings) {
+    if (strings || small_used) {
         ct_deep_call(t, record_deep, (void *)j, 1);
         return;
     }
-    uint8_t buf[SMALL_PAY];
-    record(j, buf);
+    small_used = 1;
+    ct_signal_fence();
+    record(j, small_buf);
+    ct_signal_fence();
+    small_used = 0;
 }
 
 void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
