@@ -27,45 +27,33 @@ have_uftrace=0
 command -v uftrace >/dev/null 2>&1 && have_uftrace=1
 
 declare -A cpu
-run() {  # name, command...
-    local name=$1
-    shift
-    rm -f "$W"/t.raw*
-    rm -rf "$W/u.data"
-    cpu[$name]+="$(cpu_ns "$@") "
-}
 
 for ((r = 0; r < RUNS; r++)); do
     ct=(env CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$LIB")
-    run base "${ct[@]}" "$W/prog" "$N"
-    run norule "${ct[@]}" CALLTRACE_ARGS='no_such_function@arg1' "$W/prog" "$N"
-    run int "${ct[@]}" CALLTRACE_ARGS='lib_step@arg1/i32' "$W/prog" "$N"
-    run intret "${ct[@]}" CALLTRACE_ARGS='lib_step@arg1/i32,retval/i32' "$W/prog" "$N"
+    cpu_run base "${ct[@]}" "$W/prog" "$N"
+    cpu_run norule "${ct[@]}" CALLTRACE_ARGS='no_such_function@arg1' "$W/prog" "$N"
+    cpu_run int "${ct[@]}" CALLTRACE_ARGS='lib_step@arg1/i32' "$W/prog" "$N"
+    cpu_run intret "${ct[@]}" CALLTRACE_ARGS='lib_step@arg1/i32,retval/i32' "$W/prog" "$N"
     if [ -n "${BASE_LIB:-}" ]; then
-        run before env CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$BASE_LIB" "$W/prog" "$N"
+        cpu_run before env CALLTRACE_OUTPUT="$W/t.raw" LD_PRELOAD="$BASE_LIB" "$W/prog" "$N"
     fi
     if [ $have_uftrace = 1 ]; then
-        run ubase uftrace record -d "$W/u.data" "$W/prog" "$N"
-        run uint uftrace record -d "$W/u.data" -A 'lib_step@arg1/i32' "$W/prog" "$N"
-        run uintret uftrace record -d "$W/u.data" -A 'lib_step@arg1/i32' -R 'lib_step@retval/i32' "$W/prog" "$N"
+        cpu_run ubase uftrace record -d "$W/u.data" "$W/prog" "$N"
+        cpu_run uint uftrace record -d "$W/u.data" -A 'lib_step@arg1/i32' "$W/prog" "$N"
+        cpu_run uintret uftrace record -d "$W/u.data" -A 'lib_step@arg1/i32' -R 'lib_step@retval/i32' "$W/prog" "$N"
     fi
 done
-med() { printf '%s\n' ${1:-0} | median; }
-row() {  # label, name, baseline name
-    awk -v l="$1" -v c="$(med "${cpu[$2]}")" -v b="$(med "${cpu[$3]}")" -v n="$N" \
-        'BEGIN { printf "| %s | %.1f | %+.1f | %.3f |\n", l, c/1e6, (c-b)/n, c/b }'
-}
 echo "$N calls of lib_step(int) through the PLT, CPU time, median of $RUNS alternating runs"
 echo
 echo "| run | CPU (ms) | CPU ns per call vs its baseline | ratio to its baseline |"
 echo "|---|---|---|---|"
-row "calltrace, no CALLTRACE_ARGS (baseline)" base base
-[ -n "${BASE_LIB:-}" ] && row "calltrace before CALLTRACE_ARGS existed" before base
-row "calltrace, a spec with no rule for the function" norule base
-row "calltrace, \`lib_step@arg1/i32\`" int base
-row "calltrace, \`lib_step@arg1/i32,retval/i32\`" intret base
+cpu_row "calltrace, no CALLTRACE_ARGS (baseline)" base base
+[ -n "${BASE_LIB:-}" ] && cpu_row "calltrace before CALLTRACE_ARGS existed" before base
+cpu_row "calltrace, a spec with no rule for the function" norule base
+cpu_row "calltrace, \`lib_step@arg1/i32\`" int base
+cpu_row "calltrace, \`lib_step@arg1/i32,retval/i32\`" intret base
 if [ $have_uftrace = 1 ]; then
-    row "uftrace record (its baseline)" ubase ubase
-    row "uftrace record -A lib_step@arg1/i32" uint ubase
-    row "uftrace record -A lib_step@arg1/i32 -R lib_step@retval/i32" uintret ubase
+    cpu_row "uftrace record (its baseline)" ubase ubase
+    cpu_row "uftrace record -A lib_step@arg1/i32" uint ubase
+    cpu_row "uftrace record -A lib_step@arg1/i32 -R lib_step@retval/i32" uintret ubase
 fi

@@ -38,41 +38,29 @@ have_uftrace=0
 command -v uftrace >/dev/null 2>&1 && have_uftrace=1
 
 declare -A cpu
-run() {  # name, command...
-    local name=$1
-    shift
-    rm -f "$W"/t.raw*
-    rm -rf "$W/u.data"
-    cpu[$name]+="$(cpu_ns "$@") "
-}
 
 for ((r = 0; r < RUNS; r++)); do
     ct=(env CALLTRACE_OUTPUT="$W/t.raw" CALLTRACE_LIBCALLS=none LD_PRELOAD="$LIB")
-    run base "${ct[@]}" "$W/prog" "$N"
-    run other "${ct[@]}" CALLTRACE_ARGS="unused@arg1/i32$loc" "$W/prog" "$N"
-    run int "${ct[@]}" CALLTRACE_ARGS="leaf@arg1/i32$loc" "$W/prog" "$N"
-    run intret "${ct[@]}" CALLTRACE_ARGS="leaf@arg1/i32$loc,retval/i32%rbp+8" "$W/prog" "$N"
+    cpu_run base "${ct[@]}" "$W/prog" "$N"
+    cpu_run other "${ct[@]}" CALLTRACE_ARGS="unused@arg1/i32$loc" "$W/prog" "$N"
+    cpu_run int "${ct[@]}" CALLTRACE_ARGS="leaf@arg1/i32$loc" "$W/prog" "$N"
+    cpu_run intret "${ct[@]}" CALLTRACE_ARGS="leaf@arg1/i32$loc,retval/i32%rbp+8" "$W/prog" "$N"
     if [ $have_uftrace = 1 ]; then
-        run ubase uftrace record --no-libcall -d "$W/u.data" "$W/prog_pg" "$N"
-        run uint uftrace record --no-libcall -d "$W/u.data" -A 'leaf@arg1/i32' "$W/prog_pg" "$N"
-        run uintret uftrace record --no-libcall -d "$W/u.data" -A 'leaf@arg1/i32' -R 'leaf@retval/i32' "$W/prog_pg" "$N"
+        cpu_run ubase uftrace record --no-libcall -d "$W/u.data" "$W/prog_pg" "$N"
+        cpu_run uint uftrace record --no-libcall -d "$W/u.data" -A 'leaf@arg1/i32' "$W/prog_pg" "$N"
+        cpu_run uintret uftrace record --no-libcall -d "$W/u.data" -A 'leaf@arg1/i32' -R 'leaf@retval/i32' "$W/prog_pg" "$N"
     fi
 done
-med() { printf '%s\n' ${1:-0} | median; }
-row() {  # label, name, baseline name
-    awk -v l="$1" -v c="$(med "${cpu[$2]}")" -v b="$(med "${cpu[$3]}")" -v n="$N" \
-        'BEGIN { printf "| %s | %.1f | %+.1f | %.3f |\n", l, c/1e6, (c-b)/n, c/b }'
-}
 echo "$N calls of leaf(int), gcc -O0 -g, CPU time, median of $RUNS alternating runs"
 echo
 echo "| run | CPU (ms) | CPU ns per call vs its baseline | ratio to its baseline |"
 echo "|---|---|---|---|"
-row "calltrace, hooks, no CALLTRACE_ARGS (baseline)" base base
-row "calltrace, hooks, a rule for a function never called (\`unused@arg1/i32$loc\`)" other base
-row "calltrace, hooks, \`leaf@arg1/i32$loc\`" int base
-row "calltrace, hooks, \`leaf@arg1/i32$loc,retval/i32%rbp+8\`" intret base
+cpu_row "calltrace, hooks, no CALLTRACE_ARGS (baseline)" base base
+cpu_row "calltrace, hooks, a rule for a function never called (\`unused@arg1/i32$loc\`)" other base
+cpu_row "calltrace, hooks, \`leaf@arg1/i32$loc\`" int base
+cpu_row "calltrace, hooks, \`leaf@arg1/i32$loc,retval/i32%rbp+8\`" intret base
 if [ $have_uftrace = 1 ]; then
-    row "uftrace record, -pg (its baseline)" ubase ubase
-    row "uftrace record -A leaf@arg1/i32, -pg" uint ubase
-    row "uftrace record -A leaf@arg1/i32 -R leaf@retval/i32, -pg" uintret ubase
+    cpu_row "uftrace record, -pg (its baseline)" ubase ubase
+    cpu_row "uftrace record -A leaf@arg1/i32, -pg" uint ubase
+    cpu_row "uftrace record -A leaf@arg1/i32 -R leaf@retval/i32, -pg" uintret ubase
 fi

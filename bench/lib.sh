@@ -158,3 +158,24 @@ timed_run() {
     wall[$name]+="$w "
     cpu[$name]+="$c "
 }
+
+# cpu_run NAME CMD...: runs CMD once, after taking away the last run's
+# trace ($W/t.raw*) and uftrace data ($W/u.data), and appends its CPU
+# nanoseconds to the caller's cpu[NAME] (declare -A cpu).
+cpu_run() {
+    local name=$1
+    shift
+    rm -f "$W"/t.raw*
+    rm -rf "$W/u.data"
+    cpu[$name]+="$(cpu_ns "$@") "
+}
+
+# cpu_row LABEL NAME BASE: a Markdown row of NAME's median CPU time, per
+# call of N over BASE's, and the ratio to it.
+cpu_row() {
+    local c b
+    c=$(printf '%s\n' ${cpu[$2]:-0} | median)
+    b=$(printf '%s\n' ${cpu[$3]:-0} | median)
+    awk -v l="$1" -v c="$c" -v b="$b" -v n="$N" \
+        'BEGIN { printf "| %s | %.1f | %+.1f | %.3f |\n", l, c/1e6, (c-b)/n, c/b }'
+}

@@ -68,6 +68,22 @@ static bool pat_match(const struct ct_args_pattern *p, const char *text,
 /* Rules made so far, and those not made for want of room. */
 static size_t made_total, made_left;
 
+/* Adds the rule `sym@items` to out when there is room, else counts it
+ * left out; frees items.  1 when it was made. */
+static size_t emit(struct text *out, const char *sym, struct text *items)
+{
+    size_t made = 0;
+    if (items->n && (made_total >= MADE_MAX || out->n > AUTO_TEXT_MAX)) {
+        made_left++;
+    } else if (items->n) {
+        add(out, "%s%s@%s", out->n ? ";" : "", sym, items->s);
+        made = 1;
+        made_total++;
+    }
+    free(items->s);
+    return made;
+}
+
 /* One rule `PATTERN@args[,retval][,other items]`: a rule for each
  * function it names, with their DWARF items first; the number made. */
 static size_t expand_rule(const struct ct_fe_dfuncs *fs, const char *pattern,
@@ -99,14 +115,7 @@ static size_t expand_rule(const struct ct_fe_dfuncs *fs, const char *pattern,
             add(&one, "%s%s", one.n ? "," : "", f->ret);
         if (rest.n)
             add(&one, "%s%s", one.n ? "," : "", rest.s);
-        if (one.n && (made_total >= MADE_MAX || out->n > AUTO_TEXT_MAX)) {
-            made_left++;
-        } else if (one.n) {
-            add(out, "%s%s@%s", out->n ? ";" : "", f->sym, one.s);
-            made++;
-            made_total++;
-        }
-        free(one.s);
+        made += emit(out, f->sym, &one);
     }
     ct_args_pattern_free(&p);
     free(rest.s);
@@ -220,14 +229,7 @@ static size_t locate_rule(const struct ct_fe_dfuncs *fs, const char *pattern,
         const char *at = strstr(f->items, "at+");
         if (one.n && at && (at == f->items || at[-1] == ','))
             add(&one, ",%.*s", (int)strcspn(at, ","), at);
-        if (one.n && (made_total >= MADE_MAX || out->n > AUTO_TEXT_MAX)) {
-            made_left++;
-        } else if (one.n) {
-            add(out, "%s%s@%s", out->n ? ";" : "", f->sym, one.s);
-            made++;
-            made_total++;
-        }
-        free(one.s);
+        made += emit(out, f->sym, &one);
     }
     ct_args_pattern_free(&p);
     return made;
