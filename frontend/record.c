@@ -191,8 +191,11 @@ static void args_option(struct ct_fe_record_opts *o, const char *verb,
 }
 
 /* `FUNC@args` and `auto` (and, with the hooks, `argN`): the rules of the
- * program's own functions, from its debug information (args_dwarf.c).  false when a rule asks for
- * debug information the program lacks. */
+ * program's own functions, from its debug information (args_dwarf.c).
+ * false when a rule asks for debug information the program lacks.  The
+ * places of a build with the hooks hold in this program alone: its file
+ * goes with them (CALLTRACE_ARGS_EXE), so a program it executes keeps
+ * none of them. */
 static bool dwarf_args(struct ct_fe_record_opts *o, const char *path)
 {
     if (slot == SIZE_MAX)
@@ -213,6 +216,13 @@ static bool dwarf_args(struct ct_fe_record_opts *o, const char *path)
     if (asprintf(&o->env[slot], "CALLTRACE_ARGS=%s", spec) < 0)
         exit(CT_FE_FAILED);
     free(spec);
+    struct stat st;
+    char id[64];
+    if (how == CT_INSTR_YES && own && stat(path, &st) == 0) {
+        snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)st.st_dev,
+                 (unsigned long long)st.st_ino);
+        set(o, "CALLTRACE_ARGS_EXE", id);
+    }
     return true;
 }
 

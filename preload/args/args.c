@@ -434,6 +434,11 @@ void ct_args_exit(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
     run(t, &j, r->strings & 2);
 }
 
+int ct_args_site_at(uint32_t rule)
+{
+    return ct_args_rule(&spec, rule)->has_at;
+}
+
 int ct_args_site_holds(uint32_t rule, uintptr_t fn,
                        const struct ct_site_regs *regs)
 {

@@ -70,6 +70,8 @@ void ct_site_enter(void *fn, void *site, const struct ct_site_regs *regs);
 void ct_site_exit(void *fn, void *site);
 /* The rule of a function of the table, 0 if none. */
 uint32_t ct_args_site_rule(uintptr_t fn);
+/* Whether a rule has `at+N` (record wrote its places). */
+int ct_args_site_at(uint32_t rule);
 /* Whether the places of a rule with `at+N` hold at this call of the
  * hook: its return address is N bytes into fn, not in a copy of fn that
  * the compiler inlined elsewhere (its hooks name fn too). */

@@ -19,10 +19,13 @@
  * the patchable-entry mode's trampoline, and the exit hook of such an
  * object (ct_site_exit) leaves that call's EXIT to it (docs/tracer.md).
  */
+#include <errno.h>
 #include <link.h>
 #include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
+#include <stdio.h>
 
 #include "preload/args/args.h"
 #include "preload/filters/filter.h"
@@ -96,6 +99,7 @@ static int put(uintptr_t fn, uint32_t rule)
 struct scan {
     uint32_t found;
     uint32_t returns;   /* functions whose rule keeps the return value */
+    int places_hold;    /* the object is the one the rules' places are of */
 };
 
 static void each_function(void *arg, const char *name, uintptr_t addr,
@@ -104,10 +108,31 @@ static void each_function(void *arg, const char *name, uintptr_t addr,
     (void)size;
     struct scan *sc = arg;
     uint32_t rule = ct_args_rule_for(name, 0);
+    if (rule && !sc->places_hold && ct_args_site_at(rule))
+        rule = 0;  /* another program's places */
     if (rule && put(addr, rule)) {
         sc->found++;
         sc->returns += ct_args_keeps_return(rule);
     }
+}
+
+/* Whether the places of the rules record wrote (`at+N`) hold in the
+ * object at path: they were read from one file, which CALLTRACE_ARGS_EXE
+ * names (device:inode), and hold in it alone; not in a program it
+ * executes, whose functions may have the same names.  Without the
+ * variable (rules written by hand) they hold everywhere. */
+static int places_hold(const char *path)
+{
+    const char *want = ct_env_get("CALLTRACE_ARGS_EXE");
+    struct stat st;
+    char id[64];
+    if (!want)
+        return 1;
+    if (stat(path, &st) != 0)
+        return 0;
+    snprintf(id, sizeof id, "%llu:%llu", (unsigned long long)st.st_dev,
+             (unsigned long long)st.st_ino);
+    return strcmp(id, want) == 0;
 }
 
 static int is_loader(const char *name)
@@ -127,7 +152,7 @@ static int site_object(struct dl_phdr_info *info, size_t size, void *arg)
         name = "/proc/self/exe";
     if (is_loader(name))
         return 0;
-    struct scan sc = {0};
+    struct scan sc = {0, 0, places_hold(name)};
     if (ct_elf_functions(name, info->dlpi_addr, 1, each_function, &sc) < 0)
         return 0;
     if (sc.returns) {
@@ -146,6 +171,7 @@ static void scan_all(void)
 {
     if (!ct_args_any())
         return;
+    int saved = errno;
     pthread_mutex_lock(&site_lock);
     if (!table) {
         void *m = mmap(NULL, TABLE_SIZE * sizeof *table,
@@ -157,6 +183,7 @@ static void scan_all(void)
     if (table)
         dl_iterate_phdr(site_object, NULL);
     pthread_mutex_unlock(&site_lock);
+    errno = saved;
 }
 
 void ct_args_site_start(void)

@@ -9,7 +9,8 @@
 # signal handler's call, threads, a coroutine that switches away from
 # inside one, and C++ exceptions through them.  The program's output and
 # status are those of the untraced run, and no call is left unmatched;
-# places written wrongly by hand harm nothing.
+# places written wrongly by hand harm nothing, and those record read hold
+# in no other program (tests/programs/args_site_exec.c).
 . "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || skip "no $LIB"
 [ "$(uname -m)" = x86_64 ] || skip "the hooks' trampoline is x86-64 only"
@@ -103,6 +104,17 @@ expect_eq "wrong places: output" "$("$b")" "$got"
 expect_eq "wrong places: nesting" \
     " Unmatched: 0 returns with no call, 0 calls with no return, 0 frames open at the end" \
     "$(grep '^ Unmatched:' "$T/bad.report")"
+
+# The places record read hold in the program it read them from alone:
+# a copy of it that the program executes (the same names, another file)
+# keeps no values.
+gcc -O0 -g -finstrument-functions -o "$T/exec" "$PROGRAMS/args_site_exec.c"
+cp "$T/exec" "$T/exec_copy"
+got=$(cd "$T" && "$FRONT" record -q -o "$T/exec.out" --args 'same@args,retval' -- "$T/exec" "$T/exec_copy")
+expect_eq "exec: output" "10
+42" "$got"
+expect_eq "exec: same's calls" "same(5) = 10;|same();" \
+    "$(for f in "$T"/exec.out/*; do tree_text "$f"; done | sed -n 's/^  \(same(.*\)$/\1/p' | sort -r | paste -sd'|')"
 
 # C++ exceptions through calls whose return was taken: the unwinder gets
 # the real return addresses, the frames a catch left end there, and the
