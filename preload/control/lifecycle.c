@@ -270,7 +270,13 @@ void ct_process_start(void)
          * and which runs no destructor.  Registered first, this runs after
          * the program's own at_quick_exit handlers. */
         at_quick_exit(quick_exit_close);
-        ct_args_start(); /* before the slots get their rules */
+        /* before the slots get their rules; a profile writes no call,
+         * so it keeps no values */
+        if (!ct_profile_stop)
+            ct_args_start();
+        else if (ct_env_get("CALLTRACE_ARGS"))
+            ct_message("calltrace: CALLTRACE_ARGS: the profile mode keeps "
+                       "no call's values; the rules are not used");
         /* Before the library calls: an object with patched entries calls
          * no hook, and its library calls are recorded all the same. */
         if (!ct_proc.calls_off)

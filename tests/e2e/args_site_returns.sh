@@ -116,6 +116,17 @@ expect_eq "exec: output" "10
 expect_eq "exec: same's calls" "same(5) = 10;|same();" \
     "$(for f in "$T"/exec.out/*; do tree_text "$f"; done | sed -n 's/^  \(same(.*\)$/\1/p' | sort -r | paste -sd'|')"
 
+# The profile mode writes no call, so it keeps no values: one line, and
+# its profile is whole (the ARGS records once left frames open in it).
+b=$T/ret_gcc_O2
+got=$(cd "$T" && "$FRONT" record -o "$T/prof.raw" --profile --args "$rules" -- "$b" 2> "$T/prof.err")
+expect_eq "profile: output" "$("$b")" "$got"
+expect_eq "profile: message" "calltrace: CALLTRACE_ARGS: the profile mode keeps no call's values; the rules are not used" \
+    "$(grep -v '^calltrace: wrote' "$T/prof.err")"
+expect_eq "profile: nesting" \
+    " Unmatched: 0 returns with no call, 0 calls with no return, 0 frames open at the end" \
+    "$("$REPORT_SAN" "$T/prof.raw" | grep '^ Unmatched:')"
+
 # C++ exceptions through calls whose return was taken: the unwinder gets
 # the real return addresses, the frames a catch left end there, and the
 # even rounds' values are kept.
