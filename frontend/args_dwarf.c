@@ -364,6 +364,14 @@ char *ct_fe_args_dwarf(const char *exe, const char *spec, bool at_hooks,
             ct_fe_error("--args '%s@args': no function of %s with debug "
                         "information has that name", rule, exe);
     }
+    /* clang -O0 stores the parameters after the hook's call: say why
+     * every value will read <unavailable> */
+    if (at_hooks && fs.site_params && !fs.site_placed && *own)
+        ct_fe_error("--args: no parameter of %s has a place at the enter "
+                    "hook's call in its debug information (clang -O0 stores "
+                    "them after it): they show as <unavailable>; a build "
+                    "at -O1 or more, or by gcc, or with $(calltrace cflags "
+                    "--patchable) keeps them", exe);
     if (made_left)
         ct_fe_error("--args: the arguments of %zu functions of %s are left "
                     "out: the tracer keeps at most %u rules", made_left, exe,

@@ -121,6 +121,7 @@ static enum kind classify(Dwarf_Die *t, char *fmt, size_t cap)
 struct at_site {
     struct ct_fe_site *site;
     Dwarf_Addr pc, at;
+    struct ct_fe_dfuncs *fs;   /* counts the parameters and their places */
 };
 
 /* The items of a function's parameters, in the ABI's order, into items
@@ -160,6 +161,10 @@ static void params(Dwarf_Die *fn, char *items, size_t cap,
         else if (as)
             ct_fe_site_loc(as->site, fn, &child, as->pc, k == K_FP, loc,
                            sizeof loc);
+        if (as) {
+            as->fs->site_params++;
+            as->fs->site_placed += strcmp(loc, "%none") != 0;
+        }
         int index = k == K_FP ? ++fps : ++ints;
         int w = k == K_STOP
                     ? snprintf(items + n, cap - n, "%sarg%d%s", n ? "," : "",
@@ -209,7 +214,7 @@ static void add_function(struct ct_fe_dfuncs *fs, Dwarf_Die *fn,
     Dwarf_Die rt;
     char fmt[16];
     items[0] = '\0';
-    struct at_site as = {site, 0, 0};
+    struct at_site as = {site, 0, 0, fs};
     char slot[48];
     if (site) {
         /* no call of the hook: left out of the instrumentation */

@@ -20,6 +20,8 @@ struct ct_fe_dfunc {
 struct ct_fe_dfuncs {
     struct ct_fe_dfunc *v;
     size_t n, cap;
+    size_t site_params;  /* at_hooks: parameters at the hooks' calls     */
+    size_t site_placed;  /* ... and those a location covers there         */
 };
 
 /* Adds exe's functions to fs; -1 when exe has no DWARF to read.  With

@@ -123,7 +123,11 @@ hooks_tree() {  # CC OPT [extra flags]: builds with the hooks, records
     $cc -std=gnu11 -O$opt -g -finstrument-functions "$@" -o "$b" "$PROGRAMS/args_dwarf.c"
     (cd "$T" && "$FRONT" record -o "$b.raw" --args 're:^d_@args,retval' -- "$b" > "$b.out" 2> "$b.err")
     expect_eq "hooks $cc -O$opt: output" "done" "$(cat "$b.out")"
-    expect_eq "hooks $cc -O$opt: messages" "" "$(grep -v '^calltrace: wrote' "$b.err")"
+    local said=""
+    # clang -O0 stores the parameters after the hook's call: record says so
+    [ "$cc $opt" = "clang 0" ] &&
+        said="calltrace: --args: no parameter of $b has a place at the enter hook's call in its debug information (clang -O0 stores them after it): they show as <unavailable>; a build at -O1 or more, or by gcc, or with \$(calltrace cflags --patchable) keeps them"
+    expect_eq "hooks $cc -O$opt: messages" "$said" "$(grep -v '^calltrace: wrote' "$b.err")"
     tree_text "$b.raw"
 }
 expect_eq "hooks gcc -O0: tree" "$hooks_want" "$(hooks_tree gcc 0)"
