@@ -2,15 +2,17 @@
 # A loose form of issue 22's goal, in ratios only (no absolute time, so a
 # loaded machine does not make it fail): with --subtract-bias, a parent
 # whose own work is a loop around 1000 calls of a 20 ns leaf keeps less
-# self time than its leaf (the hooks' part outside each call is taken off
-# the caller; left in it, it is 2-4 times the leaf's), and the parent's and
+# self time than its leaf, or in a slow stretch of the machine at most half
+# of its raw ratio (the hooks' part outside each call is taken off the
+# caller; left in it, it is 2-4 times the leaf's), and the parent's and
 # a heavy function's totals per call are within a factor of 4 of their
 # untraced CPU time, which the program measures itself on uninstrumented
 # copies of the same code (raw, the parent's is 2-3 times it).
 . "$(dirname "$0")/lib.sh"
 build_traced "$T/bc" "$PROGRAMS/bias_costs.c" -O2
 # flat profile: %time cumulative self calls self/call total/call name
-field() { awk -v n="$1" -v f="$2" '$7 == n && $4 ~ /^[0-9]+$/ {print $f}' "$T/sub"; }
+# (the subtracted one; the raw one with a third argument, raw)
+field() { awk -v n="$1" -v f="$2" '$7 == n && $4 ~ /^[0-9]+$/ {print $f}' "$T/${3:-sub}"; }
 truth() { awk -v n="$1" '$1 == n {print $2}' "$T/truth"; }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", (b > 0) ? a / b : 1e9 }'; }
 within() { awk -v r="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(r >= lo && r <= hi) }'; }
@@ -31,9 +33,16 @@ attempt() {
     has -E '^ Bias: subtracted, [0-9.]+ ns per call \([0-9.]+ inside the call, [0-9.]+ in its caller; spread [0-9.]+\)' "$T/sub" ||
         fail "no split bias in the summary: $(grep Bias "$T/sub")"
     expect_eq "leaf calls" 200000 "$(field t_leaf 4)"
+    "$REPORT_SAN" -p -b $cpu "$T/b.raw" > "$T/raw" || fail "report failed"
     r=$(ratio "$(field t_parent 3)" "$(field t_leaf 3)")
-    if ! within "$r" 0 1; then
-        why="parent's self is $r of its leaf's: the callers' share of the hooks stayed in it"
+    raw=$(ratio "$(field t_parent 3 raw)" "$(field t_leaf 3 raw)")
+    # Under its leaf's, or, in a run whose hooks cost more than the
+    # calibration at start saw (this VM's speed changes for stretches of
+    # seconds: CI once saw 1.99, 1.28, 1.09 in a row), at most half the raw
+    # ratio: a subtraction that left the callers' share in keeps the raw
+    # ratio or more, as the leaf loses its own share.
+    if ! within "$r" 0 1 && ! awk -v r="$r" -v raw="$raw" 'BEGIN { exit !(r <= raw / 2) }'; then
+        why="parent's self is $r of its leaf's ($raw raw): the callers' share of the hooks stayed in it"
         return 1
     fi
     for f in parent heavy; do
