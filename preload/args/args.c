@@ -74,9 +74,9 @@ int ct_args_any(void)
 }
 
 /* A record being built: values of integers and floats take at most 11
- * bytes each, so a rule without strings fits SMALL_PAY on the program's
- * stack; one with a string is built on the tracer's own (BIG_PAY), as
- * the program may run on a small stack (docs/reliability.md). */
+ * bytes each, so a rule without strings fits SMALL_PAY (a buffer of the
+ * thread's, run()); one with a string is built on the tracer's own stack
+ * (BIG_PAY), as the program may run on a small one (docs/reliability.md). */
 #define SMALL_PAY (11 * (CT_ARGS_MAX_ITEMS + 1))
 #define BIG_PAY (CT_ARGS_MAX_ITEMS * (CT_ARGS_STR_MAX + 4) + 16)
 struct pay {
@@ -257,12 +257,37 @@ struct job {
                        waits for its entry (ct_filter_hold), else -1  */
 };
 
+/* The w bytes (1, 2, 4 or 8) at addr, an address at a hook's call whose
+ * stack pointer was sp, into *v; -1 when they cannot be read.  Within the
+ * page of sp and the next, which are the thread's stack in use, read in
+ * place with one load of their width (bytes copied into a zeroed buffer
+ * and read back as 8 would stall on store forwarding); elsewhere through
+ * safe_read, so that a place written wrongly cannot fault. */
+static int read_at_site(uintptr_t addr, unsigned w, uintptr_t sp, uint64_t *v)
+{
+    uint8_t raw[8] = {0};
+    const void *a = (const void *)addr;
+    uintptr_t page = sp & ~(uintptr_t)4095;
+    if (!(addr >= sp && addr + w <= page + 8192 && addr + w > addr)) {
+        int saved = errno;
+        ssize_t got = safe_read(raw, addr, w);
+        errno = saved;
+        if (got != (ssize_t)w)
+            return -1;
+        a = raw;
+    }
+    switch (w) {
+    case 1: { uint8_t x; memcpy(&x, a, 1); *v = x; break; }
+    case 2: { uint16_t x; memcpy(&x, a, 2); *v = x; break; }
+    case 4: { uint32_t x; memcpy(&x, a, 4); *v = x; break; }
+    default: memcpy(v, a, 8); break;
+    }
+    return 0;
+}
+
 /* An item whose DWARF location names a register or memory at the
  * hook's call (site.c).  Memory is the function's own frame, above the
- * stack pointer at the call, or the caller's: it is read in place within
- * the page of that stack pointer and the next, which are the thread's
- * stack in use, and through safe_read elsewhere, so that a location read
- * wrongly cannot fault. */
+ * stack pointer at the call, or the caller's (read_at_site). */
 static void put_at_site(struct pay *p, const struct ct_arg_item *it,
                         const struct ct_site_regs *s)
 {
@@ -274,41 +299,15 @@ static void put_at_site(struct pay *p, const struct ct_arg_item *it,
         return;
     }
     uintptr_t addr = s->gpr[it->reg] + (uintptr_t)(intptr_t)it->off;
-    unsigned w = it->width ? it->width : 8;
-    uint8_t raw[8] = {0};
-    uintptr_t sp = s->gpr[7], page = sp & ~(uintptr_t)4095;
-    if (addr >= sp && addr + w <= page + 8192 && addr + w > addr) {
-        /* one load of the value's width: bytes copied into a zeroed
-         * buffer and read back as 8 would stall on store forwarding */
-        uint64_t v;
-        const void *a = (const void *)addr;
-        switch (w) {
-        case 1: { uint8_t x; memcpy(&x, a, 1); v = x; break; }
-        case 2: { uint16_t x; memcpy(&x, a, 2); v = x; break; }
-        case 4: { uint32_t x; memcpy(&x, a, 4); v = x; break; }
-        default: memcpy(&v, a, 8); break;
-        }
-        if (it->src == CT_ARG_FP)
-            put_float(p, it, (const uint8_t *)&v);
-        else
-            put_value(p, it, v);
-        return;
-    } else {
-        int saved = errno;
-        ssize_t got = safe_read(raw, addr, w);
-        errno = saved;
-        if (got != (ssize_t)w) {
-            p->b[p->n++] = CT_VAL_UNAVAIL;
-            return;
-        }
-    }
-    if (it->src == CT_ARG_FP) {
-        put_float(p, it, raw);
-        return;
-    }
     uint64_t v;
-    memcpy(&v, raw, 8);
-    put_value(p, it, v);
+    if (read_at_site(addr, it->width ? it->width : 8, s->gpr[7], &v) != 0) {
+        p->b[p->n++] = CT_VAL_UNAVAIL;
+        return;
+    }
+    if (it->src == CT_ARG_FP)
+        put_float(p, it, (const uint8_t *)&v);  /* little-endian */
+    else
+        put_value(p, it, v);
 }
 
 /* An item of a call whose registers are those of its entry (a library
@@ -458,25 +457,16 @@ int ct_args_keeps_return(uint32_t rule)
 uintptr_t *ct_args_return_slot(uint32_t rule, const struct ct_site_regs *regs,
                                uintptr_t site)
 {
+    if (!ct_args_keeps_return(rule))
+        return NULL;
     const struct ct_args_rule *r = ct_args_rule(&spec, rule);
-    if (!r->has_ret || r->ret.loc != CT_LOC_MEM)
-        return NULL;
-    uintptr_t sp = regs->gpr[7], page = sp & ~(uintptr_t)4095;
+    uintptr_t sp = regs->gpr[7];
     uintptr_t slot = regs->gpr[r->ret.reg] + (uintptr_t)(intptr_t)r->ret.off;
+    uint64_t v;
     /* in the function's frame, above the stack pointer at the call */
-    if (slot < sp || slot - sp > (1u << 20) || (slot & 7))
+    if (slot < sp || slot - sp > (1u << 20) || (slot & 7) ||
+        read_at_site(slot, 8, sp, &v) != 0)
         return NULL;
-    /* read as put_at_site reads: a place written wrongly cannot fault */
-    uintptr_t v;
-    if (slot + 8 <= page + 8192) {
-        v = *(const uintptr_t *)slot;
-    } else {
-        int saved = errno;
-        ssize_t got = safe_read(&v, slot, 8);
-        errno = saved;
-        if (got != 8)
-            return NULL;
-    }
     return v == site ? (uintptr_t *)slot : NULL;
 }
 
