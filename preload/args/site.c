@@ -135,12 +135,6 @@ static int places_hold(const char *path)
     return strcmp(id, want) == 0;
 }
 
-static int is_loader(const char *name)
-{
-    return strstr(name, "linux-vdso") || strstr(name, "/ld-linux") ||
-           strstr(name, "/ld64.so");
-}
-
 /* An object, at start or after a dlopen: its functions with a rule go in
  * the table, and if it has any, its calls of the enter hook go through
  * the trampoline.  An object seen before finds its functions there. */
@@ -150,7 +144,7 @@ static int site_object(struct dl_phdr_info *info, size_t size, void *arg)
     const char *name = info->dlpi_name;
     if (!name || !*name)
         name = "/proc/self/exe";
-    if (is_loader(name))
+    if (ct_elf_is_loader(name))
         return 0;
     struct scan sc = {0, 0, places_hold(name)};
     if (ct_elf_functions(name, info->dlpi_addr, 1, each_function, &sc) < 0)

@@ -249,7 +249,7 @@ static int scan_object(struct dl_phdr_info *info, size_t size, void *arg)
     const char *name = info->dlpi_name;
     if (!name || !*name)
         name = "/proc/self/exe";  /* the program */
-    if (strstr(name, "linux-vdso") || strstr(name, "/ld-linux"))
+    if (ct_elf_is_loader(name))
         return 0;
     /* An object with patched entries calls no hook, and its functions
      * are recorded all the same. */

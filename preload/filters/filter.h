@@ -37,6 +37,9 @@ typedef void (*ct_sym_fn)(void *arg, const char *name, uintptr_t addr,
                           uint64_t size);
 int ct_elf_functions(const char *path, uintptr_t base, int hooked_only,
                      ct_sym_fn fn, void *arg);
+/* Whether a loaded object's name (NULL allowed) is the dynamic loader's
+ * or the vDSO's, which the tracer neither reads nor patches. */
+int ct_elf_is_loader(const char *name);
 
 /* ------------------------------------------------------------ run time */
 

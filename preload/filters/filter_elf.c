@@ -84,6 +84,12 @@ static void walk(const uint8_t *img, size_t len, uintptr_t base,
     }
 }
 
+int ct_elf_is_loader(const char *name)
+{
+    return name && (strstr(name, "linux-vdso") || strstr(name, "/ld-linux") ||
+                    strstr(name, "/ld64.so"));
+}
+
 int ct_elf_functions(const char *path, uintptr_t base, int hooked_only,
                      ct_sym_fn fn, void *arg)
 {

@@ -18,6 +18,7 @@
 
 #include "preload/args/args.h"
 #include "preload/base/budget.h"
+#include "preload/filters/filter.h"
 #include "preload/patch/patch.h"
 #include "preload/libcalls/plt.h"
 #include "preload/libcalls/plt_got.h"
@@ -267,12 +268,6 @@ static int is_own_object(const struct dl_phdr_info *info)
     return 0;
 }
 
-static int is_loader(const char *name)
-{
-    return name && (strstr(name, "/ld-linux") || strstr(name, "/ld64.so") ||
-                    strstr(name, "linux-vdso"));
-}
-
 /* Points a GOT slot at a new stub; plt is the function in the records, 0
  * for the stub itself (named in MAPS blocks).  Returns the stub, or 0. */
 static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy,
@@ -417,7 +412,7 @@ static int patch_object(struct dl_phdr_info *info, size_t size, void *arg)
     (void)size;
     if (arg)
         note_start_object(info);
-    if (is_own_object(info) || is_loader(info->dlpi_name))
+    if (is_own_object(info) || ct_elf_is_loader(info->dlpi_name))
         return 0;
     struct dyn_info d;
     if (read_dynamic(info, &d) < 0 || (d.njmprel == 0 && d.nrela == 0))
