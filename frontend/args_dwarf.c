@@ -148,8 +148,10 @@ static void locate_item(const char *user, const char *found, struct text *one)
 {
     const char *loc = found ? strchr(found, '%') : NULL;
     const char *slash = strchr(user, '/');
-    if (!found || !loc) {
-        add(one, "%s%s%%none", one->n ? "," : "", user);
+    if (one->n)
+        add(one, ",");
+    if (!loc) {
+        add(one, "%s%%none", user);
         return;
     }
     const char *fslash = strchr(found, '/');
@@ -160,21 +162,21 @@ static void locate_item(const char *user, const char *found, struct text *one)
          * as the caller's extension makes a signed one, unsigned else */
         char f = fslash ? fslash[1] : 'p';
         if (f == 'f')
-            add(one, "%s%.*s", one->n ? "," : "", (int)(loc - found), found);
+            add(one, "%.*s", (int)(loc - found), found);
         else if (f == 'u' && bits)
-            add(one, "%s%s/u%d", one->n ? "," : "", user, bits);
+            add(one, "%s/u%d", user, bits);
         else if ((f == 'i' || f == 'c') && bits)
-            add(one, "%s%s/%d", one->n ? "," : "", user, bits);
+            add(one, "%s/%d", user, bits);
         else
-            add(one, "%s%s", one->n ? "," : "", user);
+            add(one, "%s", user);
         add(one, "%s", loc);
         return;
     }
     bool widthless = slash[1] && strchr("iuxdf", slash[1]) && !slash[2];
     if (widthless && bits)
-        add(one, "%s%s%d%s", one->n ? "," : "", user, bits, loc);
+        add(one, "%s%d%s", user, bits, loc);
     else
-        add(one, "%s%s%s", one->n ? "," : "", user, loc);
+        add(one, "%s%s", user, loc);
 }
 
 /* In a build with the hooks, a rule's argN and fpargN (the ABI's names,
