@@ -10,8 +10,7 @@
 
 struct st_frame {
     uint32_t node;
-    uint64_t debt;          /* bias still to take off this frame's self  */
-    uint64_t self;          /* self charged to this frame, debt paid      */
+    uint64_t self;          /* self charged to this frame so far          */
     bool called;            /* entered by a call (not a STACK record)     */
 };
 
@@ -147,28 +146,33 @@ static void charge(struct ct_stacktree *t, struct ct_st_thread *th,
     if (!d || th->in_overhead || !th->depth)
         return;
     struct st_frame *f = &th->stack[th->depth - 1];
-    uint64_t paid = f->debt < d ? f->debt : d;
-    f->debt -= paid;
-    f->self += d - paid;
-    t->nodes[f->node].self += d - paid;
+    f->self += d;
+    t->nodes[f->node].self += d;
 }
 
-/* Closes frames down to depth keep.  The hooks' part outside each call
- * that returns comes off its caller's self so far, never below zero, as
- * the profile takes it (profile_run.h), so the values add up to its. */
+/* Takes up to bias ticks off a frame's self so far, never below zero. */
+static void unbias(struct ct_stacktree *t, struct st_frame *f, uint64_t bias)
+{
+    uint64_t b = f->self < bias ? f->self : bias;
+    f->self -= b;
+    t->nodes[f->node].self -= b;
+}
+
+/* Closes frames down to depth keep.  A call's part of the hooks comes off
+ * its self when it closes, then the part outside it off its caller's self
+ * so far, each never below zero: the profile's rule and order
+ * (profile_run.h), so the values add up to its. */
 static void close_to(struct ct_stacktree *t, struct ct_st_thread *th,
                      size_t keep)
 {
     while (th->depth > keep) {
-        th->depth--;
-        if (!th->depth || !th->stack[th->depth].called ||
-            !t->bias_child_ticks)
+        struct st_frame *f = &th->stack[--th->depth];
+        if (!f->called)
             continue;
-        struct st_frame *up = &th->stack[th->depth - 1];
-        uint64_t b = up->self < t->bias_child_ticks ? up->self
-                                                    : t->bias_child_ticks;
-        up->self -= b;
-        t->nodes[up->node].self -= b;
+        if (t->bias_ticks)
+            unbias(t, f, t->bias_ticks);
+        if (th->depth && t->bias_child_ticks)
+            unbias(t, &th->stack[th->depth - 1], t->bias_child_ticks);
     }
 }
 
@@ -180,14 +184,14 @@ static void push(struct ct_stacktree *t, struct ct_st_thread *th,
         t->bias_known = true;
         double tick = t->info->ns_per_tick > 0 ? t->info->ns_per_tick : 1;
         if (t->subtract_bias) {
-            t->bias_ticks = ct_bias_ticks(t->info->bias_ns_per_call, tick);
-            t->bias_child_ticks = ct_bias_ticks(t->info->bias_child_ns, tick);
+            t->bias_ticks = ct_bias_ticks(ct_bias_self_ns(t->info), tick);
+            t->bias_child_ticks = ct_bias_ticks(ct_bias_child_ns(t->info), tick);
         }
     }
     uint32_t node = child(t, top(th), func);
     ct_grow(&th->stack, &th->cap, th->depth, sizeof *th->stack);
     th->stack[th->depth++] = (struct st_frame){
-        .node = node, .debt = called ? t->bias_ticks : 0, .called = called};
+        .node = node, .called = called};
     if (called && in_range(t, time))
         t->nodes[node].calls++;
 }
@@ -251,8 +255,8 @@ static void on_path(struct ct_stacktree *t, const struct ct_event *ev)
         t->bias_known = true;
         double tick = t->info->ns_per_tick > 0 ? t->info->ns_per_tick : 1.0;
         if (t->subtract_bias) {
-            t->bias_ticks = ct_bias_ticks(t->info->bias_ns_per_call, tick);
-            t->bias_child_ticks = ct_bias_ticks(t->info->bias_child_ns, tick);
+            t->bias_ticks = ct_bias_ticks(ct_bias_self_ns(t->info), tick);
+            t->bias_child_ticks = ct_bias_ticks(ct_bias_child_ns(t->info), tick);
         }
     }
     uint32_t node = th->root;

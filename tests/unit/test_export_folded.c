@@ -124,6 +124,31 @@ static void bias_split(void **state)
     ex_free(&e);
 }
 
+/* The order in which the two parts come off matters where they clamp at
+ * zero: the call's own part when it closes, the caller's part when each
+ * call returns to it, as the profile takes them.  main has 2 ns before
+ * its call, which the caller's part of x's call (2) takes whole; then 6
+ * more, from which its own part (3) comes at its return: 3 left.  Taking
+ * main's own part first, from the first ns it runs, would leave 5. */
+static void bias_order(void **state)
+{
+    (void)state;
+    struct ex e;
+    ex_init(&e, "folded");
+    e.opts.view.subtract_bias = true;
+    e.info.bias_ns_per_call = 3;
+    e.info.bias_child_ns = 2;
+    ex_ev(&e, CT_EV_CALL, 0, 0, "main");
+    ex_ev(&e, CT_EV_CALL, 0, 2, "x");
+    ex_ev(&e, CT_EV_RETURN, 0, 12, "x");
+    ex_ev(&e, CT_EV_RETURN, 0, 18, "main");
+    assert_int_equal(ex_finish(&e), 0);
+    assert_string_equal(e.buf, "main 3\n"
+                               "main;x 7\n");
+    assert_int_equal(sum_values(e.buf), e.p->totals.cpu);
+    ex_free(&e);
+}
+
 static void rounding_adds_up(void **state)
 {
     (void)state;
@@ -176,6 +201,7 @@ int main(void)
         cmocka_unit_test(calls_and_threads),
         cmocka_unit_test(bias),
         cmocka_unit_test(bias_split),
+        cmocka_unit_test(bias_order),
         cmocka_unit_test(rounding_adds_up),
         cmocka_unit_test(samples),
         cmocka_unit_test(counts_without_stacks),
