@@ -42,8 +42,11 @@ static void usage(FILE *f)
 "                         only time between FROM and TO after the first\n"
 "                         event (e.g. 1.5s..2s, 200ms.., ..3s)\n"
 "      --min-percent=P    hide functions below P% of total time\n"
-"      --subtract-bias    take the tracer's measured per-call cost off\n"
-"                         (inside a call off it, the rest off its caller)\n"
+"      --subtract-bias[=run|start]\n"
+"                         take the tracer's cost per call off (inside a\n"
+"                         call off it, the rest off its caller), as measured\n"
+"                         in the run's own calls (default) or by the\n"
+"                         calibration at start\n"
 "      --no-events        leave out the user-event section\n"
 "      --short-names      C++ names without template arguments and\n"
 "                         parameters in the flat profile and call graph\n"
@@ -342,7 +345,7 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
         {"threads", no_argument, NULL, OPT_THREADS},
         {"time-range", required_argument, NULL, OPT_RANGE},
         {"min-percent", required_argument, NULL, OPT_MIN_PERCENT},
-        {"subtract-bias", no_argument, NULL, OPT_SUBTRACT_BIAS},
+        {"subtract-bias", optional_argument, NULL, OPT_SUBTRACT_BIAS},
         {"no-events", no_argument, NULL, OPT_NO_EVENTS},
         {"cpu", no_argument, NULL, OPT_CPU},
         {"no-progress", no_argument, NULL, OPT_NO_PROGRESS},
@@ -404,7 +407,14 @@ void ct_options_parse(struct ct_options *o, int argc, char **argv)
                 bad_usage("--min-percent wants a number from 0 to 100, got "
                           "'%s'", optarg);
             break;
-        case OPT_SUBTRACT_BIAS: o->view.subtract_bias = true; break;
+        case OPT_SUBTRACT_BIAS:
+            o->view.subtract_bias = true;
+            if (optarg && strcmp(optarg, "start") == 0)
+                o->view.bias_at_start = true;
+            else if (optarg && strcmp(optarg, "run") != 0)
+                bad_usage("--subtract-bias takes run or start, got '%s'",
+                          optarg);
+            break;
         case OPT_NO_EVENTS: o->view.no_events = true; break;
         case OPT_NO_PROGRESS: o->no_progress = true; break;
         case OPT_SHORT_NAMES: o->view.short_names = true; break;

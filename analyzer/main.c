@@ -96,6 +96,7 @@ static struct ct_load_opts load_opts(const struct ct_options *o)
         .callers = o->callers, .ncallers = o->ncallers,
         .tids = o->tids, .ntids = o->ntids,
         .whole_stream = o->view.per_thread || o->view.subtract_bias || o->view.slowest,
+        .bias_from_run = o->view.subtract_bias && !o->view.bias_at_start,
         .jobs = o->jobs,
         .progress = !o->no_progress,
     };

@@ -240,8 +240,8 @@ static void set_origin(struct ct_profile *p, uint64_t t)
      * event, not before the profile exists. */
     double tick = p->info->ns_per_tick > 0 ? p->info->ns_per_tick : 1.0;
     if (p->opts.subtract_bias) {
-        s->bias_ticks = ct_bias_ticks(p->info->bias_ns_per_call, tick);
-        s->bias_child_ticks = ct_bias_ticks(p->info->bias_child_ns, tick);
+        s->bias_ticks = ct_bias_ticks(ct_bias_self_ns(p->info), tick);
+        s->bias_child_ticks = ct_bias_ticks(ct_bias_child_ns(p->info), tick);
     }
     if (!p->opts.have_range)
         return;

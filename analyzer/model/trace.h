@@ -174,6 +174,17 @@ struct ct_trace_info {
     double bias_child_ns;     /* the part in the caller's self time, per
                                  call it makes; 0 if not split (older)    */
     double bias_spread_ns;    /* how much the calibration varied          */
+    /* The same figures measured in the run itself (bias_run.h), when
+     * --subtract-bias asked for them; each part found replaces the
+     * calibration's in every view (ct_bias_self_ns, ct_bias_child_ns). */
+    struct ct_run_bias {
+        bool self_found, child_found;
+        bool self_bounded, child_bounded;       /* by the other part    */
+        double self_ns, child_ns;
+        double self_spread_ns, child_spread_ns; /* half the quartiles' gap */
+        uint64_t self_samples, child_samples;   /* of the function chosen  */
+        char self_func[64], child_func[64];     /* whose calls gave them   */
+    } run_bias;
 
     struct ct_thread_info *threads;
     uint32_t nthreads, threads_cap;
@@ -223,6 +234,20 @@ struct ct_trace_info {
     bool (*addr_name)(void *ctx, uint64_t addr, char *buf, size_t cap);
     void *addr_name_ctx;
 };
+
+/* The tracer's cost per call inside the call, and in its caller per call
+ * it makes, that the views take off: the run's own figure where one was
+ * measured, else the calibration at start. */
+static inline double ct_bias_self_ns(const struct ct_trace_info *info)
+{
+    return info->run_bias.self_found ? info->run_bias.self_ns
+                                     : info->bias_ns_per_call;
+}
+static inline double ct_bias_child_ns(const struct ct_trace_info *info)
+{
+    return info->run_bias.child_found ? info->run_bias.child_ns
+                                      : info->bias_child_ns;
+}
 
 /* A bias in ns as whole ticks of the trace's clock (0 if none). */
 static inline uint64_t ct_bias_ticks(double ns, double ns_per_tick)

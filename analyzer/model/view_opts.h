@@ -24,6 +24,8 @@ struct ct_view_opts {
     uint32_t tree_depth;        /* --depth N (with --tree), 0 = unlimited    */
     int64_t tree_min_ns;        /* --min-duration T (with --tree)            */
     bool subtract_bias;         /* --subtract-bias                           */
+    bool bias_at_start;         /* =start: the calibration at start, not the
+                                   figure measured in the run              */
     bool by_line;               /* --by-line (sampled traces)                */
     bool oncpu;                 /* --cpu: flat profile of on-CPU time        */
     bool no_events;             /* --no-events: omit the user-event section  */

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "analyzer/read/load.h"
+#include "analyzer/model/bias_run.h"
 #include "analyzer/model/profile.h"
 #include "analyzer/progress.h"
 #include "analyzer/readers/read_calltrace.h"
@@ -88,6 +89,27 @@ static int mark_callers(struct ct_load *l, const struct ct_load_opts *o,
     return status;
 }
 
+/* --subtract-bias's first reading: the run's own calls, every thread and
+ * no view's filter (the tracer's cost is the same for hidden functions),
+ * into the estimator, which stops after CT_BIAS_RUN_MAX_EVENTS; its
+ * figures go to l->info.run_bias for every view of the main reading. */
+static void measure_bias(struct ct_load *l, const struct ct_load_opts *o,
+                         const struct ct_read_opts *ropts)
+{
+    struct ct_trace_info info;
+    ct_trace_info_init(&info, l->in.path, l->reader->name);
+    struct ct_bias_run *b = ct_bias_run_new(&info);
+    if (b) {
+        ct_progress_start(l->in.path, l->in.size, o->progress);
+        /* damage, if any, is told by the main reading */
+        l->reader->read(&l->in, &info, ct_bias_run_sink(b), ropts);
+        ct_progress_end();
+        ct_bias_run_finish(b, &l->info);
+        ct_bias_run_free(b);
+    }
+    ct_trace_info_free(&info);
+}
+
 int ct_load_read(struct ct_load *l, const struct ct_load_opts *o,
                  struct ct_sink *sink, struct ct_profile *profile)
 {
@@ -108,6 +130,8 @@ int ct_load_read(struct ct_load *l, const struct ct_load_opts *o,
             return CT_EXIT_USAGE;
         }
     }
+    if (o->bias_from_run && strcmp(l->reader->name, "calltrace") == 0)
+        measure_bias(l, o, &ropts);
     struct ct_sink *first = filters(l, o, sink);
     /* Only the profile alone can be made in parts and merged. */
     if (profile && first == ct_profile_sink(profile) && !o->whole_stream) {

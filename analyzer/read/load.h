@@ -41,6 +41,9 @@ struct ct_load_opts {
      * threads: not when it keeps per-thread figures, subtracts the bias
      * or keeps the slowest calls (their order needs one stream). */
     bool whole_stream;
+    /* --subtract-bias: measure the tracer's cost per call in the run
+     * first (bias_run.h), a reading of its own, into info->run_bias */
+    bool bias_from_run;
     unsigned jobs;
     bool progress;              /* the bar on a terminal                 */
 };

@@ -19,8 +19,8 @@ uint64_t *ct_rep_bias_taken(const struct ct_rep *r)
     if (!p->bias_subtracted)
         return NULL;
     const struct ct_trace_info *info = p->info;
-    uint64_t self = ct_bias_ticks(info->bias_ns_per_call, info->ns_per_tick);
-    uint64_t child = ct_bias_ticks(info->bias_child_ns, info->ns_per_tick);
+    uint64_t self = ct_bias_ticks(ct_bias_self_ns(info), info->ns_per_tick);
+    uint64_t child = ct_bias_ticks(ct_bias_child_ns(info), info->ns_per_tick);
     uint64_t *taken = ct_xcalloc(p->nfuncs + 1, sizeof *taken);
     for (uint32_t f = 0; f < p->nfuncs; f++)
         taken[f] = (p->funcs[f].calls + p->funcs[f].self_calls) * self;

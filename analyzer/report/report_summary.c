@@ -71,13 +71,35 @@ static void print_threads(FILE *out, const struct ct_trace_info *info)
     fputc('\n', out);
 }
 
+/* Where one part of a bias measured in the run came from, or that the
+ * calibration at start gave it. */
+static void bias_source(char *buf, size_t len, const char *part, bool found,
+                        bool bounded, uint64_t samples, const char *what,
+                        const char *func, double spread)
+{
+    if (!found)
+        snprintf(buf, len, "%s, the calibration's (too few clean calls)",
+                 part);
+    else
+        snprintf(buf, len, "%s, the mean of %" PRIu64 " %s %s (spread "
+                 "%.1f)%s", part, samples, what, func, spread,
+                 bounded ? ", bounded by the other part and the "
+                           "calibration's split" : "");
+}
+
 /* The bias line: the figure per call taken off (or that would be), its
- * split between the call and its caller, and the calibration's spread;
- * docs/analysis.md says what they mean. */
+ * split between the call and its caller, its spread, and when it was
+ * measured in the run, where; docs/analysis.md says what they mean. */
 static void print_bias(FILE *out, const struct ct_trace_info *info,
                        bool subtracted)
 {
-    double self = info->bias_ns_per_call, child = info->bias_child_ns;
+    const struct ct_run_bias *r = &info->run_bias;
+    bool in_run = subtracted && (r->self_found || r->child_found);
+    double self = in_run ? ct_bias_self_ns(info) : info->bias_ns_per_call;
+    double child = in_run ? ct_bias_child_ns(info) : info->bias_child_ns;
+    double spread = in_run ? (r->self_found ? r->self_spread_ns : 0) +
+                                 (r->child_found ? r->child_spread_ns : 0)
+                           : info->bias_spread_ns;
     if (self <= 0 && child <= 0) {
         fprintf(out, " Bias: not subtracted (not measured)\n");
         return;
@@ -86,14 +108,28 @@ static void print_bias(FILE *out, const struct ct_trace_info *info,
     if (child > 0)
         snprintf(split, sizeof split,
                  "%s%.1f inside the call, %.1f in its caller; spread %.1f%s",
-                 subtracted ? " (" : ": ", self, child, info->bias_spread_ns,
+                 subtracted ? " (" : ": ", self, child, spread,
                  subtracted ? ")" : "");
-    if (subtracted)
-        fprintf(out, " Bias: subtracted, %.1f ns per call%s\n", self + child,
-                split);
-    else
+    if (!subtracted) {
         fprintf(out, " Bias: not subtracted (measured %.1f ns per call%s; "
                 "see --subtract-bias)\n", self + child, split);
+        return;
+    }
+    fprintf(out, " Bias: subtracted, %.1f ns per call%s\n", self + child,
+            split);
+    if (!in_run)
+        return;
+    char inside[256], caller[256];
+    bias_source(inside, sizeof inside, "inside", r->self_found,
+                r->self_bounded, r->self_samples, "leaf calls of", r->self_func,
+                r->self_spread_ns);
+    bias_source(caller, sizeof caller, "in the caller", r->child_found,
+                r->child_bounded, r->child_samples, "gaps between calls in", r->child_func,
+                r->child_spread_ns);
+    fprintf(out, "       measured in the run: %s; %s; the calibration at "
+            "start: %.1f (%.1f + %.1f)\n", inside, caller,
+            info->bias_ns_per_call + info->bias_child_ns,
+            info->bias_ns_per_call, info->bias_child_ns);
 }
 
 static const char blurb[] =

@@ -475,8 +475,8 @@ static void set_origin(struct tree *tr, uint64_t time)
     uint64_t origin = info->have_first_time ? info->first_time : time;
     double tick = info->ns_per_tick > 0 ? info->ns_per_tick : 1.0;
     if (tr->opts->subtract_bias) {
-        tr->bias_ticks = ct_bias_ticks(info->bias_ns_per_call, tick);
-        tr->bias_child_ticks = ct_bias_ticks(info->bias_child_ns, tick);
+        tr->bias_ticks = ct_bias_ticks(ct_bias_self_ns(info), tick);
+        tr->bias_child_ticks = ct_bias_ticks(ct_bias_child_ns(info), tick);
     }
     if (tr->opts->tree_min_ns)
         tr->min_ticks = (uint64_t)((double)tr->opts->tree_min_ns / tick +
