@@ -2,7 +2,8 @@
  * events written out by hand, where the answer is known exactly: the
  * cheapest function's mean leaf call and the shortest mean gap between
  * two calls of one frame, clean calls only, per thread, outliers over 4
- * times the median left out, a ceiling from the calibration at start. */
+ * times the median left out, each part bounded by the other times the
+ * calibration's split, a ceiling from the calibration at start. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -96,7 +97,7 @@ static void shortest_gap(void **state)
     uint64_t t = 10;
     for (int k = 0; k < 2; k++) {
         const char *parent = k ? "slow" : "mid";
-        uint64_t gap = k ? 50 : 7;
+        uint64_t gap = k ? 50 : 9;
         ev(&r, CT_EV_CALL, 0, t, parent);
         for (int i = 0; i < 200; i++) {
             ev(&r, CT_EV_CALL, 0, t + 1, "cheap");
@@ -109,12 +110,64 @@ static void shortest_gap(void **state)
     ev(&r, CT_EV_RETURN, 0, t, "main");
     const struct ct_run_bias *b = rig_finish(&r);
     assert_true(b->child_found);
-    assert_true(b->child_ns == 7.0);
+    assert_true(b->child_ns == 9.0);
     assert_string_equal(b->child_func, "mid");
     assert_int_equal(b->child_samples, 199);  /* 200 calls, 199 gaps */
     assert_true(b->self_found);
     assert_true(b->self_ns == 10.0);
     assert_int_equal(b->self_samples, 400);
+    /* 10 is within 1.2 times 9 times the calibration's split (20 / 20) */
+    assert_false(b->self_bounded);
+    assert_false(b->child_bounded);
+    rig_free(&r);
+}
+
+/* A loop calling a leaf: `leaf` ticks a call, `gap` between two calls. */
+static void loop(struct rig *r, uint64_t leaf, uint64_t gap)
+{
+    ev(r, CT_EV_CALL, 0, 0, "loop");
+    uint64_t t = 1;
+    for (int i = 0; i < 200; i++) {
+        ev(r, CT_EV_CALL, 0, t, "leaf");
+        ev(r, CT_EV_RETURN, 0, t + leaf, "leaf");
+        t += leaf + gap;
+    }
+    ev(r, CT_EV_RETURN, 0, t, "loop");
+}
+
+/* Each part is bounded by the other times the calibration's split (1 here)
+ * with 20 % room: a leaf doing work of its own, called in a tight loop,
+ * gives the tracer's cost, not its work's; and the other way round. */
+static void bounded_by_the_other(void **state)
+{
+    (void)state;
+    struct rig r;
+    rig_init(&r);
+    loop(&r, 30, 10);
+    const struct ct_run_bias *b = rig_finish(&r);
+    assert_true(b->self_bounded);
+    assert_false(b->child_bounded);
+    assert_true(b->self_ns > 11.999 && b->self_ns < 12.001);
+    assert_true(b->child_ns == 10.0);
+    rig_free(&r);
+
+    rig_init(&r);
+    loop(&r, 10, 30);
+    b = rig_finish(&r);
+    assert_false(b->self_bounded);
+    assert_true(b->child_bounded);
+    assert_true(b->self_ns == 10.0);
+    assert_true(b->child_ns > 11.999 && b->child_ns < 12.001);
+    rig_free(&r);
+
+    /* an uneven calibration's split moves the bound: 30 / 10 = 3 */
+    rig_init(&r);
+    r.info.bias_ns_per_call = 30;
+    r.info.bias_child_ns = 10;
+    loop(&r, 30, 10);
+    b = rig_finish(&r);
+    assert_false(b->self_bounded);
+    assert_true(b->self_ns == 30.0);
     rig_free(&r);
 }
 
@@ -235,6 +288,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(cheapest_leaf),
         cmocka_unit_test(shortest_gap),
+        cmocka_unit_test(bounded_by_the_other),
         cmocka_unit_test(too_few),
         cmocka_unit_test(unclean_left_out),
         cmocka_unit_test(outlier_trimmed),
