@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # A loose form of issue 22's goal, in ratios only (no absolute time, so a
 # loaded machine does not make it fail): with --subtract-bias, a parent
-# whose own work is a loop around 1000 calls of a 20 ns leaf keeps less
-# self time than its leaf, or in a slow stretch of the machine at most half
-# of its raw ratio (the hooks' part outside each call is taken off the
-# caller; left in it, it is 2-4 times the leaf's), and the parent's and
-# a heavy function's totals per call are within a factor of 4 of their
-# untraced CPU time, which the program measures itself on uninstrumented
-# copies of the same code (raw, the parent's is 2-3 times it).
+# whose own work is a loop around 1000 calls of a 20 ns leaf loses at
+# least half the hooks' part outside those calls (the summary's "in its
+# caller" per call, unless its self time runs out first; left in it, it
+# would lose only its own calls' inside part, 1/1000 of that), and the
+# parent's and a heavy function's totals per call are within a factor of
+# 4 of their untraced CPU time, which the program measures itself on
+# uninstrumented copies of the same code (raw, the parent's is 2-3 times
+# it).  The parent's self against its leaf's is no test: how much of the
+# hooks the leaf's latency-bound body hides moves with the machine, and
+# CI saw ratios of 0.7-1.7 with the callers' share rightly taken off.
 # The bias is the calibration at start (--subtract-bias=start): the figure
 # measured in the run would come from the one leaf there is, whose
 # latency-bound body hides most of the hooks' part inside it (docs/
@@ -39,15 +42,13 @@ attempt() {
         fail "no split bias in the summary: $(grep Bias "$T/sub")"
     expect_eq "leaf calls" 200000 "$(field t_leaf 4)"
     "$REPORT_SAN" -p -b $cpu "$T/b.raw" > "$T/raw" || fail "report failed"
-    r=$(ratio "$(field t_parent 3)" "$(field t_leaf 3)")
-    raw=$(ratio "$(field t_parent 3 raw)" "$(field t_leaf 3 raw)")
-    # Under its leaf's, or, in a run whose hooks cost more than the
-    # calibration at start saw (this VM's speed changes for stretches of
-    # seconds: CI once saw 1.99, 1.28, 1.09 in a row), at most half the raw
-    # ratio: a subtraction that left the callers' share in keeps the raw
-    # ratio or more, as the leaf loses its own share.
-    if ! within "$r" 0 1 && ! awk -v r="$r" -v raw="$raw" 'BEGIN { exit !(r <= raw / 2) }'; then
-        why="parent's self is $r of its leaf's ($raw raw): the callers' share of the hooks stayed in it"
+    # per call of the parent (ns): taken off its self, and what the
+    # callers' share of its 1000 calls comes to
+    caller=$(sed -nE 's/^ Bias: subtracted.* ([0-9.]+) in its caller.*/\1/p' "$T/sub")
+    taken=$(awk -v r="$(field t_parent 5 raw)" -v s="$(field t_parent 5)" 'BEGIN { print r - s }')
+    want=$(awk -v r="$(field t_parent 5 raw)" -v b="$caller" 'BEGIN { w = 1000 * b; print (r < w ? r : w) / 2 }')
+    if ! awk -v t="$taken" -v w="$want" 'BEGIN { exit !(w > 0 && t >= w) }'; then
+        why="parent lost $taken ns a call, under half of its calls' share in their caller ($caller ns each): it stayed in"
         return 1
     fi
     for f in parent heavy; do
@@ -65,4 +66,4 @@ for try in 1 2 3; do
     echo "run $try: $why"
 done
 [ $ok = 1 ] || fail "$why (three runs)"
-echo "bias off: parent/leaf self $(ratio "$(field t_parent 3)" "$(field t_leaf 3)"), parent $(ratio "$(field t_parent 6)" "$(truth parent)"), heavy $(ratio "$(field t_heavy 6)" "$(truth heavy)") of untraced"
+echo "bias off: parent lost $taken ns a call (1000 calls, $caller ns each in the caller), parent $(ratio "$(field t_parent 6)" "$(truth parent)"), heavy $(ratio "$(field t_heavy 6)" "$(truth heavy)") of untraced"
