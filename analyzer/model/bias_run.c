@@ -10,6 +10,7 @@
 
 #include "analyzer/model/bias_run.h"
 #include "analyzer/model/histogram.h"
+#include "analyzer/util.h"
 
 /* Durations from this many ticks on are counted, not kept: they cannot be
  * a tracer's cost, and a function's histogram stays under 10 KiB. */
@@ -33,7 +34,7 @@ struct frame {
 
 struct thread {
     struct frame *stack;
-    uint32_t depth, cap;
+    size_t depth, cap;
     uint64_t deeper;       /* frames above MAX_DEPTH still open          */
 };
 
@@ -41,63 +42,27 @@ struct ct_bias_run {
     struct ct_sink sink;
     const struct ct_trace_info *info;
     struct thread *threads;
-    uint32_t nthreads;
+    size_t nthreads;
     struct series **leaf, **gap;   /* per function id, NULL until used */
-    uint32_t nfuncs;
+    size_t nleaf, ngap;
     uint64_t events;
 };
-
-static bool grow_funcs(struct ct_bias_run *b, uint32_t func)
-{
-    if (func < b->nfuncs)
-        return true;
-    uint32_t n = b->nfuncs ? b->nfuncs : 256;
-    while (n <= func)
-        n *= 2;
-    struct series **l = realloc(b->leaf, n * sizeof *l);
-    if (!l)
-        return false;
-    b->leaf = l;
-    struct series **g = realloc(b->gap, n * sizeof *g);
-    if (!g)
-        return false;
-    b->gap = g;
-    memset(l + b->nfuncs, 0, (n - b->nfuncs) * sizeof *l);
-    memset(g + b->nfuncs, 0, (n - b->nfuncs) * sizeof *g);
-    b->nfuncs = n;
-    return true;
-}
 
 /* Adds a duration to func's leaf series, or to its gap series. */
 static void add(struct ct_bias_run *b, bool gap, uint32_t func,
                 uint64_t ticks)
 {
-    if (func == CT_FUNC_NONE || !grow_funcs(b, func))
+    if (func == CT_FUNC_NONE)
         return;
-    struct series **tab = gap ? b->gap : b->leaf;
-    struct series *s = tab[func];
-    if (!s && !(s = tab[func] = calloc(1, sizeof *s)))
-        return;
+    struct series ***tab = gap ? &b->gap : &b->leaf;
+    ct_grow_zeroed(tab, gap ? &b->ngap : &b->nleaf, func, sizeof **tab);
+    struct series **s = &(*tab)[func];
+    if (!*s)
+        *s = ct_xcalloc(1, sizeof **s);
     if (ticks < LONG_TICKS)
-        ct_hist_add(&s->h, ticks);
+        ct_hist_add(&(*s)->h, ticks);
     else
-        s->longer++;
-}
-
-static struct thread *thread_of(struct ct_bias_run *b, uint32_t idx)
-{
-    if (idx >= b->nthreads) {
-        uint32_t n = b->nthreads ? b->nthreads : 8;
-        while (n <= idx)
-            n *= 2;
-        struct thread *t = realloc(b->threads, n * sizeof *t);
-        if (!t)
-            return NULL;
-        memset(t + b->nthreads, 0, (n - b->nthreads) * sizeof *t);
-        b->threads = t;
-        b->nthreads = n;
-    }
-    return &b->threads[idx];
+        (*s)->longer++;
 }
 
 static void on_call(struct ct_bias_run *b, struct thread *t,
@@ -114,16 +79,7 @@ static void on_call(struct ct_bias_run *b, struct thread *t,
         t->deeper++;
         return;
     }
-    if (t->depth == t->cap) {
-        uint32_t n = t->cap ? 2 * t->cap : 64;
-        struct frame *s = realloc(t->stack, n * sizeof *s);
-        if (!s) {
-            t->deeper++;
-            return;
-        }
-        t->stack = s;
-        t->cap = n;
-    }
+    ct_grow(&t->stack, &t->cap, t->depth, sizeof *t->stack);
     t->stack[t->depth++] = (struct frame){
         .func = ev->func, .entered = ev->time, .clean = true};
 }
@@ -150,9 +106,8 @@ static void on_return(struct ct_bias_run *b, struct thread *t,
 static int event(struct ct_sink *self, const struct ct_event *ev)
 {
     struct ct_bias_run *b = (struct ct_bias_run *)self;
-    struct thread *t = thread_of(b, ev->thread);
-    if (!t)
-        return 0;
+    ct_grow_zeroed(&b->threads, &b->nthreads, ev->thread, sizeof *b->threads);
+    struct thread *t = &b->threads[ev->thread];
     switch (ev->kind) {
     case CT_EV_CALL:
         on_call(b, t, ev);
@@ -181,11 +136,9 @@ static int event(struct ct_sink *self, const struct ct_event *ev)
 
 struct ct_bias_run *ct_bias_run_new(const struct ct_trace_info *info)
 {
-    struct ct_bias_run *b = calloc(1, sizeof *b);
-    if (b) {
-        b->sink.event = event;
-        b->info = info;
-    }
+    struct ct_bias_run *b = ct_xcalloc(1, sizeof *b);
+    b->sink.event = event;
+    b->info = info;
     return b;
 }
 
@@ -215,7 +168,7 @@ static double mean_upto(const struct series *s, uint64_t limit)
 /* The series whose calls cost least on average (mean_upto 4 times their
  * median) among those with enough samples and most of them short: its
  * function's id, or CT_FUNC_NONE. */
-static uint32_t cheapest(struct series **tab, uint32_t n, double *mean)
+static uint32_t cheapest(struct series **tab, size_t n, double *mean)
 {
     uint32_t best = CT_FUNC_NONE;
     for (uint32_t f = 0; f < n; f++) {
@@ -247,7 +200,7 @@ static double spread(const struct series *s, double ns_per_tick)
 
 /* One part of the bias from the cheapest series of tab, if there is one
  * and it is no more than `most` ns. */
-static bool part(struct series **tab, uint32_t n, double tick, double most,
+static bool part(struct series **tab, size_t n, double tick, double most,
                  struct ct_functab *funcs, double *ns, double *spread_ns,
                  uint64_t *samples, char *func, size_t func_len)
 {
@@ -271,10 +224,10 @@ void ct_bias_run_finish(struct ct_bias_run *b, struct ct_trace_info *info)
     double tick = in->ns_per_tick > 0 ? in->ns_per_tick : 1.0;
     /* a figure larger than this is a function's own work */
     double most = 3.0 * (in->bias_ns_per_call + in->bias_child_ns);
-    r->self_found = part(b->leaf, b->nfuncs, tick, most, in->funcs,
+    r->self_found = part(b->leaf, b->nleaf, tick, most, in->funcs,
                          &r->self_ns, &r->self_spread_ns, &r->self_samples,
                          r->self_func, sizeof r->self_func);
-    r->child_found = part(b->gap, b->nfuncs, tick, most, in->funcs,
+    r->child_found = part(b->gap, b->ngap, tick, most, in->funcs,
                           &r->child_ns, &r->child_spread_ns,
                           &r->child_samples, r->child_func,
                           sizeof r->child_func);
@@ -300,22 +253,24 @@ void ct_bias_run_finish(struct ct_bias_run *b, struct ct_trace_info *info)
     }
 }
 
+static void free_series(struct series **tab, size_t n)
+{
+    for (size_t f = 0; f < n; f++) {
+        if (tab[f])
+            ct_hist_free(&tab[f]->h);
+        free(tab[f]);
+    }
+    free(tab);
+}
+
 void ct_bias_run_free(struct ct_bias_run *b)
 {
     if (!b)
         return;
-    for (uint32_t i = 0; i < b->nthreads; i++)
+    for (size_t i = 0; i < b->nthreads; i++)
         free(b->threads[i].stack);
     free(b->threads);
-    for (uint32_t f = 0; f < b->nfuncs; f++) {
-        if (b->leaf[f])
-            ct_hist_free(&b->leaf[f]->h);
-        if (b->gap[f])
-            ct_hist_free(&b->gap[f]->h);
-        free(b->leaf[f]);
-        free(b->gap[f]);
-    }
-    free(b->leaf);
-    free(b->gap);
+    free_series(b->leaf, b->nleaf);
+    free_series(b->gap, b->ngap);
     free(b);
 }

@@ -50,7 +50,7 @@
 struct ct_bias_run;
 
 /* An estimator reading events of the trace info describes (its clock,
- * its calibration at start).  NULL when out of memory. */
+ * its calibration at start). */
 struct ct_bias_run *ct_bias_run_new(const struct ct_trace_info *info);
 struct ct_sink *ct_bias_run_sink(struct ct_bias_run *b);
 /* The figures, into info->run_bias (which says which parts were found):

@@ -99,14 +99,12 @@ static void measure_bias(struct ct_load *l, const struct ct_load_opts *o,
     struct ct_trace_info info;
     ct_trace_info_init(&info, l->in.path, l->reader->name);
     struct ct_bias_run *b = ct_bias_run_new(&info);
-    if (b) {
-        ct_progress_start(l->in.path, l->in.size, o->progress);
-        /* damage, if any, is told by the main reading */
-        l->reader->read(&l->in, &info, ct_bias_run_sink(b), ropts);
-        ct_progress_end();
-        ct_bias_run_finish(b, &l->info);
-        ct_bias_run_free(b);
-    }
+    ct_progress_start(l->in.path, l->in.size, o->progress);
+    /* damage, if any, is told by the main reading */
+    l->reader->read(&l->in, &info, ct_bias_run_sink(b), ropts);
+    ct_progress_end();
+    ct_bias_run_finish(b, &l->info);
+    ct_bias_run_free(b);
     ct_trace_info_free(&info);
 }
 
