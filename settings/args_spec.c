@@ -469,11 +469,3 @@ uint32_t ct_args_match(struct ct_args_spec *spec, const char *name,
     merge(&m->rule, spec, from);
     return CT_ARGS_MAX_RULES + 1 + spec->nmerged++;
 }
-
-const struct ct_args_rule *ct_args_rule(const struct ct_args_spec *spec,
-                                        uint32_t id)
-{
-    if (id > CT_ARGS_MAX_RULES)
-        return &spec->merged[id - CT_ARGS_MAX_RULES - 1].rule;
-    return &spec->rules[id - 1];
-}

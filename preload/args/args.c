@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "preload/filters/filter.h"
+#include "preload/patch/patch.h"
 #include "preload/args/args.h"
 #include "calltrace_format.h"
 #include "preload/tracer.h"
@@ -163,13 +164,11 @@ static void put_float(struct pay *p, const struct ct_arg_item *it,
     p->n += 8;
 }
 
-/* An integer-class value v as the item's format says. */
-static void put_value(struct pay *p, const struct ct_arg_item *it, uint64_t v)
+/* An integer value v, not a string, as the item's format says. */
+static inline __attribute__((always_inline)) void
+put_int(struct pay *p, const struct ct_arg_item *it, uint64_t v)
 {
     switch (it->fmt) {
-    case CT_FMT_STR:
-        put_string(p, it, (uintptr_t)v);
-        return;
     case CT_FMT_SIGNED:
         put_tag(p, CT_VAL_SIGNED, ct_zigzag(sign_extend(v, it->width)));
         return;
@@ -197,6 +196,15 @@ static void put_value(struct pay *p, const struct ct_arg_item *it, uint64_t v)
         else
             put_tag(p, CT_VAL_HEX, v);
     }
+}
+
+/* An integer-class value v as the item's format says. */
+static void put_value(struct pay *p, const struct ct_arg_item *it, uint64_t v)
+{
+    if (it->fmt == CT_FMT_STR)
+        put_string(p, it, (uintptr_t)v);
+    else
+        put_int(p, it, v);
 }
 
 /*
@@ -257,31 +265,45 @@ struct job {
                        waits for its entry (ct_filter_hold), else -1  */
 };
 
+/* Whether the w bytes at addr lie within the page of sp and the next,
+ * above sp: the thread's stack in use at a hook's call, which can be read
+ * in place without a fault. */
+static inline bool in_stack_window(uintptr_t addr, unsigned w, uintptr_t sp)
+{
+    uintptr_t page = sp & ~(uintptr_t)4095;
+    return addr >= sp && addr + w <= page + 8192 && addr + w > addr;
+}
+
+/* The w bytes at addr, which in_stack_window allows. */
+static inline uint64_t load_width(uintptr_t addr, unsigned w)
+{
+    const void *a = (const void *)addr;
+    switch (w) {
+    case 1: { uint8_t x; memcpy(&x, a, 1); return x; }
+    case 2: { uint16_t x; memcpy(&x, a, 2); return x; }
+    case 4: { uint32_t x; memcpy(&x, a, 4); return x; }
+    default: { uint64_t x; memcpy(&x, a, 8); return x; }
+    }
+}
+
 /* The w bytes (1, 2, 4 or 8) at addr, an address at a hook's call whose
- * stack pointer was sp, into *v; -1 when they cannot be read.  Within the
- * page of sp and the next, which are the thread's stack in use, read in
- * place with one load of their width (bytes copied into a zeroed buffer
- * and read back as 8 would stall on store forwarding); elsewhere through
- * safe_read, so that a place written wrongly cannot fault. */
+ * stack pointer was sp, into *v; -1 when they cannot be read.  In the
+ * stack window, read in place with one load of their width (bytes copied
+ * into a zeroed buffer and read back as 8 would stall on store
+ * forwarding); elsewhere through safe_read, so that a place written
+ * wrongly cannot fault. */
 static int read_at_site(uintptr_t addr, unsigned w, uintptr_t sp, uint64_t *v)
 {
     uint8_t raw[8] = {0};
-    const void *a = (const void *)addr;
-    uintptr_t page = sp & ~(uintptr_t)4095;
-    if (!(addr >= sp && addr + w <= page + 8192 && addr + w > addr)) {
+    if (!in_stack_window(addr, w, sp)) {
         int saved = errno;
         ssize_t got = safe_read(raw, addr, w);
         errno = saved;
         if (got != (ssize_t)w)
             return -1;
-        a = raw;
+        addr = (uintptr_t)raw;
     }
-    switch (w) {
-    case 1: { uint8_t x; memcpy(&x, a, 1); *v = x; break; }
-    case 2: { uint16_t x; memcpy(&x, a, 2); *v = x; break; }
-    case 4: { uint32_t x; memcpy(&x, a, 4); *v = x; break; }
-    default: memcpy(v, a, 8); break;
-    }
+    *v = load_width(addr, w);
     return 0;
 }
 
@@ -406,13 +428,90 @@ static void run(struct ct_thread *t, const struct job *j, int strings)
     small_used = 0;
 }
 
+/*
+ * The common case, written in place: at most FAST_ITEMS integers, none a
+ * string, each in a saved register or in the stack in use, while the
+ * hooks' fast path is open (which means no hidden or pending frame, so
+ * the record goes right after the ENTRY).  No buffer, no call: the values
+ * are encoded straight into the block, as the hooks encode theirs.
+ * Whether every item qualifies is decided before a byte is written, so a
+ * record is never left half-made past the thread's position.  -1 for
+ * everything else, which record() does.
+ */
+#define FAST_ITEMS 8  /* 11 bytes each at most: the length fits one byte */
+
+static inline bool fast_item(const struct ct_arg_item *it,
+                             const struct ct_arg_regs *g)
+{
+    if (it->src != CT_ARG_INT || it->fmt == CT_FMT_STR)
+        return false;
+    if (!g->site)  /* the registers of the call's entry */
+        return it->loc == CT_LOC_ABI && it->index - 1u < 6;
+    if (it->loc == CT_LOC_REG)
+        return it->reg < 16;
+    return it->loc == CT_LOC_MEM && it->reg < 16 &&
+           in_stack_window(g->site->gpr[it->reg] + (uintptr_t)(intptr_t)it->off,
+                           it->width ? it->width : 8, g->site->gpr[7]);
+}
+
+static inline uint64_t fast_value(const struct ct_arg_item *it,
+                                  const struct ct_arg_regs *g)
+{
+    if (!g->site)
+        return g->ints[g->step * (it->index - 1)];
+    if (it->loc == CT_LOC_REG)
+        return g->site->gpr[it->reg];
+    return load_width(g->site->gpr[it->reg] + (uintptr_t)(intptr_t)it->off,
+                      it->width ? it->width : 8);
+}
+
+static int fast_enter(struct ct_thread *t, const struct ct_args_rule *r,
+                      const struct ct_arg_regs *g)
+{
+    if (r->nitems > FAST_ITEMS || (r->strings & 1))
+        return -1;
+    for (unsigned i = 0; i < r->nitems; i++)
+        if (!fast_item(&r->items[i], g))
+            return -1;
+    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
+    if ((t->gate | (t->expect ^ w)) != 0)
+        return -1;
+    t->busy = 1;
+    ct_signal_fence();
+    uint8_t *p = t->pos;
+    if (p >= t->end ||
+        (size_t)(ct_room_end(t->end) - p) < 3 + 11 * FAST_ITEMS) {
+        ct_signal_fence();
+        t->busy = 0;
+        return -1;
+    }
+    p = ct_put_varint(p, ct_head(0, CT_REC_EXT));
+    *p++ = CT_EXT_ARGS;
+    uint8_t *len = p++;
+    struct pay pay = {p, 0};
+    for (unsigned i = 0; i < r->nitems; i++)
+        put_int(&pay, &r->items[i], fast_value(&r->items[i], g));
+    *len = (uint8_t)pay.n;
+    t->pos = p + pay.n;
+    ct_signal_fence();
+    /* The whole gate, whose stop bits were zero, as the hooks end their
+     * fast path: the exit hook's 64-bit load of it forwards from this
+     * store, which it cannot from a 32-bit store of busy alone. */
+    t->gate = 0;
+    return 0;
+}
+
 void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
                    uint32_t depth)
 {
     const struct ct_args_rule *r = ct_args_rule(&spec, rule);
     struct ct_thread *t = ct_self;
     int64_t held;
-    if (!r->nitems || !t || !record_place(t, depth, &held))
+    if (!r->nitems || !t)
+        return;
+    if (fast_enter(t, r, regs) == 0)
+        return;
+    if (!record_place(t, depth, &held))
         return;
     struct job j = {r, regs, 0, NULL, held};
     run(t, &j, r->strings & 1);
@@ -438,36 +537,66 @@ int ct_args_site_at(uint32_t rule)
     return ct_args_rule(&spec, rule)->has_at;
 }
 
-int ct_args_site_holds(uint32_t rule, uintptr_t fn,
-                       const struct ct_site_regs *regs)
-{
-    const struct ct_args_rule *r = ct_args_rule(&spec, rule);
-    /* the hook's return address, which its call pushed below the stack
-     * pointer it had */
-    return !r->has_at ||
-           ((const uintptr_t *)regs->gpr[7])[-1] == fn + r->at;
-}
-
 int ct_args_keeps_return(uint32_t rule)
 {
     const struct ct_args_rule *r = ct_args_rule(&spec, rule);
     return r->has_ret && r->ret.loc == CT_LOC_MEM;
 }
 
-uintptr_t *ct_args_return_slot(uint32_t rule, const struct ct_site_regs *regs,
-                               uintptr_t site)
+/* Whether the places of a rule with `at+N` hold at this call of the
+ * hook: its return address, which the call pushed below the stack
+ * pointer it had, is N bytes into fn, not in a copy of fn that the
+ * compiler inlined elsewhere (its hooks name fn too). */
+static bool site_holds(const struct ct_args_rule *r, uintptr_t fn,
+                       const struct ct_site_regs *regs)
 {
-    if (!ct_args_keeps_return(rule))
-        return NULL;
-    const struct ct_args_rule *r = ct_args_rule(&spec, rule);
+    return !r->has_at ||
+           ((const uintptr_t *)regs->gpr[7])[-1] == fn + r->at;
+}
+
+/* Where a hooked call's return address is, from the rule's retval place
+ * (`retval%rsp+40`) and the registers at the hook's call; NULL when the
+ * place is not in the function's frame, above the stack pointer at the
+ * call, or does not hold site, the return address the hook was given. */
+static uintptr_t *return_slot(const struct ct_args_rule *r,
+                              const struct ct_site_regs *regs, uintptr_t site)
+{
     uintptr_t sp = regs->gpr[7];
     uintptr_t slot = regs->gpr[r->ret.reg] + (uintptr_t)(intptr_t)r->ret.off;
     uint64_t v;
-    /* in the function's frame, above the stack pointer at the call */
     if (slot < sp || slot - sp > (1u << 20) || (slot & 7) ||
         read_at_site(slot, 8, sp, &v) != 0)
         return NULL;
     return v == site ? (uintptr_t *)slot : NULL;
+}
+
+/* A return value is read when the function returns: its return address
+ * (where the rule says, and only if it is the one the hook was given) is
+ * swapped for the patchable-entry mode's return trampoline, which writes
+ * the RETVAL and the EXIT there, and whose frames unwinders and jumps
+ * already know (patch/patch.c).  Before the ENTRY: a tail call may end a
+ * frame there. */
+void ct_args_site_call(uint32_t rule, void *fn, void *site,
+                       const struct ct_site_regs *regs)
+{
+    const struct ct_args_rule *r = ct_args_rule(&spec, rule);
+    if (!site_holds(r, (uintptr_t)fn, regs)) {
+        ct_enter_at(fn, site, regs->gpr[7]);  /* an inlined copy */
+        return;
+    }
+    if (r->has_ret && r->ret.loc == CT_LOC_MEM) {
+        uintptr_t *slot = return_slot(r, regs, (uintptr_t)site);
+        if (slot)
+            ct_patch_take_return((uintptr_t)fn, slot);
+    }
+    struct ct_thread *t = ct_self;
+    uint32_t before = t ? t->depth : 0;
+    ct_enter_at(fn, site, regs->gpr[7]);
+    t = ct_self;
+    if (t && t->depth == before + 1) {
+        struct ct_arg_regs g = {NULL, 0, NULL, NULL, regs};
+        ct_args_enter(rule, &g, before);
+    }
 }
 
 void ct_args_plt_enter(uint32_t rule, const uintptr_t *retp, uint32_t depth)

@@ -72,19 +72,15 @@ void ct_site_exit(void *fn, void *site);
 uint32_t ct_args_site_rule(uintptr_t fn);
 /* Whether a rule has `at+N` (record wrote its places). */
 int ct_args_site_at(uint32_t rule);
-/* Whether the places of a rule with `at+N` hold at this call of the
- * hook: its return address is N bytes into fn, not in a copy of fn that
- * the compiler inlined elsewhere (its hooks name fn too). */
-int ct_args_site_holds(uint32_t rule, uintptr_t fn,
-                       const struct ct_site_regs *regs);
 /* Whether a rule keeps a hooked call's return value (retval%place). */
 int ct_args_keeps_return(uint32_t rule);
-/* Where a hooked call's return address is, from the rule's retval place
- * (`retval%rsp+40`) and the registers at the hook's call; NULL when the
- * rule keeps no return value, or the place is not in the frame or does
- * not hold site, the return address the hook was given. */
-uintptr_t *ct_args_return_slot(uint32_t rule, const struct ct_site_regs *regs,
-                               uintptr_t site);
+/* A hooked call of a function with rule `rule`, from ct_site_enter: its
+ * return taken (ct_patch_take_return) when the rule keeps the return
+ * value, the call recorded, then its ARGS record.  A call from a copy of
+ * the function inlined elsewhere (its return address not where the
+ * rule's `at+N` says) is recorded alone, as its places are others. */
+void ct_args_site_call(uint32_t rule, void *fn, void *site,
+                       const struct ct_site_regs *regs);
 #pragma GCC visibility pop
 
 #endif /* CT_ARGS_H */

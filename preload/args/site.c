@@ -241,29 +241,15 @@ uint32_t ct_args_site_rule(uintptr_t fn)
     return rule_of(fn);
 }
 
-/* From site_tramp.S, in place of the enter hook.  A return value is read
- * when the function returns: its return address (where the rule says,
- * and only if it is the one the hook was given) is swapped for the
- * patchable-entry mode's return trampoline, which writes the RETVAL and
- * the EXIT there, and whose frames unwinders and jumps already know
- * (patch/patch.c).  Before the ENTRY: a tail call may end a frame there. */
+/* From site_tramp.S, in place of the enter hook: a function with no rule
+ * is recorded as the hook records it; one with a rule by args.c. */
 void ct_site_enter(void *fn, void *site, const struct ct_site_regs *regs)
 {
     uint32_t rule = rule_of((uintptr_t)fn);
-    if (rule && !ct_args_site_holds(rule, (uintptr_t)fn, regs))
-        rule = 0;  /* a copy inlined elsewhere: other places */
-    uintptr_t *slot = rule ? ct_args_return_slot(rule, regs, (uintptr_t)site)
-                           : NULL;
-    if (slot)
-        ct_patch_take_return((uintptr_t)fn, slot);
-    struct ct_thread *t = ct_self;
-    uint32_t before = t ? t->depth : 0;
-    ct_enter_at(fn, site, regs->gpr[7]);
-    t = ct_self;
-    if (rule && t && t->depth == before + 1) {
-        struct ct_arg_regs g = {NULL, 0, NULL, NULL, regs};
-        ct_args_enter(rule, &g, before);
-    }
+    if (rule)
+        ct_args_site_call(rule, fn, site, regs);
+    else
+        ct_enter_at(fn, site, regs->gpr[7]);
 }
 
 /* In place of the exit hook, in an object with a rule that keeps a return

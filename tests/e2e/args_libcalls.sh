@@ -4,7 +4,9 @@
 # shows them in uftrace's spelling at -O0 and at -O2 (the values are read
 # from the registers at the PLT call, which no optimisation level moves),
 # a string at a bad address shows as <bad pointer 0x10> and the program
-# runs on; --dump and the chrome export carry the same text; a function
+# runs on; the values are the same whichever path writes them (in place
+# or through the general path a filter takes); --dump and the chrome
+# export carry the same text; a function
 # with no rule shows no values; `auto` gives the built-in table; a bad
 # spec is one message naming the place, and the program runs untouched.
 . "$(dirname "$0")/lib.sh"
@@ -73,6 +75,17 @@ if command -v protoc >/dev/null; then
     grep -A1 'string_value: "560"' "$T/pb.txt" | has 'name: "retval"' ||
         fail "perfetto: lib_mask's retval"
 fi
+
+# The same values whichever path writes them: integers in registers are
+# encoded straight into the block while the hooks' fast path is open
+# (args.c, fast_enter); under a record-time filter, which shuts it, the
+# general path builds the record.  A filter that leaves out printf alone
+# must give the same tree otherwise, each value included.
+traced_like_untraced "filtered" "$T/filt.raw" "$want_out" \
+    CALLTRACE_ARGS="$SPEC" CALLTRACE_FILTER='-printf@plt' "$T/m2"
+expect_eq "values written in place and by the general path" \
+    "$(tree_text "$T/m2.raw" | grep -v '^  printf@plt')" \
+    "$(tree_text "$T/filt.raw")"
 
 # No rule: no values, and the calls are the same as without the option.
 traced_like_untraced "plain" "$T/plain.raw" "$want_out" \
