@@ -78,6 +78,15 @@ int ct_filter_hold(struct ct_thread *t, uint32_t d, uint8_t sub,
  * pending frames and drop counts go into the trace. */
 void ct_filter_thread_close(struct ct_thread *t);
 void ct_filter_thread_release(struct ct_thread *t);
+/* filter_context.c: a coroutine switch (hot/context.c) keeps the
+ * filters' state of the context left, its levels [0, levels), in a
+ * buffer of ct_filter_context_bytes, and takes up that of the context
+ * entered (NULL: one with no frame of its own yet).  Nothing to do, and
+ * 0 bytes, while no rule ever ran on the thread. */
+size_t ct_filter_context_bytes(const struct ct_thread *t, uint32_t levels);
+void ct_filter_context_out(const struct ct_thread *t, void *buf,
+                           uint32_t levels);
+void ct_filter_context_in(struct ct_thread *t, const void *buf);
 /* In a forked child: its trace is a new file, which gets the rules again
  * and none of the parent's counts. */
 void ct_filter_after_fork(struct ct_thread *self);

@@ -24,6 +24,7 @@
 #include <sys/mman.h>
 #include <ucontext.h>
 
+#include "preload/filters/filter.h"
 #include "preload/libcalls/plt.h"
 #include "preload/patch/patch.h"
 #include "preload/tracer.h"
@@ -62,6 +63,10 @@ struct saved {
     void *plt;            /* its open library calls (plt.c)               */
     uint32_t npatch, patch_cap;
     void *patch;          /* its open patched calls (patch/patch.c)       */
+    size_t filter_cap;
+    void *filter;         /* the filters' state of its frames; NULL: none
+                             (filters/filter_context.c)                  */
+    int has_filter;       /* filter holds this context's state           */
 };
 
 struct contexts {
@@ -275,6 +280,29 @@ static void save_patch(struct saved *s)
     s->npatch = n;
 }
 
+/* The same for what the record-time filters know of its frames.  With
+ * no memory for it the context is saved without: its frames then come
+ * back as a context entered anew sees them (nothing pending). */
+static void save_filter(struct ct_thread *t, struct saved *s)
+{
+    s->has_filter = 0;
+    size_t need = ct_filter_context_bytes(t, s->kept);
+    if (!need)
+        return;
+    if (need > s->filter_cap) {
+        size_t cap = need * 2;
+        void *m = map(cap);
+        if (!m)
+            return;
+        if (s->filter)
+            munmap(s->filter, s->filter_cap);
+        s->filter = m;
+        s->filter_cap = cap;
+    }
+    ct_filter_context_out(t, s->filter, s->kept);
+    s->has_filter = 1;
+}
+
 /* Under the slow path's guard: the frames of the context left are kept
  * (nothing when none is open and it kept nothing before), those of
  * context id taken up, an empty stack the first time. */
@@ -290,6 +318,7 @@ static void swap_frames(struct ct_thread *t, uint32_t id, void *arg)
     if (cur) {
         save_plt(cur);
         save_patch(cur);
+        save_filter(t, cur);
     } else {
         if (plt_open)
             ct_plt_frames_drop();  /* no memory to keep them: taken off */
@@ -298,10 +327,13 @@ static void swap_frames(struct ct_thread *t, uint32_t id, void *arg)
     }
     struct saved *next = saved_of(t, id, 0);
     load_frames(t, next);
+    ct_filter_context_in(t, next && next->has_filter ? next->filter : NULL);
     ct_plt_frames_in(next ? next->plt : NULL, next ? next->nplt : 0);
     ct_patch_frames_in(next ? next->patch : NULL, next ? next->npatch : 0);
-    if (next)
+    if (next) {
         next->depth = next->nplt = next->npatch = 0;
+        next->has_filter = 0;
+    }
 }
 
 /* Context id (a stack's) as thread t names it: its home stack is 0. */
