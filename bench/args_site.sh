@@ -5,7 +5,9 @@
 # same source beside it, where installed (uftrace keeps no arguments of
 # -finstrument-functions builds).
 #   bench/args_site.sh [RUNS]    (BUILD=build-x to pick the library,
-#                                 ARGS_N=2000000 calls)
+#                                 ARGS_N=2000000 calls, BASE_LIB=path:
+#                                 another build's rows beside, in the
+#                                 same rounds)
 # Prints Markdown; the figures in BENCHMARKS.md come from it.
 #
 # bench/args_site_prog.c makes N calls of leaf(int), built gcc -O0 -g
@@ -45,6 +47,11 @@ for ((r = 0; r < RUNS; r++)); do
     cpu_run other "${ct[@]}" CALLTRACE_ARGS="unused@arg1/i32$loc" "$W/prog" "$N"
     cpu_run int "${ct[@]}" CALLTRACE_ARGS="leaf@arg1/i32$loc" "$W/prog" "$N"
     cpu_run intret "${ct[@]}" CALLTRACE_ARGS="leaf@arg1/i32$loc,retval/i32%rbp+8" "$W/prog" "$N"
+    if [ -n "${BASE_LIB:-}" ]; then
+        bl=(env CALLTRACE_OUTPUT="$W/t.raw" CALLTRACE_LIBCALLS=none LD_PRELOAD="$BASE_LIB")
+        cpu_run bbase "${bl[@]}" "$W/prog" "$N"
+        cpu_run bint "${bl[@]}" CALLTRACE_ARGS="leaf@arg1/i32$loc" "$W/prog" "$N"
+    fi
     if [ $have_uftrace = 1 ]; then
         cpu_run ubase uftrace record --no-libcall -d "$W/u.data" "$W/prog_pg" "$N"
         cpu_run uint uftrace record --no-libcall -d "$W/u.data" -A 'leaf@arg1/i32' "$W/prog_pg" "$N"
@@ -59,6 +66,10 @@ cpu_row "calltrace, hooks, no CALLTRACE_ARGS (baseline)" base base
 cpu_row "calltrace, hooks, a rule for a function never called (\`unused@arg1/i32$loc\`)" other base
 cpu_row "calltrace, hooks, \`leaf@arg1/i32$loc\`" int base
 cpu_row "calltrace, hooks, \`leaf@arg1/i32$loc,retval/i32%rbp+8\`" intret base
+if [ -n "${BASE_LIB:-}" ]; then
+    cpu_row "BASE_LIB, hooks, no CALLTRACE_ARGS (its baseline)" bbase bbase
+    cpu_row "BASE_LIB, hooks, \`leaf@arg1/i32$loc\`" bint bbase
+fi
 if [ $have_uftrace = 1 ]; then
     cpu_row "uftrace record, -pg (its baseline)" ubase ubase
     cpu_row "uftrace record -A leaf@arg1/i32, -pg" uint ubase

@@ -30,6 +30,13 @@ static void thread_line(struct ct_rep *r, uint32_t i)
     const struct ct_thread_time *tt = &p->thread_time[i];
     const struct ct_trace_info *info = p->info;
     uint64_t tid = i < info->nthreads ? info->threads[i].tid : i;
+    uint64_t ctx = i < info->nthreads ? info->threads[i].context : 0;
+    /* a coroutine as the Threads line names it: tid:context */
+    char who[48];
+    if (ctx)
+        snprintf(who, sizeof who, "%" PRIu64 ":%" PRIu64, tid, ctx);
+    else
+        snprintf(who, sizeof who, "%" PRIu64, tid);
     char a[32], b[32], c[32], d[32];
     if (tt->oncpu == CT_ONCPU_SWITCH) {
         uint64_t off = tt->off < tt->elapsed ? tt->off : tt->elapsed;
@@ -37,8 +44,8 @@ static void thread_line(struct ct_rep *r, uint32_t i)
         ct_rep_dur(b, sizeof b, ct_rep_ns(r, tt->elapsed - off));
         ct_rep_dur(c, sizeof c, ct_rep_ns(r, off));
         ct_rep_dur(d, sizeof d, ct_rep_ns(r, tt->preempted));
-        fprintf(r->out, "  tid %" PRIu64 ": %s(elapsed) %s(on-CPU) "
-                "%s(off-CPU, of which %s preempted)\n", tid, a, b, c, d);
+        fprintf(r->out, "  tid %s: %s(elapsed) %s(on-CPU) "
+                "%s(off-CPU, of which %s preempted)\n", who, a, b, c, d);
     } else if (tt->oncpu == CT_ONCPU_CLOCK && tt->clock_ticks) {
         double wall = ct_rep_ns(r, tt->clock_ticks);
         double cpu = (double)tt->clock_cpu_ns;
@@ -47,11 +54,10 @@ static void thread_line(struct ct_rep *r, uint32_t i)
         ct_rep_dur(a, sizeof a, wall);
         ct_rep_dur(b, sizeof b, cpu);
         ct_rep_dur(c, sizeof c, wall - cpu);
-        fprintf(r->out, "  tid %" PRIu64 ": %s(between its first and last "
-                "CPU-clock reading) %s(on-CPU) %s(off-CPU)\n", tid, a, b, c);
+        fprintf(r->out, "  tid %s: %s(between its first and last "
+                "CPU-clock reading) %s(on-CPU) %s(off-CPU)\n", who, a, b, c);
     } else if (tt->elapsed) {
-        fprintf(r->out, "  tid %" PRIu64 ": on-CPU time not recorded\n",
-                tid);
+        fprintf(r->out, "  tid %s: on-CPU time not recorded\n", who);
     }
 }
 

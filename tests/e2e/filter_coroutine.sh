@@ -37,6 +37,11 @@ check() {  # check NAME WANT ENV...
 
 check "no filter" \
     "|main() { |  slow(); |  slow(); |  quick(); |} /* main */ :1|co_body() { :1|  quick(); :1|  co_yield(); :1|  slow(); :1|} /* co_body */ "
+# the summary's on-CPU lines name the coroutine as its Threads line does
+# (where the tracer gave on-CPU times at all)
+"$REPORT_SAN" "$T/t.raw" > "$T/report.txt"
+! has '^  tid [0-9]*: ' "$T/report.txt" || has '^  tid [0-9]*:1: ' "$T/report.txt" ||
+    fail "the coroutine's on-CPU line: $("$REPORT_SAN" "$T/t.raw" | grep '^  tid')"
 # main's entry is written by slow(1); the coroutine's co_body waits on its
 # duration while main runs slow(2); both quick() calls are short
 check "min=1ms" \
