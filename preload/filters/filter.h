@@ -87,6 +87,8 @@ size_t ct_filter_context_bytes(const struct ct_thread *t, uint32_t levels);
 void ct_filter_context_out(const struct ct_thread *t, void *buf,
                            uint32_t levels);
 void ct_filter_context_in(struct ct_thread *t, const void *buf);
+/* Frames of a saved context that wait on their duration. */
+uint32_t ct_filter_context_pending(const void *buf);
 /* In a forked child: its trace is a new file, which gets the rules again
  * and none of the parent's counts. */
 void ct_filter_after_fork(struct ct_thread *self);

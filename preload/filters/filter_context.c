@@ -99,3 +99,10 @@ void ct_filter_context_in(struct ct_thread *t, const void *buf)
     p = get(p, f->held, h.nheld * sizeof f->held[0]);
     get(p, f->held_buf, h.held_used);
 }
+
+uint32_t ct_filter_context_pending(const void *buf)
+{
+    struct fctx_head h;
+    memcpy(&h, buf, sizeof h);
+    return h.npending;
+}

@@ -569,6 +569,30 @@ CT_API void makecontext(ucontext_t *ucp, void (*func)(void), int argc, ...)
     made(ucp, (uintptr_t)next);
 }
 
+void ct_context_close_filters(struct ct_thread *t)
+{
+    struct contexts *c = t->contexts;
+    uint32_t home = t->context;
+    int moved = 0;
+    for (uint32_t i = 0; c && i < c->n; i++) {
+        struct saved *s = &c->s[i];
+        if (s->id == t->context || !s->has_filter ||
+            !ct_filter_context_pending(s->filter))
+            continue;
+        swap_frames(t, s->id, NULL);
+        t->context = s->id;
+        ct_thread_enter_context(t);
+        ct_filter_thread_close(t);
+        c = t->contexts;  /* saving the context left may have grown it */
+        moved = 1;
+    }
+    if (moved) {
+        swap_frames(t, home, NULL);
+        t->context = home;
+        ct_thread_enter_context(t);
+    }
+}
+
 void ct_context_thread_release(struct ct_thread *t)
 {
     struct contexts *c = t->contexts;
@@ -581,6 +605,8 @@ void ct_context_thread_release(struct ct_thread *t)
             munmap(c->s[i].plt, ct_plt_frame_bytes() * c->s[i].plt_cap);
         if (c->s[i].patch)
             munmap(c->s[i].patch, ct_patch_frame_bytes() * c->s[i].patch_cap);
+        if (c->s[i].filter)
+            munmap(c->s[i].filter, c->s[i].filter_cap);
     }
     munmap(c, sizeof *c + c->cap * sizeof c->s[0]);
     t->contexts = NULL;

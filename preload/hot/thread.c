@@ -695,6 +695,15 @@ void ct_thread_switch_context(uint32_t id,
         goto out;
     swap(t, id, arg);
     t->context = id;
+    ct_thread_enter_context(t);
+    slow_end(t);
+out:
+    errno = saved;
+}
+
+void ct_thread_enter_context(struct ct_thread *t)
+{
+    uint32_t id = t->context;
     ct_profile_switch(t);
     if (t->blk && !ct_proc.failed) {
         uint8_t b[10];
@@ -714,9 +723,6 @@ void ct_thread_switch_context(uint32_t id,
             t->end = t->pos ? ct_hot_end(t->pos) : NULL;
         }
     }
-    slow_end(t);
-out:
-    errno = saved;
 }
 
 int ct_tracer_append_ext(unsigned subtype, const void *payload, size_t len)
@@ -778,8 +784,10 @@ void ct_thread_close_current(int last)
     t->busy = 1;
     ct_signal_fence();
     /* Only into the room left: this may run in a crash handler. */
-    if (t->filter)
+    if (t->filter) {
+        ct_context_close_filters(t);
         ct_filter_thread_close(t);
+    }
     if (t->blk)
         ct_cpu_record(t, blk_end(t), 1);
     ct_profile_close(t);
@@ -814,8 +822,10 @@ void ct_thread_key_dtor(void *arg)
     if (!t->blk && !ct_proc.failed && __atomic_load_n(&t->seq, __ATOMIC_RELAXED) &&
         !(t->flags & CT_T_NOBLOCK))
         blk_switch(t, 0);  /* the end of a thread deserves a record */
-    if (t->filter)
+    if (t->filter) {
+        ct_context_close_filters(t);
         ct_filter_thread_close(t);
+    }
     if (t->blk && t->cpu.mode && blk_ensure_room(t, 128) == 0)
         ct_cpu_record(t, blk_end(t), 1);
     if (t->blk && blk_ensure_room(t, 32) == 0)

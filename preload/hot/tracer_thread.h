@@ -301,6 +301,16 @@ void ct_thread_switch_context(uint32_t id,
                               void (*swap)(struct ct_thread *t, uint32_t id,
                                            void *arg),
                               void *arg);
+/* t has just taken up the frames of context t->context, under the slow
+ * path's guard: the profile mode's stack follows, and a CONTEXT record
+ * names it (with no room for it, later events are counted lost until a
+ * block names the context). */
+void ct_thread_enter_context(struct ct_thread *t);
+/* The thread ends, under the slow path's guard: the frames of its
+ * suspended contexts that wait on their duration go into the trace (or
+ * are counted) in their own context, as the running context's do
+ * (ct_filter_thread_close), which then runs again. */
+void ct_context_close_filters(struct ct_thread *t);
 /* A thread's state is going away: its saved contexts with it. */
 void ct_context_thread_release(struct ct_thread *t);
 
