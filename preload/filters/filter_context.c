@@ -18,21 +18,31 @@ struct fctx_head {
     uint32_t levels, npending, nheld, held_used;
 };
 
-/* Bytes of one level's state, in the order out() writes them. */
+/* Bytes of one level's state, in the order of regions(). */
 #define LEVEL_BYTES                                                         \
     (2 * sizeof(uint8_t) + sizeof(uint32_t) + sizeof(struct fscope) +       \
      2 * sizeof(uint64_t) + sizeof(uintptr_t))
 
-static uint8_t *put(uint8_t *p, const void *src, size_t n)
-{
-    memcpy(p, src, n);
-    return p + n;
-}
+struct region {
+    void *at;
+    size_t len;
+};
 
-static const uint8_t *get(const uint8_t *p, void *dst, size_t n)
+/* What a context's state is made of, after its head, in order: levels
+ * [0, n) of each per-level array, then the held records. */
+#define NREGIONS 9
+static void regions(struct fthread *f, uint32_t n, uint32_t nheld,
+                    uint32_t held_used, struct region r[NREGIONS])
 {
-    memcpy(dst, p, n);
-    return p + n;
+    r[0] = (struct region){f->state, n};
+    r[1] = (struct region){f->fl, n};
+    r[2] = (struct region){f->why, n * sizeof f->why[0]};
+    r[3] = (struct region){f->saved, n * sizeof f->saved[0]};
+    r[4] = (struct region){f->ticks, n * sizeof f->ticks[0]};
+    r[5] = (struct region){f->fmin, n * sizeof f->fmin[0]};
+    r[6] = (struct region){f->site, n * sizeof f->site[0]};
+    r[7] = (struct region){f->held, nheld * sizeof f->held[0]};
+    r[8] = (struct region){f->held_buf, held_used};
 }
 
 size_t ct_filter_context_bytes(const struct ct_thread *t, uint32_t levels)
@@ -49,23 +59,22 @@ size_t ct_filter_context_bytes(const struct ct_thread *t, uint32_t levels)
 void ct_filter_context_out(const struct ct_thread *t, void *buf,
                            uint32_t levels)
 {
-    const struct fthread *f = t->filter;
+    struct fthread *f = t->filter;
     if (!f)
         return;
     if (levels > CT_MAX_DEPTH)
         levels = CT_MAX_DEPTH;
     struct fctx_head h = {f->sc, levels, f->npending, f->nheld,
                           f->held_used};
-    uint8_t *p = put(buf, &h, sizeof h);
-    p = put(p, f->state, levels);
-    p = put(p, f->fl, levels);
-    p = put(p, f->why, levels * sizeof f->why[0]);
-    p = put(p, f->saved, levels * sizeof f->saved[0]);
-    p = put(p, f->ticks, levels * sizeof f->ticks[0]);
-    p = put(p, f->fmin, levels * sizeof f->fmin[0]);
-    p = put(p, f->site, levels * sizeof f->site[0]);
-    p = put(p, f->held, f->nheld * sizeof f->held[0]);
-    put(p, f->held_buf, f->held_used);
+    struct region r[NREGIONS];
+    regions(f, levels, f->nheld, f->held_used, r);
+    uint8_t *p = buf;
+    memcpy(p, &h, sizeof h);
+    p += sizeof h;
+    for (int i = 0; i < NREGIONS; i++) {
+        memcpy(p, r[i].at, r[i].len);
+        p += r[i].len;
+    }
 }
 
 void ct_filter_context_in(struct ct_thread *t, const void *buf)
@@ -83,21 +92,19 @@ void ct_filter_context_in(struct ct_thread *t, const void *buf)
         return;
     }
     struct fctx_head h;
-    const uint8_t *p = get(buf, &h, sizeof h);
-    uint32_t n = h.levels;
+    const uint8_t *p = buf;
+    memcpy(&h, p, sizeof h);
+    p += sizeof h;
     f->sc = h.sc;
     f->npending = h.npending;
     f->nheld = h.nheld;
     f->held_used = h.held_used;
-    p = get(p, f->state, n);
-    p = get(p, f->fl, n);
-    p = get(p, f->why, n * sizeof f->why[0]);
-    p = get(p, f->saved, n * sizeof f->saved[0]);
-    p = get(p, f->ticks, n * sizeof f->ticks[0]);
-    p = get(p, f->fmin, n * sizeof f->fmin[0]);
-    p = get(p, f->site, n * sizeof f->site[0]);
-    p = get(p, f->held, h.nheld * sizeof f->held[0]);
-    get(p, f->held_buf, h.held_used);
+    struct region r[NREGIONS];
+    regions(f, h.levels, h.nheld, h.held_used, r);
+    for (int i = 0; i < NREGIONS; i++) {
+        memcpy(r[i].at, p, r[i].len);
+        p += r[i].len;
+    }
 }
 
 uint32_t ct_filter_context_pending(const void *buf)
