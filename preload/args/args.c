@@ -208,34 +208,54 @@ static void put_value(struct pay *p, const struct ct_arg_item *it, uint64_t v)
 }
 
 /*
- * Writes the record right after the thread's latest one, stamped with its
- * time (delta 0: the ENTRY's for ARGS; RETVAL's EXIT follows with its own
- * time), as the hooks' fast path writes: no clock read, no lock.  When
- * that path is shut (no room before the block's end, tracing off,
- * re-entry, hidden frames, the monotonic clock) the slow path's append
- * does it, stamped now.
+ * A record written in place, right after the thread's latest one, as the
+ * hooks' fast path writes: no clock read, no lock.  in_place_open gives
+ * the thread's position for a record of at most `need` bytes and sets the
+ * busy flag; NULL, with nothing changed, when that path is shut (no room
+ * before the block's end, tracing off, re-entry, hidden or pending
+ * frames, filters, the monotonic clock).  in_place_done moves the
+ * position to the record's end and clears the whole gate, whose stop
+ * bits were zero, as the hooks end their fast path: the next hook's
+ * 64-bit load of it forwards from this store, which it cannot from a
+ * 32-bit store of busy alone.
  */
+static uint8_t *in_place_open(struct ct_thread *t, size_t need)
+{
+    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
+    if (!t || (t->gate | (t->expect ^ w)) != 0)
+        return NULL;
+    t->busy = 1;
+    ct_signal_fence();
+    uint8_t *p = t->pos;
+    if (p < t->end && need <= (size_t)(ct_room_end(t->end) - p))
+        return p;
+    ct_signal_fence();
+    t->busy = 0;
+    return NULL;
+}
+
+static void in_place_done(struct ct_thread *t, uint8_t *end)
+{
+    t->pos = end;
+    ct_signal_fence();
+    t->gate = 0;
+}
+
+/* A record stamped with the thread's latest time (delta 0: the ENTRY's
+ * for ARGS; RETVAL's EXIT follows with its own time), in place; else the
+ * slow path's append does it, stamped now. */
 static void append(uint8_t sub, const uint8_t *b, size_t n)
 {
     struct ct_thread *t = ct_self;
-    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
-    if (t && (t->gate | (t->expect ^ w)) == 0) {
-        t->busy = 1;
-        ct_signal_fence();
-        uint8_t *p = t->pos;
-        if (p < t->end && n + 24 <= (size_t)(ct_room_end(t->end) - p)) {
-            p = ct_enc_ext_head(p, 0, sub, n);
-            for (size_t i = 0; i < n; i++) /* a few bytes: no call */
-                p[i] = b[i];
-            t->pos = p + n;
-            ct_signal_fence();
-            t->busy = 0;
-            return;
-        }
-        ct_signal_fence();
-        t->busy = 0;
+    uint8_t *p = in_place_open(t, n + 24);
+    if (!p) {
+        ct_tracer_append_ext(sub, b, n);
+        return;
     }
-    ct_tracer_append_ext(sub, b, n);
+    p = ct_enc_ext_head(p, 0, sub, n);
+    for (size_t i = 0; i < n; i++) /* a few bytes: no call */
+        p[i] = b[i];
+    in_place_done(t, p + n);
 }
 
 /* Where a record of frame depth goes: false for nowhere (a frame a
@@ -473,18 +493,9 @@ static int fast_enter(struct ct_thread *t, const struct ct_args_rule *r,
     for (unsigned i = 0; i < r->nitems; i++)
         if (!fast_item(&r->items[i], g))
             return -1;
-    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
-    if ((t->gate | (t->expect ^ w)) != 0)
+    uint8_t *p = in_place_open(t, 3 + 11 * FAST_ITEMS);
+    if (!p)
         return -1;
-    t->busy = 1;
-    ct_signal_fence();
-    uint8_t *p = t->pos;
-    if (p >= t->end ||
-        (size_t)(ct_room_end(t->end) - p) < 3 + 11 * FAST_ITEMS) {
-        ct_signal_fence();
-        t->busy = 0;
-        return -1;
-    }
     p = ct_put_varint(p, ct_head(0, CT_REC_EXT));
     *p++ = CT_EXT_ARGS;
     uint8_t *len = p++;
@@ -492,12 +503,7 @@ static int fast_enter(struct ct_thread *t, const struct ct_args_rule *r,
     for (unsigned i = 0; i < r->nitems; i++)
         put_int(&pay, &r->items[i], fast_value(&r->items[i], g));
     *len = (uint8_t)pay.n;
-    t->pos = p + pay.n;
-    ct_signal_fence();
-    /* The whole gate, whose stop bits were zero, as the hooks end their
-     * fast path: the exit hook's 64-bit load of it forwards from this
-     * store, which it cannot from a 32-bit store of busy alone. */
-    t->gate = 0;
+    in_place_done(t, p + pay.n);
     return 0;
 }
 
@@ -537,10 +543,16 @@ int ct_args_site_at(uint32_t rule)
     return ct_args_rule(&spec, rule)->has_at;
 }
 
+/* Whether a rule keeps a hooked call's return value, caught where the
+ * function returns to (retval%place). */
+static bool keeps_return(const struct ct_args_rule *r)
+{
+    return r->has_ret && r->ret.loc == CT_LOC_MEM;
+}
+
 int ct_args_keeps_return(uint32_t rule)
 {
-    const struct ct_args_rule *r = ct_args_rule(&spec, rule);
-    return r->has_ret && r->ret.loc == CT_LOC_MEM;
+    return keeps_return(ct_args_rule(&spec, rule));
 }
 
 /* Whether the places of a rule with `at+N` hold at this call of the
@@ -584,7 +596,7 @@ void ct_args_site_call(uint32_t rule, void *fn, void *site,
         ct_enter_at(fn, site, regs->gpr[7]);  /* an inlined copy */
         return;
     }
-    if (r->has_ret && r->ret.loc == CT_LOC_MEM) {
+    if (keeps_return(r)) {
         uintptr_t *slot = return_slot(r, regs, (uintptr_t)site);
         if (slot)
             ct_patch_take_return((uintptr_t)fn, slot);
