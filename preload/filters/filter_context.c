@@ -18,11 +18,6 @@ struct fctx_head {
     uint32_t levels, npending, nheld, held_used;
 };
 
-/* Bytes of one level's state, in the order of regions(). */
-#define LEVEL_BYTES                                                         \
-    (2 * sizeof(uint8_t) + sizeof(uint32_t) + sizeof(struct fscope) +       \
-     2 * sizeof(uint64_t) + sizeof(uintptr_t))
-
 struct region {
     void *at;
     size_t len;
@@ -47,13 +42,17 @@ static void regions(struct fthread *f, uint32_t n, uint32_t nheld,
 
 size_t ct_filter_context_bytes(const struct ct_thread *t, uint32_t levels)
 {
-    const struct fthread *f = t->filter;
+    struct fthread *f = t->filter;
     if (!f)
         return 0;
     if (levels > CT_MAX_DEPTH)
         levels = CT_MAX_DEPTH;
-    return sizeof(struct fctx_head) + (size_t)levels * LEVEL_BYTES +
-           f->nheld * sizeof f->held[0] + f->held_used;
+    struct region r[NREGIONS];
+    regions(f, levels, f->nheld, f->held_used, r);
+    size_t n = sizeof(struct fctx_head);
+    for (int i = 0; i < NREGIONS; i++)
+        n += r[i].len;
+    return n;
 }
 
 void ct_filter_context_out(const struct ct_thread *t, void *buf,

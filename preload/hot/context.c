@@ -569,28 +569,32 @@ CT_API void makecontext(ucontext_t *ucp, void (*func)(void), int argc, ...)
     made(ucp, (uintptr_t)next);
 }
 
+/* What ct_thread_switch_context does, for a caller already under the
+ * slow path's guard. */
+static void switch_guarded(struct ct_thread *t, uint32_t id)
+{
+    swap_frames(t, id, NULL);
+    t->context = id;
+    ct_thread_enter_context(t);
+}
+
 void ct_context_close_filters(struct ct_thread *t)
 {
     struct contexts *c = t->contexts;
     uint32_t home = t->context;
-    int moved = 0;
     for (uint32_t i = 0; c && i < c->n; i++) {
         struct saved *s = &c->s[i];
-        if (s->id == t->context || !s->has_filter ||
+        /* the running context's own are closed by the caller; the one
+         * just switched to has handed its state over (has_filter 0) */
+        if (s->id == home || !s->has_filter ||
             !ct_filter_context_pending(s->filter))
             continue;
-        swap_frames(t, s->id, NULL);
-        t->context = s->id;
-        ct_thread_enter_context(t);
+        switch_guarded(t, s->id);
         ct_filter_thread_close(t);
         c = t->contexts;  /* saving the context left may have grown it */
-        moved = 1;
     }
-    if (moved) {
-        swap_frames(t, home, NULL);
-        t->context = home;
-        ct_thread_enter_context(t);
-    }
+    if (t->context != home)
+        switch_guarded(t, home);
 }
 
 void ct_context_thread_release(struct ct_thread *t)
