@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "settings/args_spec.h"
+#include "settings/regex_bound.h"
 
 /* uftrace's `-a` table, for the commonest libc and pthread calls. */
 const char ct_args_builtin[] =
@@ -315,7 +316,7 @@ static int rule(struct parser *ps, struct ct_args_spec *spec, int *want_auto)
     int rc = ct_args_pattern_init(&r->pat, r->pattern);
     if (rc != 0) {
         char why[96];
-        regerror(rc, &r->pat.re, why, sizeof why);
+        ct_re_error(rc, &r->pat.re, why, sizeof why);
         char what[CT_ARGS_PATTERN_MAX + 100];
         snprintf(what, sizeof what, "'%s': %s", r->pattern, why);
         ps->p = start;
@@ -358,9 +359,7 @@ int ct_args_parse(struct ct_args_spec *spec, const char *text, char *err,
 int ct_args_pattern_init(struct ct_args_pattern *p, const char *text)
 {
     p->is_regex = !strncmp(text, "re:", 3);
-    int rc = p->is_regex
-                 ? regcomp(&p->re, text + 3, REG_EXTENDED | REG_NOSUB)
-                 : 0;
+    int rc = p->is_regex ? ct_re_compile(&p->re, text + 3) : 0;
     if (rc != 0)
         p->is_regex = 0;  /* nothing to free */
     return rc;

@@ -132,8 +132,9 @@ int ct_args_parse(struct ct_args_spec *spec, const char *text, char *err,
  * only, as uftrace's `@plt` item does. */
 uint32_t ct_args_match(struct ct_args_spec *spec, const char *name,
                        int libcall);
-/* Compiles text (a pattern as written) into p: 0, or regcomp's error,
- * which regerror names from p->re.  Free it with ct_args_pattern_free. */
+/* Compiles text (a pattern as written) into p: 0, or ct_re_compile's
+ * code, which ct_re_error names (settings/regex_bound.h).  Free it with
+ * ct_args_pattern_free. */
 int ct_args_pattern_init(struct ct_args_pattern *p, const char *text);
 /* Whether name matches p, compiled from text. */
 int ct_args_pattern_match(const struct ct_args_pattern *p, const char *text,

@@ -11,6 +11,7 @@
 
 #include "settings/alloc.h"
 #include "settings/filter_spec.h"
+#include "settings/regex_bound.h"
 
 void ct_fspec_free(struct ct_fspec *s)
 {
@@ -256,10 +257,10 @@ static int parse_item(struct ct_fspec *out, char *item, char *err,
     }
     strcpy(r->pattern, pat);
     if (r->is_regex) {
-        int rc = regcomp(&r->re, pat, REG_EXTENDED | REG_NOSUB);
+        int rc = ct_re_compile(&r->re, pat);
         if (rc != 0) {
             char why[128];
-            regerror(rc, &r->re, why, sizeof why);
+            ct_re_error(rc, &r->re, why, sizeof why);
             snprintf(err, errcap, "'re:%s': %s", pat, why);
             return -1;
         }

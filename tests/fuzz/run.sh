@@ -64,6 +64,8 @@ for h in "${harnesses[@]}"; do
         printf 'f@args,retval;x@plt@arg1/s16,fparg2/f32\0f\0x' > "$corpus/seed-args2"
         printf 'd_int@arg1/i32%%rbp-20,arg2/32%%rbx,fparg1/f64%%xmm1,arg3%%none,retval/i32%%rsp+40,at+26\0d_int' > "$corpus/seed-args3"
         printf 'main,-lex_*,re:^yy,fib@3,start:on,size=64,-*@plt\0lex_a\0yyparse\0malloc' > "$corpus/seed-filter"
+        # stacked repetitions, which regcomp would copy past 2 GB
+        printf 're:^yy++++++++++++++++++++++++++++++++++++++++++++++++++\0yyparse' > "$corpus/seed-deep-re"
         printf 'out.raw\0004K\0001G\0monotonic\000clock\0001\000USR2\000yes\000nested\0002M\000USR1' > "$corpus/seed-config"
     fi
     extra=()
