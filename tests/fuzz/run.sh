@@ -49,8 +49,7 @@ for h in "${harnesses[@]}"; do
     [ "$h" = recv ] && srcs+=(frontend/recv_parse.c)
     # settings: the parsers of the tracer's environment, with the front
     # end's allocator (the tracer's is its own mappings).
-    [ "$h" = settings ] && srcs+=(settings/args_spec.c settings/filter_spec.c
-                                  settings/config.c frontend/settings_alloc.c)
+    [ "$h" = settings ] && srcs+=(settings/*.c frontend/settings_alloc.c)
     if ! clang $flags -fsanitize=fuzzer -Itests/fuzz -Ifrontend -o "$bin" \
             "${srcs[@]}" "${objs[@]}" -lbfd -lm -lz -lzstd; then
         echo "FAILED: fuzz_$h does not build"; fail=$((fail + 1)); continue
