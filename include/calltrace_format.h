@@ -265,9 +265,11 @@ static inline unsigned ct_head_split(uint64_t head, bool prefix,
 
 /*
  * A value in ARGS and RETVAL payloads: u8 tag, then by tag
- *   SIGNED, CHAR  svarint          UNSIGNED, HEX, PTR, BADPTR  varint
+ *   SIGNED, CHAR  svarint          UNSIGNED, HEX, PTR, BADPTR, OCT  varint
  *   STR, STR_CUT  varint n, n bytes (STR_CUT: the string went on; the copy
  *                 stopped at the rule's maximum)
+ *   STRUCT        varint size, varint n, n bytes: the type's size and name
+ *                 of a struct passed by value, none of whose bytes is kept
  *   DOUBLE        8 bytes, IEEE 754 binary64, little-endian
  *   NULLSTR, UNAVAIL  nothing
  * A reader that meets a tag it does not know stops reading the payload
@@ -285,6 +287,8 @@ static inline unsigned ct_head_split(uint64_t head, bool prefix,
 #define CT_VAL_UNAVAIL  9u  /* no location holds the value here           */
 #define CT_VAL_DOUBLE  10u
 #define CT_VAL_CHAR    11u
+#define CT_VAL_OCT     12u  /* shown in octal with a leading 0 (a mode)   */
+#define CT_VAL_STRUCT  13u
 
 /*
  * CT_EXT_SWITCH payload, self-contained so a reader can use it without

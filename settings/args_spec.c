@@ -6,9 +6,9 @@
  *   rule  = "auto" | (glob | "re:" regex) "@" item { "," item }
  *   item  = ("arg" N | "fparg" N | "retval") [ "/" fmt ] [ "%" loc ]
  *         | "args" | "at+" N
- *   fmt   = ["i" | "u" | "x"] [8|16|32|64]  |  "p" | "c" | "s" [max]
- *         | "f" [32|64]
- *   loc   = reg | reg ("+" | "-") N | "none"
+ *   fmt   = ["i" | "u" | "x" | "o"] [8|16|32|64]  |  "p" | "c" | "s" [max]
+ *         | "f" [32|64]  |  "t" [size] [":" name]
+ *   loc   = reg | reg ("+" | "-") N | "stack" ["+"] N | "none"
  *   reg   = "rax" | "rdx" | ... | "r15" | "xmm0" ... "xmm7"
  */
 #include <fnmatch.h>
@@ -57,12 +57,12 @@ const char ct_args_builtin[] =
     "usleep@arg1/u,retval;"
     "sleep@arg1/u,retval/u;"
     "exit@arg1;"
-    "creat@arg1/s,arg2/x,retval;"
-    "chmod@arg1/s,arg2/x,retval;"
+    "creat@arg1/s,arg2/o,retval;"
+    "chmod@arg1/s,arg2/o,retval;"
     "unlink@arg1/s,retval;"
     "access@arg1/s,arg2,retval;"
     "rename@arg1/s,arg2/s,retval;"
-    "mkdir@arg1/s,arg2/x,retval;"
+    "mkdir@arg1/s,arg2/o,retval;"
     "rmdir@arg1/s,retval;"
     "kill@arg1,arg2,retval;"
     "fork@retval;"
@@ -86,6 +86,7 @@ struct parser {
     const char *text, *p;
     char *err;
     size_t errlen;
+    struct ct_args_spec *spec;  /* where type names go */
 };
 
 static int fail(struct parser *ps, const char *what)
@@ -123,6 +124,37 @@ static int width_of(struct parser *ps, struct ct_arg_item *it, int fp)
                        : "an integer's width is 8, 16, 32 or 64");
 }
 
+/* `tSIZE:NAME` after the t: a struct passed by value, whose size (0 for
+ * an empty one, shown `NAME{}`) and name are all that is shown.  The name
+ * goes into the spec's names. */
+static int struct_of(struct parser *ps, struct ct_arg_item *it)
+{
+    const char *at = ps->p;
+    long size = number(ps);
+    if (size > 65535) {
+        ps->p = at;
+        return fail(ps, "a struct's size is at most 65535 bytes");
+    }
+    it->strmax = (uint16_t)(size < 0 ? 1 : size);
+    if (*ps->p != ':')
+        return 0;
+    at = ++ps->p;
+    size_t n = strcspn(ps->p, ",;%@/");
+    if (n == 0 || n > CT_ARGS_TYPE_NAME_MAX)
+        return fail(ps, "a struct's name is 1 to 31 bytes after t:");
+    struct ct_args_spec *spec = ps->spec;
+    if (!spec->names_used)
+        spec->names_used = 1;  /* offset 0 is the empty name */
+    if (spec->names_used + n + 1 > CT_ARGS_NAMES)
+        return fail(ps, "more than 8192 bytes of struct names");
+    memcpy(spec->names + spec->names_used, at, n);
+    spec->names[spec->names_used + n] = '\0';
+    it->name = (uint16_t)spec->names_used;
+    spec->names_used += (uint32_t)n + 1;
+    ps->p += n;
+    return 0;
+}
+
 /* "/fmt" after an item, if any. */
 static int format(struct parser *ps, struct ct_arg_item *it)
 {
@@ -137,6 +169,8 @@ static int format(struct parser *ps, struct ct_arg_item *it)
     case 'i': it->fmt = CT_FMT_SIGNED; return width_of(ps, it, 0);
     case 'u': it->fmt = CT_FMT_UNSIGNED; return width_of(ps, it, 0);
     case 'x': it->fmt = CT_FMT_HEX; return width_of(ps, it, 0);
+    case 'o': it->fmt = CT_FMT_OCT; return width_of(ps, it, 0);
+    case 't': it->fmt = CT_FMT_STRUCT; return struct_of(ps, it);
     case 'p': it->fmt = CT_FMT_PTR; return 0;
     case 'c': it->fmt = CT_FMT_CHAR; it->width = 1; return 0;
     case 'f': it->fmt = CT_FMT_FLOAT; return width_of(ps, it, 1);
@@ -154,8 +188,9 @@ static int format(struct parser *ps, struct ct_arg_item *it)
     }
     default:
         ps->p--;
-        return fail(ps, "expected a format: i, u, x (with 8, 16, 32 or "
-                        "64), p, c, s (with a maximum) or f");
+        return fail(ps, "expected a format: i, u, x, o (with 8, 16, 32 "
+                        "or 64), p, c, s (with a maximum), f or t (with a "
+                        "size and :name)");
     }
 }
 
@@ -182,6 +217,17 @@ static int location(struct parser *ps, struct ct_arg_item *it)
         it->loc = CT_LOC_NONE;
         return 0;
     }
+    if (!strncmp(ps->p, "stack", 5)) {  /* uftrace's `%stack+N`, `%stackN` */
+        ps->p += 5 + (ps->p[5] == '+');
+        long n = number(ps);
+        if (n < 1 || n > CT_ARGS_STACK_MAX) {
+            ps->p = at;
+            return fail(ps, "expected stack+N, N from 1 to 512");
+        }
+        it->loc = CT_LOC_STACK;
+        it->off = (int32_t)n;
+        return 0;
+    }
     unsigned best = CT_REG_COUNT;
     size_t blen = 0;
     for (unsigned i = 0; i < CT_REG_COUNT; i++) {
@@ -192,8 +238,8 @@ static int location(struct parser *ps, struct ct_arg_item *it)
         }
     }
     if (best == CT_REG_COUNT)
-        return fail(ps, "expected a register (rax ... r15, xmm0 ... xmm7) "
-                        "or none after %");
+        return fail(ps, "expected a register (rax ... r15, xmm0 ... xmm7), "
+                        "stack+N or none after %");
     ps->p += blen;
     it->reg = (uint8_t)best;
     it->loc = CT_LOC_REG;
@@ -264,7 +310,8 @@ static int item(struct parser *ps, struct ct_args_rule *r)
                                     (it.src == CT_ARG_FP))
         return fail(ps, "an integer is read from rax ... r15, a float "
                         "from xmm0 ... xmm7");
-    if (it.src == CT_ARG_FP && it.fmt != CT_FMT_FLOAT)
+    if (it.src == CT_ARG_FP && it.fmt != CT_FMT_FLOAT &&
+        it.fmt != CT_FMT_STRUCT)
         return fail(ps, "fpargN is shown as a float (f)");
     if (it.fmt == CT_FMT_STR)
         r->strings |= it.src == CT_ARG_RET ? 2 : 1;
@@ -342,15 +389,17 @@ static int rules(struct parser *ps, struct ct_args_spec *spec,
 int ct_args_parse(struct ct_args_spec *spec, const char *text, char *err,
                   size_t errlen)
 {
-    struct parser ps = {text, text, err, errlen};
-    struct parser table = {ct_args_builtin, ct_args_builtin, err, errlen};
-    uint32_t before = spec->nrules;
+    struct parser ps = {text, text, err, errlen, spec};
+    struct parser table = {ct_args_builtin, ct_args_builtin, err, errlen,
+                           spec};
+    uint32_t before = spec->nrules, names_before = spec->names_used;
     int want_auto = 0;
     if (rules(&ps, spec, &want_auto) != 0 ||
         (want_auto && rules(&table, spec, &want_auto) != 0)) {
         for (uint32_t i = before; i < spec->nrules; i++)
             ct_args_pattern_free(&spec->rules[i].pat);
         spec->nrules = before;
+        spec->names_used = names_before;
         return -1;
     }
     return 0;
@@ -385,6 +434,7 @@ void ct_args_clear(struct ct_args_spec *spec)
     for (uint32_t i = 0; i < spec->nrules; i++)
         ct_args_pattern_free(&spec->rules[i].pat);
     spec->nrules = spec->nmerged = 0;
+    spec->names_used = 0;
 }
 
 static int matches(const struct ct_args_rule *r, const char *name)

@@ -17,6 +17,9 @@
 #define CT_ARGS_PATTERN_MAX 128 /* a C++ symbol's name, mostly         */
 #define CT_ARGS_STR_DEFAULT 64  /* bytes of a string kept, by default     */
 #define CT_ARGS_STR_MAX 256     /* most a `sN` may ask for (stack use)     */
+#define CT_ARGS_TYPE_NAME_MAX 31 /* a struct's name in `tSIZE:NAME`      */
+#define CT_ARGS_NAMES 8192      /* bytes of such names in one spec       */
+#define CT_ARGS_STACK_MAX 512   /* the deepest `%stack+N`                */
 
 /* What an item reads. */
 enum ct_arg_src { CT_ARG_INT, CT_ARG_FP, CT_ARG_RET };
@@ -31,6 +34,10 @@ enum ct_arg_fmt {
     CT_FMT_STR,
     CT_FMT_CHAR,
     CT_FMT_FLOAT,
+    CT_FMT_OCT,     /* `o`: octal with a leading 0, as a file's mode     */
+    CT_FMT_STRUCT,  /* `tSIZE:NAME`: a struct, union or class passed by
+                       value, shown as uftrace shows it (`NAME{...}`);
+                       nothing of it is read                            */
 };
 
 /* Where an item's value is, when the item says (`%rbx`, `%rbp-20`,
@@ -44,6 +51,8 @@ enum ct_arg_loc {
     CT_LOC_REG,     /* in register reg                                  */
     CT_LOC_MEM,     /* in memory at register reg + off                  */
     CT_LOC_NONE,    /* nowhere known: shown <unavailable>               */
+    CT_LOC_STACK,   /* `%stack+N`: the Nth 8-byte slot of the caller's
+                       stack above the return address, at the entry     */
 };
 /* Registers by their DWARF numbers (x86-64 psABI): 0-15 the integer
  * registers (%rax %rdx %rcx %rbx %rsi %rdi %rbp %rsp %r8-%r15), 17-24
@@ -56,10 +65,12 @@ struct ct_arg_item {
     uint8_t fmt;    /* enum ct_arg_fmt                                   */
     uint8_t index;  /* argN / fpargN: N, from 1; 0 for the retval        */
     uint8_t width;  /* bytes: 1, 2, 4 or 8 (FLOAT: 4 or 8)               */
-    uint16_t strmax;/* STR: most bytes kept                              */
+    uint16_t strmax;/* STR: most bytes kept; STRUCT: the type's size    */
     uint8_t loc;    /* enum ct_arg_loc                                   */
     uint8_t reg;    /* REG, MEM: the register's DWARF number             */
-    int32_t off;    /* MEM: bytes from the register's value              */
+    int32_t off;    /* MEM: bytes from the register's value; STACK: N   */
+    uint16_t name;  /* STRUCT: its type's name, at this offset of the
+                       spec's names (0: none)                            */
 };
 
 /* The name of DWARF register reg ("rbx", "xmm0"), or NULL for one an item
@@ -107,6 +118,9 @@ struct ct_args_merged {
 
 struct ct_args_spec {
     uint32_t nrules;
+    uint32_t names_used;                /* bytes of names taken          */
+    char names[CT_ARGS_NAMES];          /* the rules' type names, each
+                                           NUL-terminated; [0] is ""    */
     struct ct_args_rule rules[CT_ARGS_MAX_RULES];
     uint32_t nmerged;
     struct ct_args_merged merged[CT_ARGS_MAX_MERGED];
@@ -151,6 +165,12 @@ ct_args_rule(const struct ct_args_spec *spec, uint32_t id)
     if (id > CT_ARGS_MAX_RULES)
         return &spec->merged[id - CT_ARGS_MAX_RULES - 1].rule;
     return &spec->rules[id - 1];
+}
+/* The name of a STRUCT item's type ("" when it has none). */
+static inline const char *ct_args_type_name(const struct ct_args_spec *spec,
+                                            const struct ct_arg_item *it)
+{
+    return it->name < CT_ARGS_NAMES ? spec->names + it->name : "";
 }
 /* The built-in table, in the spec's own language. */
 extern const char ct_args_builtin[];

@@ -106,6 +106,17 @@ static bool value(struct out *o, const uint8_t **pp, const uint8_t *end)
         put(o, tmp, (size_t)k < sizeof tmp ? (size_t)k : sizeof tmp - 1);
         break;
     }
+    case CT_VAL_STRUCT: {
+        /* as uftrace: the type's name and {...}, {} when it is empty */
+        uint64_t size;
+        if (ct_get_varint(&p, end, &size) != 0 ||
+            ct_get_varint(&p, end, &v) != 0 || v > (uint64_t)(end - p))
+            return false;
+        for (uint64_t i = 0; i < v; i++, p++)  /* a byte no name has: ? */
+            put(o, *p > 0x20 && *p < 0x7f ? (const char *)p : "?", 1);
+        put(o, size ? "{...}" : "{}", size ? 5 : 2);
+        break;
+    }
     case CT_VAL_STR:
     case CT_VAL_STR_CUT:
         if (ct_get_varint(&p, end, &v) != 0 || v > (uint64_t)(end - p))
@@ -116,7 +127,7 @@ static bool value(struct out *o, const uint8_t **pp, const uint8_t *end)
             put(o, "...", 3);
         break;
     default:
-        if (tag > CT_VAL_CHAR || ct_get_varint(&p, end, &v) != 0)
+        if (tag > CT_VAL_OCT || ct_get_varint(&p, end, &v) != 0)
             return false;
         if (tag == CT_VAL_SIGNED) {
             putf(o, "%" PRId64, (uint64_t)ct_unzigzag(v));
@@ -125,6 +136,8 @@ static bool value(struct out *o, const uint8_t **pp, const uint8_t *end)
         } else if (tag == CT_VAL_CHAR) {
             uint8_t c = (uint8_t)ct_unzigzag(v);
             quoted(o, &c, 1, '\'');
+        } else if (tag == CT_VAL_OCT) {
+            putf(o, "%#" PRIo64, v);
         } else if (tag == CT_VAL_BADPTR) {
             putf(o, "<bad pointer %#" PRIx64 ">", v);
         } else if (v == 0 && tag == CT_VAL_PTR) {

@@ -75,10 +75,12 @@ int ct_args_any(void)
 }
 
 /* A record being built: values of integers and floats take at most 11
- * bytes each, so a rule without strings fits SMALL_PAY (a buffer of the
- * thread's, run()); one with a string is built on the tracer's own stack
- * (BIG_PAY), as the program may run on a small one (docs/reliability.md). */
-#define SMALL_PAY (11 * (CT_ARGS_MAX_ITEMS + 1))
+ * bytes each, a struct's name and size STRUCT_PAY, so a rule without
+ * strings fits SMALL_PAY (a buffer of the thread's, run()); one with a
+ * string is built on the tracer's own stack (BIG_PAY), as the program may
+ * run on a small one (docs/reliability.md). */
+#define STRUCT_PAY (1 + 3 + 1 + CT_ARGS_TYPE_NAME_MAX)
+#define SMALL_PAY (STRUCT_PAY * (CT_ARGS_MAX_ITEMS + 1))
 #define BIG_PAY (CT_ARGS_MAX_ITEMS * (CT_ARGS_STR_MAX + 4) + 16)
 struct pay {
     uint8_t *b;
@@ -184,6 +186,9 @@ put_int(struct pay *p, const struct ct_arg_item *it, uint64_t v)
     case CT_FMT_CHAR:
         put_tag(p, CT_VAL_CHAR, ct_zigzag((int8_t)v));
         return;
+    case CT_FMT_OCT:
+        put_tag(p, CT_VAL_OCT, low_bits(v, it->width));
+        return;
     default: /* AUTO, uftrace's: a 32-bit negative int as one, small
               * values in decimal, large ones in hex; of a width given
               * (`/32`), its bits alone, as a signed number */
@@ -196,6 +201,17 @@ put_int(struct pay *p, const struct ct_arg_item *it, uint64_t v)
         else
             put_tag(p, CT_VAL_HEX, v);
     }
+}
+
+/* A struct passed by value: its type's size and name, nothing read. */
+static void put_struct(struct pay *p, const struct ct_arg_item *it)
+{
+    const char *name = ct_args_type_name(&spec, it);
+    size_t n = strlen(name);
+    put_tag(p, CT_VAL_STRUCT, it->strmax);
+    p->n = (size_t)(ct_put_varint(p->b + p->n, n) - p->b);
+    memcpy(p->b + p->n, name, n);
+    p->n += n;
 }
 
 /* An integer-class value v as the item's format says. */
@@ -352,6 +368,26 @@ static void put_at_site(struct pay *p, const struct ct_arg_item *it,
         put_value(p, it, v);
 }
 
+/* The caller's stack slot `slot` (from 1, above the return address) of
+ * a call at its entry, where the ABI passes the arguments no register
+ * takes (uftrace's `%stack+N`): read with read_at_site, so that a slot
+ * past the stack's top cannot fault. */
+static void put_stack_slot(struct pay *p, const struct ct_arg_item *it,
+                           const struct ct_arg_regs *g, unsigned slot)
+{
+    uintptr_t base = (uintptr_t)g->stack;
+    uint64_t v;
+    unsigned w = it->src == CT_ARG_FP ? 8 : it->width ? it->width : 8;
+    if (read_at_site(base + 8 * (uintptr_t)(slot - 1), w, base, &v) != 0) {
+        p->b[p->n++] = CT_VAL_UNAVAIL;
+        return;
+    }
+    if (it->src == CT_ARG_FP)
+        put_float(p, it, (const uint8_t *)&v);  /* little-endian */
+    else
+        put_value(p, it, v);
+}
+
 /* An item of a call whose registers are those of its entry (a library
  * call's stub, a patched entry): argN by the calling convention, or the
  * argument register a location names. */
@@ -364,6 +400,10 @@ static void put_at_entry(struct pay *p, const struct ct_arg_item *it,
         index = it->reg - CT_REG_XMM0 + 1;
     else if (it->loc == CT_LOC_REG)
         index = int_arg[it->reg] > 0 ? (unsigned)int_arg[it->reg] : 0;
+    if (it->loc == CT_LOC_STACK) {
+        put_stack_slot(p, it, g, (unsigned)it->off);
+        return;
+    }
     if (it->loc == CT_LOC_MEM || it->loc == CT_LOC_NONE || index == 0) {
         p->b[p->n++] = CT_VAL_UNAVAIL;  /* not what the stubs keep */
         return;
@@ -377,9 +417,10 @@ static void put_at_entry(struct pay *p, const struct ct_arg_item *it,
     }
     /* the 7th integer argument on is the caller's stack above the return
      * address */
-    uint64_t v = index <= 6 ? g->ints[g->step * (index - 1)]
-                            : g->stack[index - 7];
-    put_value(p, it, v);
+    if (index > 6)
+        put_stack_slot(p, it, g, index - 6);
+    else
+        put_value(p, it, g->ints[g->step * (index - 1)]);
 }
 
 static void build_args(const struct job *j, struct pay *p)
@@ -388,7 +429,9 @@ static void build_args(const struct job *j, struct pay *p)
     const struct ct_arg_regs *g = j->regs;
     for (unsigned i = 0; i < r->nitems; i++) {
         const struct ct_arg_item *it = &r->items[i];
-        if (!g->site)
+        if (it->fmt == CT_FMT_STRUCT)
+            put_struct(p, it);
+        else if (!g->site)
             put_at_entry(p, it, g);
         else if (it->loc == CT_LOC_REG || it->loc == CT_LOC_MEM)
             put_at_site(p, it, g->site);
@@ -399,7 +442,9 @@ static void build_args(const struct job *j, struct pay *p)
 
 static void build_ret(const struct job *j, struct pay *p)
 {
-    if (j->r->ret.fmt == CT_FMT_FLOAT)
+    if (j->r->ret.fmt == CT_FMT_STRUCT)
+        put_struct(p, &j->r->ret);
+    else if (j->r->ret.fmt == CT_FMT_FLOAT)
         put_float(p, &j->r->ret, j->xmm0);
     else
         put_value(p, &j->r->ret, j->rax);
@@ -463,7 +508,8 @@ static void run(struct ct_thread *t, const struct job *j, int strings)
 static inline bool fast_item(const struct ct_arg_item *it,
                              const struct ct_arg_regs *g)
 {
-    if (it->src != CT_ARG_INT || it->fmt == CT_FMT_STR)
+    if (it->src != CT_ARG_INT || it->fmt == CT_FMT_STR ||
+        it->fmt == CT_FMT_STRUCT)
         return false;
     if (!g->site)  /* the registers of the call's entry */
         return it->loc == CT_LOC_ABI && it->index - 1u < 6;

@@ -57,6 +57,15 @@ static void args(void)
             const struct ct_args_rule *r = ct_args_rule(&spec, id);
             if (r->nitems > CT_ARGS_MAX_ITEMS)
                 abort();
+            /* a struct's name lies within the names taken, ended */
+            for (unsigned k = 0; k <= r->nitems; k++) {
+                const struct ct_arg_item *it = k < r->nitems ? &r->items[k]
+                                                             : &r->ret;
+                if (it->name && (it->name >= spec.names_used ||
+                                 !memchr(spec.names + it->name, 0,
+                                         spec.names_used - it->name)))
+                    abort();
+            }
         }
 }
 

@@ -62,6 +62,7 @@ for h in "${harnesses[@]}"; do
         printf 'parse@arg1/i32,arg2/s,retval;send*@arg3/x;re:^int_@arg1;auto\0int_add\0send\0calloc' > "$corpus/seed-args"
         printf 'f@args,retval;x@plt@arg1/s16,fparg2/f32\0f\0x' > "$corpus/seed-args2"
         printf 'd_int@arg1/i32%%rbp-20,arg2/32%%rbx,fparg1/f64%%xmm1,arg3%%none,retval/i32%%rsp+40,at+26\0d_int' > "$corpus/seed-args3"
+        printf 'foo@arg1/t16:pair,fparg1/t8:dbl1,arg4/t0:E,arg7%%stack+1,arg2/o32,retval/t24:C;many@arg1/i32%%stack5\0foo\0many' > "$corpus/seed-args4"
         printf 'main,-lex_*,re:^yy,fib@3,start:on,size=64,-*@plt\0lex_a\0yyparse\0malloc' > "$corpus/seed-filter"
         # stacked repetitions, which regcomp would copy past 2 GB
         printf 're:^yy++++++++++++++++++++++++++++++++++++++++++++++++++\0yyparse' > "$corpus/seed-deep-re"

@@ -122,7 +122,20 @@ static void test_locations(void **state)
     expect_error("g@arg1/12", "at offset 7: an integer's width is 8, 16, "
                               "32 or 64");
     expect_error("f@arg1%foo", "at offset 7: expected a register (rax ... "
-                               "r15, xmm0 ... xmm7) or none after %");
+                               "r15, xmm0 ... xmm7), stack+N or none "
+                               "after %");
+    /* uftrace's %stack+N and %stackN: the caller's Nth slot */
+    s = parse_ok("many@arg1/i32%stack+1,arg2%stack7,fparg9/f64%stack+512");
+    assert_int_equal(s->rules[0].items[0].loc, CT_LOC_STACK);
+    assert_int_equal(s->rules[0].items[0].off, 1);
+    assert_int_equal(s->rules[0].items[1].loc, CT_LOC_STACK);
+    assert_int_equal(s->rules[0].items[1].off, 7);
+    assert_int_equal(s->rules[0].items[2].off, 512);
+    release(s);
+    expect_error("f@arg1%stack+0", "at offset 7: expected stack+N, N from 1 "
+                                   "to 512");
+    expect_error("f@arg1%stack+513", "at offset 7: expected stack+N, N from "
+                                     "1 to 512");
     expect_error("f@arg1%xmm0", "at offset 11: an integer is read from rax "
                                 "... r15, a float from xmm0 ... xmm7");
     expect_error("f@fparg1%rbx", "at offset 12: an integer is read from rax "
@@ -157,8 +170,9 @@ static void test_locations(void **state)
 static void test_errors(void **state)
 {
     (void)state;
-    expect_error("f@arg1/q", "at offset 7: expected a format: i, u, x (with "
-                             "8, 16, 32 or 64), p, c, s (with a maximum) or f");
+    expect_error("f@arg1/q", "at offset 7: expected a format: i, u, x, o "
+                             "(with 8, 16, 32 or 64), p, c, s (with a "
+                             "maximum), f or t (with a size and :name)");
     expect_error("f@arg1/i12", "at offset 8: an integer's width is 8, 16, "
                                "32 or 64");
     expect_error("f@arg0", "at offset 5: expected the argument's number, "
@@ -177,6 +191,58 @@ static void test_errors(void **state)
     expect_error("f@arg1,arg2,arg3,arg4,arg5,arg6,arg7,arg8,arg9,arg10,"
                  "arg11,arg12,arg13,arg14,arg15,arg16,arg17",
                  "at offset 94: more than 16 arguments in one rule");
+}
+
+/* A struct by value (`tSIZE:NAME`, uftrace's spelling): its size and
+ * name kept in the spec, a name per item even after a merge; octal. */
+static void test_structs(void **state)
+{
+    (void)state;
+    struct ct_args_spec *s = parse_ok(
+        "foo@arg1/t16:pair,arg3,fparg1/t8:dbl1,arg4/t0:StringRef,retval/t24:C;"
+        "foo@arg5/t,arg6/o32;bar@arg1/t11:Option%stack+1");
+    const struct ct_args_rule *r = &s->rules[0];
+    assert_int_equal(r->items[0].fmt, CT_FMT_STRUCT);
+    assert_int_equal(r->items[0].strmax, 16);
+    assert_string_equal(ct_args_type_name(s, &r->items[0]), "pair");
+    assert_int_equal(r->items[1].fmt, CT_FMT_AUTO);
+    assert_int_equal(r->items[2].src, CT_ARG_FP);
+    assert_string_equal(ct_args_type_name(s, &r->items[2]), "dbl1");
+    assert_int_equal(r->items[3].strmax, 0);
+    assert_string_equal(ct_args_type_name(s, &r->items[3]), "StringRef");
+    assert_int_equal(r->ret.fmt, CT_FMT_STRUCT);
+    assert_string_equal(ct_args_type_name(s, &r->ret), "C");
+    assert_false(r->strings);
+    /* no size: one byte, shown {...}; no name: "" */
+    assert_int_equal(s->rules[1].items[0].strmax, 1);
+    assert_string_equal(ct_args_type_name(s, &s->rules[1].items[0]), "");
+    assert_int_equal(s->rules[1].items[1].fmt, CT_FMT_OCT);
+    assert_int_equal(s->rules[1].items[1].width, 4);
+    assert_int_equal(s->rules[2].items[0].loc, CT_LOC_STACK);
+    assert_string_equal(ct_args_type_name(s, &s->rules[2].items[0]),
+                        "Option");
+    const struct ct_args_rule *m = ct_args_rule(s, ct_args_match(s, "foo", 0));
+    assert_int_equal(m->nitems, 6);
+    assert_string_equal(ct_args_type_name(s, &m->items[3]), "StringRef");
+    release(s);
+    /* the table gives a file's mode in octal, as uftrace's */
+    s = parse_ok("auto");
+    m = ct_args_rule(s, ct_args_match(s, "creat", 1));
+    assert_int_equal(m->items[1].fmt, CT_FMT_OCT);
+    release(s);
+    expect_error("f@arg1/t16:", "at offset 11: a struct's name is 1 to 31 "
+                                "bytes after t:");
+    expect_error("f@arg1/t16:abcdefghijabcdefghijabcdefghij012",
+                 "at offset 11: a struct's name is 1 to 31 bytes after t:");
+    expect_error("f@arg1/t70000", "at offset 8: a struct's size is at most "
+                                  "65535 bytes");
+    /* a refused spec gives its names back */
+    s = calloc(1, sizeof *s);
+    char err[192];
+    assert_int_equal(ct_args_parse(s, "f@arg1/t4:abc,arg2/q", err,
+                                   sizeof err), -1);
+    assert_int_equal(s->names_used, 0);
+    free(s);
 }
 
 /* The user's arguments win over the table's, wherever `auto` is
@@ -299,6 +365,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_items),
         cmocka_unit_test(test_errors),
+        cmocka_unit_test(test_structs),
         cmocka_unit_test(test_locations),
         cmocka_unit_test(test_auto),
         cmocka_unit_test(test_match),

@@ -131,6 +131,36 @@ static void test_double(void **state)
     expect(&p, "-1.500000");
 }
 
+static void tag_struct(struct pay *p, uint64_t size, const char *name,
+                       size_t n)
+{
+    p->b[p->n++] = CT_VAL_STRUCT;
+    p->n = (size_t)(ct_put_varint(p->b + p->n, size) - p->b);
+    p->n = (size_t)(ct_put_varint(p->b + p->n, n) - p->b);
+    memcpy(p->b + p->n, name, n);
+    p->n += n;
+}
+
+/* A struct by value as uftrace shows one: its name and {...}, {} when
+ * empty, {...} alone without a name, a damaged name's bytes as ?; a
+ * mode in octal. */
+static void test_struct_and_octal(void **state)
+{
+    (void)state;
+    struct pay p = {0};
+    tag_struct(&p, 16, "pair", 4);
+    tag_struct(&p, 0, "StringRef", 9);
+    tag_struct(&p, 24, "", 0);
+    tag_struct(&p, 8, "a b\x01", 4);
+    tag_v(&p, CT_VAL_OCT, 0755);
+    tag_v(&p, CT_VAL_OCT, 0);
+    expect(&p, "pair{...}, StringRef{}, {...}, a?b?{...}, 0755, 0");
+    struct pay q = {0};
+    tag_struct(&q, 16, "pair", 4);
+    q.n -= 2;  /* the name cut short */
+    expect(&q, "?");
+}
+
 /* A tag of a later version, or a payload cut short: `?` and no read
  * past the end. */
 static void test_damage(void **state)
@@ -172,6 +202,7 @@ int main(void)
         cmocka_unit_test(test_char_escapes),
         cmocka_unit_test(test_pointer_names),
         cmocka_unit_test(test_double),
+        cmocka_unit_test(test_struct_and_octal),
         cmocka_unit_test(test_damage),
         cmocka_unit_test(test_small_buffer),
     };
