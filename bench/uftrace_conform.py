@@ -211,7 +211,8 @@ def alike(p):
 # arg_rule()'s mark of `-R FUNC`: the return value by its type
 TYPED_RET = '@<typed retval>'
 # uftrace's formats and calltrace's (the width of an fparg is f32, f64)
-ARG_ITEM = re.compile(r'^(arg|fparg)(\d+)(?:/(\w+))?$|^retval(?:/(\w+))?$')
+ARG_ITEM = re.compile(r'^(arg|fparg)(\d+)(?:/(\w+))?(%stack\+?\d+)?$|'
+                      r'^retval(?:/(\w+))?$')
 
 
 def arg_format(fmt, fp):
@@ -219,7 +220,7 @@ def arg_format(fmt, fp):
         return ''
     if fp and fmt in ('32', '64'):
         return '/f' + fmt
-    if re.fullmatch(r'[iudx](8|16|32|64)?|[scpf]|f(32|64)|s\d+', fmt):
+    if re.fullmatch(r'[iudxo](8|16|32|64)?|[scpf]|f(32|64)|s\d+', fmt):
         return '/' + fmt
     raise Unmapped('the argument format /' + fmt)
 
@@ -241,9 +242,10 @@ def arg_rule(spec, key):
             raise Unmapped('-A item ' + it)
         elif m.group(1):
             out.append(m.group(1) + m.group(2) +
-                       arg_format(m.group(3), m.group(1) == 'fparg'))
+                       arg_format(m.group(3), m.group(1) == 'fparg') +
+                       (m.group(4) or ''))
         else:
-            out.append('retval' + arg_format(m.group(4), False))
+            out.append('retval' + arg_format(m.group(5), False))
     if not out:
         raise Unmapped('-A %s: nothing to keep' % spec)
     return pattern(fn) + ('@plt@' if plt else '@') + ','.join(out)

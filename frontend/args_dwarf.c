@@ -179,6 +179,33 @@ static void locate_item(const char *user, const char *found, struct text *one)
         add(one, "%s%s", user, loc);
 }
 
+/* A user's item as written, but for uftrace's `%stack+N` (the caller's
+ * Nth stack slot at the entry), which at the hook's call is memory just
+ * above the function's return address (retaddr, `%rsp+40`), where the
+ * CFI says it is; `%none` where it does not. */
+static void stack_slot(const char *item, const char *retaddr,
+                       struct text *one)
+{
+    const char *at = strstr(item, "%stack");
+    char reg[8], sign;
+    unsigned long off;
+    int used = 0;
+    if (!at) {
+        add(one, "%s", item);
+        return;
+    }
+    unsigned long n = strtoul(at + 6 + (at[6] == '+'), NULL, 10);
+    if (!retaddr || sscanf(retaddr, "%%%7[a-z0-9]%c%lu%n", reg, &sign, &off,
+                           &used) != 3 || retaddr[used] ||
+        (sign != '+' && sign != '-')) {
+        add(one, "%.*s%%none", (int)(at - item), item);
+        return;
+    }
+    long place = (sign == '-' ? -(long)off : (long)off) + 8 * (long)n;
+    add(one, "%.*s%%%s%c%ld", (int)(at - item), item, reg,
+        place < 0 ? '-' : '+', place < 0 ? -place : place);
+}
+
 /* In a build with the hooks, a rule's argN and fpargN (the ABI's names,
  * uftrace's -A) mean the registers at the entry, which the hook's call
  * has changed: for each of the program's functions the rule names, a
@@ -217,7 +244,8 @@ static size_t locate_rule(const struct ct_fe_dfuncs *fs, const char *pattern,
             if (!is_arg)
                 continue;
             if (strchr(it, '%')) {  /* a place the user wrote */
-                add(&one, "%s%s", one.n ? "," : "", it);
+                add(&one, "%s", one.n ? "," : "");
+                stack_slot(it, f->retaddr, &one);
                 continue;
             }
             char want[16], found[64];

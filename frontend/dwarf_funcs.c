@@ -24,46 +24,23 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "frontend/dwarf_abi.h"
 #include "frontend/dwarf_funcs.h"
 #include "frontend/dwarf_site.h"
 #include "frontend/frontend.h"
 #include "settings/args_spec.h"
 
-/* The type under typedefs and qualifiers; false for void. */
-static bool base_of(Dwarf_Die *die, Dwarf_Die *out)
-{
-    Dwarf_Attribute at;
-    Dwarf_Die cur = *die;
-    for (int hops = 0; hops < 64; hops++) {
-        int tag = dwarf_tag(&cur);
-        if (tag != DW_TAG_typedef && tag != DW_TAG_const_type &&
-            tag != DW_TAG_volatile_type && tag != DW_TAG_restrict_type &&
-            tag != DW_TAG_atomic_type) {
-            *out = cur;
-            return true;
-        }
-        if (!dwarf_attr_integrate(&cur, DW_AT_type, &at) ||
-            !dwarf_formref_die(&at, &cur))
-            return false;  /* const void */
-    }
-    return false;
-}
-
 /* The type a DIE (a parameter or a function) has; false for void. */
 static bool type_of(Dwarf_Die *die, Dwarf_Die *out)
 {
-    Dwarf_Attribute at;
-    Dwarf_Die t;
-    if (!dwarf_attr_integrate(die, DW_AT_type, &at) ||
-        !dwarf_formref_die(&at, &t))
-        return false;
-    return base_of(&t, out);
+    return ct_fe_dwarf_type(die, out, NULL);
 }
 
-enum kind { K_INT, K_FP, K_STOP };
+enum kind { K_INT, K_FP, K_AGG, K_STOP };
 
 /* The item's format for a type, and whether it is integer or floating
- * class; K_STOP when its place in the registers is not known here. */
+ * class, or a struct, union or class (dwarf_abi.h says where it goes);
+ * K_STOP when its place in the registers is not known here. */
 static enum kind classify(Dwarf_Die *t, char *fmt, size_t cap)
 {
     Dwarf_Attribute at;
@@ -111,8 +88,12 @@ static enum kind classify(Dwarf_Die *t, char *fmt, size_t cap)
             return K_STOP;
         snprintf(fmt, cap, "i%d", size * 8);
         return K_INT;
+    case DW_TAG_structure_type:
+    case DW_TAG_class_type:
+    case DW_TAG_union_type:
+        return K_AGG;
     default:
-        return K_STOP;  /* a struct, union, class or array by value */
+        return K_STOP;  /* a long double, a vector */
     }
 }
 
@@ -124,18 +105,114 @@ struct at_site {
     struct ct_fe_dfuncs *fs;   /* counts the parameters and their places */
 };
 
+/* Where the ABI has put a function's parameters so far. */
+struct abi_pos {
+    int ints, fps;      /* argument registers taken, of each kind        */
+    int slots;          /* 8-byte slots of the caller's stack taken      */
+    int empties;        /* empty structs named (arg32, arg31, ...)       */
+};
+
+/* The highest N of argN and fpargN (settings/args_spec.c). */
+#define ARG_NAME_MAX 32
+
+/* A long double: the x87 class, in memory, 16-byte aligned. */
+static bool long_double(Dwarf_Die *t)
+{
+    const char *n = dwarf_diename(t);
+    return dwarf_tag(t) == DW_TAG_base_type && dwarf_bytesize(t) == 16 &&
+           n && !strcmp(n, "long double");
+}
+
+/* The next stack slot for a value of `slots` slots: the number of the
+ * first (from 1, as %stack+N). */
+static int take_slots(struct abi_pos *pos, int slots, bool align16)
+{
+    if (align16 && (pos->slots & 1))
+        pos->slots++;
+    int first = pos->slots + 1;
+    pos->slots += slots;
+    return first;
+}
+
+/* An item for one parameter of type t (kind k) into out: its ABI name
+ * (argN for the Nth integer register, or the (N-6)th stack slot; fpargN
+ * for the Nth vector register, or the (N-8)th slot), its format, and
+ * where the entry reads it when that is not the name's place (`%stack+N`).
+ * `loc`, at a hook's call, is where the DWARF says it is, and is used
+ * instead.  False when its place cannot be told: the items stop. */
+static bool abi_item(Dwarf_Die *t, enum kind k, const char *fmt,
+                     const char *tdname, const char *loc,
+                     struct abi_pos *pos, char *out, size_t cap)
+{
+    const char *what = k == K_FP ? "fparg" : "arg";
+    int n;
+    char place[24] = "";
+    char tfmt[48];
+    struct ct_fe_aggregate a;
+    if (k == K_AGG) {
+        ct_fe_classify_aggregate(t, tdname, &a);
+        if (a.how == CT_FE_PASS_UNKNOWN && !loc)
+            return false;
+        snprintf(tfmt, sizeof tfmt, "t%ld%s%s",
+                 a.how == CT_FE_PASS_NONE ? 0l : a.size, a.name[0] ? ":" : "",
+                 a.name);
+        fmt = tfmt;
+        loc = NULL;  /* nothing of it is read */
+        if (a.how == CT_FE_PASS_NONE) {
+            n = ARG_NAME_MAX - pos->empties++;
+            if (n <= 6 + pos->slots || n <= pos->ints)
+                return false;
+        } else if (a.how == CT_FE_PASS_REF ||
+                   (a.how == CT_FE_PASS_REGS && a.ints == 1 && !a.sses)) {
+            n = pos->ints < 6 ? ++pos->ints : 6 + take_slots(pos, 1, false);
+        } else if (a.how == CT_FE_PASS_REGS && pos->ints + a.ints <= 6 &&
+                   pos->fps + a.sses <= 8) {
+            what = a.sse_first ? "fparg" : "arg";
+            n = a.sse_first ? pos->fps + 1 : pos->ints + 1;
+            pos->ints += a.ints;
+            pos->fps += a.sses;
+        } else {  /* memory, or no registers left for all of it */
+            n = 6 + take_slots(pos, a.slots, a.align16);
+        }
+    } else if (k == K_STOP) {
+        if (!long_double(t) && !loc)
+            return false;
+        n = long_double(t) ? 6 + take_slots(pos, 2, true) : ++pos->ints;
+        fmt = NULL;
+        loc = "%none";  /* no format shows an x87 value */
+    } else if (k == K_FP) {
+        if (pos->fps < 8) {
+            n = ++pos->fps;
+        } else {
+            int slot = take_slots(pos, 1, false);
+            n = 8 + slot;
+            snprintf(place, sizeof place, "%%stack+%d", slot);
+        }
+    } else {
+        n = pos->ints < 6 ? ++pos->ints : 6 + take_slots(pos, 1, false);
+    }
+    if (n > ARG_NAME_MAX || 6 + pos->slots >= ARG_NAME_MAX - pos->empties + 1)
+        return false;
+    int w = snprintf(out, cap, "%s%d%s%s%s", what, n, fmt ? "/" : "",
+                     fmt ? fmt : "", loc ? loc : place);
+    return w > 0 && (size_t)w < cap;
+}
+
 /* The items of a function's parameters, in the ABI's order, into items
- * (room for CT_ARGS_MAX_ITEMS of them).  At a hook's call each parameter
- * has a place of its own, so one that cannot be read there is shown
- * <unavailable> and the next ones are still kept.  They keep the ABI's
- * names (argN, fpargN), which a user's rule uses (args_dwarf.c); a
- * parameter the ABI passes in no register of its own (a struct by value)
- * takes the next argN, a name for merging only. */
+ * (room for CT_ARGS_MAX_ITEMS of them), after a hidden return pointer
+ * when hidden_ret.  At a hook's call each parameter has a place of its
+ * own, so one that cannot be read there is shown <unavailable> and the
+ * next ones are still kept; at the entry, the items stop at the first
+ * parameter whose place cannot be told.  They keep the ABI's names
+ * (argN, fpargN), which a user's rule uses (args_dwarf.c).  A struct by
+ * value is shown by its type's name (`pair{...}`), as uftrace shows it,
+ * nothing of it read. */
 static void params(Dwarf_Die *fn, char *items, size_t cap,
-                   const struct at_site *as)
+                   const struct at_site *as, bool hidden_ret)
 {
     Dwarf_Die child;
-    int ints = 0, fps = 0, shown = 0;
+    struct abi_pos pos = {hidden_ret, 0, 0, 0};
+    int shown = 0;
     size_t n = 0;
     items[0] = '\0';
     if (dwarf_child(fn, &child) != 0)
@@ -147,31 +224,27 @@ static void params(Dwarf_Die *fn, char *items, size_t cap,
         if (tag != DW_TAG_formal_parameter)
             continue;
         Dwarf_Die t;
-        char fmt[16], loc[48] = "";
+        const char *tdname = "";
+        char fmt[16] = "", loc[48] = "", item[96];
         if (shown == CT_ARGS_MAX_ITEMS)
             return;
-        enum kind k = type_of(&child, &t) ? classify(&t, fmt, sizeof fmt)
-                                          : K_STOP;
-        if (k == K_STOP && !as)
+        bool typed = ct_fe_dwarf_type(&child, &t, &tdname);
+        enum kind k = typed ? classify(&t, fmt, sizeof fmt) : K_STOP;
+        if (!typed && !as)
             return;
-        if (k == K_FP && fps == 8 && !as)
-            return;  /* past %xmm7: on the stack, among the integers */
         if (as && k == K_STOP)
             snprintf(loc, sizeof loc, "%%none");
-        else if (as)
+        else if (as && k != K_AGG)
             ct_fe_site_loc(as->site, fn, &child, as->pc, k == K_FP, loc,
                            sizeof loc);
-        if (as) {
+        if (as && k != K_AGG) {
             as->fs->site_params++;
             as->fs->site_placed += strcmp(loc, "%none") != 0;
         }
-        int index = k == K_FP ? ++fps : ++ints;
-        int w = k == K_STOP
-                    ? snprintf(items + n, cap - n, "%sarg%d%s", n ? "," : "",
-                               index, loc)
-                    : snprintf(items + n, cap - n, "%s%s%d/%s%s",
-                               n ? "," : "", k == K_FP ? "fparg" : "arg",
-                               index, fmt, loc);
+        if (!abi_item(&t, k, k == K_STOP ? NULL : fmt, tdname,
+                      as ? loc : NULL, &pos, item, sizeof item))
+            return;
+        int w = snprintf(items + n, cap - n, "%s%s", n ? "," : "", item);
         if (w < 0 || (size_t)w >= cap - n)
             return;
         n += (size_t)w;
@@ -212,32 +285,44 @@ static void add_function(struct ct_fe_dfuncs *fs, Dwarf_Die *fn,
     char items[CT_ARGS_MAX_ITEMS * 48];
     char *ret = NULL;
     Dwarf_Die rt;
-    char fmt[16];
+    const char *tdname = "";
+    char fmt[48] = "";
     items[0] = '\0';
     struct at_site as = {site, 0, 0, fs};
-    char slot[48];
+    char slot[48] = "";
+    /* the return value's item, and whether it comes back through a
+     * pointer the caller passes first (%rdi): a struct in memory */
+    bool has_rt = ct_fe_dwarf_type(fn, &rt, &tdname);
+    enum kind rk = has_rt ? classify(&rt, fmt, sizeof fmt) : K_STOP;
+    bool hidden_ret = false, keep_ret = has_rt && rk != K_STOP;
+    if (rk == K_AGG) {
+        struct ct_fe_aggregate a;
+        ct_fe_classify_aggregate(&rt, tdname, &a);
+        hidden_ret = a.how == CT_FE_PASS_MEMORY || a.how == CT_FE_PASS_REF;
+        keep_ret = a.how != CT_FE_PASS_UNKNOWN;
+        snprintf(fmt, sizeof fmt, "t%ld%s%s",
+                 a.how == CT_FE_PASS_NONE ? 0l : a.size, a.name[0] ? ":" : "",
+                 a.name);
+        if (a.how == CT_FE_PASS_UNKNOWN && !site)
+            return;  /* whether %rdi is an argument is not known */
+    }
     if (site) {
         /* no call of the hook: left out of the instrumentation */
         if (!ct_fe_site_pc(site, fn, &as.pc, &as.at))
             return;
-        /* a struct returned through a hidden pointer moves nothing that
-         * the locations name; the return value is caught where the
-         * function returns to (preload/args/site.c) */
-        params(fn, items, sizeof items, &as);
+        /* the return value is caught where the function returns to
+         * (preload/args/site.c) */
+        params(fn, items, sizeof items, &as, hidden_ret);
         size_t n = strlen(items);
         snprintf(items + n, sizeof items - n, "%sat+%llu", n ? "," : "",
                  (unsigned long long)as.at);
-        if (type_of(fn, &rt) && classify(&rt, fmt, sizeof fmt) != K_STOP &&
-            ct_fe_site_return_slot(site, as.pc, slot, sizeof slot) &&
-            asprintf(&ret, "retval/%s%s", fmt, slot) < 0)
-            exit(CT_FE_FAILED);
-    } else if (!type_of(fn, &rt)) {
-        params(fn, items, sizeof items, NULL);
-    } else if (classify(&rt, fmt, sizeof fmt) != K_STOP) {
-        params(fn, items, sizeof items, NULL);
-        if (asprintf(&ret, "retval/%s", fmt) < 0)
-            exit(CT_FE_FAILED);
+        if (!ct_fe_site_return_slot(site, as.pc, slot, sizeof slot))
+            keep_ret = false, slot[0] = '\0';
+    } else {
+        params(fn, items, sizeof items, NULL, hidden_ret);
     }
+    if (keep_ret && asprintf(&ret, "retval/%s%s", fmt, slot) < 0)
+        exit(CT_FE_FAILED);
     if (fs->n == fs->cap) {
         fs->cap = fs->cap ? 2 * fs->cap : 64;
         fs->v = realloc(fs->v, fs->cap * sizeof *fs->v);
@@ -245,7 +330,8 @@ static void add_function(struct ct_fe_dfuncs *fs, Dwarf_Die *fn,
             exit(CT_FE_FAILED);
     }
     fs->v[fs->n++] = (struct ct_fe_dfunc){dup_or_null(sym), dup_or_null(name),
-                                          dup_or_null(items), ret};
+                                          dup_or_null(items), ret,
+                                          dup_or_null(slot[0] ? slot : NULL)};
 }
 
 /* The functions under die: a CU's, a namespace's, a class's. */
@@ -306,6 +392,7 @@ void ct_fe_dwarf_functions_free(struct ct_fe_dfuncs *fs)
         free(fs->v[i].name);
         free(fs->v[i].items);
         free(fs->v[i].ret);
+        free(fs->v[i].retaddr);
     }
     free(fs->v);
 }

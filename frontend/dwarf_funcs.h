@@ -14,7 +14,10 @@ struct ct_fe_dfunc {
     char *name;    /* DW_AT_name, which a user's pattern may name instead */
     char *items;   /* "arg1/i32,fparg1/f64", possibly empty                */
     char *ret;     /* "retval/i32" ("retval/i32%rsp+40" at a hook's call),
-                      or NULL (void, a struct, unknown)                    */
+                      or NULL (void, unknown)                              */
+    char *retaddr; /* at a hook's call, where the return address is
+                      ("%rsp+40"), or NULL: the caller's stack slots are
+                      just above it                                      */
 };
 
 struct ct_fe_dfuncs {
