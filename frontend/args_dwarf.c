@@ -312,6 +312,74 @@ static size_t table_rules(const char *pattern, char *items, struct text *out)
     return made;
 }
 
+/* The definition `enum NAME{...};` (n bytes of name) in defs, a text of
+ * rules, into *def and *len; false when there is none. */
+static bool find_enum(const char *defs, const char *name, size_t n,
+                      const char **def, size_t *len)
+{
+    for (const char *at = defs; defs && (at = strstr(at, "enum ")); at++) {
+        if ((at != defs && at[-1] != ';') || strncmp(at + 5, name, n) ||
+            at[5 + n] != '{')
+            continue;
+        *def = at;
+        *len = strcspn(at, "}") + 1;
+        return at[*len - 1] == '}';
+    }
+    return false;
+}
+
+/* Most enums, values and bytes of names the rules define, under the
+ * tracer's limits (settings/args_spec.h): past them a spec is refused
+ * whole. */
+#define ENUMS_MAX (CT_ARGS_MAX_ENUMS - 8)
+#define ENUM_BYTES_MAX (CT_ARGS_NAMES / 2)
+
+/* The enums the rules of *out name (`/e:color`, `/e8:mode`) defined at
+ * its start, from the program's DWARF (dwarf) or the built-in table,
+ * each once, as many as the tracer takes; an item whose enum is not
+ * defined then reads as a signed integer of its width (`/i32`). */
+static void define_enums(struct text *out, const char *dwarf)
+{
+    struct text defs = {0}, rest = {0};
+    size_t nenums = 0;
+    const char *p = out->s ? out->s : "";
+    const char *e;
+    while ((e = strstr(p, "/e"))) {
+        size_t w = strspn(e + 2, "0123456789");
+        const char *name = e + 3 + w;
+        size_t n = strcspn(name, ",;%");
+        if (e[2 + w] != ':' || !n) {  /* not an enum's item */
+            add(&rest, "%.*s", (int)(e + 2 - p), p);
+            p = e + 2;
+            continue;
+        }
+        const char *def;
+        size_t len;
+        bool have = find_enum(out->s, name, n, &def, &len) ||
+                    (defs.s && find_enum(defs.s, name, n, &def, &len));
+        if (!have && nenums < ENUMS_MAX &&
+            (find_enum(dwarf, name, n, &def, &len) ||
+             find_enum(ct_args_builtin, name, n, &def, &len)) &&
+            defs.n + len < ENUM_BYTES_MAX) {
+            add(&defs, "%.*s;", (int)len, def);
+            nenums++;
+            have = true;
+        }
+        if (have)  /* the item as it is */
+            add(&rest, "%.*s", (int)(name + n - p), p);
+        else       /* a plain integer: `/i32` for `/e:color` */
+            add(&rest, "%.*s/i%.*s", (int)(e - p), p, (int)(w ? w : 2),
+                w ? e + 2 : "32");
+        p = name + n;
+    }
+    add(&rest, "%s", p);
+    free(out->s);
+    *out = (struct text){0};
+    add(out, "%s%s", defs.s ? defs.s : "", rest.s);
+    free(defs.s);
+    free(rest.s);
+}
+
 /* Whether a rule's items name `args`. */
 static bool names_args(const char *items)
 {
@@ -406,6 +474,7 @@ char *ct_fe_args_dwarf(const char *exe, const char *spec, bool at_hooks,
         ct_fe_error("--args: the arguments of %zu functions of %s are left "
                     "out: the tracer keeps at most %u rules", made_left, exe,
                     CT_ARGS_MAX_RULES);
+    define_enums(&out, fs.enums);
     /* auto: every function with debug information, as the tracer merges
      * rules: its parameters unless a rule of the user's gives arguments,
      * its return value unless one gives a return value. */
@@ -445,8 +514,10 @@ char *ct_fe_args_dwarf(const char *exe, const char *spec, bool at_hooks,
         ct_args_clear(user);
         free(user);
     }
-    if (autos.n)
+    if (autos.n) {
         add(&out, "%s", autos.s);
+        define_enums(&out, fs.enums);
+    }
     free(autos.s);
     free(copy);
     ct_fe_dwarf_functions_free(&fs);

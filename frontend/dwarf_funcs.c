@@ -41,7 +41,92 @@ enum kind { K_INT, K_FP, K_AGG, K_STOP };
 /* The item's format for a type, and whether it is integer or floating
  * class, or a struct, union or class (dwarf_abi.h says where it goes);
  * K_STOP when its place in the registers is not known here. */
-static enum kind classify(Dwarf_Die *t, char *fmt, size_t cap)
+/* An enumerator's value: DW_FORM_sdata and udata say their sign, the
+ * fixed-size forms take the enum's underlying type's. */
+static bool const_value(Dwarf_Attribute *at, bool is_signed, Dwarf_Sword *v)
+{
+    Dwarf_Word u;
+    unsigned bytes;
+    switch (dwarf_whatform(at)) {
+    case DW_FORM_sdata:
+        return dwarf_formsdata(at, v) == 0;
+    case DW_FORM_data1: bytes = 1; break;
+    case DW_FORM_data2: bytes = 2; break;
+    case DW_FORM_data4: bytes = 4; break;
+    default: bytes = 8;  /* data8, udata */
+    }
+    if (dwarf_formudata(at, &u) != 0)
+        return false;
+    unsigned shift = 64 - 8 * bytes;
+    *v = is_signed && shift ? (Dwarf_Sword)(u << shift) >> shift
+                            : (Dwarf_Sword)u;
+    return true;
+}
+
+/* An enum's definition in the rules' language (`enum color{RED=0,...}`)
+ * added once to fs->enums; false when it cannot be (no name, too many
+ * values, a name that is no identifier).  Values are sign-extended from
+ * the enum's size, as the tracer reads an item of that width. */
+static bool define_enum(struct ct_fe_dfuncs *fs, Dwarf_Die *t,
+                        const char *name, int size)
+{
+    char head[CT_ARGS_TYPE_NAME_MAX + 8];
+    if (!name || !name[0] || strlen(name) > CT_ARGS_TYPE_NAME_MAX ||
+        strspn(name, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+                     "0123456789_") != strlen(name))
+        return false;
+    snprintf(head, sizeof head, "enum %s{", name);
+    for (const char *at = fs->enums; at && (at = strstr(at, head)); at++)
+        if (at == fs->enums || at[-1] == ';')
+            return true;  /* defined already: the first definition holds */
+    char *def = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&def, &len);
+    if (!f)
+        exit(CT_FE_FAILED);
+    fprintf(f, "%s", head);
+    /* the values' signedness is the underlying type's */
+    Dwarf_Die under;
+    Dwarf_Attribute ea;
+    Dwarf_Word enc = DW_ATE_signed;
+    if (ct_fe_dwarf_type(t, &under, NULL) &&
+        dwarf_attr(&under, DW_AT_encoding, &ea))
+        dwarf_formudata(&ea, &enc);
+    bool is_signed = enc == DW_ATE_signed || enc == DW_ATE_signed_char;
+    Dwarf_Die v;
+    int n = 0;
+    bool ok = dwarf_child(t, &v) == 0;
+    if (ok)
+        do {
+            Dwarf_Attribute at;
+            Dwarf_Sword sv;
+            const char *vn = dwarf_diename(&v);
+            if (dwarf_tag(&v) != DW_TAG_enumerator)
+                continue;
+            if (!vn || !dwarf_attr(&v, DW_AT_const_value, &at) ||
+                !const_value(&at, is_signed, &sv) || ++n > 256) {
+                ok = false;
+                break;
+            }
+            unsigned shift = 64 - 8 * (unsigned)size;
+            int64_t x = shift ? (int64_t)((uint64_t)sv << shift) >> shift : sv;
+            fprintf(f, "%s%s=%lld", n > 1 ? "," : "", vn, (long long)x);
+        } while (dwarf_siblingof(&v, &v) == 0);
+    fprintf(f, "};");
+    fclose(f);
+    if (ok && n) {
+        size_t have = fs->enums ? strlen(fs->enums) : 0;
+        fs->enums = realloc(fs->enums, have + len + 1);
+        if (!fs->enums)
+            exit(CT_FE_FAILED);
+        memcpy(fs->enums + have, def, len + 1);
+    }
+    free(def);
+    return ok && n;
+}
+
+static enum kind classify(Dwarf_Die *t, const char *tdname,
+                          struct ct_fe_dfuncs *fs, char *fmt, size_t cap)
 {
     Dwarf_Attribute at;
     Dwarf_Word enc = 0;
@@ -83,11 +168,20 @@ static enum kind classify(Dwarf_Die *t, char *fmt, size_t cap)
     case DW_TAG_rvalue_reference_type:
         snprintf(fmt, cap, "p");
         return K_INT;
-    case DW_TAG_enumeration_type:
+    case DW_TAG_enumeration_type: {
+        /* by the names of its values, as uftrace shows an enum; else
+         * as a signed integer */
+        const char *name = dwarf_diename(t) ? dwarf_diename(t) : tdname;
         if (size != 1 && size != 2 && size != 4 && size != 8)
             return K_STOP;
-        snprintf(fmt, cap, "i%d", size * 8);
+        if (define_enum(fs, t, name, size) && size == 4)
+            snprintf(fmt, cap, "e:%s", name);
+        else if (define_enum(fs, t, name, size))
+            snprintf(fmt, cap, "e%d:%s", size * 8, name);
+        else
+            snprintf(fmt, cap, "i%d", size * 8);
         return K_INT;
+    }
     case DW_TAG_structure_type:
     case DW_TAG_class_type:
     case DW_TAG_union_type:
@@ -207,8 +301,8 @@ static bool abi_item(Dwarf_Die *t, enum kind k, const char *fmt,
  * (argN, fpargN), which a user's rule uses (args_dwarf.c).  A struct by
  * value is shown by its type's name (`pair{...}`), as uftrace shows it,
  * nothing of it read. */
-static void params(Dwarf_Die *fn, char *items, size_t cap,
-                   const struct at_site *as, bool hidden_ret)
+static void params(struct ct_fe_dfuncs *fs, Dwarf_Die *fn, char *items,
+                   size_t cap, const struct at_site *as, bool hidden_ret)
 {
     Dwarf_Die child;
     struct abi_pos pos = {hidden_ret, 0, 0, 0};
@@ -225,11 +319,12 @@ static void params(Dwarf_Die *fn, char *items, size_t cap,
             continue;
         Dwarf_Die t;
         const char *tdname = "";
-        char fmt[16] = "", loc[48] = "", item[96];
+        char fmt[48] = "", loc[48] = "", item[128];
         if (shown == CT_ARGS_MAX_ITEMS)
             return;
         bool typed = ct_fe_dwarf_type(&child, &t, &tdname);
-        enum kind k = typed ? classify(&t, fmt, sizeof fmt) : K_STOP;
+        enum kind k = typed ? classify(&t, tdname, fs, fmt, sizeof fmt)
+                            : K_STOP;
         if (!typed && !as)
             return;
         if (as && k == K_STOP)
@@ -282,7 +377,7 @@ static void add_function(struct ct_fe_dfuncs *fs, Dwarf_Die *fn,
     if (!sym || strlen(sym) >= CT_ARGS_PATTERN_MAX ||
         strpbrk(sym, "*?[\\;@"))
         return;  /* a name no rule can hold as it is */
-    char items[CT_ARGS_MAX_ITEMS * 48];
+    char items[CT_ARGS_MAX_ITEMS * 128];
     char *ret = NULL;
     Dwarf_Die rt;
     const char *tdname = "";
@@ -293,7 +388,8 @@ static void add_function(struct ct_fe_dfuncs *fs, Dwarf_Die *fn,
     /* the return value's item, and whether it comes back through a
      * pointer the caller passes first (%rdi): a struct in memory */
     bool has_rt = ct_fe_dwarf_type(fn, &rt, &tdname);
-    enum kind rk = has_rt ? classify(&rt, fmt, sizeof fmt) : K_STOP;
+    enum kind rk = has_rt ? classify(&rt, tdname, fs, fmt, sizeof fmt)
+                          : K_STOP;
     bool hidden_ret = false, keep_ret = has_rt && rk != K_STOP;
     if (rk == K_AGG) {
         struct ct_fe_aggregate a;
@@ -312,14 +408,14 @@ static void add_function(struct ct_fe_dfuncs *fs, Dwarf_Die *fn,
             return;
         /* the return value is caught where the function returns to
          * (preload/args/site.c) */
-        params(fn, items, sizeof items, &as, hidden_ret);
+        params(fs, fn, items, sizeof items, &as, hidden_ret);
         size_t n = strlen(items);
         snprintf(items + n, sizeof items - n, "%sat+%llu", n ? "," : "",
                  (unsigned long long)as.at);
         if (!ct_fe_site_return_slot(site, as.pc, slot, sizeof slot))
             keep_ret = false, slot[0] = '\0';
     } else {
-        params(fn, items, sizeof items, NULL, hidden_ret);
+        params(fs, fn, items, sizeof items, NULL, hidden_ret);
     }
     if (keep_ret && asprintf(&ret, "retval/%s%s", fmt, slot) < 0)
         exit(CT_FE_FAILED);
@@ -394,5 +490,6 @@ void ct_fe_dwarf_functions_free(struct ct_fe_dfuncs *fs)
         free(fs->v[i].ret);
         free(fs->v[i].retaddr);
     }
+    free(fs->enums);
     free(fs->v);
 }

@@ -23,6 +23,8 @@ struct ct_fe_dfunc {
 struct ct_fe_dfuncs {
     struct ct_fe_dfunc *v;
     size_t n, cap;
+    char *enums;         /* the enums items name (`e:color`), defined in
+                            the rules' language: `enum color{RED=0};...` */
     size_t site_params;  /* at_hooks: parameters at the hooks' calls     */
     size_t site_placed;  /* ... and those a location covers there         */
 };

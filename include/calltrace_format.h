@@ -270,6 +270,8 @@ static inline unsigned ct_head_split(uint64_t head, bool prefix,
  *                 stopped at the rule's maximum)
  *   STRUCT        varint size, varint n, n bytes: the type's size and name
  *                 of a struct passed by value, none of whose bytes is kept
+ *   ENUM          svarint value, varint n, n bytes: its name in its enum
+ *                 (flags joined by |); n = 0 when none names it
  *   DOUBLE        8 bytes, IEEE 754 binary64, little-endian
  *   NULLSTR, UNAVAIL  nothing
  * A reader that meets a tag it does not know stops reading the payload
@@ -289,6 +291,7 @@ static inline unsigned ct_head_split(uint64_t head, bool prefix,
 #define CT_VAL_CHAR    11u
 #define CT_VAL_OCT     12u  /* shown in octal with a leading 0 (a mode)   */
 #define CT_VAL_STRUCT  13u
+#define CT_VAL_ENUM    14u
 
 /*
  * CT_EXT_SWITCH payload, self-contained so a reader can use it without

@@ -4,14 +4,18 @@
  *
  *   spec  = rule { ";" rule }
  *   rule  = "auto" | (glob | "re:" regex) "@" item { "," item }
+ *         | "enum" name "{" [ value { "," value } ] "}"
+ *   value = name [ "=" integer ]
  *   item  = ("arg" N | "fparg" N | "retval") [ "/" fmt ] [ "%" loc ]
  *         | "args" | "at+" N
  *   fmt   = ["i" | "u" | "x" | "o"] [8|16|32|64]  |  "p" | "c" | "s" [max]
- *         | "f" [32|64]  |  "t" [size] [":" name]
+ *         | "f" [32|64]  |  "t" [size] [":" name]  |  "e" [8|16|32|64] ":" name
  *   loc   = reg | reg ("+" | "-") N | "stack" ["+"] N | "none"
  *   reg   = "rax" | "rdx" | ... | "r15" | "xmm0" ... "xmm7"
  */
+#include <errno.h>
 #include <fnmatch.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,8 +23,14 @@
 #include "settings/args_spec.h"
 #include "settings/regex_bound.h"
 
-/* uftrace's `-a` table, for the commonest libc and pthread calls. */
+/* uftrace's `-a` table, for the commonest libc and pthread calls, and
+ * the enums it shows values by. */
 const char ct_args_builtin[] =
+    "enum signal{SIGNULL,SIGHUP,SIGINT,SIGQUIT,SIGILL,SIGTRAP,SIGABRT,SIGBUS,"
+    "SIGFPE,SIGKILL,SIGUSR1,SIGSEGV,SIGUSR2,SIGPIPE,SIGALRM,SIGTERM,"
+    "SIGSTKFLT,SIGCHLD,SIGCONT,SIGSTOP,SIGTSTP,SIGTTIN,SIGTTOU,SIGURG,"
+    "SIGXCPU,SIGXFSZ,SIGVTALRM,SIGPROF,SIGWINCH,SIGIO,SIGPWR,SIGSYS};"
+    "enum access_mode{F_OK,X_OK,W_OK,R_OK=4};"
     "open@arg1/s,arg2/x,retval;"
     "open64@arg1/s,arg2/x,retval;"
     "openat@arg1,arg2/s,arg3/x,retval;"
@@ -60,11 +70,12 @@ const char ct_args_builtin[] =
     "creat@arg1/s,arg2/o,retval;"
     "chmod@arg1/s,arg2/o,retval;"
     "unlink@arg1/s,retval;"
-    "access@arg1/s,arg2,retval;"
+    "access@arg1/s,arg2/e:access_mode,retval;"
     "rename@arg1/s,arg2/s,retval;"
     "mkdir@arg1/s,arg2/o,retval;"
     "rmdir@arg1/s,retval;"
-    "kill@arg1,arg2,retval;"
+    "kill@arg1,arg2/e:signal,retval;"
+    "raise@arg1/e:signal,retval;"
     "fork@retval;"
     "waitpid@arg1,arg2/p,arg3,retval;"
     "dup2@arg1,arg2,retval;"
@@ -124,6 +135,63 @@ static int width_of(struct parser *ps, struct ct_arg_item *it, int fp)
                        : "an integer's width is 8, 16, 32 or 64");
 }
 
+/* n bytes at s into the spec's names, NUL-terminated: their offset in
+ * *off; -1 with the message when the names are full. */
+static int pool_add(struct parser *ps, const char *s, size_t n, uint16_t *off)
+{
+    struct ct_args_spec *spec = ps->spec;
+    if (!spec->names_used)
+        spec->names_used = 1;  /* offset 0 is the empty name */
+    if (spec->names_used + n + 1 > CT_ARGS_NAMES)
+        return fail(ps, "more than 65535 bytes of struct and enum names");
+    memcpy(spec->names + spec->names_used, s, n);
+    spec->names[spec->names_used + n] = '\0';
+    *off = (uint16_t)spec->names_used;
+    spec->names_used += (uint32_t)n + 1;
+    return 0;
+}
+
+/* An identifier's length at p (letters, digits, _). */
+static size_t ident(const char *p)
+{
+    size_t n = 0;
+    while ((p[n] >= 'a' && p[n] <= 'z') || (p[n] >= 'A' && p[n] <= 'Z') ||
+           (p[n] >= '0' && p[n] <= '9') || p[n] == '_')
+        n++;
+    return n;
+}
+
+/* The enum called name (n bytes), or -1. */
+static int enum_index(const struct ct_args_spec *spec, const char *name,
+                      size_t n)
+{
+    for (uint32_t i = 0; i < spec->nenums; i++) {
+        const char *e = spec->names + spec->enums[i].name;
+        if (!strncmp(e, name, n) && !e[n])
+            return (int)i;
+    }
+    return -1;
+}
+
+/* `e:NAME` after the e: an enum defined before (`enum NAME{...}`), of 4
+ * bytes, or of the width given (`e8:NAME`). */
+static int enum_of(struct parser *ps, struct ct_arg_item *it)
+{
+    it->width = 4;
+    if (width_of(ps, it, 0) != 0)
+        return -1;
+    if (*ps->p != ':')
+        return fail(ps, "expected e: and the name of an enum");
+    size_t n = ident(++ps->p);
+    int k = n ? enum_index(ps->spec, ps->p, n) : -1;
+    if (k < 0)
+        return fail(ps, "e: names no enum defined before it "
+                        "(enum NAME{A=1,B})");
+    it->strmax = (uint16_t)k;
+    ps->p += n;
+    return 0;
+}
+
 /* `tSIZE:NAME` after the t: a struct passed by value, whose size (0 for
  * an empty one, shown `NAME{}`) and name are all that is shown.  The name
  * goes into the spec's names. */
@@ -142,15 +210,8 @@ static int struct_of(struct parser *ps, struct ct_arg_item *it)
     size_t n = strcspn(ps->p, ",;%@/");
     if (n == 0 || n > CT_ARGS_TYPE_NAME_MAX)
         return fail(ps, "a struct's name is 1 to 31 bytes after t:");
-    struct ct_args_spec *spec = ps->spec;
-    if (!spec->names_used)
-        spec->names_used = 1;  /* offset 0 is the empty name */
-    if (spec->names_used + n + 1 > CT_ARGS_NAMES)
-        return fail(ps, "more than 8192 bytes of struct names");
-    memcpy(spec->names + spec->names_used, at, n);
-    spec->names[spec->names_used + n] = '\0';
-    it->name = (uint16_t)spec->names_used;
-    spec->names_used += (uint32_t)n + 1;
+    if (pool_add(ps, at, n, &it->name) != 0)
+        return -1;
     ps->p += n;
     return 0;
 }
@@ -171,6 +232,7 @@ static int format(struct parser *ps, struct ct_arg_item *it)
     case 'x': it->fmt = CT_FMT_HEX; return width_of(ps, it, 0);
     case 'o': it->fmt = CT_FMT_OCT; return width_of(ps, it, 0);
     case 't': it->fmt = CT_FMT_STRUCT; return struct_of(ps, it);
+    case 'e': it->fmt = CT_FMT_ENUM; return enum_of(ps, it);
     case 'p': it->fmt = CT_FMT_PTR; return 0;
     case 'c': it->fmt = CT_FMT_CHAR; it->width = 1; return 0;
     case 'f': it->fmt = CT_FMT_FLOAT; return width_of(ps, it, 1);
@@ -189,8 +251,8 @@ static int format(struct parser *ps, struct ct_arg_item *it)
     default:
         ps->p--;
         return fail(ps, "expected a format: i, u, x, o (with 8, 16, 32 "
-                        "or 64), p, c, s (with a maximum), f or t (with a "
-                        "size and :name)");
+                        "or 64), p, c, s (with a maximum), f, t (with a "
+                        "size and :name) or e:name");
     }
 }
 
@@ -326,6 +388,76 @@ static int item(struct parser *ps, struct ct_args_rule *r)
     return 0;
 }
 
+static void spaces(struct parser *ps)
+{
+    while (*ps->p == ' ' || *ps->p == '\t')
+        ps->p++;
+}
+
+/* `enum NAME{A=1,B,C=0x10}` at ps->p, after `enum`: its values for the
+ * `e:NAME` items after it, as C numbers them.  A name defined again keeps
+ * its first definition (the user's over the table's). */
+static int enum_def(struct parser *ps)
+{
+    struct ct_args_spec *spec = ps->spec;
+    spaces(ps);
+    size_t n = ident(ps->p);
+    if (!n)
+        return fail(ps, "expected the enum's name after enum");
+    const char *name = ps->p;
+    ps->p += n;
+    spaces(ps);
+    if (*ps->p != '{')
+        return fail(ps, "expected { after the enum's name");
+    bool again = enum_index(spec, name, n) >= 0;
+    if (!again && spec->nenums == CT_ARGS_MAX_ENUMS)
+        return fail(ps, "more than 256 enums");
+    struct ct_args_enum e = {0, (uint16_t)spec->nenumerators, 0};
+    if (!again && pool_add(ps, name, n, &e.name) != 0)
+        return -1;
+    int64_t next = 0;
+    for (ps->p++, spaces(ps); *ps->p != '}'; spaces(ps)) {
+        size_t k = ident(ps->p);
+        if (!k || (ps->p[0] >= '0' && ps->p[0] <= '9'))
+            return fail(ps, "expected a value's name, or } to end the enum");
+        const char *vname = ps->p;
+        ps->p += k;
+        spaces(ps);
+        if (*ps->p == '=') {
+            ps->p++;
+            spaces(ps);
+            char *end;
+            errno = 0;
+            long long v = strtoll(ps->p, &end, 0);
+            if (end == ps->p || errno)
+                return fail(ps, "expected a number after =");
+            ps->p = end;
+            next = v;
+            spaces(ps);
+        }
+        if (!again) {
+            if (spec->nenumerators == CT_ARGS_MAX_ENUMERATORS)
+                return fail(ps, "more than 4096 enum values in all");
+            struct ct_args_enumerator *v =
+                &spec->enumerators[spec->nenumerators];
+            v->value = next;
+            if (pool_add(ps, vname, k, &v->name) != 0)
+                return -1;
+            spec->nenumerators++;
+            e.count++;
+        }
+        next = (int64_t)((uint64_t)next + 1);
+        if (*ps->p == ',')
+            ps->p++;
+        else if (*ps->p != '}')
+            return fail(ps, "expected , or } after an enum's value");
+    }
+    ps->p++;
+    if (!again)
+        spec->enums[spec->nenums++] = e;
+    return 0;
+}
+
 /* One rule at ps->p; *want_auto is set by `auto`, whose table goes
  * after every rule of the user's, which thus win over it. */
 static int rule(struct parser *ps, struct ct_args_spec *spec, int *want_auto)
@@ -334,6 +466,10 @@ static int rule(struct parser *ps, struct ct_args_spec *spec, int *want_auto)
         ps->p += 4;
         *want_auto = 1;
         return 0;
+    }
+    if (!strncmp(ps->p, "enum", 4) && (ps->p[4] == ' ' || ps->p[4] == '\t')) {
+        ps->p += 4;
+        return enum_def(ps);
     }
     if (spec->nrules == CT_ARGS_MAX_RULES)
         return fail(ps, "more than 1024 rules");
@@ -393,6 +529,7 @@ int ct_args_parse(struct ct_args_spec *spec, const char *text, char *err,
     struct parser table = {ct_args_builtin, ct_args_builtin, err, errlen,
                            spec};
     uint32_t before = spec->nrules, names_before = spec->names_used;
+    uint32_t enums_before = spec->nenums, values_before = spec->nenumerators;
     int want_auto = 0;
     if (rules(&ps, spec, &want_auto) != 0 ||
         (want_auto && rules(&table, spec, &want_auto) != 0)) {
@@ -400,6 +537,8 @@ int ct_args_parse(struct ct_args_spec *spec, const char *text, char *err,
             ct_args_pattern_free(&spec->rules[i].pat);
         spec->nrules = before;
         spec->names_used = names_before;
+        spec->nenums = enums_before;
+        spec->nenumerators = values_before;
         return -1;
     }
     return 0;
@@ -435,6 +574,45 @@ void ct_args_clear(struct ct_args_spec *spec)
         ct_args_pattern_free(&spec->rules[i].pat);
     spec->nrules = spec->nmerged = 0;
     spec->names_used = 0;
+    spec->nenums = spec->nenumerators = 0;
+}
+
+size_t ct_args_enum_text(const struct ct_args_spec *spec,
+                         const struct ct_arg_item *it, int64_t v, char *out,
+                         size_t cap)
+{
+    if (it->strmax >= spec->nenums || cap == 0)
+        return 0;
+    const struct ct_args_enum *e = &spec->enums[it->strmax];
+    const struct ct_args_enumerator *vals = spec->enumerators + e->first;
+    for (unsigned i = 0; i < e->count; i++)
+        if (vals[i].value == v) {
+            size_t n = strlen(spec->names + vals[i].name);
+            if (n >= cap)
+                return 0;
+            memcpy(out, spec->names + vals[i].name, n + 1);
+            return n;
+        }
+    /* flags: values of their own bits that make v up, in their order */
+    uint64_t left = (uint64_t)v;
+    size_t n = 0;
+    for (unsigned i = 0; i < e->count && left; i++) {
+        uint64_t bits = (uint64_t)vals[i].value;
+        if (!bits || (bits & left) != bits)
+            continue;
+        size_t k = strlen(spec->names + vals[i].name);
+        if (n + !!n + k >= cap)
+            return 0;
+        if (n)
+            out[n++] = '|';
+        memcpy(out + n, spec->names + vals[i].name, k);
+        n += k;
+        left &= ~bits;
+    }
+    if (left || !n)
+        return 0;
+    out[n] = '\0';
+    return n;
 }
 
 static int matches(const struct ct_args_rule *r, const char *name)

@@ -18,7 +18,10 @@
 #define CT_ARGS_STR_DEFAULT 64  /* bytes of a string kept, by default     */
 #define CT_ARGS_STR_MAX 256     /* most a `sN` may ask for (stack use)     */
 #define CT_ARGS_TYPE_NAME_MAX 31 /* a struct's name in `tSIZE:NAME`      */
-#define CT_ARGS_NAMES 8192      /* bytes of such names in one spec       */
+#define CT_ARGS_NAMES 65535     /* bytes of names (structs', enums' and
+                                   their values') in one spec            */
+#define CT_ARGS_MAX_ENUMS 256   /* `enum NAME{...}` definitions          */
+#define CT_ARGS_MAX_ENUMERATORS 4096 /* their values, all together       */
 #define CT_ARGS_STACK_MAX 512   /* the deepest `%stack+N`                */
 
 /* What an item reads. */
@@ -38,6 +41,8 @@ enum ct_arg_fmt {
     CT_FMT_STRUCT,  /* `tSIZE:NAME`: a struct, union or class passed by
                        value, shown as uftrace shows it (`NAME{...}`);
                        nothing of it is read                            */
+    CT_FMT_ENUM,    /* `e:NAME`: an integer shown by the name its value
+                       has in enum NAME (`SIGINT`, `R_OK|W_OK`)         */
 };
 
 /* Where an item's value is, when the item says (`%rbx`, `%rbp-20`,
@@ -65,7 +70,8 @@ struct ct_arg_item {
     uint8_t fmt;    /* enum ct_arg_fmt                                   */
     uint8_t index;  /* argN / fpargN: N, from 1; 0 for the retval        */
     uint8_t width;  /* bytes: 1, 2, 4 or 8 (FLOAT: 4 or 8)               */
-    uint16_t strmax;/* STR: most bytes kept; STRUCT: the type's size    */
+    uint16_t strmax;/* STR: most bytes kept; STRUCT: the type's size;
+                       ENUM: its enum's index in the spec's enums       */
     uint8_t loc;    /* enum ct_arg_loc                                   */
     uint8_t reg;    /* REG, MEM: the register's DWARF number             */
     int32_t off;    /* MEM: bytes from the register's value; STACK: N   */
@@ -116,8 +122,21 @@ struct ct_args_merged {
     struct ct_args_rule rule;
 };
 
+/* `enum NAME{A=1,B,C=8}`: the values of a type an `e:NAME` item names. */
+struct ct_args_enumerator {
+    int64_t value;
+    uint16_t name;                      /* in the spec's names           */
+};
+struct ct_args_enum {
+    uint16_t name;                      /* in the spec's names           */
+    uint16_t first, count;              /* its enumerators               */
+};
+
 struct ct_args_spec {
     uint32_t nrules;
+    uint32_t nenums, nenumerators;
+    struct ct_args_enum enums[CT_ARGS_MAX_ENUMS];
+    struct ct_args_enumerator enumerators[CT_ARGS_MAX_ENUMERATORS];
     uint32_t names_used;                /* bytes of names taken          */
     char names[CT_ARGS_NAMES];          /* the rules' type names, each
                                            NUL-terminated; [0] is ""    */
@@ -172,6 +191,13 @@ static inline const char *ct_args_type_name(const struct ct_args_spec *spec,
 {
     return it->name < CT_ARGS_NAMES ? spec->names + it->name : "";
 }
+/* The text an ENUM item's value v has in its enum, into out (cap bytes):
+ * its enumerator's name, else the names of enumerators whose bits make
+ * it up, joined by `|` (uftrace's way with flags); the length, or 0 when
+ * neither names it or the text does not fit. */
+size_t ct_args_enum_text(const struct ct_args_spec *spec,
+                         const struct ct_arg_item *it, int64_t v, char *out,
+                         size_t cap);
 /* The built-in table, in the spec's own language. */
 extern const char ct_args_builtin[];
 

@@ -117,6 +117,18 @@ static bool value(struct out *o, const uint8_t **pp, const uint8_t *end)
         put(o, size ? "{...}" : "{}", size ? 5 : 2);
         break;
     }
+    case CT_VAL_ENUM: {
+        /* its name in its enum, else the number */
+        uint64_t n;
+        if (ct_get_varint(&p, end, &v) != 0 ||
+            ct_get_varint(&p, end, &n) != 0 || n > (uint64_t)(end - p))
+            return false;
+        if (!n)
+            putf(o, "%" PRId64, (uint64_t)ct_unzigzag(v));
+        for (uint64_t i = 0; i < n; i++, p++)
+            put(o, *p > 0x20 && *p < 0x7f ? (const char *)p : "?", 1);
+        break;
+    }
     case CT_VAL_STR:
     case CT_VAL_STR_CUT:
         if (ct_get_varint(&p, end, &v) != 0 || v > (uint64_t)(end - p))

@@ -75,12 +75,12 @@ int ct_args_any(void)
 }
 
 /* A record being built: values of integers and floats take at most 11
- * bytes each, a struct's name and size STRUCT_PAY, so a rule without
+ * bytes each, a struct's or an enum value's name NAMED_PAY, so a rule without
  * strings fits SMALL_PAY (a buffer of the thread's, run()); one with a
  * string is built on the tracer's own stack (BIG_PAY), as the program may
  * run on a small one (docs/reliability.md). */
-#define STRUCT_PAY (1 + 3 + 1 + CT_ARGS_TYPE_NAME_MAX)
-#define SMALL_PAY (STRUCT_PAY * (CT_ARGS_MAX_ITEMS + 1))
+#define NAMED_PAY (1 + 10 + 1 + CT_ARGS_TYPE_NAME_MAX)
+#define SMALL_PAY (NAMED_PAY * (CT_ARGS_MAX_ITEMS + 1))
 #define BIG_PAY (CT_ARGS_MAX_ITEMS * (CT_ARGS_STR_MAX + 4) + 16)
 struct pay {
     uint8_t *b;
@@ -214,11 +214,26 @@ static void put_struct(struct pay *p, const struct ct_arg_item *it)
     p->n += n;
 }
 
+/* An enum's value: the value, and its name in the rule's enum (at most
+ * CT_ARGS_TYPE_NAME_MAX bytes, else none: the value alone is shown). */
+static void put_enum(struct pay *p, const struct ct_arg_item *it, uint64_t v)
+{
+    char text[CT_ARGS_TYPE_NAME_MAX + 1];
+    int64_t sv = sign_extend(v, it->width);
+    size_t n = ct_args_enum_text(&spec, it, sv, text, sizeof text);
+    put_tag(p, CT_VAL_ENUM, ct_zigzag(sv));
+    p->n = (size_t)(ct_put_varint(p->b + p->n, n) - p->b);
+    memcpy(p->b + p->n, text, n);
+    p->n += n;
+}
+
 /* An integer-class value v as the item's format says. */
 static void put_value(struct pay *p, const struct ct_arg_item *it, uint64_t v)
 {
     if (it->fmt == CT_FMT_STR)
         put_string(p, it, (uintptr_t)v);
+    else if (it->fmt == CT_FMT_ENUM)
+        put_enum(p, it, v);
     else
         put_int(p, it, v);
 }
@@ -509,7 +524,7 @@ static inline bool fast_item(const struct ct_arg_item *it,
                              const struct ct_arg_regs *g)
 {
     if (it->src != CT_ARG_INT || it->fmt == CT_FMT_STR ||
-        it->fmt == CT_FMT_STRUCT)
+        it->fmt == CT_FMT_STRUCT || it->fmt == CT_FMT_ENUM)
         return false;
     if (!g->site)  /* the registers of the call's entry */
         return it->loc == CT_LOC_ABI && it->index - 1u < 6;

@@ -4,7 +4,7 @@
 # DWARF (frontend/args_dwarf.c), on a build with patchable entries
 # (tests/programs/args_dwarf.c, values known by construction): integers
 # of each width and sign, chars, strings, pointers, floats and doubles in
-# the ABI's order, enums as integers, a struct by value by its type's name
+# the ABI's order, an enum by its values' names, a struct by value by its type's name
 # (args_struct.sh tries each way the ABI passes one); a variadic tail
 # stops a function's items; gcc and clang at -O0 and -O2 give the same
 # tree.  --auto-args adds the built-in table's library calls, and a rule
@@ -42,11 +42,12 @@ want='main() {
   d_str("abc", '"'"'x'"'"', 0x1234) = "bc";
   d_float(1.500000, 2.000000, 3) = 6.000000;
   d_mixed(0.500000, 2, 0.250000) = 2.750000;
-  d_enum(-2) = -2;
+  d_enum(BLUE) = -2;
   d_struct(7, pair{...}, 7) = 17;
   d_variadic(3) = 3;
   d_void(9);
   d_fnptr(&d_void) = 1;
+  access@plt();
   puts@plt();
 } /* main */'
 
@@ -79,6 +80,8 @@ record auto "$T/auto.raw" --auto-args -- "$b"
 tree_text "$T/auto.raw" > "$T/auto.tree"
 has '^  d_int(-3, 40) = 37;$' < "$T/auto.tree" || fail "auto: d_int: $(cat "$T/auto.tree")"
 has '^  puts@plt("done") = 5;$' < "$T/auto.tree" || fail "auto: puts: $(cat "$T/auto.tree")"
+# the table's enums: access's mode by its flags' names
+has '^  access@plt(".", X_OK|R_OK) = 0;$' < "$T/auto.tree" || fail "auto: access: $(cat "$T/auto.tree")"
 has '^} = 0; /\* main \*/$' < "$T/auto.tree" || fail "auto: main: $(cat "$T/auto.tree")"
 # the user's arguments win, the return value still comes from DWARF
 record user "$T/user.raw" --args 'd_int@arg1/x32' --auto-args -- "$b"
@@ -133,7 +136,8 @@ hooks_tree() {  # CC OPT [extra flags]: builds with the hooks, records
 }
 expect_eq "hooks gcc -O0: tree" "$hooks_want" "$(hooks_tree gcc 0)"
 # -fno-plt: the hook is called through its GOT slot, and puts too
-expect_eq "hooks gcc -O0 -fno-plt: tree" "${hooks_want/puts@plt/puts@got}" \
+hooks_got=${hooks_want/puts@plt/puts@got}
+expect_eq "hooks gcc -O0 -fno-plt: tree" "${hooks_got/access@plt/access@got}" \
     "$(hooks_tree gcc 0 -fno-plt)"
 for cc in gcc clang; do
     command -v $cc > /dev/null || continue

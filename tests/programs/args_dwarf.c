@@ -1,9 +1,10 @@
 /* Functions whose parameters and return values calltrace record reads
  * from DWARF (`--args FUNC@args`, `--auto-args`; args_dwarf.sh): each
- * kind of type once, with values known by construction, and the cases
- * where the items stop (a struct by value, a variadic tail). */
+ * kind of type once, with values known by construction (an enum by its
+ * values' names), and the cases where the items stop (a variadic tail). */
 #include <stdbool.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #if defined(__clang__)
 #define KEEP __attribute__((noinline, used))
@@ -76,6 +77,7 @@ int main(void)
     sink += d_variadic(3, 1, 2, 3);
     d_void(9);
     sink += d_fnptr(d_void);
+    sink += access(".", R_OK | X_OK);  /* flags of the table's enum */
     puts("done");
     return 0;
 }

@@ -172,7 +172,8 @@ static void test_errors(void **state)
     (void)state;
     expect_error("f@arg1/q", "at offset 7: expected a format: i, u, x, o "
                              "(with 8, 16, 32 or 64), p, c, s (with a "
-                             "maximum), f or t (with a size and :name)");
+                             "maximum), f, t (with a size and :name) or "
+                             "e:name");
     expect_error("f@arg1/i12", "at offset 8: an integer's width is 8, 16, "
                                "32 or 64");
     expect_error("f@arg0", "at offset 5: expected the argument's number, "
@@ -243,6 +244,59 @@ static void test_structs(void **state)
                                    sizeof err), -1);
     assert_int_equal(s->names_used, 0);
     free(s);
+}
+
+/* `enum NAME{...}` numbered as C numbers it, `e:NAME` items, a value's
+ * text: its name, flags joined by |, nothing for a value no name has. */
+static void test_enums(void **state)
+{
+    (void)state;
+    struct ct_args_spec *s = parse_ok(
+        "enum color{RED,GREEN=5,BLUE=-2,CYAN};enum  mode { M_R = 0x4 , M_W = 2, "
+        "M_X=1 };f@arg1/e:color,arg2/e8:mode,retval/e:color");
+    assert_int_equal(s->nenums, 2);
+    const struct ct_args_rule *r = &s->rules[0];
+    assert_int_equal(r->items[0].fmt, CT_FMT_ENUM);
+    assert_int_equal(r->items[0].width, 4);
+    assert_int_equal(r->items[1].width, 1);
+    assert_int_equal(r->ret.fmt, CT_FMT_ENUM);
+    char out[32];
+    assert_int_equal(ct_args_enum_text(s, &r->items[0], 5, out, sizeof out), 5);
+    assert_string_equal(out, "GREEN");
+    ct_args_enum_text(s, &r->items[0], -1, out, sizeof out);
+    assert_string_equal(out, "CYAN");  /* after BLUE = -2 */
+    assert_int_equal(ct_args_enum_text(s, &r->items[0], 7, out, sizeof out), 0);
+    assert_int_equal(ct_args_enum_text(s, &r->items[1], 6, out, sizeof out), 7);
+    assert_string_equal(out, "M_R|M_W");
+    assert_int_equal(ct_args_enum_text(s, &r->items[1], 8, out, sizeof out), 0);
+    assert_int_equal(ct_args_enum_text(s, &r->items[1], 6, out, 5), 0);
+    release(s);
+    /* defined again: the first definition holds */
+    s = parse_ok("enum e{A=1};enum e{B=1};f@arg1/e:e");
+    assert_int_equal(s->nenums, 1);
+    ct_args_enum_text(s, &s->rules[0].items[0], 1, out, sizeof out);
+    assert_string_equal(out, "A");
+    release(s);
+    /* the table's signals */
+    s = parse_ok("auto");
+    const struct ct_args_rule *k = ct_args_rule(s, ct_args_match(s, "kill", 1));
+    ct_args_enum_text(s, &k->items[1], 9, out, sizeof out);
+    assert_string_equal(out, "SIGKILL");
+    release(s);
+    expect_error("f@arg1/e:nope", "at offset 9: e: names no enum defined "
+                                  "before it (enum NAME{A=1,B})");
+    expect_error("f@arg1/e", "at offset 8: expected e: and the name of an "
+                             "enum");
+    expect_error("enum {A}", "at offset 5: expected the enum's name after "
+                             "enum");
+    expect_error("enum x A}", "at offset 7: expected { after the enum's name");
+    expect_error("enum x{A=}", "at offset 9: expected a number after =");
+    expect_error("enum x{A B}", "at offset 9: expected , or } after an "
+                                "enum's value");
+    expect_error("enum x{1}", "at offset 7: expected a value's name, or } to "
+                              "end the enum");
+    expect_error("enum x{A", "at offset 8: expected , or } after an enum's "
+                             "value");
 }
 
 /* The user's arguments win over the table's, wherever `auto` is
@@ -366,6 +420,7 @@ int main(void)
         cmocka_unit_test(test_items),
         cmocka_unit_test(test_errors),
         cmocka_unit_test(test_structs),
+        cmocka_unit_test(test_enums),
         cmocka_unit_test(test_locations),
         cmocka_unit_test(test_auto),
         cmocka_unit_test(test_match),

@@ -142,8 +142,8 @@ static void tag_struct(struct pay *p, uint64_t size, const char *name,
 }
 
 /* A struct by value as uftrace shows one: its name and {...}, {} when
- * empty, {...} alone without a name, a damaged name's bytes as ?; a
- * mode in octal. */
+ * empty, {...} alone without a name, a damaged name's bytes as ?; an
+ * enum's value by its name, else its number; a mode in octal. */
 static void test_struct_and_octal(void **state)
 {
     (void)state;
@@ -152,9 +152,17 @@ static void test_struct_and_octal(void **state)
     tag_struct(&p, 0, "StringRef", 9);
     tag_struct(&p, 24, "", 0);
     tag_struct(&p, 8, "a b\x01", 4);
+    p.b[p.n++] = CT_VAL_ENUM;  /* a name, then a value no name has */
+    p.n = (size_t)(ct_put_varint(p.b + p.n, ct_zigzag(2)) - p.b);
+    p.n = (size_t)(ct_put_varint(p.b + p.n, 4) - p.b);
+    memcpy(p.b + p.n, "W_OK", 4);
+    p.n += 4;
+    p.b[p.n++] = CT_VAL_ENUM;
+    p.n = (size_t)(ct_put_varint(p.b + p.n, ct_zigzag(-2)) - p.b);
+    p.b[p.n++] = 0;
     tag_v(&p, CT_VAL_OCT, 0755);
     tag_v(&p, CT_VAL_OCT, 0);
-    expect(&p, "pair{...}, StringRef{}, {...}, a?b?{...}, 0755, 0");
+    expect(&p, "pair{...}, StringRef{}, {...}, a?b?{...}, W_OK, -2, 0755, 0");
     struct pay q = {0};
     tag_struct(&q, 16, "pair", 4);
     q.n -= 2;  /* the name cut short */
