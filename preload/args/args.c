@@ -358,6 +358,22 @@ static int read_at_site(uintptr_t addr, unsigned w, uintptr_t sp, uint64_t *v)
     return 0;
 }
 
+/* The item's value, w bytes at addr, read as read_at_site reads with the
+ * stack pointer sp; <unavailable> when they cannot be read. */
+static void put_read(struct pay *p, const struct ct_arg_item *it,
+                     uintptr_t addr, unsigned w, uintptr_t sp)
+{
+    uint64_t v;
+    if (read_at_site(addr, w, sp, &v) != 0) {
+        p->b[p->n++] = CT_VAL_UNAVAIL;
+        return;
+    }
+    if (it->src == CT_ARG_FP)
+        put_float(p, it, (const uint8_t *)&v);  /* little-endian */
+    else
+        put_value(p, it, v);
+}
+
 /* An item whose DWARF location names a register or memory at the
  * hook's call (site.c).  Memory is the function's own frame, above the
  * stack pointer at the call, or the caller's (read_at_site). */
@@ -371,16 +387,8 @@ static void put_at_site(struct pay *p, const struct ct_arg_item *it,
             put_value(p, it, s->gpr[it->reg]);
         return;
     }
-    uintptr_t addr = s->gpr[it->reg] + (uintptr_t)(intptr_t)it->off;
-    uint64_t v;
-    if (read_at_site(addr, it->width ? it->width : 8, s->gpr[7], &v) != 0) {
-        p->b[p->n++] = CT_VAL_UNAVAIL;
-        return;
-    }
-    if (it->src == CT_ARG_FP)
-        put_float(p, it, (const uint8_t *)&v);  /* little-endian */
-    else
-        put_value(p, it, v);
+    put_read(p, it, s->gpr[it->reg] + (uintptr_t)(intptr_t)it->off,
+             it->width ? it->width : 8, s->gpr[7]);
 }
 
 /* The caller's stack slot `slot` (from 1, above the return address) of
@@ -391,16 +399,8 @@ static void put_stack_slot(struct pay *p, const struct ct_arg_item *it,
                            const struct ct_arg_regs *g, unsigned slot)
 {
     uintptr_t base = (uintptr_t)g->stack;
-    uint64_t v;
-    unsigned w = it->src == CT_ARG_FP ? 8 : it->width ? it->width : 8;
-    if (read_at_site(base + 8 * (uintptr_t)(slot - 1), w, base, &v) != 0) {
-        p->b[p->n++] = CT_VAL_UNAVAIL;
-        return;
-    }
-    if (it->src == CT_ARG_FP)
-        put_float(p, it, (const uint8_t *)&v);  /* little-endian */
-    else
-        put_value(p, it, v);
+    put_read(p, it, base + 8 * (uintptr_t)(slot - 1),
+             it->src == CT_ARG_FP ? 8 : it->width ? it->width : 8, base);
 }
 
 /* An item of a call whose registers are those of its entry (a library
