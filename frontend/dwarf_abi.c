@@ -46,11 +46,6 @@ static bool strip(Dwarf_Die *die, Dwarf_Die *out, const char **named)
     return false;
 }
 
-bool ct_fe_dwarf_base(Dwarf_Die *die, Dwarf_Die *out)
-{
-    return strip(die, out, NULL);
-}
-
 bool ct_fe_dwarf_type(Dwarf_Die *die, Dwarf_Die *out, const char **named)
 {
     Dwarf_Attribute at;

@@ -36,8 +36,6 @@ struct ct_fe_aggregate {
                            C<int>, "" for an anonymous one or a lambda   */
 };
 
-/* The type under typedefs and qualifiers; false for void. */
-bool ct_fe_dwarf_base(Dwarf_Die *die, Dwarf_Die *out);
 /* The type a DIE (a parameter, a function) has, under typedefs and
  * qualifiers; false for void.  *named, when not NULL, gets the name of
  * the nearest typedef on the way ("" when there is none). */

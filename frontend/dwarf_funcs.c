@@ -30,17 +30,8 @@
 #include "frontend/frontend.h"
 #include "settings/args_spec.h"
 
-/* The type a DIE (a parameter or a function) has; false for void. */
-static bool type_of(Dwarf_Die *die, Dwarf_Die *out)
-{
-    return ct_fe_dwarf_type(die, out, NULL);
-}
-
 enum kind { K_INT, K_FP, K_AGG, K_STOP };
 
-/* The item's format for a type, and whether it is integer or floating
- * class, or a struct, union or class (dwarf_abi.h says where it goes);
- * K_STOP when its place in the registers is not known here. */
 /* An enumerator's value: DW_FORM_sdata and udata say their sign, the
  * fixed-size forms take the enum's underlying type's. */
 static bool const_value(Dwarf_Attribute *at, bool is_signed, Dwarf_Sword *v)
@@ -125,6 +116,10 @@ static bool define_enum(struct ct_fe_dfuncs *fs, Dwarf_Die *t,
     return ok && n;
 }
 
+/* The item's format for a type, and whether it is integer or floating
+ * class, or a struct, union or class (dwarf_abi.h says where it goes);
+ * K_STOP when its place in the registers is not known here.  An enum's
+ * definition goes into fs. */
 static enum kind classify(Dwarf_Die *t, const char *tdname,
                           struct ct_fe_dfuncs *fs, char *fmt, size_t cap)
 {
@@ -155,7 +150,8 @@ static enum kind classify(Dwarf_Die *t, const char *tdname,
     case DW_TAG_pointer_type: {
         Dwarf_Die to;
         Dwarf_Word penc = 0;
-        if (type_of(t, &to) && dwarf_tag(&to) == DW_TAG_base_type &&
+        if (ct_fe_dwarf_type(t, &to, NULL) &&
+            dwarf_tag(&to) == DW_TAG_base_type &&
             dwarf_bytesize(&to) == 1 && dwarf_attr(&to, DW_AT_encoding, &at) &&
             dwarf_formudata(&at, &penc) == 0 &&
             (penc == DW_ATE_signed_char || penc == DW_ATE_unsigned_char))
@@ -174,12 +170,12 @@ static enum kind classify(Dwarf_Die *t, const char *tdname,
         const char *name = dwarf_diename(t) ? dwarf_diename(t) : tdname;
         if (size != 1 && size != 2 && size != 4 && size != 8)
             return K_STOP;
-        if (define_enum(fs, t, name, size) && size == 4)
-            snprintf(fmt, cap, "e:%s", name);
-        else if (define_enum(fs, t, name, size))
-            snprintf(fmt, cap, "e%d:%s", size * 8, name);
-        else
+        if (!define_enum(fs, t, name, size))
             snprintf(fmt, cap, "i%d", size * 8);
+        else if (size == 4)
+            snprintf(fmt, cap, "e:%s", name);
+        else
+            snprintf(fmt, cap, "e%d:%s", size * 8, name);
         return K_INT;
     }
     case DW_TAG_structure_type:
@@ -198,6 +194,15 @@ struct at_site {
     Dwarf_Addr pc, at;
     struct ct_fe_dfuncs *fs;   /* counts the parameters and their places */
 };
+
+/* A struct's item format, `tSIZE:NAME` (size 0 when it is empty and the
+ * ABI passes nothing of it). */
+static void struct_format(const struct ct_fe_aggregate *a, char *out,
+                          size_t cap)
+{
+    snprintf(out, cap, "t%ld%s%s", a->how == CT_FE_PASS_NONE ? 0l : a->size,
+             a->name[0] ? ":" : "", a->name);
+}
 
 /* Where the ABI has put a function's parameters so far. */
 struct abi_pos {
@@ -247,9 +252,7 @@ static bool abi_item(Dwarf_Die *t, enum kind k, const char *fmt,
         ct_fe_classify_aggregate(t, tdname, &a);
         if (a.how == CT_FE_PASS_UNKNOWN && !loc)
             return false;
-        snprintf(tfmt, sizeof tfmt, "t%ld%s%s",
-                 a.how == CT_FE_PASS_NONE ? 0l : a.size, a.name[0] ? ":" : "",
-                 a.name);
+        struct_format(&a, tfmt, sizeof tfmt);
         fmt = tfmt;
         loc = NULL;  /* nothing of it is read */
         if (a.how == CT_FE_PASS_NONE) {
@@ -396,9 +399,7 @@ static void add_function(struct ct_fe_dfuncs *fs, Dwarf_Die *fn,
         ct_fe_classify_aggregate(&rt, tdname, &a);
         hidden_ret = a.how == CT_FE_PASS_MEMORY || a.how == CT_FE_PASS_REF;
         keep_ret = a.how != CT_FE_PASS_UNKNOWN;
-        snprintf(fmt, sizeof fmt, "t%ld%s%s",
-                 a.how == CT_FE_PASS_NONE ? 0l : a.size, a.name[0] ? ":" : "",
-                 a.name);
+        struct_format(&a, fmt, sizeof fmt);
         if (a.how == CT_FE_PASS_UNKNOWN && !site)
             return;  /* whether %rdi is an argument is not known */
     }
