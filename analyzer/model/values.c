@@ -82,6 +82,14 @@ static bool named(struct out *o, uint64_t v)
     return true;
 }
 
+/* n bytes of a name from the trace (a struct's, an enum value's), each
+ * byte no name has shown as ?. */
+static void name_bytes(struct out *o, const uint8_t *p, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++, p++)
+        put(o, *p > 0x20 && *p < 0x7f ? (const char *)p : "?", 1);
+}
+
 /* One value at *pp; false on damage or an unknown tag. */
 static bool value(struct out *o, const uint8_t **pp, const uint8_t *end)
 {
@@ -112,8 +120,8 @@ static bool value(struct out *o, const uint8_t **pp, const uint8_t *end)
         if (ct_get_varint(&p, end, &size) != 0 ||
             ct_get_varint(&p, end, &v) != 0 || v > (uint64_t)(end - p))
             return false;
-        for (uint64_t i = 0; i < v; i++, p++)  /* a byte no name has: ? */
-            put(o, *p > 0x20 && *p < 0x7f ? (const char *)p : "?", 1);
+        name_bytes(o, p, v);
+        p += v;
         put(o, size ? "{...}" : "{}", size ? 5 : 2);
         break;
     }
@@ -125,8 +133,8 @@ static bool value(struct out *o, const uint8_t **pp, const uint8_t *end)
             return false;
         if (!n)
             putf(o, "%" PRId64, (uint64_t)ct_unzigzag(v));
-        for (uint64_t i = 0; i < n; i++, p++)
-            put(o, *p > 0x20 && *p < 0x7f ? (const char *)p : "?", 1);
+        name_bytes(o, p, n);
+        p += n;
         break;
     }
     case CT_VAL_STR:
