@@ -66,6 +66,11 @@ for h in "${harnesses[@]}"; do
         printf 'main,-lex_*,re:^yy,fib@3,start:on,size=64,-*@plt\0lex_a\0yyparse\0malloc' > "$corpus/seed-filter"
         # stacked repetitions, which regcomp would copy past 2 GB
         printf 're:^yy++++++++++++++++++++++++++++++++++++++++++++++++++\0yyparse' > "$corpus/seed-deep-re"
+        # loops over parts that may match nothing: few copies, but
+        # regcomp's closures took 39 s (12 s, 38 s)
+        printf 're:^yy++?+++++++++++\0yyparse' > "$corpus/seed-nested-re"
+        printf 're:^yy*+?++++++++\0yyparse' > "$corpus/seed-nested-re2"
+        printf 're:^a?????b???????????=??????+w?c?????????d????=??????+we' > "$corpus/seed-nested-re3"
         printf 'out.raw\0004K\0001G\0monotonic\000clock\0001\000USR2\000yes\000nested\0002M\000USR1' > "$corpus/seed-config"
     fi
     extra=()
