@@ -4,9 +4,11 @@
  * argument registers that plt_tramp.S saved below the return address; at
  * its return through the trampoline, the RETVAL record from the saved
  * %rax or %xmm0.  A patched function's trampolines (patch/patch_tramp.S)
- * save the same registers in their own order and come to the same two
- * functions (ct_args_enter, ct_args_exit).  A call
- * with no rule pays one predictable branch in plt.c, nothing here.
+ * save the same registers in their own order and come to the same
+ * functions (ct_args_call, ct_args_exit).  ct_args_call writes a rule of
+ * integers in one pass with the call (plan.c), anything else after the
+ * hook recorded it (ct_args_enter).  A call with no rule pays one
+ * predictable branch in plt.c, nothing here.
  * Strings are copied with process_vm_readv on the process itself, which
  * fails instead of faulting on a bad pointer.
  */
@@ -20,6 +22,8 @@
 #include "preload/filters/filter.h"
 #include "preload/patch/patch.h"
 #include "preload/args/args.h"
+#include "preload/args/encode.h"
+#include "preload/args/plan.h"
 #include "calltrace_format.h"
 #include "preload/tracer.h"
 
@@ -65,6 +69,8 @@ uint32_t ct_args_rule_for(const char *name, int libcall)
         return 0;
     pthread_mutex_lock(&match_lock);
     uint32_t id = ct_args_match(&spec, name, libcall);
+    if (id)
+        ct_args_plan_make(id, ct_args_rule(&spec, id));
     pthread_mutex_unlock(&match_lock);
     return id;
 }
@@ -82,27 +88,6 @@ int ct_args_any(void)
 #define NAMED_PAY (1 + 10 + 1 + CT_ARGS_TYPE_NAME_MAX)
 #define SMALL_PAY (NAMED_PAY * (CT_ARGS_MAX_ITEMS + 1))
 #define BIG_PAY (CT_ARGS_MAX_ITEMS * (CT_ARGS_STR_MAX + 4) + 16)
-struct pay {
-    uint8_t *b;
-    size_t n;
-};
-
-static void put_tag(struct pay *p, uint8_t tag, uint64_t v)
-{
-    p->b[p->n++] = tag;
-    p->n = (size_t)(ct_put_varint(p->b + p->n, v) - p->b);
-}
-
-static uint64_t low_bits(uint64_t v, unsigned width)
-{
-    return width >= 8 ? v : v & ((1ull << (8 * width)) - 1);
-}
-
-static int64_t sign_extend(uint64_t v, unsigned width)
-{
-    unsigned shift = 64 - 8 * (width ? width : 8);
-    return (int64_t)(v << shift) >> shift;
-}
 
 /* Reads up to n bytes at addr without faulting; split at the page end so
  * that a string ending just before an unmapped page is still read.
@@ -170,37 +155,7 @@ static void put_float(struct pay *p, const struct ct_arg_item *it,
 static inline __attribute__((always_inline)) void
 put_int(struct pay *p, const struct ct_arg_item *it, uint64_t v)
 {
-    switch (it->fmt) {
-    case CT_FMT_SIGNED:
-        put_tag(p, CT_VAL_SIGNED, ct_zigzag(sign_extend(v, it->width)));
-        return;
-    case CT_FMT_UNSIGNED:
-        put_tag(p, CT_VAL_UNSIGNED, low_bits(v, it->width));
-        return;
-    case CT_FMT_HEX:
-        put_tag(p, CT_VAL_HEX, low_bits(v, it->width));
-        return;
-    case CT_FMT_PTR:
-        put_tag(p, CT_VAL_PTR, v);
-        return;
-    case CT_FMT_CHAR:
-        put_tag(p, CT_VAL_CHAR, ct_zigzag((int8_t)v));
-        return;
-    case CT_FMT_OCT:
-        put_tag(p, CT_VAL_OCT, low_bits(v, it->width));
-        return;
-    default: /* AUTO, uftrace's: a 32-bit negative int as one, small
-              * values in decimal, large ones in hex; of a width given
-              * (`/32`), its bits alone, as a signed number */
-        if (it->width < 8)
-            v = (uint64_t)sign_extend(v, it->width) & 0xffffffffull;
-        if (v > 0xffff0000ull && v <= 0xffffffffull)
-            put_tag(p, CT_VAL_SIGNED, ct_zigzag((int32_t)v));
-        else if ((int64_t)v >= -100000 && (int64_t)v <= 100000)
-            put_tag(p, CT_VAL_SIGNED, ct_zigzag((int64_t)v));
-        else
-            put_tag(p, CT_VAL_HEX, v);
-    }
+    put_int_as(p, it->fmt, it->width, v);
 }
 
 /* A struct passed by value: its type's size and name, nothing read. */
@@ -315,27 +270,6 @@ struct job {
     int64_t held;   /* the level of a pending frame (min=) whose record
                        waits for its entry (ct_filter_hold), else -1  */
 };
-
-/* Whether the w bytes at addr lie within the page of sp and the next,
- * above sp: the thread's stack in use at a hook's call, which can be read
- * in place without a fault. */
-static inline bool in_stack_window(uintptr_t addr, unsigned w, uintptr_t sp)
-{
-    uintptr_t page = sp & ~(uintptr_t)4095;
-    return addr >= sp && addr + w <= page + 8192 && addr + w > addr;
-}
-
-/* The w bytes at addr, which in_stack_window allows. */
-static inline uint64_t load_width(uintptr_t addr, unsigned w)
-{
-    const void *a = (const void *)addr;
-    switch (w) {
-    case 1: { uint8_t x; memcpy(&x, a, 1); return x; }
-    case 2: { uint16_t x; memcpy(&x, a, 2); return x; }
-    case 4: { uint32_t x; memcpy(&x, a, 4); return x; }
-    default: { uint64_t x; memcpy(&x, a, 8); return x; }
-    }
-}
 
 /* The w bytes (1, 2, 4 or 8) at addr, an address at a hook's call whose
  * stack pointer was sp, into *v; -1 when they cannot be read.  In the
@@ -509,16 +443,16 @@ static void run(struct ct_thread *t, const struct job *j, int strings)
 }
 
 /*
- * The common case, written in place: at most FAST_ITEMS integers, none a
- * string, each in a saved register or in the stack in use, while the
- * hooks' fast path is open (which means no hidden or pending frame, so
- * the record goes right after the ENTRY).  No buffer, no call: the values
+ * The common case after a call the hook recorded (plan.c writes both in
+ * one pass where it can), written in place: at most CT_ARGS_FAST_ITEMS
+ * integers, none a string, each in a saved register or in the stack in
+ * use, while the hooks' fast path is open (which means no hidden or
+ * pending frame, so the record goes right after the ENTRY).  No buffer, no call: the values
  * are encoded straight into the block, as the hooks encode theirs.
  * Whether every item qualifies is decided before a byte is written, so a
  * record is never left half-made past the thread's position.  -1 for
  * everything else, which record() does.
  */
-#define FAST_ITEMS 8  /* 11 bytes each at most: the length fits one byte */
 
 static inline bool fast_item(const struct ct_arg_item *it,
                              const struct ct_arg_regs *g)
@@ -549,12 +483,12 @@ static inline uint64_t fast_value(const struct ct_arg_item *it,
 static int fast_enter(struct ct_thread *t, const struct ct_args_rule *r,
                       const struct ct_arg_regs *g)
 {
-    if (r->nitems > FAST_ITEMS || (r->strings & 1))
+    if (r->nitems > CT_ARGS_FAST_ITEMS || (r->strings & 1))
         return -1;
     for (unsigned i = 0; i < r->nitems; i++)
         if (!fast_item(&r->items[i], g))
             return -1;
-    uint8_t *p = in_place_open(t, 3 + 11 * FAST_ITEMS);
+    uint8_t *p = in_place_open(t, CT_ARGS_FAST_BYTES);
     if (!p)
         return -1;
     p = ct_put_varint(p, ct_head(0, CT_REC_EXT));
@@ -643,15 +577,38 @@ static uintptr_t *return_slot(const struct ct_args_rule *r,
     return v == site ? (uintptr_t *)slot : NULL;
 }
 
+/* The call recorded by the hook, then its ARGS by the general path. */
+static void enter_then_args(uint32_t rule, void *fn, void *site, uintptr_t sp,
+                            const struct ct_arg_regs *g)
+{
+    struct ct_thread *t = ct_self;
+    uint32_t before = t ? t->depth : 0;
+    ct_enter_at(fn, site, sp);
+    t = ct_self;
+    if (t && t->depth == before + 1)
+        ct_args_enter(rule, g, before);
+}
+
+void ct_args_call(uint32_t rule, void *fn, void *site, uintptr_t sp,
+                  const struct ct_arg_regs *g)
+{
+    if (ct_args_plan_write(rule, fn, site, sp, g) != 0)
+        enter_then_args(rule, fn, site, sp, g);
+}
+
 /* A return value is read when the function returns: its return address
  * (where the rule says, and only if it is the one the hook was given) is
  * swapped for the patchable-entry mode's return trampoline, which writes
  * the RETVAL and the EXIT there, and whose frames unwinders and jumps
  * already know (patch/patch.c).  Before the ENTRY: a tail call may end a
- * frame there. */
+ * frame there.  A rule with a plan that keeps no return value is written
+ * by the plan (plan.c). */
 void ct_args_site_call(uint32_t rule, void *fn, void *site,
                        const struct ct_site_regs *regs)
 {
+    struct ct_arg_regs g = {NULL, 0, NULL, NULL, regs};
+    if (ct_args_plan_write(rule, fn, site, regs->gpr[7], &g) == 0)
+        return;
     const struct ct_args_rule *r = ct_args_rule(&spec, rule);
     if (!site_holds(r, (uintptr_t)fn, regs)) {
         ct_enter_at(fn, site, regs->gpr[7]);  /* an inlined copy */
@@ -662,22 +619,15 @@ void ct_args_site_call(uint32_t rule, void *fn, void *site,
         if (slot)
             ct_patch_take_return((uintptr_t)fn, slot);
     }
-    struct ct_thread *t = ct_self;
-    uint32_t before = t ? t->depth : 0;
-    ct_enter_at(fn, site, regs->gpr[7]);
-    t = ct_self;
-    if (t && t->depth == before + 1) {
-        struct ct_arg_regs g = {NULL, 0, NULL, NULL, regs};
-        ct_args_enter(rule, &g, before);
-    }
+    enter_then_args(rule, fn, site, regs->gpr[7], &g);
 }
 
-void ct_args_plt_enter(uint32_t rule, const uintptr_t *retp, uint32_t depth)
+void ct_args_plt_call(uint32_t rule, void *fn, uintptr_t *retp)
 {
     struct ct_arg_regs g = {&SAVED_INT(retp, 1), -1,
                             (const uint8_t *)retp - SAVED_XMM_OFFSET, retp + 1,
                             NULL};
-    ct_args_enter(rule, &g, depth);
+    ct_args_call(rule, fn, (void *)*retp, (uintptr_t)retp, &g);
 }
 
 void ct_args_plt_exit(uint32_t rule, uintptr_t sp, uint32_t depth,

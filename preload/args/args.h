@@ -46,11 +46,10 @@ void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
  * RETVAL record, before its EXIT. */
 void ct_args_exit(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
                   uint32_t depth, uintptr_t fn);
-/* A library call with rule `rule` was recorded: its ARGS record, read
- * from the registers plt_tramp.S saved below the return address at
- * retp; depth: the shadow-stack level its ENTRY took. */
-void ct_args_plt_enter(uint32_t rule, const uintptr_t *retp,
-                       uint32_t depth);
+/* A library call of fn with rule `rule`, its return address at retp:
+ * recorded as ct_enter_at records it, with its ARGS record read from the
+ * registers plt_tramp.S saved below retp (ct_args_call). */
+void ct_args_plt_call(uint32_t rule, void *fn, uintptr_t *retp);
 /* It returns, to the trampoline whose stack pointer on arrival was sp,
  * and the shadow stack still holds it at depth: its RETVAL record. */
 void ct_args_plt_exit(uint32_t rule, uintptr_t sp, uint32_t depth,
@@ -81,6 +80,12 @@ int ct_args_keeps_return(uint32_t rule);
  * rule's `at+N` says) is recorded alone, as its places are others. */
 void ct_args_site_call(uint32_t rule, void *fn, void *site,
                        const struct ct_site_regs *regs);
+/* A call of fn, from site with the caller's stack pointer sp, whose rule
+ * is `rule`, and its ARGS from the registers g: in one pass of the hooks'
+ * fast path when the rule's plan covers it, else recorded by the hook
+ * (ct_enter_at) and given its ARGS by ct_args_enter. */
+void ct_args_call(uint32_t rule, void *fn, void *site, uintptr_t sp,
+                  const struct ct_arg_regs *g);
 #pragma GCC visibility pop
 
 #endif /* CT_ARGS_H */

@@ -89,10 +89,12 @@ static void CT_COLD exit_filtered(void *fn, void *site);
 
 /* The ENTRY record and the frame, once the gate let the event through
  * (busy not yet set); the thread's stop bits were `stop` and stay so.
- * 0, or -1 (busy clear again) for what only the slow path does. */
+ * 0, or -1 (busy clear again) for what only the slow path does.  With
+ * `more` (a constant: 0 in the hooks) the thread stays busy, for a record
+ * of up to `more` bytes that follows in the same pass (ct_enter_open). */
 static inline __attribute__((always_inline)) int
 enter_record(struct ct_thread *t, void *fn, void *site, uintptr_t sp,
-             enum hook_kind kind, uint32_t stop)
+             enum hook_kind kind, uint32_t stop, size_t more)
 {
     t->busy = 1;
     ct_signal_fence();
@@ -103,7 +105,9 @@ enter_record(struct ct_thread *t, void *fn, void *site, uintptr_t sp,
      * a jump no wrapper saw), and the slow path ends it.  Stored inverted,
      * so the empty stack's slot (zero) never compares above. */
     if (ct_unlikely(p >= t->end || d >= CT_HOT_DEPTH ||
-                    t->sp_not[d] > ~CALLER_SP(kind, sp))) {
+                    t->sp_not[d] > ~CALLER_SP(kind, sp) ||
+                    (more && (size_t)(ct_room_end(t->end) - p) <
+                                 CT_REC_MAX_HOT + more))) {
         t->busy = 0;
         return -1;
     }
@@ -123,7 +127,8 @@ enter_record(struct ct_thread *t, void *fn, void *site, uintptr_t sp,
     t->prev_fn = (uintptr_t)fn;
     t->prev_site = (uintptr_t)site;
     t->pos = p;
-    hook_done(t, kind, stop);
+    if (!more)
+        hook_done(t, kind, stop);
     return 0;
 }
 
@@ -163,7 +168,7 @@ hook_enter(void *fn, void *site, uintptr_t sp, enum hook_kind kind)
         }
         goto other;
     }
-    if (ct_likely(enter_record(t, fn, site, sp, kind, 0) == 0))
+    if (ct_likely(enter_record(t, fn, site, sp, kind, 0, 0) == 0))
         return;
     goto slow;
 other:
@@ -240,7 +245,7 @@ slow:
 static __attribute__((noinline)) void
 enter_kept(struct ct_thread *t, void *fn, void *site, uintptr_t sp)
 {
-    if (enter_record(t, fn, site, sp, HOOK_TSC_SP, CT_STOP_FILTER) != 0)
+    if (enter_record(t, fn, site, sp, HOOK_TSC_SP, CT_STOP_FILTER, 0) != 0)
         ct_enter_slow((uintptr_t)fn, (uintptr_t)site, sp);
 }
 
@@ -309,4 +314,31 @@ void ct_exit_at(void *fn, void *site)
 void ct_enter_at(void *fn, void *site, uintptr_t sp)
 {
     hook_enter(fn, site, sp, HOOK_TSC_SP);
+}
+
+/* A call of the program's whose ARGS record (args/args.c) follows its
+ * ENTRY in one pass: one test of the gate for the two.  The ENTRY and
+ * the frame as the enter hook's fast path writes them, the thread left
+ * busy, and where the next record goes returned; the caller writes at
+ * most `more` bytes there and ends with ct_enter_close.  NULL, with
+ * nothing written, wherever the fast path is shut. */
+uint8_t *ct_enter_open(void *fn, void *site, uintptr_t sp, size_t more)
+{
+    struct ct_thread *t = ct_self;
+    if (ct_unlikely(!t))
+        return NULL;
+    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
+    if (ct_unlikely((t->gate | (t->expect ^ w)) != 0))
+        return NULL;
+    if (ct_unlikely(enter_record(t, fn, site, sp, HOOK_TSC_SP, 0,
+                                 more ? more : 1) != 0))
+        return NULL;
+    return t->pos;
+}
+
+void ct_enter_close(uint8_t *end)
+{
+    struct ct_thread *t = ct_self;
+    t->pos = end;
+    hook_done(t, HOOK_TSC_SP, 0);
 }

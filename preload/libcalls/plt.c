@@ -489,8 +489,12 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
         goto out;
     }
     uint32_t before = t ? t->depth : 0;
-    /* The library function's frame starts at the return address. */
-    ct_enter_at((void *)SLOT(slot).fn, (void *)*retp, (uintptr_t)retp);
+    /* The library function's frame starts at the return address; a rule
+     * of CALLTRACE_ARGS adds its values to the call. */
+    if (ct_unlikely(SLOT(slot).args))
+        ct_args_plt_call(SLOT(slot).args, (void *)SLOT(slot).fn, retp);
+    else
+        ct_enter_at((void *)SLOT(slot).fn, (void *)*retp, (uintptr_t)retp);
     t = ct_self;
     if (!t || (t->flags & CT_T_DEAD) || t->depth != before + 1) {
         /* Not taken (paused, not started, stopped, re-entry): no exit
@@ -508,8 +512,6 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
     f->slot = slot;
     f->depth = before;
     f->armed = !tail;
-    if (ct_unlikely(SLOT(slot).args) && t && t->depth == before + 1)
-        ct_args_plt_enter(SLOT(slot).args, retp, before);
     if (!tail)
         *retp = (uintptr_t)ct_plt_return;
     ct_signal_fence();

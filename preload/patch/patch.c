@@ -247,15 +247,9 @@ uintptr_t ct_patch_enter_args(const struct ct_sled *s, uintptr_t *slot,
     uintptr_t fn = ct_patch_enter(s, slot, saved);
     if (!fn)
         return 0;
-    struct ct_thread *t = ct_self;
-    uint32_t before = t ? t->depth : 0;
-    ct_enter_at((void *)fn, (void *)saved[9], (uintptr_t)slot);
-    t = ct_self;
-    if (t && t->depth == before + 1) {
-        struct ct_arg_regs g = {saved, 1, (const uint8_t *)(saved + 10),
-                                slot + 1, NULL};
-        ct_args_enter(s->args, &g, before);
-    }
+    struct ct_arg_regs g = {saved, 1, (const uint8_t *)(saved + 10),
+                            slot + 1, NULL};
+    ct_args_call(s->args, (void *)fn, (void *)saved[9], (uintptr_t)slot, &g);
     return fn;
 }
 

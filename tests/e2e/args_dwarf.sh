@@ -163,6 +163,23 @@ expect_eq "hooks, argN: tree" '  d_int(-3, 0x28) = 37;
   d_float(2.000000, 3);
   d_struct(7, 7);' "$(tree_text "$T/abi.raw" | grep -E '^  d_(int|small|float|struct)\(')"
 
+# A rule of integers alone is made into a plan that writes the call and
+# its values in one pass of the hook's fast path (args.c,
+# ct_args_site_fast); a record-time filter shuts that pass, and the
+# general path writes them instead: the same values, from stack slots
+# (-O0) and registers (-O2).
+for opt in 0 2; do
+    b=$T/hooks_gcc_O$opt
+    (cd "$T" && "$FRONT" record -q -o "$T/plan$opt.raw" --args 're:^d_@args' -- "$b" > /dev/null)
+    (cd "$T" && CALLTRACE_FILTER='-d_void' "$FRONT" record -q -o "$T/general$opt.raw" \
+        --args 're:^d_@args' -- "$b" > /dev/null)
+    tree_text "$T/plan$opt.raw" | has '^  d_int(-3, 40);$' ||
+        fail "hooks gcc -O$opt, one pass: $(tree_text "$T/plan$opt.raw")"
+    expect_eq "hooks gcc -O$opt: values in one pass and by the general path" \
+        "$(tree_text "$T/plan$opt.raw" | grep -v '^  d_void')" \
+        "$(tree_text "$T/general$opt.raw")"
+done
+
 # C++ with the hooks: `this` and the parameters from their places.
 g++ -O2 -g -finstrument-functions -o "$T/cxx_hooks" "$PROGRAMS/args_dwarf_cxx.cpp"
 (cd "$T" && "$FRONT" record -q -o "$T/cxx_hooks.raw" --args 're:add|twice@args,retval' -- "$T/cxx_hooks" > /dev/null)

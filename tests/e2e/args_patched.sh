@@ -9,7 +9,8 @@
 # integer arguments, two on the stack; a recursion keeps each level's;
 # a function with no rule shows none, and the calls are those of a run
 # without the option; --dump carries the same values; several rules of a
-# function add up.
+# function add up; the values written in one pass with the call equal the
+# general path's.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/libcalls-lib.bash"
 [ -f "$LIB" ] || skip "no $LIB"
@@ -63,6 +64,15 @@ for cc in gcc clang; do
 $fact" "$(tree_text "$b.raw")"
     done
 done
+
+# The same values whichever path writes them: a rule of integers is
+# written in one pass with its call (preload/args/plan.c); a record-time
+# filter shuts that pass, and the general path writes them instead.
+b=$T/gcc_O2
+traced_like_untraced "filtered" "$T/filt.raw" "$("$b")" \
+    CALLTRACE_ARGS="$SPEC" CALLTRACE_FILTER='-p_len' "$b"
+expect_eq "values in one pass and by the general path" \
+    "$(tree_text "$b.raw" | grep -v '^  p_len(')" "$(tree_text "$T/filt.raw")"
 
 # --dump: a V note after the C line, another before the R line.
 "$REPORT_SAN" --dump "$T/gcc_O2.raw" > "$T/dump.txt"

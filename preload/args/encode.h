@@ -1,0 +1,106 @@
+/*
+ * How a value of CALLTRACE_ARGS is put into an ARGS or RETVAL record's
+ * payload (docs/trace-format.md, "Values"), and how a hook's call reads a
+ * frame slot in place: shared by the general path (args.c) and the
+ * one-pass plans (plan.c).  Internal to preload/args/.
+ */
+#ifndef CT_ARGS_ENCODE_H
+#define CT_ARGS_ENCODE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include "calltrace_format.h"
+#include "settings/args_spec.h"
+
+/* Integers a record written in place holds at most: 11 bytes each at
+ * most, so that the payload's length fits one byte. */
+#define CT_ARGS_FAST_ITEMS 8
+/* An ARGS record of that many: head, kind, length, values. */
+#define CT_ARGS_FAST_BYTES (3 + 11 * CT_ARGS_FAST_ITEMS)
+
+/* A payload being built. */
+struct pay {
+    uint8_t *b;
+    size_t n;
+};
+
+static inline void put_tag(struct pay *p, uint8_t tag, uint64_t v)
+{
+    p->b[p->n++] = tag;
+    p->n = (size_t)(ct_put_varint(p->b + p->n, v) - p->b);
+}
+
+static inline uint64_t low_bits(uint64_t v, unsigned width)
+{
+    return width >= 8 ? v : v & ((1ull << (8 * width)) - 1);
+}
+
+static inline int64_t sign_extend(uint64_t v, unsigned width)
+{
+    unsigned shift = 64 - 8 * (width ? width : 8);
+    return (int64_t)(v << shift) >> shift;
+}
+
+/* An integer value v, not a string, as format fmt (enum ct_arg_fmt) of
+ * width bytes says. */
+static inline __attribute__((always_inline)) void
+put_int_as(struct pay *p, unsigned fmt, unsigned width, uint64_t v)
+{
+    switch (fmt) {
+    case CT_FMT_SIGNED:
+        put_tag(p, CT_VAL_SIGNED, ct_zigzag(sign_extend(v, width)));
+        return;
+    case CT_FMT_UNSIGNED:
+        put_tag(p, CT_VAL_UNSIGNED, low_bits(v, width));
+        return;
+    case CT_FMT_HEX:
+        put_tag(p, CT_VAL_HEX, low_bits(v, width));
+        return;
+    case CT_FMT_PTR:
+        put_tag(p, CT_VAL_PTR, v);
+        return;
+    case CT_FMT_CHAR:
+        put_tag(p, CT_VAL_CHAR, ct_zigzag((int8_t)v));
+        return;
+    case CT_FMT_OCT:
+        put_tag(p, CT_VAL_OCT, low_bits(v, width));
+        return;
+    default: /* AUTO, uftrace's: a 32-bit negative int as one, small
+              * values in decimal, large ones in hex; of a width given
+              * (`/32`), its bits alone, as a signed number */
+        if (width < 8)
+            v = (uint64_t)sign_extend(v, width) & 0xffffffffull;
+        if (v > 0xffff0000ull && v <= 0xffffffffull)
+            put_tag(p, CT_VAL_SIGNED, ct_zigzag((int32_t)v));
+        else if ((int64_t)v >= -100000 && (int64_t)v <= 100000)
+            put_tag(p, CT_VAL_SIGNED, ct_zigzag((int64_t)v));
+        else
+            put_tag(p, CT_VAL_HEX, v);
+    }
+}
+
+/* Whether the w bytes at addr lie within the page of sp and the next,
+ * above sp: the thread's stack in use at a hook's call, which can be read
+ * in place without a fault. */
+static inline bool in_stack_window(uintptr_t addr, unsigned w, uintptr_t sp)
+{
+    uintptr_t page = sp & ~(uintptr_t)4095;
+    return addr >= sp && addr + w <= page + 8192 && addr + w > addr;
+}
+
+/* The w bytes at addr, which in_stack_window allows. */
+static inline uint64_t load_width(uintptr_t addr, unsigned w)
+{
+    const void *a = (const void *)addr;
+    switch (w) {
+    case 1: { uint8_t x; memcpy(&x, a, 1); return x; }
+    case 2: { uint16_t x; memcpy(&x, a, 2); return x; }
+    case 4: { uint32_t x; memcpy(&x, a, 4); return x; }
+    default: { uint64_t x; memcpy(&x, a, 8); return x; }
+    }
+}
+
+#endif /* CT_ARGS_ENCODE_H */

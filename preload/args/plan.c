@@ -1,0 +1,119 @@
+/*
+ * CALLTRACE_ARGS' common case: a call and its ARGS in one pass of the
+ * hooks' fast path, its ENTRY and its values under one test of the
+ * thread's gate (ct_enter_open), for a rule of at most
+ * CT_ARGS_FAST_ITEMS integers, no string, each read from the registers
+ * of the call's entry (a library call, a patched entry) or, at a hook's
+ * call, from a register or the stack in use.  The rule's items are made
+ * into a plan when a function is first given the rule, so that a call
+ * reads nothing of the rule itself.  Anything the plan does not cover (a
+ * place outside the stack window, the fast path shut by a filter, a full
+ * block, the first call of a thread) is recorded by the hook and given
+ * its ARGS by args.c's general path, which writes the same values.
+ */
+#include "preload/args/args.h"
+#include "preload/args/encode.h"
+#include "preload/args/plan.h"
+#include "preload/tracer.h"
+
+struct plan_item {
+    uint8_t reg;    /* REG, MEM: DWARF number, below 16; ABI: argN's N-1 */
+    uint8_t mem;    /* MEM: the value is at gpr[reg] + off             */
+    uint8_t width;  /* bytes read at a MEM place: 1, 2, 4 or 8          */
+    uint8_t fmt;    /* enum ct_arg_fmt, an integer's                    */
+    uint8_t item_width; /* the item's own width, for its encoding       */
+    int32_t off;
+};
+
+enum { PLAN_ENTRY = 1, PLAN_SITE = 2 };  /* the registers it reads */
+
+struct plan {
+    uint8_t kind;   /* 0: none; written last, with release             */
+    uint8_t n;
+    uint8_t has_at; /* SITE: the places hold at a call returning `at`  */
+    uint8_t returns;/* SITE: the return value is kept: never one pass  */
+    uint32_t at;    /*   bytes into the function (args.c, site_holds)  */
+    struct plan_item items[CT_ARGS_FAST_ITEMS];
+};
+
+/* By rule id (1 .. CT_ARGS_MAX_RULES, then the merged sets): made under
+ * args.c's lock before the id is handed out, read without it. */
+static struct plan plans[CT_ARGS_MAX_RULES + CT_ARGS_MAX_MERGED + 1];
+
+static unsigned plan_kind(const struct ct_arg_item *it)
+{
+    if (it->src != CT_ARG_INT || it->fmt == CT_FMT_STR ||
+        it->fmt == CT_FMT_STRUCT || it->fmt == CT_FMT_ENUM)
+        return 0;
+    if (it->loc == CT_LOC_ABI && it->index - 1u < 6)
+        return PLAN_ENTRY;
+    if ((it->loc == CT_LOC_REG || it->loc == CT_LOC_MEM) && it->reg < 16)
+        return PLAN_SITE;
+    return 0;
+}
+
+void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r)
+{
+    struct plan *pl = &plans[id];
+    unsigned kind = 0;
+    if (pl->kind || !r->nitems || r->nitems > CT_ARGS_FAST_ITEMS || (r->strings & 1))
+        return;
+    for (unsigned i = 0; i < r->nitems; i++) {
+        const struct ct_arg_item *it = &r->items[i];
+        unsigned k = plan_kind(it);
+        if (!k || (kind && k != kind))
+            return;
+        kind = k;
+        pl->items[i] = (struct plan_item){
+            k == PLAN_ENTRY ? it->index - 1 : it->reg, it->loc == CT_LOC_MEM,
+            it->width ? it->width : 8, it->fmt, it->width,
+            it->loc == CT_LOC_MEM ? it->off : 0};
+    }
+    pl->n = r->nitems;
+    pl->has_at = r->has_at;
+    pl->at = r->at;
+    pl->returns = r->has_ret && r->ret.loc == CT_LOC_MEM;
+    __atomic_store_n(&pl->kind, (uint8_t)kind, __ATOMIC_RELEASE);
+}
+
+int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
+                      const struct ct_arg_regs *g)
+{
+    const struct plan *pl = &plans[rule];
+    unsigned kind = __atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE);
+    uint64_t v[CT_ARGS_FAST_ITEMS];
+    if (kind != (g->site ? PLAN_SITE : PLAN_ENTRY))
+        return -1;
+    /* at a hook's call: not an inlined copy, and no return to take */
+    if (g->site && (pl->returns ||
+                    (pl->has_at && ((const uintptr_t *)sp)[-1] !=
+                                       (uintptr_t)fn + pl->at)))
+        return -1;
+    for (unsigned i = 0; i < pl->n; i++) {
+        const struct plan_item *it = &pl->items[i];
+        if (!g->site) {
+            v[i] = g->ints[g->step * it->reg];
+            continue;
+        }
+        uintptr_t x = g->site->gpr[it->reg];
+        if (it->mem) {
+            x += (uintptr_t)(intptr_t)it->off;
+            if (!in_stack_window(x, it->width, g->site->gpr[7]))
+                return -1;
+            x = load_width(x, it->width);
+        }
+        v[i] = x;
+    }
+    uint8_t *p = ct_enter_open(fn, site, sp, CT_ARGS_FAST_BYTES);
+    if (!p)
+        return -1;
+    p = ct_put_varint(p, ct_head(0, CT_REC_EXT));
+    *p++ = CT_EXT_ARGS;
+    uint8_t *len = p++;
+    struct pay pay = {p, 0};
+    for (unsigned i = 0; i < pl->n; i++)
+        put_int_as(&pay, pl->items[i].fmt, pl->items[i].item_width, v[i]);
+    *len = (uint8_t)pay.n;
+    ct_enter_close(p + pay.n);
+    return 0;
+}

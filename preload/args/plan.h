@@ -1,0 +1,27 @@
+/*
+ * One-pass plans of CALLTRACE_ARGS rules (plan.c): a call and its ARGS
+ * written under one test of the hooks' gate.
+ */
+#ifndef CT_ARGS_PLAN_H
+#define CT_ARGS_PLAN_H
+
+#include <stdint.h>
+
+#include "preload/args/args.h"
+#include "settings/args_spec.h"
+
+#pragma GCC visibility push(hidden)
+/* Rule r, of id `id`, made into a plan if it can be: called once per id
+ * (more calls change nothing), before the id is given to any call. */
+void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r);
+/* The call of fn from site, the caller's stack pointer sp, and its ARGS
+ * from the registers g, written in one pass by the rule's plan; -1 with
+ * nothing written when the rule has none for these registers, a place
+ * is outside the stack window, or the hooks' fast path is shut; at a
+ * hook's call also for a copy the rule's `at+N` does not name and for a
+ * rule that keeps the return value. */
+int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
+                       const struct ct_arg_regs *g);
+#pragma GCC visibility pop
+
+#endif /* CT_ARGS_PLAN_H */
