@@ -8,7 +8,11 @@
 #                                 ARGS_N=2000000 calls, BASE_LIB=path:
 #                                 another build's rows beside, in the
 #                                 same rounds)
-# Prints Markdown; the figures in BENCHMARKS.md come from it.
+# Prints Markdown; the figures in BENCHMARKS.md come from it.  A second
+# table times the calls in the process (the program's fastest of 20
+# rounds of 200,000 calls, by the thread's CPU clock, the trace's block
+# big enough for all): the tracer's path alone, which a loaded machine
+# blurs less than the whole process's CPU time.
 #
 # bench/args_site_prog.c makes N calls of leaf(int), built gcc -O0 -g
 # -finstrument-functions; leaf's parameter is in the frame slot its code
@@ -58,6 +62,27 @@ for ((r = 0; r < RUNS; r++)); do
         cpu_run uintret uftrace record --no-libcall -d "$W/u.data" -A 'leaf@arg1/i32' -R 'leaf@retval/i32' "$W/prog_pg" "$N"
     fi
 done
+# In the process: the fastest round of each, over RUNS runs in turn.
+declare -A best
+in_process() {  # NAME LIB [CALLTRACE_ARGS]
+    rm -f "$W"/r.raw*
+    local v
+    v=$(CALLTRACE_BUFSIZE=256M CALLTRACE_CPUTIME=off CALLTRACE_LIBCALLS=none \
+        CALLTRACE_OUTPUT="$W/r.raw" LD_PRELOAD="$2" CALLTRACE_ARGS="${3:-}" \
+        "$W/prog" 200000 20)
+    best[$1]=$(awk -v a="$v" -v b="${best[$1]:-1e9}" 'BEGIN { print (a < b) ? a : b }')
+}
+for ((r = 0; r < RUNS; r++)); do
+    in_process base "$LIB"
+    in_process other "$LIB" "unused@arg1/i32$loc"
+    in_process int "$LIB" "leaf@arg1/i32$loc"
+    in_process intret "$LIB" "leaf@arg1/i32$loc,retval/i32%rbp+8"
+    if [ -n "${BASE_LIB:-}" ]; then
+        in_process bbase "$BASE_LIB"
+        in_process bint "$BASE_LIB" "leaf@arg1/i32$loc"
+    fi
+done
+
 echo "$N calls of leaf(int), gcc -O0 -g, CPU time, median of $RUNS alternating runs"
 echo
 echo "| run | CPU (ms) | CPU ns per call vs its baseline | ratio to its baseline |"
@@ -74,4 +99,21 @@ if [ $have_uftrace = 1 ]; then
     cpu_row "uftrace record, -pg (its baseline)" ubase ubase
     cpu_row "uftrace record -A leaf@arg1/i32, -pg" uint ubase
     cpu_row "uftrace record -A leaf@arg1/i32 -R leaf@retval/i32, -pg" uintret ubase
+fi
+echo
+echo "In the process: the fastest of 20 rounds of 200,000 calls, thread CPU time, over $RUNS runs"
+echo
+echo "| run | ns per call | over its baseline |"
+echo "|---|---|---|"
+best_row() {  # LABEL NAME BASE
+    awk -v l="$1" -v c="${best[$2]}" -v b="${best[$3]}" \
+        'BEGIN { printf "| %s | %.2f | %+.2f |\n", l, c, c - b }'
+}
+best_row "calltrace, hooks, no CALLTRACE_ARGS (baseline)" base base
+best_row "calltrace, hooks, a rule for a function never called" other base
+best_row "calltrace, hooks, \`leaf@arg1/i32$loc\`" int base
+best_row "calltrace, hooks, \`leaf@arg1/i32$loc,retval/i32%rbp+8\`" intret base
+if [ -n "${BASE_LIB:-}" ]; then
+    best_row "BASE_LIB, hooks, no CALLTRACE_ARGS (its baseline)" bbase bbase
+    best_row "BASE_LIB, hooks, \`leaf@arg1/i32$loc\`" bint bbase
 fi
