@@ -52,11 +52,9 @@ done
 # In the process: the fastest round of each, over RUNS runs in turn.
 declare -A best
 in_process() {  # NAME LIB [CALLTRACE_ARGS]
-    rm -f "$W"/r.raw*
-    local v
-    v=$(CALLTRACE_BUFSIZE=256M CALLTRACE_CPUTIME=off CALLTRACE_OUTPUT="$W/r.raw" \
-        LD_PRELOAD="$2" CALLTRACE_ARGS="${3:-}" "$W/prog" 200000 20)
-    best[$1]=$(awk -v a="$v" -v b="${best[$1]:-1e9}" 'BEGIN { print (a < b) ? a : b }')
+    best_run "$1" env CALLTRACE_BUFSIZE=256M CALLTRACE_CPUTIME=off \
+        CALLTRACE_OUTPUT="$W/r.raw" LD_PRELOAD="$2" CALLTRACE_ARGS="${3:-}" \
+        "$W/prog" 200000 20
 }
 for ((r = 0; r < RUNS; r++)); do
     in_process base "$LIB"
@@ -82,19 +80,12 @@ if [ $have_uftrace = 1 ]; then
     cpu_row "uftrace record -A lib_step@arg1/i32" uint ubase
     cpu_row "uftrace record -A lib_step@arg1/i32 -R lib_step@retval/i32" uintret ubase
 fi
-echo
-echo "In the process: the fastest of 20 rounds of 200,000 calls, thread CPU time, over $RUNS runs"
-echo
-echo "| run | ns per call | over its baseline |"
-echo "|---|---|---|"
-best_row() {  # LABEL NAME BASE
-    awk -v l="$1" -v c="${best[$2]}" -v b="${best[$3]}" \
-        'BEGIN { printf "| %s | %.2f | %+.2f |\n", l, c, c - b }'
-}
-best_row "calltrace, no CALLTRACE_ARGS (baseline)" base base
-best_row "calltrace, \`lib_step@arg1/i32\`" int base
-best_row "calltrace, \`lib_step@arg1/i32,retval/i32\`" intret base
-if [ -n "${PREV_LIB:-}" ]; then
-    best_row "PREV_LIB, no CALLTRACE_ARGS (its baseline)" pbase pbase
-    best_row "PREV_LIB, \`lib_step@arg1/i32\`" pint pbase
-fi
+{
+    echo "calltrace, no CALLTRACE_ARGS (baseline)|base|base"
+    echo "calltrace, \`lib_step@arg1/i32\`|int|base"
+    echo "calltrace, \`lib_step@arg1/i32,retval/i32\`|intret|base"
+    if [ -n "${PREV_LIB:-}" ]; then
+        echo "PREV_LIB, no CALLTRACE_ARGS (its baseline)|pbase|pbase"
+        echo "PREV_LIB, \`lib_step@arg1/i32\`|pint|pbase"
+    fi
+} | best_table "In the process: the fastest of 20 rounds of 200,000 calls, thread CPU time, over $RUNS runs"

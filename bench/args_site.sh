@@ -65,12 +65,9 @@ done
 # In the process: the fastest round of each, over RUNS runs in turn.
 declare -A best
 in_process() {  # NAME LIB [CALLTRACE_ARGS]
-    rm -f "$W"/r.raw*
-    local v
-    v=$(CALLTRACE_BUFSIZE=256M CALLTRACE_CPUTIME=off CALLTRACE_LIBCALLS=none \
-        CALLTRACE_OUTPUT="$W/r.raw" LD_PRELOAD="$2" CALLTRACE_ARGS="${3:-}" \
-        "$W/prog" 200000 20)
-    best[$1]=$(awk -v a="$v" -v b="${best[$1]:-1e9}" 'BEGIN { print (a < b) ? a : b }')
+    best_run "$1" env CALLTRACE_BUFSIZE=256M CALLTRACE_CPUTIME=off \
+        CALLTRACE_LIBCALLS=none CALLTRACE_OUTPUT="$W/r.raw" LD_PRELOAD="$2" \
+        CALLTRACE_ARGS="${3:-}" "$W/prog" 200000 20
 }
 for ((r = 0; r < RUNS; r++)); do
     in_process base "$LIB"
@@ -100,20 +97,13 @@ if [ $have_uftrace = 1 ]; then
     cpu_row "uftrace record -A leaf@arg1/i32, -pg" uint ubase
     cpu_row "uftrace record -A leaf@arg1/i32 -R leaf@retval/i32, -pg" uintret ubase
 fi
-echo
-echo "In the process: the fastest of 20 rounds of 200,000 calls, thread CPU time, over $RUNS runs"
-echo
-echo "| run | ns per call | over its baseline |"
-echo "|---|---|---|"
-best_row() {  # LABEL NAME BASE
-    awk -v l="$1" -v c="${best[$2]}" -v b="${best[$3]}" \
-        'BEGIN { printf "| %s | %.2f | %+.2f |\n", l, c, c - b }'
-}
-best_row "calltrace, hooks, no CALLTRACE_ARGS (baseline)" base base
-best_row "calltrace, hooks, a rule for a function never called" other base
-best_row "calltrace, hooks, \`leaf@arg1/i32$loc\`" int base
-best_row "calltrace, hooks, \`leaf@arg1/i32$loc,retval/i32%rbp+8\`" intret base
-if [ -n "${BASE_LIB:-}" ]; then
-    best_row "BASE_LIB, hooks, no CALLTRACE_ARGS (its baseline)" bbase bbase
-    best_row "BASE_LIB, hooks, \`leaf@arg1/i32$loc\`" bint bbase
-fi
+{
+    echo "calltrace, hooks, no CALLTRACE_ARGS (baseline)|base|base"
+    echo "calltrace, hooks, a rule for a function never called|other|base"
+    echo "calltrace, hooks, \`leaf@arg1/i32$loc\`|int|base"
+    echo "calltrace, hooks, \`leaf@arg1/i32$loc,retval/i32%rbp+8\`|intret|base"
+    if [ -n "${BASE_LIB:-}" ]; then
+        echo "BASE_LIB, hooks, no CALLTRACE_ARGS (its baseline)|bbase|bbase"
+        echo "BASE_LIB, hooks, \`leaf@arg1/i32$loc\`|bint|bbase"
+    fi
+} | best_table "In the process: the fastest of 20 rounds of 200,000 calls, thread CPU time, over $RUNS runs"

@@ -159,6 +159,32 @@ timed_run() {
     cpu[$name]+="$c "
 }
 
+# best_run NAME CMD...: runs CMD, a program that prints its own time per
+# call (its fastest round), after taking away the last run's trace
+# ($W/r.raw*), and keeps the smallest of NAME's runs in the caller's
+# best[NAME] (declare -A best).
+best_run() {
+    local name=$1 v
+    shift
+    rm -f "$W"/r.raw*
+    v=$("$@")
+    best[$name]=$(awk -v a="$v" -v b="${best[$name]:-1e9}" 'BEGIN { print (a < b) ? a : b }')
+}
+
+# best_table TITLE, then LABEL NAME BASE on each line of stdin: a Markdown
+# table of best[NAME] and its difference from best[BASE].
+best_table() {
+    echo
+    echo "$1"
+    echo
+    echo "| run | ns per call | over its baseline |"
+    echo "|---|---|---|"
+    while IFS='|' read -r label name base; do
+        awk -v l="$label" -v c="${best[$name]}" -v b="${best[$base]}" \
+            'BEGIN { printf "| %s | %.2f | %+.2f |\n", l, c, c - b }'
+    done
+}
+
 # cpu_run NAME CMD...: runs CMD once, after taking away the last run's
 # trace ($W/t.raw*) and uftrace data ($W/u.data), and appends its CPU
 # nanoseconds to the caller's cpu[NAME] (declare -A cpu).

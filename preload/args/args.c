@@ -491,14 +491,10 @@ static int fast_enter(struct ct_thread *t, const struct ct_args_rule *r,
     uint8_t *p = in_place_open(t, CT_ARGS_FAST_BYTES);
     if (!p)
         return -1;
-    p = ct_put_varint(p, ct_head(0, CT_REC_EXT));
-    *p++ = CT_EXT_ARGS;
-    uint8_t *len = p++;
-    struct pay pay = {p, 0};
+    struct pay pay = {args_head(p), 0};
     for (unsigned i = 0; i < r->nitems; i++)
         put_int(&pay, &r->items[i], fast_value(&r->items[i], g));
-    *len = (uint8_t)pay.n;
-    in_place_done(t, p + pay.n);
+    in_place_done(t, args_end(&pay));
     return 0;
 }
 

@@ -27,6 +27,23 @@ struct pay {
     size_t n;
 };
 
+/* An ARGS record of at most CT_ARGS_FAST_BYTES written in place at p,
+ * stamped with its ENTRY's time (delta 0): the payload starts at the
+ * pointer returned, and args_end gives it its length (one byte) and
+ * returns the record's end. */
+static inline uint8_t *args_head(uint8_t *p)
+{
+    p = ct_put_varint(p, ct_head(0, CT_REC_EXT));
+    *p++ = CT_EXT_ARGS;
+    return p + 1;
+}
+
+static inline uint8_t *args_end(const struct pay *pay)
+{
+    pay->b[-1] = (uint8_t)pay->n;
+    return pay->b + pay->n;
+}
+
 static inline void put_tag(struct pay *p, uint8_t tag, uint64_t v)
 {
     p->b[p->n++] = tag;

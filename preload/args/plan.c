@@ -107,13 +107,9 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
     uint8_t *p = ct_enter_open(fn, site, sp, CT_ARGS_FAST_BYTES);
     if (!p)
         return -1;
-    p = ct_put_varint(p, ct_head(0, CT_REC_EXT));
-    *p++ = CT_EXT_ARGS;
-    uint8_t *len = p++;
-    struct pay pay = {p, 0};
+    struct pay pay = {args_head(p), 0};
     for (unsigned i = 0; i < pl->n; i++)
         put_int_as(&pay, pl->items[i].fmt, pl->items[i].item_width, v[i]);
-    *len = (uint8_t)pay.n;
-    ct_enter_close(p + pay.n);
+    ct_enter_close(args_end(&pay));
     return 0;
 }
