@@ -59,6 +59,13 @@ void ct_args_start(void)
         }
 }
 
+/* Whether a rule keeps a hooked call's return value, caught where the
+ * function returns to (retval%place). */
+static bool keeps_return(const struct ct_args_rule *r)
+{
+    return r->has_ret && r->ret.loc == CT_LOC_MEM;
+}
+
 /* Called from the PLT's and the patched objects' set-up, under locks of
  * their own: the union of several rules is made under this one. */
 static pthread_mutex_t match_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -69,8 +76,10 @@ uint32_t ct_args_rule_for(const char *name, int libcall)
         return 0;
     pthread_mutex_lock(&match_lock);
     uint32_t id = ct_args_match(&spec, name, libcall);
-    if (id)
-        ct_args_plan_make(id, ct_args_rule(&spec, id));
+    if (id) {
+        const struct ct_args_rule *r = ct_args_rule(&spec, id);
+        ct_args_plan_make(id, r, keeps_return(r));
+    }
     pthread_mutex_unlock(&match_lock);
     return id;
 }
@@ -199,11 +208,9 @@ static void put_value(struct pay *p, const struct ct_arg_item *it, uint64_t v)
  * the thread's position for a record of at most `need` bytes and sets the
  * busy flag; NULL, with nothing changed, when that path is shut (no room
  * before the block's end, tracing off, re-entry, hidden or pending
- * frames, filters, the monotonic clock).  in_place_done moves the
- * position to the record's end and clears the whole gate, whose stop
- * bits were zero, as the hooks end their fast path: the next hook's
- * 64-bit load of it forwards from this store, which it cannot from a
- * 32-bit store of busy alone.
+ * frames, filters, the monotonic clock).  ct_hot_close (hot.c) then
+ * moves the position to the record's end and clears the gate, as the
+ * hooks end their fast path.
  */
 static uint8_t *in_place_open(struct ct_thread *t, size_t need)
 {
@@ -220,13 +227,6 @@ static uint8_t *in_place_open(struct ct_thread *t, size_t need)
     return NULL;
 }
 
-static void in_place_done(struct ct_thread *t, uint8_t *end)
-{
-    t->pos = end;
-    ct_signal_fence();
-    t->gate = 0;
-}
-
 /* A record stamped with the thread's latest time (delta 0: the ENTRY's
  * for ARGS; RETVAL's EXIT follows with its own time), in place; else the
  * slow path's append does it, stamped now. */
@@ -241,7 +241,7 @@ static void append(uint8_t sub, const uint8_t *b, size_t n)
     p = ct_enc_ext_head(p, 0, sub, n);
     for (size_t i = 0; i < n; i++) /* a few bytes: no call */
         p[i] = b[i];
-    in_place_done(t, p + n);
+    ct_hot_close(p + n);
 }
 
 /* Where a record of frame depth goes: false for nowhere (a frame a
@@ -442,62 +442,6 @@ static void run(struct ct_thread *t, const struct job *j, int strings)
     small_used = 0;
 }
 
-/*
- * The common case after a call the hook recorded (plan.c writes both in
- * one pass where it can), written in place: at most CT_ARGS_FAST_ITEMS
- * integers, none a string, each in a saved register or in the stack in
- * use, while the hooks' fast path is open (which means no hidden or
- * pending frame, so the record goes right after the ENTRY).  No buffer, no call: the values
- * are encoded straight into the block, as the hooks encode theirs.
- * Whether every item qualifies is decided before a byte is written, so a
- * record is never left half-made past the thread's position.  -1 for
- * everything else, which record() does.
- */
-
-static inline bool fast_item(const struct ct_arg_item *it,
-                             const struct ct_arg_regs *g)
-{
-    if (it->src != CT_ARG_INT || it->fmt == CT_FMT_STR ||
-        it->fmt == CT_FMT_STRUCT || it->fmt == CT_FMT_ENUM)
-        return false;
-    if (!g->site)  /* the registers of the call's entry */
-        return it->loc == CT_LOC_ABI && it->index - 1u < 6;
-    if (it->loc == CT_LOC_REG)
-        return it->reg < 16;
-    return it->loc == CT_LOC_MEM && it->reg < 16 &&
-           in_stack_window(g->site->gpr[it->reg] + (uintptr_t)(intptr_t)it->off,
-                           it->width ? it->width : 8, g->site->gpr[7]);
-}
-
-static inline uint64_t fast_value(const struct ct_arg_item *it,
-                                  const struct ct_arg_regs *g)
-{
-    if (!g->site)
-        return g->ints[g->step * (it->index - 1)];
-    if (it->loc == CT_LOC_REG)
-        return g->site->gpr[it->reg];
-    return load_width(g->site->gpr[it->reg] + (uintptr_t)(intptr_t)it->off,
-                      it->width ? it->width : 8);
-}
-
-static int fast_enter(struct ct_thread *t, const struct ct_args_rule *r,
-                      const struct ct_arg_regs *g)
-{
-    if (r->nitems > CT_ARGS_FAST_ITEMS || (r->strings & 1))
-        return -1;
-    for (unsigned i = 0; i < r->nitems; i++)
-        if (!fast_item(&r->items[i], g))
-            return -1;
-    uint8_t *p = in_place_open(t, CT_ARGS_FAST_BYTES);
-    if (!p)
-        return -1;
-    struct pay pay = {args_head(p), 0};
-    for (unsigned i = 0; i < r->nitems; i++)
-        put_int(&pay, &r->items[i], fast_value(&r->items[i], g));
-    in_place_done(t, args_end(&pay));
-    return 0;
-}
-
 void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
                    uint32_t depth)
 {
@@ -505,8 +449,6 @@ void ct_args_enter(uint32_t rule, const struct ct_arg_regs *regs,
     struct ct_thread *t = ct_self;
     int64_t held;
     if (!r->nitems || !t)
-        return;
-    if (fast_enter(t, r, regs) == 0)
         return;
     if (!record_place(t, depth, &held))
         return;
@@ -534,27 +476,9 @@ int ct_args_site_at(uint32_t rule)
     return ct_args_rule(&spec, rule)->has_at;
 }
 
-/* Whether a rule keeps a hooked call's return value, caught where the
- * function returns to (retval%place). */
-static bool keeps_return(const struct ct_args_rule *r)
-{
-    return r->has_ret && r->ret.loc == CT_LOC_MEM;
-}
-
 int ct_args_keeps_return(uint32_t rule)
 {
     return keeps_return(ct_args_rule(&spec, rule));
-}
-
-/* Whether the places of a rule with `at+N` hold at this call of the
- * hook: its return address, which the call pushed below the stack
- * pointer it had, is N bytes into fn, not in a copy of fn that the
- * compiler inlined elsewhere (its hooks name fn too). */
-static bool site_holds(const struct ct_args_rule *r, uintptr_t fn,
-                       const struct ct_site_regs *regs)
-{
-    return !r->has_at ||
-           ((const uintptr_t *)regs->gpr[7])[-1] == fn + r->at;
 }
 
 /* Where a hooked call's return address is, from the rule's retval place
@@ -606,7 +530,7 @@ void ct_args_site_call(uint32_t rule, void *fn, void *site,
     if (ct_args_plan_write(rule, fn, site, regs->gpr[7], &g) == 0)
         return;
     const struct ct_args_rule *r = ct_args_rule(&spec, rule);
-    if (!site_holds(r, (uintptr_t)fn, regs)) {
+    if (!at_holds(r->has_at, r->at, (uintptr_t)fn, regs->gpr[7])) {
         ct_enter_at(fn, site, regs->gpr[7]);  /* an inlined copy */
         return;
     }

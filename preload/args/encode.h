@@ -1,8 +1,9 @@
 /*
  * How a value of CALLTRACE_ARGS is put into an ARGS or RETVAL record's
- * payload (docs/trace-format.md, "Values"), and how a hook's call reads a
- * frame slot in place: shared by the general path (args.c) and the
- * one-pass plans (plan.c).  Internal to preload/args/.
+ * payload (docs/trace-format.md), how a hook's call reads a frame slot in
+ * place, and whether the places of a rule with `at+N` hold at a call:
+ * shared by the general path (args.c) and the one-pass plans (plan.c).
+ * Internal to preload/args/.
  */
 #ifndef CT_ARGS_ENCODE_H
 #define CT_ARGS_ENCODE_H
@@ -15,34 +16,11 @@
 #include "calltrace_format.h"
 #include "settings/args_spec.h"
 
-/* Integers a record written in place holds at most: 11 bytes each at
- * most, so that the payload's length fits one byte. */
-#define CT_ARGS_FAST_ITEMS 8
-/* An ARGS record of that many: head, kind, length, values. */
-#define CT_ARGS_FAST_BYTES (3 + 11 * CT_ARGS_FAST_ITEMS)
-
 /* A payload being built. */
 struct pay {
     uint8_t *b;
     size_t n;
 };
-
-/* An ARGS record of at most CT_ARGS_FAST_BYTES written in place at p,
- * stamped with its ENTRY's time (delta 0): the payload starts at the
- * pointer returned, and args_end gives it its length (one byte) and
- * returns the record's end. */
-static inline uint8_t *args_head(uint8_t *p)
-{
-    p = ct_put_varint(p, ct_head(0, CT_REC_EXT));
-    *p++ = CT_EXT_ARGS;
-    return p + 1;
-}
-
-static inline uint8_t *args_end(const struct pay *pay)
-{
-    pay->b[-1] = (uint8_t)pay->n;
-    return pay->b + pay->n;
-}
 
 static inline void put_tag(struct pay *p, uint8_t tag, uint64_t v)
 {
@@ -118,6 +96,16 @@ static inline uint64_t load_width(uintptr_t addr, unsigned w)
     case 4: { uint32_t x; memcpy(&x, a, 4); return x; }
     default: { uint64_t x; memcpy(&x, a, 8); return x; }
     }
+}
+
+/* Whether the places of a rule with `at+N` (has_at) hold at a hook's
+ * call whose stack pointer was sp: its return address, which the call
+ * pushed below sp, is N bytes into fn, not in a copy of fn that the
+ * compiler inlined elsewhere (its hooks name fn too). */
+static inline bool at_holds(bool has_at, uint32_t at, uintptr_t fn,
+                            uintptr_t sp)
+{
+    return !has_at || ((const uintptr_t *)sp)[-1] == fn + at;
 }
 
 #endif /* CT_ARGS_ENCODE_H */

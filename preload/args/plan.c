@@ -1,8 +1,8 @@
 /*
  * CALLTRACE_ARGS' common case: a call and its ARGS in one pass of the
  * hooks' fast path, its ENTRY and its values under one test of the
- * thread's gate (ct_enter_open), for a rule of at most
- * CT_ARGS_FAST_ITEMS integers, no string, each read from the registers
+ * thread's gate (ct_enter_open), for a rule of at most PLAN_ITEMS
+ * integers, no string, each read from the registers
  * of the call's entry (a library call, a patched entry) or, at a hook's
  * call, from a register or the stack in use.  The rule's items are made
  * into a plan when a function is first given the rule, so that a call
@@ -16,12 +16,17 @@
 #include "preload/args/plan.h"
 #include "preload/tracer.h"
 
+/* Integers a plan keeps at most: 11 bytes each at most, so that the
+ * payload's length fits one byte. */
+#define PLAN_ITEMS 8
+/* Their ARGS record: head, kind, length, values. */
+#define PLAN_BYTES (3 + 11 * PLAN_ITEMS)
+
 struct plan_item {
     uint8_t reg;    /* REG, MEM: DWARF number, below 16; ABI: argN's N-1 */
     uint8_t mem;    /* MEM: the value is at gpr[reg] + off             */
-    uint8_t width;  /* bytes read at a MEM place: 1, 2, 4 or 8          */
     uint8_t fmt;    /* enum ct_arg_fmt, an integer's                    */
-    uint8_t item_width; /* the item's own width, for its encoding       */
+    uint8_t width;  /* the item's: 1, 2, 4 or 8, or 0 (8 read, as is)   */
     int32_t off;
 };
 
@@ -30,10 +35,10 @@ enum { PLAN_ENTRY = 1, PLAN_SITE = 2 };  /* the registers it reads */
 struct plan {
     uint8_t kind;   /* 0: none; written last, with release             */
     uint8_t n;
-    uint8_t has_at; /* SITE: the places hold at a call returning `at`  */
+    uint8_t has_at; /* SITE: the rule's `at+N` (encode.h, at_holds)   */
     uint8_t returns;/* SITE: the return value is kept: never one pass  */
-    uint32_t at;    /*   bytes into the function (args.c, site_holds)  */
-    struct plan_item items[CT_ARGS_FAST_ITEMS];
+    uint32_t at;
+    struct plan_item items[PLAN_ITEMS];
 };
 
 /* By rule id (1 .. CT_ARGS_MAX_RULES, then the merged sets): made under
@@ -52,11 +57,12 @@ static unsigned plan_kind(const struct ct_arg_item *it)
     return 0;
 }
 
-void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r)
+void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
+                       bool keeps_return)
 {
     struct plan *pl = &plans[id];
     unsigned kind = 0;
-    if (pl->kind || !r->nitems || r->nitems > CT_ARGS_FAST_ITEMS || (r->strings & 1))
+    if (pl->kind || !r->nitems || r->nitems > PLAN_ITEMS || (r->strings & 1))
         return;
     for (unsigned i = 0; i < r->nitems; i++) {
         const struct ct_arg_item *it = &r->items[i];
@@ -66,13 +72,12 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r)
         kind = k;
         pl->items[i] = (struct plan_item){
             k == PLAN_ENTRY ? it->index - 1 : it->reg, it->loc == CT_LOC_MEM,
-            it->width ? it->width : 8, it->fmt, it->width,
-            it->loc == CT_LOC_MEM ? it->off : 0};
+            it->fmt, it->width, it->loc == CT_LOC_MEM ? it->off : 0};
     }
     pl->n = r->nitems;
     pl->has_at = r->has_at;
     pl->at = r->at;
-    pl->returns = r->has_ret && r->ret.loc == CT_LOC_MEM;
+    pl->returns = keeps_return;
     __atomic_store_n(&pl->kind, (uint8_t)kind, __ATOMIC_RELEASE);
 }
 
@@ -81,13 +86,12 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
 {
     const struct plan *pl = &plans[rule];
     unsigned kind = __atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE);
-    uint64_t v[CT_ARGS_FAST_ITEMS];
+    uint64_t v[PLAN_ITEMS];
     if (kind != (g->site ? PLAN_SITE : PLAN_ENTRY))
         return -1;
     /* at a hook's call: not an inlined copy, and no return to take */
-    if (g->site && (pl->returns ||
-                    (pl->has_at && ((const uintptr_t *)sp)[-1] !=
-                                       (uintptr_t)fn + pl->at)))
+    if (g->site &&
+        (pl->returns || !at_holds(pl->has_at, pl->at, (uintptr_t)fn, sp)))
         return -1;
     for (unsigned i = 0; i < pl->n; i++) {
         const struct plan_item *it = &pl->items[i];
@@ -97,19 +101,24 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
         }
         uintptr_t x = g->site->gpr[it->reg];
         if (it->mem) {
+            unsigned w = it->width ? it->width : 8;
             x += (uintptr_t)(intptr_t)it->off;
-            if (!in_stack_window(x, it->width, g->site->gpr[7]))
+            if (!in_stack_window(x, w, g->site->gpr[7]))
                 return -1;
-            x = load_width(x, it->width);
+            x = load_width(x, w);
         }
         v[i] = x;
     }
-    uint8_t *p = ct_enter_open(fn, site, sp, CT_ARGS_FAST_BYTES);
+    uint8_t *p = ct_enter_open(fn, site, sp, PLAN_BYTES);
     if (!p)
         return -1;
-    struct pay pay = {args_head(p), 0};
+    /* stamped with the ENTRY's time (delta 0); the length byte last */
+    p = ct_put_varint(p, ct_head(0, CT_REC_EXT));
+    *p++ = CT_EXT_ARGS;
+    struct pay pay = {p + 1, 0};
     for (unsigned i = 0; i < pl->n; i++)
-        put_int_as(&pay, pl->items[i].fmt, pl->items[i].item_width, v[i]);
-    ct_enter_close(args_end(&pay));
+        put_int_as(&pay, pl->items[i].fmt, pl->items[i].width, v[i]);
+    *p = (uint8_t)pay.n;
+    ct_hot_close(pay.b + pay.n);
     return 0;
 }

@@ -5,15 +5,19 @@
 #ifndef CT_ARGS_PLAN_H
 #define CT_ARGS_PLAN_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #include "preload/args/args.h"
 #include "settings/args_spec.h"
 
 #pragma GCC visibility push(hidden)
-/* Rule r, of id `id`, made into a plan if it can be: called once per id
- * (more calls change nothing), before the id is given to any call. */
-void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r);
+/* Rule r, of id `id`, made into a plan if it can be (keeps_return: it
+ * keeps a hooked call's return value, which a plan leaves to args.c):
+ * called once per id (more calls change nothing), before the id is given
+ * to any call. */
+void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
+                       bool keeps_return);
 /* The call of fn from site, the caller's stack pointer sp, and its ARGS
  * from the registers g, written in one pass by the rule's plan; -1 with
  * nothing written when the rule has none for these registers, a place

@@ -320,7 +320,7 @@ void ct_enter_at(void *fn, void *site, uintptr_t sp)
  * ENTRY in one pass: one test of the gate for the two.  The ENTRY and
  * the frame as the enter hook's fast path writes them, the thread left
  * busy, and where the next record goes returned; the caller writes at
- * most `more` bytes there and ends with ct_enter_close.  NULL, with
+ * most `more` bytes there and ends with ct_hot_close.  NULL, with
  * nothing written, wherever the fast path is shut. */
 uint8_t *ct_enter_open(void *fn, void *site, uintptr_t sp, size_t more)
 {
@@ -336,7 +336,11 @@ uint8_t *ct_enter_open(void *fn, void *site, uintptr_t sp, size_t more)
     return t->pos;
 }
 
-void ct_enter_close(uint8_t *end)
+/* The end of a record written in place while the thread's gate was held
+ * (ct_enter_open, or args.c's in-place records after the ENTRY): the
+ * position moved past it and the whole gate cleared, its stop bits
+ * having been zero, as the hooks end their fast path. */
+void ct_hot_close(uint8_t *end)
 {
     struct ct_thread *t = ct_self;
     t->pos = end;

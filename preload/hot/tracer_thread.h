@@ -238,9 +238,10 @@ CT_API void __cyg_profile_func_exit(void *fn, void *site);
 void ct_enter_at(void *fn, void *site, uintptr_t sp);
 /* The same with a record of up to `more` bytes after the ENTRY, written
  * in the same pass at the position returned (NULL: nothing written, the
- * fast path is shut) and ended by ct_enter_close(its end). */
+ * fast path is shut) and ended by ct_hot_close(its end). */
 uint8_t *ct_enter_open(void *fn, void *site, uintptr_t sp, size_t more);
-void ct_enter_close(uint8_t *end);
+/* Ends a record written in place while the thread's gate was held. */
+void ct_hot_close(uint8_t *end);
 /* The exit hook, called from inside the tracer without the PLT (the
  * patchable-entry trampoline, patch.c). */
 void ct_exit_at(void *fn, void *site);

@@ -77,9 +77,9 @@ if command -v protoc >/dev/null; then
 fi
 
 # The same values whichever path writes them: integers in registers are
-# encoded straight into the block while the hooks' fast path is open
-# (args.c, fast_enter); under a record-time filter, which shuts it, the
-# general path builds the record.  A filter that leaves out printf alone
+# encoded straight into the block with the call, while the hooks' fast
+# path is open (preload/args/plan.c); under a record-time filter, which
+# shuts it, the general path builds the record.  A filter that leaves out printf alone
 # must give the same tree otherwise, each value included.
 traced_like_untraced "filtered" "$T/filt.raw" "$want_out" \
     CALLTRACE_ARGS="$SPEC" CALLTRACE_FILTER='-printf@plt' "$T/m2"
