@@ -703,9 +703,22 @@ static void stop_perf(void)
     struct ct_perf_stats st;
     ct_perf_get_stats(&st);
     uint64_t no_event = atomic_load(&st_no_timer);
+    uint64_t walks, checked, differ;
+    char msg[320];
+    if (ct_sample_remote_stats(&walks, &checked, &differ)) {
+        /* CALLTRACE_SAMPLE_UNWIND=check: what the tests compare */
+        int n = snprintf(msg, sizeof msg,
+                         "calltrace: sampling: unwind check: %llu walks, "
+                         "%llu both ways, %llu differ",
+                         (unsigned long long)walks,
+                         (unsigned long long)checked,
+                         (unsigned long long)differ);
+        if (n > 0)
+            ct_tracer_append_ext(CT_EXT_USER, msg,
+                                 (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+    }
     if (st.lost + st.leaf_only + st.not_written + no_event + st.in_tracer == 0)
         return;
-    char msg[320];
     int n = snprintf(msg, sizeof msg,
                      "calltrace: sampling: %llu records, %llu samples lost "
                      "(ring full), %llu with the leaf only (loader busy), "

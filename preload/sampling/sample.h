@@ -132,5 +132,10 @@ unsigned ct_sample_remote_unwind(const struct ct_perf_regs *regs,
                                  uint8_t *stack, size_t stack_len,
                                  const void *plt_slot,
                                  uintptr_t *pcs, unsigned max);
+/* CALLTRACE_SAMPLE_UNWIND, read at start.  stats: the walks so far, and
+ * in check mode (returns 1) how many the fast walk (sample_cfi.c) took,
+ * each walked by libunwind too, and how many of those differ. */
+void ct_sample_remote_choose(void);
+int ct_sample_remote_stats(uint64_t *walks, uint64_t *checked, uint64_t *differ);
 
 #endif /* CT_SAMPLE_H */

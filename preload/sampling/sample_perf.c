@@ -5,9 +5,10 @@
  * registers and the top of the user stack into the thread's ring.  No
  * signal reaches the program, so none of its blocking calls is ever
  * interrupted.  The sampler's own thread drains the rings every few
- * milliseconds, unwinds each copy with libunwind (sample_remote.c) and
- * writes one CT_EXT_SAMPLE_OF record, naming the sampled thread, into its
- * own block.  docs/sampling.md explains the choices.
+ * milliseconds, unwinds each copy (sample_cfi.c's walk, libunwind's in
+ * sample_remote.c where it cannot) and writes one CT_EXT_SAMPLE_OF
+ * record, naming the sampled thread, into its own block.
+ * docs/sampling.md explains the choices.
  *
  * As in cputime.c, the descriptor is closed once the ring is mapped
  * (base/perf_ring.c): the mapping keeps the event alive, and the program
@@ -146,7 +147,8 @@ static uint64_t g_interval_ns;
 static _Atomic int g_slots_hi;
 static pthread_mutex_t g_drain = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int g_running;      /* the sampler's thread should go on    */
-static uint64_t g_period_ns;       /* how often it drains                  */
+static uint64_t g_period_ns;       /* how often it drains, at first        */
+static uint64_t g_nap_max_ns;      /* and at most                          */
 static _Atomic uint64_t st_records, st_lost, st_leaf_only, st_not_written,
     st_in_tracer;
 /* The tracer's own code: a sample that lands in it is the tracer's
@@ -485,35 +487,47 @@ static void take_sample(struct slot *s, uint8_t *rec, size_t len,
     write_sample(s, weight, pcs, depth);
 }
 
-static void drain_ring(struct slot *s, void *ring, unsigned wait_ms)
+/* Returns the bytes the ring held. */
+static uint64_t drain_ring(struct slot *s, void *ring, unsigned wait_ms)
 {
     struct perf_event_mmap_page *pg = ring;
-    const uint8_t *data = (const uint8_t *)ring + page_size();
+    uint8_t *data = (uint8_t *)ring + page_size();
     uint64_t size = (uint64_t)page_size() * RING_DATA_PAGES;
     uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = pg->data_tail;
     struct slot *slots = __atomic_load_n(&g_slots, __ATOMIC_ACQUIRE);
     if (!slots)
-        return; /* no slot was ever mapped, so no ring either */
+        return 0; /* no slot was ever mapped, so no ring either */
+    uint64_t held = head - tail;
     uint8_t *rec = (uint8_t *)slots + SLOTS_BYTES;
     while (tail < head) {
         struct perf_event_header h;
         ring_copy(data, size, tail, &h, sizeof h);
         if (h.size < sizeof h || h.size > head - tail)
             break;
-        ring_copy(data, size, tail, rec, h.size);
+        /* Read in place unless it wraps around the ring's end: the kernel
+         * writes no record between tail and head until data_tail moves,
+         * and a sample is 8 KiB (a copy of it was a tenth of the
+         * sampler's CPU).  The walk may write a return address into the
+         * stack it reads: the record is ours until data_tail moves. */
+        uint8_t *r = (uint8_t *)data + (tail & (size - 1));
+        if ((tail & (size - 1)) + h.size > size) {
+            ring_copy(data, size, tail, rec, h.size);
+            r = rec;
+        }
         if (h.type == PERF_RECORD_SAMPLE) {
-            take_sample(s, rec, h.size, wait_ms);
+            take_sample(s, r, h.size, wait_ms);
         } else if (h.type == PERF_RECORD_SWITCH) {
-            take_switch(s, rec, h.size);
+            take_switch(s, r, h.size);
         } else if (h.type == PERF_RECORD_LOST && h.size >= sizeof h + 16) {
             uint64_t n;
-            memcpy(&n, rec + sizeof h + 8, 8);
+            memcpy(&n, r + sizeof h + 8, 8);
             atomic_fetch_add_explicit(&st_lost, n, memory_order_relaxed);
         }
         tail += h.size;
     }
     __atomic_store_n(&pg->data_tail, head, __ATOMIC_RELEASE);
+    return held;
 }
 
 /* Samples of an event before it is replaced: JITTER_SAMPLES, or as many
@@ -561,18 +575,23 @@ static void reopen(struct slot *s, unsigned wait_ms)
     s->period_ns = per;
 }
 
-/* Every ring once; ended threads' rings are unmapped after. */
-static void drain_all(unsigned wait_ms)
+/* Every ring once; ended threads' rings are unmapped after.  Returns the
+ * most bytes any ring held. */
+static uint64_t drain_all(unsigned wait_ms)
 {
+    uint64_t most = 0, held;
     int hi = atomic_load(&g_slots_hi);
     for (int i = 0; i < hi; i++) {
         struct slot *s = &g_slots[i];
         int st = atomic_load(&s->state);
         if (st != LIVE && st != ENDED)
             continue;
-        drain_ring(s, s->ring, wait_ms);
-        if (s->ring_cs)
-            drain_ring(s, s->ring_cs, wait_ms);
+        held = drain_ring(s, s->ring, wait_ms);
+        most = held > most ? held : most;
+        if (s->ring_cs) {
+            held = drain_ring(s, s->ring_cs, wait_ms);
+            most = held > most ? held : most;
+        }
         if (st == LIVE && s->since_open >= reopen_after(s->interval_ns) &&
             atomic_load(&g_running))
             reopen(s, wait_ms);
@@ -585,6 +604,7 @@ static void drain_all(unsigned wait_ms)
             atomic_store(&s->state, FREE);
         }
     }
+    return most;
 }
 
 /* ---- the sampler's thread ------------------------------------------- */
@@ -695,23 +715,36 @@ static void *sampler_thread(void *arg)
         ct_message("calltrace: sampling: cannot load libunwind's remote "
                    "unwinder (libunwind-x86_64.so.8): samples keep the "
                    "interrupted pc only");
-    uint64_t naps = 0, per_second = 1000000000u / g_period_ns + 1;
+    uint64_t period = g_period_ns, checked = ct_mono_ns();
+    const uint64_t ring = (uint64_t)page_size() * RING_DATA_PAGES;
     while (atomic_load(&g_running)) {
-        /* Naps of 0.5 to 1.5 periods: the events replaced in a drain
+        /* Naps of 0.65 to 1.35 periods: the events replaced in a drain
          * (reopen) start at no fixed instant of a program paced by the
          * same clock. */
-        uint64_t ns = jittered(g_period_ns);
+        uint64_t ns = jittered(period);
         struct timespec nap = {(time_t)(ns / 1000000000u),
                                (long)(ns % 1000000000u)};
         nanosleep(&nap, NULL);
         /* A program whose threads have all ended is gone but for us: we
-         * must not keep it alive. */
-        if (++naps % per_second == 0 && !others_alive())
-            break;
+         * must not keep it alive.  Once a second. */
+        uint64_t now = ct_mono_ns();
+        if (now - checked >= 1000000000u) {
+            checked = now;
+            if (!others_alive())
+                break;
+        }
         pthread_mutex_lock(&g_drain);
-        if (atomic_load(&g_running))
-            drain_all(50);
+        uint64_t most = atomic_load(&g_running) ? drain_all(50) : 0;
         pthread_mutex_unlock(&g_drain);
+        /* Each wake costs the sampler 10-20 us on a virtual machine: the
+         * period grows while every ring stays under a quarter full (an
+         * idle program: the longest naps) and halves when one passed five
+         * eighths (many switches off the CPU, with the wall clock). */
+        if (most < ring / 4)
+            period = period + period / 2 < g_nap_max_ns ? period + period / 2
+                                                        : g_nap_max_ns;
+        else if (most > ring / 8 * 5)
+            period = period / 2 > 1000000u ? period / 2 : 1000000u;
     }
     return NULL;
 }
@@ -752,9 +785,13 @@ static int start_thread(void)
 int ct_perf_start(uint64_t interval_ns)
 {
     dl_iterate_phdr(find_self, (void *)(uintptr_t)ct_perf_start);
-    /* Four samples a drain at most, a ring holding fifteen; 1 to 20 ms. */
-    uint64_t p = interval_ns * 4;
+    ct_sample_remote_choose();
+    /* Four samples a drain at first, a ring holding fifteen, and at most
+     * six (eight with the nap's jitter) for a thread always on the CPU;
+     * 1 to 20 ms. */
+    uint64_t p = interval_ns * 4, most = interval_ns * 6;
     g_period_ns = p < 1000000u ? 1000000u : p > 20000000u ? 20000000u : p;
+    g_nap_max_ns = most < 1000000u ? 1000000u : most > 20000000u ? 20000000u : most;
     return start_thread() == 0 ? 0 : -1;
 }
 

@@ -15,16 +15,22 @@
  *   - finding the unwind table of a pc is libunwind's own local lookup
  *     (the objects are this process's), which reads the tables through
  *     the accessors above.
+ * Most samples never get here: sample_cfi.c walks the frames whose rules
+ * are the common ones, and this walk takes the samples it cannot.
  */
 #include <dlfcn.h>
 #include <libunwind.h>
 #include <link.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "preload/control/tracer_config.h"
+#include "preload/file/tracer_file.h"
 #include "preload/libcalls/plt.h"
 #include "preload/sampling/sample.h"
+#include "preload/sampling/sample_cfi.h"
 
 #ifndef CT_LIBUNWIND_REMOTE_SONAME
 #define CT_LIBUNWIND_REMOTE_SONAME "libunwind-x86_64.so.8"
@@ -209,6 +215,7 @@ void ct_sample_remote_objects_changed(
     iterate(add_segments, NULL);
     qsort(g_segs, g_nsegs, sizeof g_segs[0], seg_order);
     ru.flush_cache(g_as, 0, 0);
+    ct_cfi_objects_changed(iterate, readable);
 }
 
 /* A frame returning through the library-call trampoline: its caller's
@@ -225,10 +232,70 @@ static unw_word_t real_return(unw_cursor_t *cursor, const void *plt_slot)
     return (unw_word_t)ret;
 }
 
+/* CALLTRACE_SAMPLE_UNWIND: fast (sample_cfi.c, libunwind where it cannot),
+ * libunwind (every sample), check (both, libunwind's kept, the differences
+ * counted). */
+enum { UNWIND_FAST, UNWIND_LIBUNWIND, UNWIND_CHECK };
+static int g_unwind;
+static _Atomic uint64_t st_walks, st_checked, st_differ;
+
+void ct_sample_remote_choose(void)
+{
+    const char *v = ct_env_get("CALLTRACE_SAMPLE_UNWIND");
+    g_unwind = UNWIND_FAST;
+    if (v && strcmp(v, "libunwind") == 0)
+        g_unwind = UNWIND_LIBUNWIND;
+    else if (v && strcmp(v, "check") == 0)
+        g_unwind = UNWIND_CHECK;
+    else if (v && *v && strcmp(v, "fast") != 0)
+        ct_message("calltrace: CALLTRACE_SAMPLE_UNWIND=%s is not fast, "
+                   "libunwind or check: using fast", v);
+}
+
+int ct_sample_remote_stats(uint64_t *walks, uint64_t *checked, uint64_t *differ)
+{
+    *walks = atomic_load(&st_walks);
+    *checked = atomic_load(&st_checked);
+    *differ = atomic_load(&st_differ);
+    return g_unwind == UNWIND_CHECK;
+}
+
+static unsigned libunwind_walk(const struct ct_perf_regs *regs,
+                               uint8_t *stack, size_t stack_len,
+                               const void *plt_slot,
+                               uintptr_t *pcs, unsigned max);
+
 unsigned ct_sample_remote_unwind(const struct ct_perf_regs *regs,
                                  uint8_t *stack, size_t stack_len,
                                  const void *plt_slot,
                                  uintptr_t *pcs, unsigned max)
+{
+    atomic_fetch_add_explicit(&st_walks, 1, memory_order_relaxed);
+    if (max == 0 || !g_as)
+        return libunwind_walk(regs, stack, stack_len, plt_slot, pcs, max);
+    int mode = g_unwind;
+    if (mode == UNWIND_LIBUNWIND)
+        return libunwind_walk(regs, stack, stack_len, plt_slot, pcs, max);
+    unsigned n = ct_cfi_walk(regs, stack, stack_len, (uintptr_t)ct_plt_return,
+                             ct_plt_real_return_of, plt_slot, pcs, max);
+    if (n == 0)
+        return libunwind_walk(regs, stack, stack_len, plt_slot, pcs, max);
+    if (mode != UNWIND_CHECK)
+        return n;
+    uintptr_t fast[CT_SAMPLE_MAX_DEPTH];
+    unsigned nf = n < CT_SAMPLE_MAX_DEPTH ? n : CT_SAMPLE_MAX_DEPTH;
+    memcpy(fast, pcs, nf * sizeof fast[0]);
+    n = libunwind_walk(regs, stack, stack_len, plt_slot, pcs, max);
+    atomic_fetch_add_explicit(&st_checked, 1, memory_order_relaxed);
+    if (n != nf || memcmp(fast, pcs, n * sizeof pcs[0]) != 0)
+        atomic_fetch_add_explicit(&st_differ, 1, memory_order_relaxed);
+    return n;
+}
+
+static unsigned libunwind_walk(const struct ct_perf_regs *regs,
+                               uint8_t *stack, size_t stack_len,
+                               const void *plt_slot,
+                               uintptr_t *pcs, unsigned max)
 {
     if (max == 0)
         return 0;
