@@ -272,6 +272,13 @@ static int cie_read(uintptr_t addr, struct cie *c)
     return !in.bad && c->ra_reg == DW_RA;
 }
 
+/* A factored offset, wrapping as the hardware would (a corrupt table's
+ * huge factor is refused later, by the 32-bit range of a rule). */
+static int64_t factored(uint64_t v, int64_t factor)
+{
+    return (int64_t)(v * (uint64_t)factor);
+}
+
 static int tracked(uint64_t reg)
 {
     return reg == DW_RBP ? 0 : reg == DW_RA ? 1 : -1;
@@ -296,7 +303,7 @@ static int run(struct in *in, const struct cie *c, uintptr_t loc, uintptr_t pc,
             goto advance;
         case 2:   /* DW_CFA_offset */
             reg = low;
-            off = (int64_t)uleb(in) * c->data_align;
+            off = factored(uleb(in), c->data_align);
             goto at_cfa;
         case 3:   /* DW_CFA_restore */
             reg = low;
@@ -307,8 +314,8 @@ static int run(struct in *in, const struct cie *c, uintptr_t loc, uintptr_t pc,
         case 0x02: delta = u8(in); goto advance;
         case 0x03: delta = fixed(in, 2); goto advance;
         case 0x04: delta = fixed(in, 4); goto advance;
-        case 0x05: reg = uleb(in); off = (int64_t)uleb(in) * c->data_align; goto at_cfa;
-        case 0x11: reg = uleb(in); off = sleb(in) * c->data_align; goto at_cfa;
+        case 0x05: reg = uleb(in); off = factored(uleb(in), c->data_align); goto at_cfa;
+        case 0x11: reg = uleb(in); off = factored((uint64_t)sleb(in), c->data_align); goto at_cfa;
         case 0x06: reg = uleb(in); goto restore;
         case 0x07:   /* undefined */
         case 0x08:   /* same value */
@@ -337,10 +344,10 @@ static int run(struct in *in, const struct cie *c, uintptr_t loc, uintptr_t pc,
             *r = saved[--depth];
             break;
         case 0x0c: r->cfa_reg = (int)uleb(in); r->cfa_off = (int64_t)uleb(in); break;
-        case 0x12: r->cfa_reg = (int)uleb(in); r->cfa_off = sleb(in) * c->data_align; break;
+        case 0x12: r->cfa_reg = (int)uleb(in); r->cfa_off = factored((uint64_t)sleb(in), c->data_align); break;
         case 0x0d: r->cfa_reg = (int)uleb(in); break;
         case 0x0e: r->cfa_off = (int64_t)uleb(in); break;
-        case 0x13: r->cfa_off = sleb(in) * c->data_align; break;
+        case 0x13: r->cfa_off = factored((uint64_t)sleb(in), c->data_align); break;
         case 0x0f: {   /* def_cfa_expression */
             uint64_t n = uleb(in);
             if (n > (uint64_t)(in->end - in->p))
@@ -375,7 +382,7 @@ static int run(struct in *in, const struct cie *c, uintptr_t loc, uintptr_t pc,
         case 0x2e: uleb(in); break;                         /* GNU_args_size */
         case 0x2f:     /* GNU_negative_offset_extended */
             reg = uleb(in);
-            off = -(int64_t)uleb(in) * c->data_align;
+            off = factored(-uleb(in), c->data_align);
             goto at_cfa;
         default:
             return 0;   /* set_loc, window_save, vendor ones */

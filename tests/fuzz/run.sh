@@ -14,7 +14,7 @@ mode=${1:-smoke}
 BUILD=${BUILD:-build}
 out=$BUILD/fuzz
 formats=${CT_FORMATS:-tests/formats}
-harnesses=(calltrace follow openlaszlo lms rtl samplingprof evlog recv settings)
+harnesses=(calltrace follow openlaszlo lms rtl samplingprof evlog recv settings cfi)
 # FUZZ_HARNESSES="lms rtl" runs only those.
 [ -n "${FUZZ_HARNESSES:-}" ] && read -r -a harnesses <<< "$FUZZ_HARNESSES"
 case $mode in
@@ -50,6 +50,8 @@ for h in "${harnesses[@]}"; do
     # settings: the parsers of the tracer's environment, with the front
     # end's allocator (the tracer's is its own mappings).
     [ "$h" = settings ] && srcs+=(settings/*.c frontend/settings_alloc.c)
+    # cfi: the sampler's reader of the loaded objects' unwind tables.
+    [ "$h" = cfi ] && srcs+=(preload/sampling/sample_cfi.c)
     if ! clang $flags -fsanitize=fuzzer -Itests/fuzz -Ifrontend -o "$bin" \
             "${srcs[@]}" "${objs[@]}" -lbfd -lm -lz -lzstd; then
         echo "FAILED: fuzz_$h does not build"; fail=$((fail + 1)); continue
