@@ -15,8 +15,8 @@
 
 #include "preload/base/perf_ring.h"
 
-int ct_perf_ring_open(struct perf_event_attr *a, pid_t tid, size_t len,
-                      void **ring, uint64_t *id)
+static int ring_open(struct perf_event_attr *a, pid_t tid, size_t len,
+                     void **ring, uint64_t *id, int *kept)
 {
     int fd = (int)syscall(SYS_perf_event_open, a, tid, -1, -1,
                           PERF_FLAG_FD_CLOEXEC);
@@ -39,9 +39,24 @@ int ct_perf_ring_open(struct perf_event_attr *a, pid_t tid, size_t len,
             close(fd);
         return err ? err : EBADF;
     }
-    close(fd);
+    if (kept)
+        *kept = fd;
+    else
+        close(fd);
     madvise(m, len, MADV_DONTFORK);
     *ring = m;
     *id = id1;
     return 0;
+}
+
+int ct_perf_ring_open(struct perf_event_attr *a, pid_t tid, size_t len,
+                      void **ring, uint64_t *id)
+{
+    return ring_open(a, tid, len, ring, id, NULL);
+}
+
+int ct_perf_ring_open_kept(struct perf_event_attr *a, pid_t tid, size_t len,
+                           void **ring, uint64_t *id, int *fd)
+{
+    return ring_open(a, tid, len, ring, id, fd);
 }

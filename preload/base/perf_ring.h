@@ -18,4 +18,10 @@
 int ct_perf_ring_open(struct perf_event_attr *a, pid_t tid, size_t len,
                       void **ring, uint64_t *id);
 
+/* The same, the descriptor kept in *fd: only for a thread whose
+ * descriptor table is its own (the sampler's, sample_perf.c), where no
+ * other thread of the program can see or close it. */
+int ct_perf_ring_open_kept(struct perf_event_attr *a, pid_t tid, size_t len,
+                           void **ring, uint64_t *id, int *fd);
+
 #endif

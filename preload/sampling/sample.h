@@ -123,7 +123,11 @@ void ct_perf_get_stats(struct ct_perf_stats *out);
 int ct_sample_walk_begin(unsigned wait_ms, int *changed);
 void ct_sample_walk_end(void);
 
-/* sample_remote.c: libunwind's remote interface over a sample's copy. */
+/* sample_remote.c: libunwind's remote interface over a sample's copy.
+ * load: the library and its functions (dlopen), 0 or -1; prepare: load,
+ * then its first use (which opens a pipe, where the caller's table takes
+ * it), 0 or -1. */
+int ct_sample_remote_load(void);
 int ct_sample_remote_prepare(void);
 struct dl_phdr_info;
 void ct_sample_remote_objects_changed(

@@ -41,6 +41,7 @@
 #include <linux/futex.h>
 #include <linux/perf_event.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -101,6 +102,8 @@ struct slot {
     uint64_t period_ns;     /* the current event's                       */
     int64_t owed_ns;        /* time sampled less the weights written     */
     unsigned since_open;    /* samples of the current event             */
+    int fd;                 /* the event's descriptor in the sampler's own
+                             * table, once the sampler opened it; -1    */
     const void *plt_slot;   /* the thread's library-call frames (plt.c) */
     /* wall: the context-switch event's own ring (an event whose
      * descriptor is closed lives as long as its ring is mapped), and the
@@ -142,6 +145,9 @@ static int slots_map(void)
  * that follows; 0 when not asked or refused. */
 static int g_wall;
 static uint64_t g_interval_ns;
+
+/* Set on the sampler's own thread (below, "libunwind masks"). */
+static __thread int t_sampler __attribute__((tls_model("initial-exec")));
 
 /* One past the highest slot ever used: the drains look no further. */
 static _Atomic int g_slots_hi;
@@ -241,6 +247,11 @@ static int open_ring(pid_t tid, uint64_t period_ns, int switches, size_t len,
     return ct_perf_ring_open(&a, tid, len, ring, id);
 }
 
+/* Whether the sampler's thread has a descriptor table of its own (set by
+ * that thread, read by it alone): its events' descriptors are kept there,
+ * out of the program's sight, and a new period is one ioctl. */
+static int g_own_table;
+
 /* A period from 0.65 to 0.9 or 1.1 to 1.35 intervals (never under the
  * kernel's 10 us), from a counter run through splitmix64: any thread may
  * draw. */
@@ -308,6 +319,7 @@ int ct_perf_thread_open(uint64_t period_ns, int *slot)
             g_slots[i].period_ns = first;
             g_slots[i].owed_ns = 0;
             g_slots[i].since_open = 0;
+            g_slots[i].fd = -1;
             g_slots[i].plt_slot = ct_plt_thread_slot();
             g_slots[i].ring_cs = m_cs;
             g_slots[i].id_cs = id_cs;
@@ -557,18 +569,40 @@ static int ours(uint32_t tid)
 static void reopen(struct slot *s, unsigned wait_ms)
 {
     s->since_open = 0;
+    uint64_t per = s->next_ns ? s->next_ns : jittered(s->interval_ns);
+    if (s->fd >= 0) {
+        /* The event restarts its period from now, losing the time it
+         * counted since its last sample, as a new event would; a tenth
+         * of the cost of one (no open, map and unmap). */
+        drain_ring(s, s->ring, wait_ms);    /* at the old period */
+        if (ioctl(s->fd, PERF_EVENT_IOC_PERIOD, &per) == 0)
+            goto changed;
+        close(s->fd);
+        s->fd = -1;
+    }
     void *m = NULL;
     uint64_t id = 0;
-    uint64_t per = s->next_ns ? s->next_ns : jittered(s->interval_ns);
-    if (open_ring((pid_t)s->tid, per, 0, s->len, &m, &id) != 0)
+    int fd = -1;
+    struct perf_event_attr a;
+    event_attr(&a, per, 0);
+    int err = g_own_table ? ct_perf_ring_open_kept(&a, (pid_t)s->tid, s->len,
+                                                   &m, &id, &fd)
+                          : EBADF;
+    /* no table of its own, or no descriptor left in it (RLIMIT_NOFILE,
+     * a thousand threads): the event without its descriptor */
+    if (err && ct_perf_ring_open(&a, (pid_t)s->tid, s->len, &m, &id) != 0)
         return;
     if (!ours(s->tid)) {
         munmap(m, s->len);
+        if (fd >= 0)
+            close(fd);
         return;
     }
     drain_ring(s, s->ring, wait_ms);    /* at the old period */
     munmap(s->ring, s->len);
     s->ring = m;
+    s->fd = fd;
+changed:
     s->since_open = 0;
     s->next_ns = s->next_ns ? 0 : 2 * s->interval_ns - per;
     s->owed_ns += (int64_t)(s->period_ns / 2);
@@ -596,6 +630,11 @@ static uint64_t drain_all(unsigned wait_ms)
             atomic_load(&g_running))
             reopen(s, wait_ms);
         if (st == ENDED) {
+            /* A descriptor number means something in the sampler's table
+             * only: any other thread (the last drain, at exit) leaves it. */
+            if (s->fd >= 0 && t_sampler)
+                close(s->fd);
+            s->fd = -1;
             munmap(s->ring, s->len);
             if (s->ring_cs)
                 munmap(s->ring_cs, s->len);
@@ -650,7 +689,6 @@ static int others_alive(void)
  * change of mask changes nothing and is answered without the call; every
  * other thread's call passes through.
  */
-static __thread int t_sampler __attribute__((tls_model("initial-exec")));
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -693,6 +731,40 @@ EXPORT int sigprocmask(int how, const sigset_t *set, sigset_t *old)
     return mask_call(&real_sigprocmask, "sigprocmask", how, set, old);
 }
 
+/* A descriptor table of the sampler's thread's own (unshare), emptied at
+ * once of the copies of the program's descriptors it starts with: then the
+ * events' descriptors can be kept, which no thread of the program sees in
+ * its table (/proc/self/fd is the main thread's), closes or counts
+ * against its limit.  The copies are closed before anything else: a pipe
+ * the program closes meanwhile sees its end a few microseconds late; a
+ * close in another table releases none of the program's fcntl locks
+ * (their owner is the program's table).  Refused (no close_range, a
+ * seccomp filter): 0, and each new period is a new event. */
+static int own_table(void)
+{
+#if defined(SYS_close_range)
+    /* close_range is known before the table is split: with a range past
+     * any descriptor it closes nothing. */
+    if (syscall(SYS_close_range, ~0u - 1, ~0u, 0) != 0)
+        return 0;
+    if (unshare(CLONE_FILES) != 0)
+        return 0;
+    if (syscall(SYS_close_range, 0, ~0u, 0) == 0)
+        return 1;
+    /* Not expected once the probe passed; the copies must go anyway. */
+    DIR *d = opendir("/proc/thread-self/fd");
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (atoi(e->d_name) != dirfd(d) && e->d_name[0] != '.')
+            close(atoi(e->d_name));
+    if (d)
+        closedir(d);
+    return 0;
+#else
+    return 0;
+#endif
+}
+
 /* Set once the sampler's thread has written its first record: start_thread
  * waits for it, so that no CPU time of the program's sampled before that
  * record falls outside the run's span. */
@@ -710,11 +782,20 @@ static void *sampler_thread(void *arg)
     atomic_store(&g_named, 1);
     syscall(SYS_futex, (int *)&g_named, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
     /* libunwind loads here, not on the program's thread: its milliseconds
-     * of CPU are the tracer's, and fall after the record above. */
-    if (ct_sample_remote_prepare() < 0)
-        ct_message("calltrace: sampling: cannot load libunwind's remote "
-                   "unwinder (libunwind-x86_64.so.8): samples keep the "
-                   "interrupted pc only");
+     * of CPU are the tracer's, and fall after the record above.  Loaded
+     * before this thread's table is its own, which has no standard error
+     * to say it cannot be (ct_message finds it changed); first used
+     * after, so that the pipe it opens then and keeps is in that table,
+     * not the program's. */
+    static const char no_unwinder[] =
+        "calltrace: sampling: cannot load libunwind's remote unwinder "
+        "(libunwind-x86_64.so.8): samples keep the interrupted pc only";
+    int loaded = ct_sample_remote_load();
+    if (loaded < 0)
+        ct_message("%s", no_unwinder);
+    g_own_table = own_table();
+    if (loaded == 0 && ct_sample_remote_prepare() < 0)
+        ct_tracer_append_ext(CT_EXT_USER, no_unwinder, sizeof no_unwinder - 1);
     uint64_t period = g_period_ns, checked = ct_mono_ns();
     const uint64_t ring = (uint64_t)page_size() * RING_DATA_PAGES;
     while (atomic_load(&g_running)) {
@@ -813,6 +894,7 @@ void ct_perf_after_fork_child(void)
     for (int i = 0; g_slots && i < MAX_SLOTS; i++) {
         g_slots[i].ring = NULL;
         g_slots[i].ring_cs = NULL;
+        g_slots[i].fd = -1;   /* the parent's sampler's table */
         atomic_store(&g_slots[i].state, FREE);
     }
     atomic_store(&g_slots_hi, 0);

@@ -133,10 +133,10 @@ static int get_proc_name(unw_addr_space_t as, unw_word_t addr, char *buf,
     return -UNW_ENOINFO;
 }
 
-int ct_sample_remote_prepare(void)
+int ct_sample_remote_load(void)
 {
 #if defined(__x86_64__)
-    if (g_as)
+    if (ru.local_as)
         return 0;
     void *(*real_dlopen)(const char *, int) =
         (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
@@ -158,7 +158,22 @@ int ct_sample_remote_prepare(void)
     ru.local_as = (unw_addr_space_t *)dlsym(h, SYMBOL(unw_local_addr_space));
     if (!ru.create_addr_space || !ru.get_accessors || !ru.init_remote ||
         !ru.step || !ru.get_reg || !ru.set_reg || !ru.set_caching_policy ||
-        !ru.flush_cache || !ru.local_as)
+        !ru.flush_cache || !ru.local_as) {
+        ru.local_as = NULL;
+        return -1;
+    }
+    return 0;
+#else
+    return -1;
+#endif
+}
+
+int ct_sample_remote_prepare(void)
+{
+#if defined(__x86_64__)
+    if (g_as)
+        return 0;
+    if (ct_sample_remote_load() != 0)
         return -1;
     /* The local address space's lookup of unwind tables (this process's
      * objects through dl_iterate_phdr); memory and registers are ours. */

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The kernel sampler keeps its events' descriptors in a descriptor table of
+# its own: the program sees the same descriptors and gets the same numbers
+# as untraced, and a pipe's end the program closes is closed (a copy left
+# in the sampler's table would hold it open: the reader would never see
+# end of file).  tests/programs/sample_fds.c; with strace where present,
+# the sampler's unshare and period changes are seen to happen.
+source "$(dirname "$0")/lib.sh"
+[ -f "$LIB" ] || skip "no $LIB"
+gcc -std=gnu11 -O1 -g -o "$T/fds" "$PROGRAMS/sample_fds.c"
+"$T/fds" > "$T/plain.out"
+grep -q "child: read gave 0" "$T/plain.out" || fail "untraced: $(cat "$T/plain.out")"
+for clock in cpu wall; do
+    set +e
+    CALLTRACE_MODE=sample CALLTRACE_SAMPLE_CLOCK=$clock CALLTRACE_SAMPLE_INTERVAL=1ms \
+        run_traced "$T/s-$clock-%p.raw" "$T/fds" > "$T/$clock.out" 2> "$T/$clock.err"
+    rc=$?
+    set -e
+    expect_eq "$clock: status" 0 "$rc"
+    sort "$T/plain.out" > "$T/a"; sort "$T/$clock.out" > "$T/b"
+    cmp -s "$T/a" "$T/b" || fail "$clock: output differs: $(diff "$T/a" "$T/b")"
+done
+if command -v strace >/dev/null; then
+    rm -f "$T"/st-*.raw*
+    CALLTRACE_MODE=sample CALLTRACE_SAMPLE_INTERVAL=1ms strace -f -o "$T/strace" \
+        -e trace=unshare,ioctl env CALLTRACE_OUTPUT="$T/st-%p.raw" LD_PRELOAD="$LIB" \
+        "$T/fds" > /dev/null 2>&1 || fail "under strace: status $?"
+    # a call strace saw interrupted ends on a "resumed" line
+    [ "$(grep -cE 'unshare(\(CLONE_FILES|.*resumed>)\) *= 0' "$T/strace")" -ge 2 ] ||
+        fail "no sampler's table of its own: $(grep unshare "$T/strace")"
+    grep -qE 'PERF_EVENT_IOC_PERIOD.*\) *= 0|ioctl resumed>.* = 0' "$T/strace" ||
+        fail "no period changed through a kept descriptor"
+fi
+echo "ok: $(tr '\n' ';' < "$T/cpu.out")"
