@@ -704,7 +704,7 @@ static void stop_perf(void)
     ct_perf_get_stats(&st);
     uint64_t no_event = atomic_load(&st_no_timer);
     uint64_t walks, checked, differ;
-    char msg[320];
+    char msg[400];
     if (ct_sample_remote_stats(&walks, &checked, &differ)) {
         /* CALLTRACE_SAMPLE_UNWIND=check: what the tests compare */
         int n = snprintf(msg, sizeof msg,
@@ -717,19 +717,22 @@ static void stop_perf(void)
             ct_tracer_append_ext(CT_EXT_USER, msg,
                                  (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
     }
-    if (st.lost + st.leaf_only + st.not_written + no_event + st.in_tracer == 0)
+    if (st.lost + st.leaf_only + st.not_written + no_event + st.in_tracer +
+        st.cut == 0)
         return;
     int n = snprintf(msg, sizeof msg,
                      "calltrace: sampling: %llu records, %llu samples lost "
                      "(ring full), %llu with the leaf only (loader busy), "
                      "%llu not written, %llu threads without an event, "
-                     "%llu in the tracer's own code (left out)",
+                     "%llu in the tracer's own code (left out), %llu cut "
+                     "short by a smaller stack copy",
                      (unsigned long long)st.records,
                      (unsigned long long)st.lost,
                      (unsigned long long)st.leaf_only,
                      (unsigned long long)st.not_written,
                      (unsigned long long)no_event,
-                     (unsigned long long)st.in_tracer);
+                     (unsigned long long)st.in_tracer,
+                     (unsigned long long)st.cut);
     if (n > 0)
         ct_tracer_append_ext(CT_EXT_USER, msg,
                              (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);

@@ -113,6 +113,7 @@ void ct_perf_after_fork_child(void);
 struct ct_perf_stats {
     uint64_t records, lost, leaf_only, not_written;
     uint64_t in_tracer;   /* the tracer's own code on top: dropped */
+    uint64_t cut;         /* walks ended at a smaller copy's end    */
 };
 void ct_perf_get_stats(struct ct_perf_stats *out);
 
@@ -132,10 +133,12 @@ int ct_sample_remote_prepare(void);
 struct dl_phdr_info;
 void ct_sample_remote_objects_changed(
     int (*iterate)(int (*)(struct dl_phdr_info *, size_t, void *), void *));
+/* *need: the bytes of the copy the walk read up to, SIZE_MAX when the
+ * walk ended at the copy's end, 0 when not known. */
 unsigned ct_sample_remote_unwind(const struct ct_perf_regs *regs,
                                  uint8_t *stack, size_t stack_len,
                                  const void *plt_slot,
-                                 uintptr_t *pcs, unsigned max);
+                                 uintptr_t *pcs, unsigned max, size_t *need);
 /* CALLTRACE_SAMPLE_UNWIND, read at start.  stats: the walks so far, and
  * in check mode (returns 1) how many the fast walk (sample_cfi.c) took,
  * each walked by libunwind too, and how many of those differ. */

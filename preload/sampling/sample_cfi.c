@@ -24,6 +24,7 @@
  * guard (objects cannot go away during a walk).
  */
 #include <link.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -520,16 +521,28 @@ static const struct rule *rule_for(uintptr_t pc)
 
 /* ---- the walk -------------------------------------------------------- */
 
+/* Whether addr lies past the copy's end, where the stack goes on (within
+ * the 8 MiB of a main thread's default stack): a larger copy would have
+ * held it.  Anything else (below the stack pointer, a wild value) is a
+ * frame no copy would help. */
+static int beyond(uintptr_t addr, uintptr_t lo, size_t len)
+{
+    return addr >= lo && addr - lo + 8 > len && addr - lo < ((size_t)8 << 20);
+}
+
 unsigned ct_cfi_walk(const struct ct_perf_regs *regs, const uint8_t *stack,
                      size_t stack_len, uintptr_t tramp,
                      uintptr_t (*real_return)(const void *, uintptr_t),
-                     const void *plt_slot, uintptr_t *pcs, unsigned max)
+                     const void *plt_slot, uintptr_t *pcs, unsigned max,
+                     size_t *used)
 {
+    *used = 0;
     if (!g_cache || max == 0)
         return 0;
     const uintptr_t lo = (uintptr_t)regs->r[7];
     uintptr_t pc = (uintptr_t)regs->r[16], sp = lo, bp = (uintptr_t)regs->r[6];
     int bp_known = 1;   /* read, or still the sample's register */
+    int bp_beyond = 0;  /* not read: saved past the copy's end  */
     unsigned n = 0, back = 0;
     pcs[n++] = pc;
     while (n < max) {
@@ -538,19 +551,29 @@ unsigned ct_cfi_walk(const struct ct_perf_regs *regs, const uint8_t *stack,
             return 0;
         if (r->kind == END)
             break;
-        if (r->cfa_rbp && !bp_known)
-            break;   /* libunwind's read of rbp fails: its step ends the walk */
+        if (r->cfa_rbp && !bp_known) {
+            /* libunwind's read of rbp fails: its step ends the walk */
+            *used = bp_beyond ? SIZE_MAX : *used;
+            break;
+        }
         uintptr_t cfa = (r->cfa_rbp ? bp : sp) + (intptr_t)r->cfa_off;
         uintptr_t at = cfa + (intptr_t)r->ra_off;
-        if (at < lo || at - lo > stack_len || stack_len - (at - lo) < 8)
-            break;   /* outside the copy: the accessor refuses it */
+        if (at < lo || at - lo > stack_len || stack_len - (at - lo) < 8) {
+            /* outside the copy: the accessor refuses it */
+            *used = beyond(at, lo, stack_len) ? SIZE_MAX : *used;
+            break;
+        }
         uint64_t ra;
         memcpy(&ra, stack + (at - lo), 8);
+        *used = at - lo + 8 > *used ? at - lo + 8 : *used;
         if (r->rbp_saved) {
             uintptr_t b = cfa + (intptr_t)r->rbp_off;
             bp_known = b >= lo && b - lo <= stack_len && stack_len - (b - lo) >= 8;
-            if (bp_known)
+            bp_beyond = !bp_known && beyond(b, lo, stack_len);
+            if (bp_known) {
                 memcpy(&bp, stack + (b - lo), 8);
+                *used = b - lo + 8 > *used ? b - lo + 8 : *used;
+            }
         }
         if ((uintptr_t)ra == pc && cfa == sp)
             break;   /* no progress: libunwind's bad frame */
@@ -582,10 +605,12 @@ void ct_cfi_objects_changed(
 unsigned ct_cfi_walk(const struct ct_perf_regs *regs, const uint8_t *stack,
                      size_t stack_len, uintptr_t tramp,
                      uintptr_t (*real_return)(const void *, uintptr_t),
-                     const void *plt_slot, uintptr_t *pcs, unsigned max)
+                     const void *plt_slot, uintptr_t *pcs, unsigned max,
+                     size_t *used)
 {
     (void)regs, (void)stack, (void)stack_len, (void)tramp, (void)real_return;
     (void)plt_slot, (void)pcs, (void)max;
+    *used = 0;
     return 0;
 }
 

@@ -24,10 +24,13 @@ void ct_cfi_objects_changed(
  * sampled rsp (stack_len bytes), and the return address that stands for
  * the library-call trampoline's (0: none) with its look-up.  Returns the
  * number of pcs written, leaf first, at most max; 0 when a frame needs
- * libunwind (nothing is to be taken from pcs then). */
+ * libunwind (nothing is to be taken from pcs then).  *used: the bytes of
+ * the copy the walk read up to, or SIZE_MAX when it ended at the copy's
+ * end (the stack goes on past it). */
 unsigned ct_cfi_walk(const struct ct_perf_regs *regs, const uint8_t *stack,
                      size_t stack_len, uintptr_t tramp,
                      uintptr_t (*real_return)(const void *, uintptr_t),
-                     const void *plt_slot, uintptr_t *pcs, unsigned max);
+                     const void *plt_slot, uintptr_t *pcs, unsigned max,
+                     size_t *used);
 
 #endif /* CT_SAMPLE_CFI_H */

@@ -33,6 +33,19 @@
  * never on where it landed, so shares stay true, and the weights add up
  * to the time sampled, within an interval.  The periods come in pairs,
  * 1 + e and 1 - e intervals, so that little is owed at any time.
+ *
+ * Copy size: the kernel copies the stack into the thread's ring at every
+ * sample, 8 KiB where most programs' walks read 1 or 2: on a virtual
+ * machine about half of the sample's cost in the thread, and a ring of
+ * 15 samples that the sampler must drain every few ms.  Each walk says
+ * how far into the copy it read, or that it ended at the copy's end.
+ * When a period changes and every walk since the last change said how
+ * far it read, the thread's new event copies twice what its deepest walk
+ * ever read (1 KiB at least); a walk that ends at the copy's end gets the
+ * full 8 KiB back at the end of that drain.  The samples of that one
+ * drain keep their inner frames and lose the outer ones, counted as cut
+ * short; as the deepest walk is never forgotten, that happens at most
+ * four times a thread (next_copy).
  */
 #include <dirent.h>
 #include <dlfcn.h>
@@ -63,9 +76,12 @@
 #if defined(__x86_64__)
 #include <asm/perf_regs.h>
 
-/* Bytes of user stack copied per sample (perf record's default): deeper
- * frames are cut at the root. */
+/* Bytes of user stack copied per sample at most (perf record's default):
+ * deeper frames are cut at the root.  A thread whose walks all stayed
+ * well inside it gets a smaller copy (at least STACK_COPY_MIN): the
+ * file's comment, "Copy size". */
 #define STACK_COPY 8192u
+#define STACK_COPY_MIN 1024u
 /* Data pages of each ring: 15 samples of a full copy. */
 #define RING_DATA_PAGES 32u
 #define MAX_SLOTS 4096
@@ -104,6 +120,10 @@ struct slot {
     unsigned since_open;    /* samples of the current event             */
     int fd;                 /* the event's descriptor in the sampler's own
                              * table, once the sampler opened it; -1    */
+    unsigned copy;          /* the current event's stack copy, bytes    */
+    size_t need;            /* the most any walk of the thread read     */
+    unsigned walked, known; /* walks since the change; with need known  */
+    int cut;                /* a walk ended at the copy's end           */
     const void *plt_slot;   /* the thread's library-call frames (plt.c) */
     /* wall: the context-switch event's own ring (an event whose
      * descriptor is closed lives as long as its ring is mapped), and the
@@ -154,9 +174,11 @@ static _Atomic int g_slots_hi;
 static pthread_mutex_t g_drain = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int g_running;      /* the sampler's thread should go on    */
 static uint64_t g_period_ns;       /* how often it drains, at first        */
-static uint64_t g_nap_max_ns;      /* and at most                          */
 static _Atomic uint64_t st_records, st_lost, st_leaf_only, st_not_written,
-    st_in_tracer;
+    st_in_tracer, st_cut;
+/* The largest stack copy of any ring the last drain found: how many
+ * samples a ring holds, so how long the sampler may nap. */
+static unsigned g_biggest_copy = STACK_COPY;
 /* The tracer's own code: a sample that lands in it is the tracer's
  * overhead, not the program's profile (the signal sampler dropped them
  * too: the tracer's guard held). */
@@ -200,7 +222,7 @@ static uint64_t reg_mask(void)
 /* Both events write the same layout (the identifier first tells them
  * apart) on the same clock, as one ring requires. */
 static void event_attr(struct perf_event_attr *ap, uint64_t period_ns,
-                       int switches)
+                       int switches, unsigned copy)
 {
     struct perf_event_attr a;
     memset(&a, 0, sizeof a);
@@ -212,7 +234,7 @@ static void event_attr(struct perf_event_attr *ap, uint64_t period_ns,
                     PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER |
                     PERF_SAMPLE_STACK_USER;
     a.sample_regs_user = reg_mask();
-    a.sample_stack_user = STACK_COPY;
+    a.sample_stack_user = copy;
     a.use_clockid = 1;
     a.clockid = CLOCK_MONOTONIC;
     /* A switch happens in the kernel: its event must not exclude it
@@ -232,7 +254,7 @@ static void event_attr(struct perf_event_attr *ap, uint64_t period_ns,
 static int open_event(uint64_t period_ns, int switches)
 {
     struct perf_event_attr a;
-    event_attr(&a, period_ns, switches);
+    event_attr(&a, period_ns, switches, STACK_COPY);
     return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1,
                         PERF_FLAG_FD_CLOEXEC);
 }
@@ -243,7 +265,7 @@ static int open_ring(pid_t tid, uint64_t period_ns, int switches, size_t len,
                      void **ring, uint64_t *id)
 {
     struct perf_event_attr a;
-    event_attr(&a, period_ns, switches);
+    event_attr(&a, period_ns, switches, STACK_COPY);
     return ct_perf_ring_open(&a, tid, len, ring, id);
 }
 
@@ -320,6 +342,10 @@ int ct_perf_thread_open(uint64_t period_ns, int *slot)
             g_slots[i].owed_ns = 0;
             g_slots[i].since_open = 0;
             g_slots[i].fd = -1;
+            g_slots[i].copy = STACK_COPY;
+            g_slots[i].need = 0;
+            g_slots[i].walked = g_slots[i].known = 0;
+            g_slots[i].cut = 0;
             g_slots[i].plt_slot = ct_plt_thread_slot();
             g_slots[i].ring_cs = m_cs;
             g_slots[i].id_cs = id_cs;
@@ -432,6 +458,43 @@ static void take_switch(struct slot *s, const uint8_t *rec, size_t len)
     s->out_depth = 0;
 }
 
+/* What a walk of the slot's thread read of its copy (the file's comment,
+ * "Copy size"). */
+static void note_need(struct slot *s, size_t need)
+{
+    s->walked++;
+    if (need == SIZE_MAX) {
+        s->cut = 1;
+        if (s->copy < STACK_COPY)
+            atomic_fetch_add_explicit(&st_cut, 1, memory_order_relaxed);
+    } else if (need) {
+        s->known++;
+        s->need = need > s->need ? need : s->need;
+    }
+}
+
+/* The copy the slot's next event gets: twice the deepest walk of the
+ * thread's life, once the walks since the last change all said how deep
+ * they read; the full one after a walk was cut short.  The deepest walk
+ * is never forgotten, so a thread is cut short at most four times (each
+ * time its stack went past twice its deepest, from 512 bytes to 8 KiB). */
+static unsigned next_copy(struct slot *s)
+{
+    unsigned copy = s->copy;
+    if (s->cut) {
+        copy = STACK_COPY;
+    } else if (s->walked >= JITTER_SAMPLES && s->known == s->walked) {
+        size_t want = (2 * s->need + 511) / 512 * 512;
+        want = want < STACK_COPY_MIN ? STACK_COPY_MIN
+             : want > STACK_COPY ? STACK_COPY : want;
+        if (want * 2 <= s->copy || want > s->copy)
+            copy = (unsigned)want;
+    }
+    s->walked = s->known = 0;
+    s->cut = 0;
+    return copy;
+}
+
 static void take_sample(struct slot *s, uint8_t *rec, size_t len,
                         unsigned wait_ms)
 {
@@ -469,13 +532,18 @@ static void take_sample(struct slot *s, uint8_t *rec, size_t len,
     if (ct_sample_walk_begin(wait_ms, &changed)) {
         if (changed)
             ct_sample_remote_objects_changed(dl_iterate_phdr);
+        size_t need = 0;
         depth = ct_sample_remote_unwind(&regs, stack, (size_t)dyn, s->plt_slot,
-                                        pcs, CT_SAMPLE_MAX_DEPTH);
+                                        pcs, CT_SAMPLE_MAX_DEPTH, &need);
+        if (!out)
+            note_need(s, need);
         ct_sample_walk_end();
     } else {
         pcs[0] = (uintptr_t)regs.r[16];
         depth = 1;
         atomic_fetch_add_explicit(&st_leaf_only, 1, memory_order_relaxed);
+        if (!out)
+            s->walked++;   /* its need is not known: no smaller copy */
     }
     if (out) {
         /* Kept until the switch in says how long the thread was off. */
@@ -570,7 +638,8 @@ static void reopen(struct slot *s, unsigned wait_ms)
 {
     s->since_open = 0;
     uint64_t per = s->next_ns ? s->next_ns : jittered(s->interval_ns);
-    if (s->fd >= 0) {
+    unsigned copy = next_copy(s);
+    if (s->fd >= 0 && copy == s->copy) {
         /* The event restarts its period from now, losing the time it
          * counted since its last sample, as a new event would; a tenth
          * of the cost of one (no open, map and unmap). */
@@ -584,7 +653,7 @@ static void reopen(struct slot *s, unsigned wait_ms)
     uint64_t id = 0;
     int fd = -1;
     struct perf_event_attr a;
-    event_attr(&a, per, 0);
+    event_attr(&a, per, 0, copy);
     int err = g_own_table ? ct_perf_ring_open_kept(&a, (pid_t)s->tid, s->len,
                                                    &m, &id, &fd)
                           : EBADF;
@@ -600,8 +669,11 @@ static void reopen(struct slot *s, unsigned wait_ms)
     }
     drain_ring(s, s->ring, wait_ms);    /* at the old period */
     munmap(s->ring, s->len);
+    if (s->fd >= 0)
+        close(s->fd);
     s->ring = m;
     s->fd = fd;
+    s->copy = copy;
 changed:
     s->since_open = 0;
     s->next_ns = s->next_ns ? 0 : 2 * s->interval_ns - per;
@@ -614,6 +686,7 @@ changed:
 static uint64_t drain_all(unsigned wait_ms)
 {
     uint64_t most = 0, held;
+    unsigned biggest = g_wall ? STACK_COPY : STACK_COPY_MIN;
     int hi = atomic_load(&g_slots_hi);
     for (int i = 0; i < hi; i++) {
         struct slot *s = &g_slots[i];
@@ -626,9 +699,13 @@ static uint64_t drain_all(unsigned wait_ms)
             held = drain_ring(s, s->ring_cs, wait_ms);
             most = held > most ? held : most;
         }
-        if (st == LIVE && s->since_open >= reopen_after(s->interval_ns) &&
-            atomic_load(&g_running))
+        /* a walk cut short by a smaller copy: the full one at once */
+        if (st == LIVE && atomic_load(&g_running) &&
+            (s->since_open >= reopen_after(s->interval_ns) ||
+             (s->cut && s->copy < STACK_COPY)))
             reopen(s, wait_ms);
+        if (st == LIVE)
+            biggest = s->copy > biggest ? s->copy : biggest;
         if (st == ENDED) {
             /* A descriptor number means something in the sampler's table
              * only: any other thread (the last drain, at exit) leaves it. */
@@ -643,6 +720,7 @@ static uint64_t drain_all(unsigned wait_ms)
             atomic_store(&s->state, FREE);
         }
     }
+    g_biggest_copy = biggest;
     return most;
 }
 
@@ -770,6 +848,17 @@ static int own_table(void)
  * record falls outside the run's span. */
 static atomic_int g_named;
 
+/* The longest nap: a thread always on the CPU fills at most 0.4 of a
+ * ring of the largest copy (0.54 with the nap's jitter, under the five
+ * eighths that halve it); 1 to 20 ms.  A sample is its copy and about
+ * 200 bytes of header and registers. */
+static uint64_t nap_max(uint64_t ring)
+{
+    uint64_t holds = ring / (g_biggest_copy + 256u);
+    uint64_t ns = g_interval_ns * holds * 2 / 5;
+    return ns < 1000000u ? 1000000u : ns > 20000000u ? 20000000u : ns;
+}
+
 static void *sampler_thread(void *arg)
 {
     (void)arg;
@@ -821,11 +910,12 @@ static void *sampler_thread(void *arg)
          * period grows while every ring stays under a quarter full (an
          * idle program: the longest naps) and halves when one passed five
          * eighths (many switches off the CPU, with the wall clock). */
+        uint64_t longest = nap_max(ring);
         if (most < ring / 4)
-            period = period + period / 2 < g_nap_max_ns ? period + period / 2
-                                                        : g_nap_max_ns;
+            period = period + period / 2;
         else if (most > ring / 8 * 5)
             period = period / 2 > 1000000u ? period / 2 : 1000000u;
+        period = period < longest ? period : longest;
     }
     return NULL;
 }
@@ -867,12 +957,11 @@ int ct_perf_start(uint64_t interval_ns)
 {
     dl_iterate_phdr(find_self, (void *)(uintptr_t)ct_perf_start);
     ct_sample_remote_choose();
-    /* Four samples a drain at first, a ring holding fifteen, and at most
-     * six (eight with the nap's jitter) for a thread always on the CPU;
+    /* Four samples a drain at first, a ring holding fifteen of 8 KiB;
      * 1 to 20 ms. */
-    uint64_t p = interval_ns * 4, most = interval_ns * 6;
+    g_interval_ns = interval_ns;
+    uint64_t p = interval_ns * 4;
     g_period_ns = p < 1000000u ? 1000000u : p > 20000000u ? 20000000u : p;
-    g_nap_max_ns = most < 1000000u ? 1000000u : most > 20000000u ? 20000000u : most;
     return start_thread() == 0 ? 0 : -1;
 }
 
@@ -903,6 +992,7 @@ void ct_perf_after_fork_child(void)
     atomic_store(&st_leaf_only, 0);
     atomic_store(&st_not_written, 0);
     atomic_store(&st_in_tracer, 0);
+    atomic_store(&st_cut, 0);
     if (atomic_load(&g_running))
         start_thread();
 }
@@ -914,6 +1004,7 @@ void ct_perf_get_stats(struct ct_perf_stats *out)
     out->leaf_only = atomic_load(&st_leaf_only);
     out->not_written = atomic_load(&st_not_written);
     out->in_tracer = atomic_load(&st_in_tracer);
+    out->cut = atomic_load(&st_cut);
 }
 
 #else /* !__x86_64__: the timer sampler only */

@@ -66,6 +66,8 @@ struct walk {
     uint8_t *stack;       /* ours: libunwind may write a return address */
     uintptr_t stack_lo;
     size_t stack_len;
+    size_t used;          /* the copy's bytes read up to                */
+    int beyond;           /* a read past the copy's end was refused     */
 };
 
 static int readable(uintptr_t addr, size_t len)
@@ -86,16 +88,23 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
                       int write, void *arg)
 {
     (void)as;
-    const struct walk *w = arg;
+    struct walk *w = arg;
     if (addr >= w->stack_lo && addr - w->stack_lo + sizeof *val <= w->stack_len) {
+        size_t end = addr - w->stack_lo + sizeof *val;
+        w->used = end > w->used ? end : w->used;
         if (write)
             memcpy(w->stack + (addr - w->stack_lo), val, sizeof *val);
         else
             memcpy(val, w->stack + (addr - w->stack_lo), sizeof *val);
         return 0;
     }
-    if (write || !readable((uintptr_t)addr, sizeof *val))
+    if (write || !readable((uintptr_t)addr, sizeof *val)) {
+        /* past the copy's end, within a main thread's default stack: a
+         * larger copy would have held it */
+        if (addr >= w->stack_lo && addr - w->stack_lo < ((size_t)8 << 20))
+            w->beyond = 1;
         return -UNW_EINVAL;
+    }
     memcpy(val, (const void *)(uintptr_t)addr, sizeof *val);
     return 0;
 }
@@ -278,29 +287,29 @@ int ct_sample_remote_stats(uint64_t *walks, uint64_t *checked, uint64_t *differ)
 static unsigned libunwind_walk(const struct ct_perf_regs *regs,
                                uint8_t *stack, size_t stack_len,
                                const void *plt_slot,
-                               uintptr_t *pcs, unsigned max);
+                               uintptr_t *pcs, unsigned max, size_t *need);
 
 unsigned ct_sample_remote_unwind(const struct ct_perf_regs *regs,
                                  uint8_t *stack, size_t stack_len,
                                  const void *plt_slot,
-                                 uintptr_t *pcs, unsigned max)
+                                 uintptr_t *pcs, unsigned max, size_t *need)
 {
     atomic_fetch_add_explicit(&st_walks, 1, memory_order_relaxed);
     if (max == 0 || !g_as)
-        return libunwind_walk(regs, stack, stack_len, plt_slot, pcs, max);
+        return libunwind_walk(regs, stack, stack_len, plt_slot, pcs, max, need);
     int mode = g_unwind;
     if (mode == UNWIND_LIBUNWIND)
-        return libunwind_walk(regs, stack, stack_len, plt_slot, pcs, max);
+        return libunwind_walk(regs, stack, stack_len, plt_slot, pcs, max, need);
     unsigned n = ct_cfi_walk(regs, stack, stack_len, (uintptr_t)ct_plt_return,
-                             ct_plt_real_return_of, plt_slot, pcs, max);
+                             ct_plt_real_return_of, plt_slot, pcs, max, need);
     if (n == 0)
-        return libunwind_walk(regs, stack, stack_len, plt_slot, pcs, max);
+        return libunwind_walk(regs, stack, stack_len, plt_slot, pcs, max, need);
     if (mode != UNWIND_CHECK)
         return n;
     uintptr_t fast[CT_SAMPLE_MAX_DEPTH];
     unsigned nf = n < CT_SAMPLE_MAX_DEPTH ? n : CT_SAMPLE_MAX_DEPTH;
     memcpy(fast, pcs, nf * sizeof fast[0]);
-    n = libunwind_walk(regs, stack, stack_len, plt_slot, pcs, max);
+    n = libunwind_walk(regs, stack, stack_len, plt_slot, pcs, max, need);
     atomic_fetch_add_explicit(&st_checked, 1, memory_order_relaxed);
     if (n != nf || memcmp(fast, pcs, n * sizeof pcs[0]) != 0)
         atomic_fetch_add_explicit(&st_differ, 1, memory_order_relaxed);
@@ -310,14 +319,16 @@ unsigned ct_sample_remote_unwind(const struct ct_perf_regs *regs,
 static unsigned libunwind_walk(const struct ct_perf_regs *regs,
                                uint8_t *stack, size_t stack_len,
                                const void *plt_slot,
-                               uintptr_t *pcs, unsigned max)
+                               uintptr_t *pcs, unsigned max, size_t *need)
 {
+    *need = 0;   /* not known */
     if (max == 0)
         return 0;
     pcs[0] = (uintptr_t)regs->r[UNW_X86_64_RIP];
     if (!g_as)
         return 1;
-    struct walk w = {regs, stack, (uintptr_t)regs->r[UNW_X86_64_RSP], stack_len};
+    struct walk w = {regs, stack, (uintptr_t)regs->r[UNW_X86_64_RSP],
+                     stack_len, 0, 0};
     unw_cursor_t cursor;
     if (ru.init_remote(&cursor, g_as, &w) < 0)
         return 1;
@@ -330,5 +341,6 @@ static unsigned libunwind_walk(const struct ct_perf_regs *regs,
             ip = real_return(&cursor, plt_slot);
         pcs[n++] = (uintptr_t)ip;
     }
+    *need = w.beyond ? SIZE_MAX : w.used;
     return n;
 }

@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     regs.r[7] = (uintptr_t)stack;
     regs.r[6] = (uintptr_t)&stack[6];
     uintptr_t pcs[32];
-    size_t named = 0;
+    size_t named = 0, used;
     if (size >= 2)
         named = (size_t)(data[0] | data[1] << 8) % (TEXT_END - TEXT + 64);
     const size_t starts[] = {FN_A + 8, FN_B + 0x10, FN_B + 0x28, FN_C, FN_D + 1,
@@ -50,7 +50,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t i = 0; i < sizeof starts / sizeof starts[0]; i++) {
         regs.r[16] = addr(starts[i]);
         unsigned got = ct_cfi_walk(&regs, (const uint8_t *)stack, sizeof stack,
-                                   addr(FN_A + 0x20), no_return, NULL, pcs, 32);
+                                   addr(FN_A + 0x20), no_return, NULL, pcs, 32,
+                                   &used);
         if (got > 32)
             __builtin_trap();
     }

@@ -17,9 +17,10 @@
 
 #include "cfi_image.h"
 
-/* A stack copy and the sample's registers. */
+/* A stack copy and the sample's registers; what the last walk read. */
 static uint64_t stack[32];
 static struct ct_perf_regs regs;
+static size_t used;
 
 static void frame0(size_t pc, unsigned bp_slot)
 {
@@ -33,7 +34,7 @@ static void frame0(size_t pc, unsigned bp_slot)
 static unsigned walk_len(size_t len, uintptr_t *pcs)
 {
     return ct_cfi_walk(&regs, (const uint8_t *)stack, len, 0, NULL, NULL,
-                       pcs, 16);
+                       pcs, 16, &used);
 }
 
 static unsigned walk(uintptr_t *pcs)
@@ -62,6 +63,7 @@ static void test_three_frames(void **state)
     assert_int_equal(pcs[0], addr(FN_A + 8));
     assert_int_equal(pcs[1], addr(FN_B + 0x10));
     assert_int_equal(pcs[2], addr(FN_C + 0x10));
+    assert_int_equal(used, 8 * 8);   /* B's return address, the last read */
     /* the same walk again: now from the cache */
     assert_int_equal(walk(pcs), 3);
     assert_int_equal(pcs[2], addr(FN_C + 0x10));
@@ -142,7 +144,9 @@ static void test_ends(void **state)
     stack[3] = addr(FN_B + 0x10);
     stack[7] = addr(FN_C + 0x10);
     assert_int_equal(walk_len(7 * 8 + 7, pcs), 2);
+    assert_int_equal(used, SIZE_MAX);   /* a larger copy would go on */
     assert_int_equal(walk_len(8 * 8, pcs), 3);
+    assert_int_equal(used, 8 * 8);
     /* G's saved rbp beyond the copy, then needed by G's caller (B) */
     frame0(FN_G + 4, 20);
     /* the sample's rbp, if B's rule used it, would find stack[1] */
@@ -153,11 +157,13 @@ static void test_ends(void **state)
     stack[9] = addr(FN_C + 4);
     assert_int_equal(walk_len(16, pcs), 2);
     assert_int_equal(pcs[1], addr(FN_B + 0x10));
+    assert_int_equal(used, SIZE_MAX);   /* G's rbp past the end */
     assert_int_equal(walk_len(sizeof stack, pcs), 3);   /* read: followed */
     assert_int_equal(pcs[2], addr(FN_C + 4));
     /* a saved rbp that points elsewhere: its frame's walk ends there */
     stack[2] = 8;
     assert_int_equal(walk_len(sizeof stack, pcs), 2);
+    assert_true(used != SIZE_MAX);   /* no copy would have helped */
     /* a return address of 0 */
     frame0(FN_A + 8, 20);
     stack[3] = 0;
@@ -167,7 +173,7 @@ static void test_ends(void **state)
     stack[3] = addr(FN_B + 0x10);
     stack[7] = addr(FN_C + 0x10);
     assert_int_equal(ct_cfi_walk(&regs, (const uint8_t *)stack, sizeof stack,
-                                 0, NULL, NULL, pcs, 2), 2);
+                                 0, NULL, NULL, pcs, 2, &used), 2);
 }
 
 /* The library-call trampoline's return address stands for the real one. */
@@ -186,11 +192,11 @@ static void test_trampoline(void **state)
     stack[3] = tramp;
     real_at = addr(FN_C + 0x10);
     assert_int_equal(ct_cfi_walk(&regs, (const uint8_t *)stack, sizeof stack,
-                                 tramp, real_return, NULL, pcs, 16), 2);
+                                 tramp, real_return, NULL, pcs, 16, &used), 2);
     assert_int_equal(pcs[1], addr(FN_C + 0x10));
     real_at = 0;   /* not found: libunwind's */
     assert_int_equal(ct_cfi_walk(&regs, (const uint8_t *)stack, sizeof stack,
-                                 tramp, real_return, NULL, pcs, 16), 0);
+                                 tramp, real_return, NULL, pcs, 16, &used), 0);
 }
 
 /* Objects changed: the cache is forgotten with them. */

@@ -279,8 +279,9 @@ static void test_remote_walk(void **state)
     assert_int_equal(ct_sample_walk_begin(0, &changed), 1);
     ct_sample_remote_objects_changed(dl_iterate_phdr);
     uintptr_t pcs[16];
+    size_t need = 0;
     unsigned n = ct_sample_remote_unwind(&captured, stack_copy, copied,
-                                         NULL, pcs, 16);
+                                         NULL, pcs, 16, &need);
     ct_sample_walk_end();
     assert_true(n >= 4);
     assert_int_equal(pcs[0], captured.r[16]);
@@ -291,6 +292,8 @@ static void test_remote_walk(void **state)
     }
     assert_true(seen_middle);
     assert_true(seen_outer);
+    /* what it read of the copy, inside it */
+    assert_true(need > 0 && need <= copied);
 }
 
 int main(void)

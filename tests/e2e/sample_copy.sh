@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The kernel sampler's stack copy follows the thread's deepest walk
+# (docs/sampling.md, "Copy size"): tests/programs/sample_deepen.c burns
+# 400 ms a few frames deep (its copy shrinks, seen with strace where
+# present), then 400 ms 80 frames deep (about 4 KiB).  The samples cut
+# short between are counted in the trace, at most a couple of drains'
+# worth, and main stays on nearly every sampled stack; a program whose
+# depth does not change has none cut short.
+source "$(dirname "$0")/lib.sh"
+[ -f "$LIB" ] || skip "no $LIB"
+gcc -std=gnu11 -O2 -g -o "$T/deepen" "$PROGRAMS/sample_deepen.c"
+gcc -std=gnu11 -O2 -g -o "$T/s7030" "$PROGRAMS/sample_7030.c" -ldl
+
+sample() {  # RAW CMD...
+    local raw=$1; shift
+    CALLTRACE_MODE=sample CALLTRACE_SAMPLE_INTERVAL=1ms run_traced "$raw" "$@" ||
+        fail "$*: status $?"
+}
+cut_of() { "$REPORT" --dump "$1" | sed -n 's/.* \([0-9]*\) cut short by a smaller stack copy.*/\1/p'; }
+# "samples stacks_with_main" from the report's summary and its flat
+# profile (the samples column: the stacks a function is on)
+main_share() {
+    "$REPORT" "$1" | awk '/^ Sampled: figures are statistical;/ { n = $5 + 0 }
+        NF >= 8 && $(NF-1) == "main" && $NF ~ /^\[[0-9]+\]$/ && t == "" { t = $5 + 0 }
+        END { print n, t }'
+}
+
+sample "$T/d.raw" "$T/deepen"
+cut=$(cut_of "$T/d.raw")
+[ -n "$cut" ] || fail "deepen: no sample cut short: the copy never shrank ($("$REPORT" --dump "$T/d.raw" | grep -i 'sampling:'))"
+[ "$cut" -le 60 ] || fail "deepen: $cut samples cut short, more than a couple of drains' worth"
+read -r n t < <(main_share "$T/d.raw")
+[ "${n:-0}" -ge 300 ] || fail "deepen: only ${n:-0} samples"
+[ $((t * 100)) -ge $((n * 90)) ] || fail "deepen: main on $t of $n sampled stacks, under 90 %"
+echo "ok: deepen: $cut of $n samples cut short, main on $t"
+
+sample "$T/s.raw" "$T/s7030" 20 > /dev/null
+cut=$(cut_of "$T/s.raw")
+expect_eq "steady depth: samples cut short" "" "$cut"
+
+if command -v strace >/dev/null; then
+    rm -f "$T"/st.raw*
+    strace -f -v -o "$T/strace" -e trace=perf_event_open env CALLTRACE_MODE=sample \
+        CALLTRACE_SAMPLE_INTERVAL=1ms CALLTRACE_OUTPUT="$T/st.raw" LD_PRELOAD="$LIB" \
+        "$T/deepen" || fail "under strace: status $?"
+    copies=$(grep -o 'sample_stack_user=[0-9a-fx]*' "$T/strace" | sort -u | tr '\n' ' ')
+    grep -q 'sample_stack_user=0x2000' "$T/strace" || fail "no full copy: $copies"
+    grep -Eq 'sample_stack_user=(0x[0-9a-f]{1,3}|0x1[0-9a-f]{3})\b' "$T/strace" ||
+        fail "no smaller copy: $copies"
+    echo "ok: copies $copies"
+fi
