@@ -7,7 +7,9 @@
 # plain run's of the same round, and its own CPU (the sampler's thread,
 # perf's process) is added.  Medians of RUNS rounds, as % of the spin.
 #   bench/sample_cost.sh [RUNS]   (BUILD=build-x; SECONDS_=2; SAMPLERS="kernel
-#                                   kernel-libunwind timer gperftools perf")
+#                                   kernel-libunwind timer gperftools perf";
+#                                   PREV_LIB=other/libcalltrace.so adds
+#                                   "kernel-prev", that library's kernel sampler)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-7}
@@ -19,6 +21,7 @@ profiler=/usr/lib/x86_64-linux-gnu/libprofiler.so
 samplers=${SAMPLERS:-kernel kernel-libunwind timer gperftools perf}
 [ -f "$profiler" ] || samplers=${samplers//gperftools/}
 command -v perf >/dev/null || samplers=${samplers//perf/}
+[ -z "${PREV_LIB:-}" ] || samplers="kernel-prev $samplers"
 
 one() {  # SAMPLER -> "spin gap gaps others process [external_cpu_ns]"
     local ct=(env CALLTRACE_MODE=sample CALLTRACE_SAMPLE_INTERVAL=1ms
@@ -28,6 +31,7 @@ one() {  # SAMPLER -> "spin gap gaps others process [external_cpu_ns]"
     plain) "$W/prog" "$secs" ;;
     kernel) "${ct[@]}" "$W/prog" "$secs" ;;
     kernel-libunwind) "${ct[@]}" CALLTRACE_SAMPLE_UNWIND=libunwind "$W/prog" "$secs" ;;
+    kernel-prev) "${ct[@]}" LD_PRELOAD="$PREV_LIB" "$W/prog" "$secs" ;;
     timer) "${ct[@]}" CALLTRACE_SAMPLE_TIMER=1 "$W/prog" "$secs" ;;
     gperftools) CPUPROFILE="$W/g.prof" CPUPROFILE_FREQUENCY=1000 LD_PRELOAD="$profiler" \
                     "$W/prog" "$secs" 2>/dev/null ;;
