@@ -8,9 +8,20 @@
  * ever).  Both processes burn CPU long enough for the sampler to change
  * their periods (it keeps the events' descriptors then), and print the
  * descriptors they see and the number the next open gets.
+ *   sample_fds [seccomp]   seccomp: before the fork, a filter that
+ *                          refuses unshare, so the child's sampler has no
+ *                          table of its own (the descriptors of its new
+ *                          events are closed at once, as before)
  */
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,8 +57,24 @@ static void show(const char *who)
         close(fd);
 }
 
-int main(void)
+/* unshare answers EPERM; every other call is let through. */
+static int refuse_unshare(void)
 {
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_unshare, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EPERM),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = {sizeof f / sizeof f[0], f};
+    return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+           prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc > 1 && strcmp(argv[1], "seccomp") == 0 && refuse_unshare() != 0)
+        return 2;
     int p[2];
     if (pipe(p) != 0)
         return 1;
