@@ -720,7 +720,7 @@ static uint64_t drain_all(unsigned wait_ms)
             atomic_store(&s->state, FREE);
         }
     }
-    g_biggest_copy = biggest;
+    __atomic_store_n(&g_biggest_copy, biggest, __ATOMIC_RELAXED);
     return most;
 }
 
@@ -854,7 +854,9 @@ static atomic_int g_named;
  * 200 bytes of header and registers. */
 static uint64_t nap_max(uint64_t ring)
 {
-    uint64_t holds = ring / (g_biggest_copy + 256u);
+    /* written by the drains, which the exiting thread may run too */
+    unsigned copy = __atomic_load_n(&g_biggest_copy, __ATOMIC_RELAXED);
+    uint64_t holds = ring / (copy + 256u);
     uint64_t ns = g_interval_ns * holds * 2 / 5;
     return ns < 1000000u ? 1000000u : ns > 20000000u ? 20000000u : ns;
 }
