@@ -136,7 +136,7 @@ void ct_sample_remote_objects_changed(
 /* *need: the bytes of the copy the walk read up to, SIZE_MAX when the
  * walk ended at the copy's end, 0 when not known. */
 unsigned ct_sample_remote_unwind(const struct ct_perf_regs *regs,
-                                 uint8_t *stack, size_t stack_len,
+                                 const uint8_t *stack, size_t stack_len,
                                  const void *plt_slot,
                                  uintptr_t *pcs, unsigned max, size_t *need);
 /* CALLTRACE_SAMPLE_UNWIND, read at start.  stats: the walks so far, and

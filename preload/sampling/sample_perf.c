@@ -587,9 +587,10 @@ static uint64_t drain_ring(struct slot *s, void *ring, unsigned wait_ms)
             break;
         /* Read in place unless it wraps around the ring's end: the kernel
          * writes no record between tail and head until data_tail moves,
-         * and a sample is 8 KiB (a copy of it was a tenth of the
-         * sampler's CPU).  The walk may write a return address into the
-         * stack it reads: the record is ours until data_tail moves. */
+         * and a sample is up to 8 KiB (a copy of each was a tenth of the
+         * sampler's CPU).  Read only: the ring's data pages fault on a
+         * write (SIGBUS), so libunwind, which may write a return address
+         * into the stack it walks, gets a copy (sample_remote.c). */
         uint8_t *r = (uint8_t *)data + (tail & (size - 1));
         if ((tail & (size - 1)) + h.size > size) {
             ring_copy(data, size, tail, rec, h.size);

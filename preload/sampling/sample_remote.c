@@ -51,6 +51,10 @@ static struct {
     unw_addr_space_t *local_as;
 } ru;
 static unw_addr_space_t g_as;
+/* libunwind's stack copy (below, libunwind_walk), mapped by prepare: the
+ * largest stack copy a sample has (sample_perf.c, STACK_COPY). */
+#define SCRATCH_BYTES 8192u
+static uint8_t *g_scratch;
 
 /* Readable segments of the loaded objects: where memory outside the stack
  * copy may be read.  Mapped when first filled, not in .bss: 64 KiB of
@@ -63,7 +67,8 @@ static unsigned g_nsegs;
 
 struct walk {
     const struct ct_perf_regs *regs;
-    uint8_t *stack;       /* ours: libunwind may write a return address */
+    uint8_t *stack;       /* g_scratch: libunwind may write a return
+                           * address into it (set_reg of a frame's pc) */
     uintptr_t stack_lo;
     size_t stack_len;
     size_t used;          /* the copy's bytes read up to                */
@@ -192,6 +197,11 @@ int ct_sample_remote_prepare(void)
     acc.access_fpreg = access_fpreg;
     acc.resume = resume;
     acc.get_proc_name = get_proc_name;
+    void *m = mmap(NULL, SCRATCH_BYTES, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (m == MAP_FAILED)
+        return -1;
+    g_scratch = m;
     g_as = ru.create_addr_space(&acc, 0);
     if (!g_as)
         return -1;
@@ -285,12 +295,12 @@ int ct_sample_remote_stats(uint64_t *walks, uint64_t *checked, uint64_t *differ)
 }
 
 static unsigned libunwind_walk(const struct ct_perf_regs *regs,
-                               uint8_t *stack, size_t stack_len,
+                               const uint8_t *stack, size_t stack_len,
                                const void *plt_slot,
                                uintptr_t *pcs, unsigned max, size_t *need);
 
 unsigned ct_sample_remote_unwind(const struct ct_perf_regs *regs,
-                                 uint8_t *stack, size_t stack_len,
+                                 const uint8_t *stack, size_t stack_len,
                                  const void *plt_slot,
                                  uintptr_t *pcs, unsigned max, size_t *need)
 {
@@ -317,7 +327,7 @@ unsigned ct_sample_remote_unwind(const struct ct_perf_regs *regs,
 }
 
 static unsigned libunwind_walk(const struct ct_perf_regs *regs,
-                               uint8_t *stack, size_t stack_len,
+                               const uint8_t *stack, size_t stack_len,
                                const void *plt_slot,
                                uintptr_t *pcs, unsigned max, size_t *need)
 {
@@ -325,9 +335,16 @@ static unsigned libunwind_walk(const struct ct_perf_regs *regs,
     if (max == 0)
         return 0;
     pcs[0] = (uintptr_t)regs->r[UNW_X86_64_RIP];
-    if (!g_as)
+    if (!g_as || !g_scratch)
         return 1;
-    struct walk w = {regs, stack, (uintptr_t)regs->r[UNW_X86_64_RSP],
+    /* A copy of ours: the sample is read in place in the perf ring, whose
+     * data pages a write would fault on (SIGBUS), and libunwind writes a
+     * frame's pc into its stack slot when the library-call trampoline's
+     * return address is replaced by the real one. */
+    if (stack_len > SCRATCH_BYTES)
+        stack_len = SCRATCH_BYTES;
+    memcpy(g_scratch, stack, stack_len);
+    struct walk w = {regs, g_scratch, (uintptr_t)regs->r[UNW_X86_64_RSP],
                      stack_len, 0, 0};
     unw_cursor_t cursor;
     if (ru.init_remote(&cursor, g_as, &w) < 0)

@@ -6,7 +6,8 @@
 # with and without frame pointers (gcc -O0, -O2, -O2 -fno-omit-frame-pointer,
 # clang -O2), a shared library loaded and unloaded by dlopen in 16 threads,
 # samples at switches off the CPU (inside system calls, the vDSO), samples
-# inside recorded library calls (the return trampoline), and perl and gzip
+# inside recorded library calls (the return trampoline; with libunwind
+# walking every sample too, at 100 us), and perl and gzip
 # as Debian ships them.  The fast walk must also take nearly every sample
 # of plain compiled code, or it saves nothing.
 source "$(dirname "$0")/lib.sh"
@@ -18,7 +19,7 @@ source "$(dirname "$0")/lib.sh"
 check() {
     local name=$1 min=$2 rc=0; shift 2
     CALLTRACE_SAMPLE_UNWIND=check CALLTRACE_MODE=${MODE:-sample} \
-        CALLTRACE_SAMPLE_CLOCK=${CLOCK:-cpu} CALLTRACE_SAMPLE_INTERVAL=1ms \
+        CALLTRACE_SAMPLE_CLOCK=${CLOCK:-cpu} CALLTRACE_SAMPLE_INTERVAL=${INTERVAL:-1ms} \
         run_traced "$T/$name.raw" "$@" >"$T/$name.out" 2>"$T/$name.err" || rc=$?
     expect_eq "$name: exit status ($(tail -3 "$T/$name.err"))" "${STATUS:-0}" "$rc"
     local line
@@ -52,7 +53,22 @@ gcc -std=gnu11 -O1 -g -o "$T/wall" "$PROGRAMS/sample_wall.c"
 CLOCK=wall check wall 80 "$T/wall"
 
 build_traced "$T/busy" "$PROGRAMS/libcalls_busy.c"
-MODE=both check trampoline 80 "$T/busy"
+# Library calls recorded (lib.sh turns them off for the other tests), and
+# every 100 us, so that many samples fall inside memset: libunwind, which
+# writes the real return address into the stack it walks there, once
+# walked the sample in place in the ring and died of SIGBUS.
+(
+    unset CALLTRACE_LIBCALLS   # the default: recorded
+    MODE=both INTERVAL=100us check trampoline 80 "$T/busy"
+    CALLTRACE_SAMPLE_UNWIND=libunwind CALLTRACE_MODE=both CALLTRACE_SAMPLE_INTERVAL=100us \
+        run_traced "$T/lu.raw" "$T/busy" > "$T/lu.out" 2>&1 ||
+        fail "trampoline, libunwind alone: status $?: $(tail -2 "$T/lu.out")"
+    "$REPORT" "$T/lu.raw" | grep -q 'ct_plt_return\|plt_entry' &&
+        fail "trampoline, libunwind alone: a stack stops in the tracer"
+    "$REPORT" "$T/trampoline.raw" | grep -q ' fill ' ||
+        fail "trampoline: no sample in fill, the caller of the recorded memset"
+    true
+) || exit 1
 
 check perl 80 perl -e 'my %h; for my $i (1..300000) { $h{$i} = sprintf("%x", $i) x 3 }
     my $s = 0; $s += length($_) for values %h; print "$s\n"'
