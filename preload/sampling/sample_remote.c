@@ -252,6 +252,25 @@ void ct_sample_remote_objects_changed(
     ct_cfi_objects_changed(iterate, readable);
 }
 
+/* The thread's library-call frames are its live ones, read at the walk,
+ * not at the sample: a call that has returned since is no longer there.
+ * Within one sample both walks (check mode) get the same answers. */
+static struct {
+    uintptr_t sp, ret;
+} g_seen[8];
+static unsigned g_nseen;
+
+static uintptr_t real_return_of(const void *plt_slot, uintptr_t sp)
+{
+    for (unsigned i = 0; i < g_nseen; i++)
+        if (g_seen[i].sp == sp)
+            return g_seen[i].ret;
+    uintptr_t ret = ct_plt_real_return_of(plt_slot, sp);
+    if (g_nseen < sizeof g_seen / sizeof g_seen[0])
+        g_seen[g_nseen++] = (__typeof__(g_seen[0])){sp, ret};
+    return ret;
+}
+
 /* A frame returning through the library-call trampoline: its caller's
  * real return address, from that thread's library-call frames (see
  * sample_unwind.c, real_return). */
@@ -260,7 +279,7 @@ static unw_word_t real_return(unw_cursor_t *cursor, const void *plt_slot)
     unw_word_t sp;
     uintptr_t ret;
     if (ru.get_reg(cursor, UNW_REG_SP, &sp) < 0 ||
-        !(ret = ct_plt_real_return_of(plt_slot, (uintptr_t)sp)) ||
+        !(ret = real_return_of(plt_slot, (uintptr_t)sp)) ||
         ru.set_reg(cursor, UNW_REG_IP, (unw_word_t)ret) < 0)
         return (unw_word_t)(uintptr_t)ct_plt_return;
     return (unw_word_t)ret;
@@ -305,13 +324,14 @@ unsigned ct_sample_remote_unwind(const struct ct_perf_regs *regs,
                                  uintptr_t *pcs, unsigned max, size_t *need)
 {
     atomic_fetch_add_explicit(&st_walks, 1, memory_order_relaxed);
+    g_nseen = 0;
     if (max == 0 || !g_as)
         return libunwind_walk(regs, stack, stack_len, plt_slot, pcs, max, need);
     int mode = g_unwind;
     if (mode == UNWIND_LIBUNWIND)
         return libunwind_walk(regs, stack, stack_len, plt_slot, pcs, max, need);
     unsigned n = ct_cfi_walk(regs, stack, stack_len, (uintptr_t)ct_plt_return,
-                             ct_plt_real_return_of, plt_slot, pcs, max, need);
+                             real_return_of, plt_slot, pcs, max, need);
     if (n == 0)
         return libunwind_walk(regs, stack, stack_len, plt_slot, pcs, max, need);
     if (mode != UNWIND_CHECK)
