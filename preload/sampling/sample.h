@@ -15,6 +15,9 @@
 #define CT_SAMPLE_MIN_NS 10000ull         /* 10 us: below it, timer noise   */
 #define CT_SAMPLE_MAX_NS 60000000000ull   /* 60 s                           */
 #define CT_SAMPLE_MAX_DEPTH 128u          /* deeper stacks are cut at root  */
+/* The most user stack the kernel copies into a sample (perf record's
+ * default); sample_perf.c asks for less where a thread's walks need less. */
+#define CT_SAMPLE_STACK_MAX 8192u
 /* weight + depth + CT_SAMPLE_MAX_DEPTH pcs, 10 bytes each at most. */
 #define CT_SAMPLE_PAYLOAD_MAX (10u * (2u + CT_SAMPLE_MAX_DEPTH))
 
@@ -123,6 +126,16 @@ void ct_perf_get_stats(struct ct_perf_stats *out);
  * when objects were loaded or unloaded since the previous walk. */
 int ct_sample_walk_begin(unsigned wait_ms, int *changed);
 void ct_sample_walk_end(void);
+
+/* Whether a walk's read at addr, outside a stack copy of len bytes from
+ * lo, lies past the copy's end where the stack goes on (within the 8 MiB
+ * of a main thread's default stack): a larger copy would have held it.
+ * Anything else (below the stack pointer, a wild value) is a frame no
+ * copy would help.  Both walks (sample_cfi.c, sample_remote.c) ask it. */
+static inline int ct_sample_past_copy(uintptr_t addr, uintptr_t lo, size_t len)
+{
+    return addr >= lo && addr - lo + 8 > len && addr - lo < ((size_t)8 << 20);
+}
 
 /* sample_remote.c: libunwind's remote interface over a sample's copy.
  * load: the library and its functions (dlopen), 0 or -1; prepare: load,

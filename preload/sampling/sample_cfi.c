@@ -521,15 +521,6 @@ static const struct rule *rule_for(uintptr_t pc)
 
 /* ---- the walk -------------------------------------------------------- */
 
-/* Whether addr lies past the copy's end, where the stack goes on (within
- * the 8 MiB of a main thread's default stack): a larger copy would have
- * held it.  Anything else (below the stack pointer, a wild value) is a
- * frame no copy would help. */
-static int beyond(uintptr_t addr, uintptr_t lo, size_t len)
-{
-    return addr >= lo && addr - lo + 8 > len && addr - lo < ((size_t)8 << 20);
-}
-
 unsigned ct_cfi_walk(const struct ct_perf_regs *regs, const uint8_t *stack,
                      size_t stack_len, uintptr_t tramp,
                      uintptr_t (*real_return)(const void *, uintptr_t),
@@ -560,7 +551,7 @@ unsigned ct_cfi_walk(const struct ct_perf_regs *regs, const uint8_t *stack,
         uintptr_t at = cfa + (intptr_t)r->ra_off;
         if (at < lo || at - lo > stack_len || stack_len - (at - lo) < 8) {
             /* outside the copy: the accessor refuses it */
-            *used = beyond(at, lo, stack_len) ? SIZE_MAX : *used;
+            *used = ct_sample_past_copy(at, lo, stack_len) ? SIZE_MAX : *used;
             break;
         }
         uint64_t ra;
@@ -569,7 +560,7 @@ unsigned ct_cfi_walk(const struct ct_perf_regs *regs, const uint8_t *stack,
         if (r->rbp_saved) {
             uintptr_t b = cfa + (intptr_t)r->rbp_off;
             bp_known = b >= lo && b - lo <= stack_len && stack_len - (b - lo) >= 8;
-            bp_beyond = !bp_known && beyond(b, lo, stack_len);
+            bp_beyond = !bp_known && ct_sample_past_copy(b, lo, stack_len);
             if (bp_known) {
                 memcpy(&bp, stack + (b - lo), 8);
                 *used = b - lo + 8 > *used ? b - lo + 8 : *used;

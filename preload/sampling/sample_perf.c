@@ -80,7 +80,7 @@
  * deeper frames are cut at the root.  A thread whose walks all stayed
  * well inside it gets a smaller copy (at least STACK_COPY_MIN): the
  * file's comment, "Copy size". */
-#define STACK_COPY 8192u
+#define STACK_COPY CT_SAMPLE_STACK_MAX
 #define STACK_COPY_MIN 1024u
 /* Data pages of each ring: 15 samples of a full copy. */
 #define RING_DATA_PAGES 32u
@@ -495,7 +495,7 @@ static unsigned next_copy(struct slot *s)
     return copy;
 }
 
-static void take_sample(struct slot *s, uint8_t *rec, size_t len,
+static void take_sample(struct slot *s, const uint8_t *rec, size_t len,
                         unsigned wait_ms)
 {
     struct ctr_reading r = {rec + sizeof(struct perf_event_header), rec + len};
@@ -519,7 +519,7 @@ static void take_sample(struct slot *s, uint8_t *rec, size_t len,
         atomic_fetch_add_explicit(&st_in_tracer, 1, memory_order_relaxed);
         return;
     }
-    uint8_t *stack = (uint8_t *)r.p;
+    const uint8_t *stack = r.p;
     r.p += size;
     if (size && get64(&r, &dyn) != 0)
         dyn = 0;
@@ -571,7 +571,7 @@ static void take_sample(struct slot *s, uint8_t *rec, size_t len,
 static uint64_t drain_ring(struct slot *s, void *ring, unsigned wait_ms)
 {
     struct perf_event_mmap_page *pg = ring;
-    uint8_t *data = (uint8_t *)ring + page_size();
+    const uint8_t *data = (const uint8_t *)ring + page_size();
     uint64_t size = (uint64_t)page_size() * RING_DATA_PAGES;
     uint64_t head = __atomic_load_n(&pg->data_head, __ATOMIC_ACQUIRE);
     uint64_t tail = pg->data_tail;
@@ -591,7 +591,7 @@ static uint64_t drain_ring(struct slot *s, void *ring, unsigned wait_ms)
          * sampler's CPU).  Read only: the ring's data pages fault on a
          * write (SIGBUS), so libunwind, which may write a return address
          * into the stack it walks, gets a copy (sample_remote.c). */
-        uint8_t *r = (uint8_t *)data + (tail & (size - 1));
+        const uint8_t *r = data + (tail & (size - 1));
         if ((tail & (size - 1)) + h.size > size) {
             ring_copy(data, size, tail, rec, h.size);
             r = rec;

@@ -51,9 +51,7 @@ static struct {
     unw_addr_space_t *local_as;
 } ru;
 static unw_addr_space_t g_as;
-/* libunwind's stack copy (below, libunwind_walk), mapped by prepare: the
- * largest stack copy a sample has (sample_perf.c, STACK_COPY). */
-#define SCRATCH_BYTES 8192u
+/* libunwind's stack copy (below, libunwind_walk), mapped by prepare. */
 static uint8_t *g_scratch;
 
 /* Readable segments of the loaded objects: where memory outside the stack
@@ -104,9 +102,7 @@ static int access_mem(unw_addr_space_t as, unw_word_t addr, unw_word_t *val,
         return 0;
     }
     if (write || !readable((uintptr_t)addr, sizeof *val)) {
-        /* past the copy's end, within a main thread's default stack: a
-         * larger copy would have held it */
-        if (addr >= w->stack_lo && addr - w->stack_lo < ((size_t)8 << 20))
+        if (ct_sample_past_copy((uintptr_t)addr, w->stack_lo, w->stack_len))
             w->beyond = 1;
         return -UNW_EINVAL;
     }
@@ -197,7 +193,7 @@ int ct_sample_remote_prepare(void)
     acc.access_fpreg = access_fpreg;
     acc.resume = resume;
     acc.get_proc_name = get_proc_name;
-    void *m = mmap(NULL, SCRATCH_BYTES, PROT_READ | PROT_WRITE,
+    void *m = mmap(NULL, CT_SAMPLE_STACK_MAX, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (m == MAP_FAILED)
         return -1;
@@ -361,8 +357,8 @@ static unsigned libunwind_walk(const struct ct_perf_regs *regs,
      * data pages a write would fault on (SIGBUS), and libunwind writes a
      * frame's pc into its stack slot when the library-call trampoline's
      * return address is replaced by the real one. */
-    if (stack_len > SCRATCH_BYTES)
-        stack_len = SCRATCH_BYTES;
+    if (stack_len > CT_SAMPLE_STACK_MAX)
+        stack_len = CT_SAMPLE_STACK_MAX;
     memcpy(g_scratch, stack, stack_len);
     struct walk w = {regs, g_scratch, (uintptr_t)regs->r[UNW_X86_64_RSP],
                      stack_len, 0, 0};
