@@ -82,14 +82,21 @@ size_t ct_sample_encode(uint8_t *out, uint64_t weight, const uintptr_t *pcs,
 
 /* The same text goes into the trace as a user event, so the report says
  * why a sampled profile is empty or ends early. */
+/* A line snprintf wrote into msg (cap bytes; n its return) into the
+ * trace as an event, cut where the buffer cut it. */
+static void record_line(const char *msg, int n, size_t cap)
+{
+    if (n > 0)
+        ct_tracer_append_ext(CT_EXT_USER, msg,
+                             (size_t)n < cap ? (size_t)n : cap - 1);
+}
+
 static void say_and_record(const char *text)
 {
     ct_message("calltrace: %s", text);
     char msg[256];
     int n = snprintf(msg, sizeof msg, "calltrace: %s", text);
-    if (n > 0)
-        ct_tracer_append_ext(CT_EXT_USER, msg,
-                             (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+    record_line(msg, n, sizeof msg);
 }
 
 /* ---- state ---------------------------------------------------------- */
@@ -713,9 +720,7 @@ static void stop_perf(void)
                          (unsigned long long)walks,
                          (unsigned long long)checked,
                          (unsigned long long)differ);
-        if (n > 0)
-            ct_tracer_append_ext(CT_EXT_USER, msg,
-                                 (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+        record_line(msg, n, sizeof msg);
     }
     if (st.lost + st.leaf_only + st.not_written + no_event + st.in_tracer +
         st.cut == 0)
@@ -733,9 +738,7 @@ static void stop_perf(void)
                      (unsigned long long)no_event,
                      (unsigned long long)st.in_tracer,
                      (unsigned long long)st.cut);
-    if (n > 0)
-        ct_tracer_append_ext(CT_EXT_USER, msg,
-                             (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+    record_line(msg, n, sizeof msg);
 }
 
 void ct_sample_stop(void)
@@ -763,7 +766,5 @@ void ct_sample_stop(void)
                      (unsigned long long)st.leaf_only,
                      (unsigned long long)st.unwind_failed,
                      (unsigned long long)st.not_written);
-    if (n > 0)
-        ct_tracer_append_ext(CT_EXT_USER, msg,
-                             (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1);
+    record_line(msg, n, sizeof msg);
 }
