@@ -156,6 +156,11 @@ $(BUILD)/tsan/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
 
+# The hooks' file uses no vector register, and must not: the patchable
+# entries' trampolines call its fast paths without saving any
+# (preload/hot/hot.c, preload/patch/patch_tramp.S).
+$(BUILD)/preload/hot/hot.o: PRELOAD_CFLAGS += -mgeneral-regs-only
+
 $(BUILD)/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) $(PRELOAD_CFLAGS) -c -o $@ $<

@@ -30,9 +30,16 @@
  * path's, out of line (enter_kept, exit_filtered) so that the hooks keep
  * their fast path's registers.  Under other rules it goes straight to
  * the filters' class table.
+ *
+ * The patchable-entry mode's trampolines have fast paths here too (at the
+ * end): the same records, with the push or pop of the patched frame.
+ * This file is built with -mgeneral-regs-only, which those need.
  */
 #include "preload/tracer.h"
 #include "preload/filters/filter_skip.h"
+#include "preload/patch/patch.h"
+#include "preload/patch/patch_objects.h"
+#include "preload/patch/patch_stack.h"
 
 __thread struct ct_thread *ct_self __attribute__((tls_model("initial-exec")));
 
@@ -346,3 +353,91 @@ void ct_hot_close(uint8_t *end)
     t->pos = end;
     hook_done(t, HOOK_TSC_SP, 0);
 }
+
+/*
+ * The patchable-entry trampolines' fast paths (patch/patch_tramp.S): a
+ * patched call's ENTRY and its frame on the thread's stack of patched
+ * frames, or its EXIT and the frame's pop, in one function each.  They
+ * touch no vector register (this file is built with -mgeneral-regs-only),
+ * so the trampoline around them saves only the general registers the ABI
+ * lets them clobber that it must keep: at an entry the arguments, at a
+ * return %rax and %rdx.  Anything but the plain case (no stack yet, the
+ * gate shut, frames left by a jump or a tail call below, a handler inside
+ * a push, the hot path's own checks) returns 0 with nothing written, and
+ * the trampoline takes the full way: patch.c's ct_patch_enter and
+ * ct_patch_leave, then the hooks' own entry points.
+ *
+ * Under the sanitizers, whose calls would clobber vector registers the
+ * trampoline does not save, they always say 0.
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CT_UNSANITIZED __attribute__((no_sanitize("address", "thread")))
+CT_UNSANITIZED uintptr_t
+ct_patch_enter_fast(const struct ct_sled *s, uintptr_t *slot)
+{
+    (void)s, (void)slot;
+    return 0;
+}
+
+CT_UNSANITIZED uintptr_t ct_patch_leave_fast(uintptr_t sp)
+{
+    (void)sp;
+    return 0;
+}
+#else
+/* The call of entry s, whose return address is at slot, recorded and its
+ * frame kept: the body's address (past the entry's five bytes). */
+uintptr_t ct_patch_enter_fast(const struct ct_sled *s, uintptr_t *slot)
+{
+    struct ct_thread *t = ct_self;
+    struct ct_pstack *ps = ct_pstk;
+    if (ct_unlikely(!t || !ps))
+        return 0;
+    uint32_t n = ps->n;
+    /* Frames at or below this slot are patch.c's to sort out (left by a
+     * longjmp; this slot's own: a tail call). */
+    if (ct_unlikely(ps->busy || n >= CT_PATCH_FRAMES ||
+                    (n && ps->f[n - 1].slot <= (uintptr_t)slot)))
+        return 0;
+    uintptr_t ret = *slot, fn = s->fn;
+    /* As patch.c's keep: the slot taken before it is filled, so that a
+     * handler that interrupts here pushes above it; taken back if the
+     * hot path declines the ENTRY. */
+    ps->n = n + 1;
+    ct_signal_fence();
+    ps->f[n].slot = (uintptr_t)slot;
+    ps->f[n].ret = ret;
+    ps->f[n].fn = fn;
+    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
+    if (ct_unlikely(((t->gate | (t->expect ^ w)) != 0) ||
+                    enter_record(t, (void *)fn, (void *)ret, (uintptr_t)slot,
+                                 HOOK_TSC_SP, 0, 0) != 0)) {
+        ct_signal_fence();
+        ps->n = n;
+        return 0;
+    }
+    return s->at + CT_PATCH_SLED;
+}
+
+/* The return of the newest patched frame, the stack pointer sp just past
+ * its slot, recorded and the frame popped: its real return address. */
+uintptr_t ct_patch_leave_fast(uintptr_t sp)
+{
+    struct ct_thread *t = ct_self;
+    struct ct_pstack *ps = ct_pstk;
+    if (ct_unlikely(!t || !ps))
+        return 0;
+    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
+    uint32_t n = ps->n;
+    if (ct_unlikely(((t->gate | (t->expect ^ w)) != 0) || n == 0 ||
+                    ps->f[n - 1].slot != sp - 8))
+        return 0;
+    uintptr_t ret = ps->f[n - 1].ret;
+    if (ct_unlikely(exit_record(t, (void *)ps->f[n - 1].fn, HOOK_TSC_SP,
+                                0) != 0))
+        return 0;
+    ct_signal_fence();
+    ps->n = n - 1;
+    return ret;
+}
+#endif

@@ -6,9 +6,10 @@
  * program's is patched into a jump to its own stub, which goes on to
  * ct_patch_entry (patch_tramp.S): the call is recorded with the hot path's
  * hook (ct_enter_at), the function's return address is kept on a
- * per-thread stack of the tracer's and the trampoline calls the body, so
- * that the function returns into ct_patch_return and the return is
- * recorded too (__cyg_profile_func_exit).  The trace is the
+ * per-thread stack of the tracer's (patch_stack.h) and the trampoline
+ * calls the body, so that the function returns into ct_patch_return and
+ * the return is recorded too (ct_exit_at).  The plain case of both is
+ * hot/hot.c's fast paths'; this file keeps the stack in every other.  The trace is the
  * -finstrument-functions mode's, with CT_FILE_PATCHED in its header.
  *
  * Frames a longjmp skips are forgotten when a later call or return finds
@@ -34,31 +35,10 @@
 #include "preload/base/budget.h"
 #include "preload/args/args.h"
 #include "preload/patch/patch.h"
+#include "preload/patch/patch_stack.h"
 #include "preload/tracer.h"
 
 #define SLED 5u
-#define PATCH_FRAMES 4096u
-
-struct pframe {
-    uintptr_t slot;   /* where the function's return address is         */
-    uintptr_t ret;    /* the return address itself                      */
-    uintptr_t fn;
-};
-
-/* Frames taken off as left (by a jump no wrapper saw) are kept a while
- * in a ring: a stack switch no wrapper saw either (a coroutine library of
- * its own) makes frames that still run look left, and when one of them
- * returns after all, its real return address is found there. */
-#define GONE 128u
-
-struct pstack {
-    uint32_t n;
-    uint32_t busy;    /* an entry is being pushed: a signal handler's
-                         calls push above it and forget nothing        */
-    uint32_t ngone;   /* frames ever put in the ring                    */
-    struct pframe gone[GONE];
-    struct pframe f[PATCH_FRAMES];
-};
 
 /* A function's CALLTRACE_ARGS rule: a patched entry's, or one whose
  * return ct_patch_take_return took at a hook's call (args/site.c). */
@@ -68,40 +48,39 @@ static uint32_t rule_for(uintptr_t fn)
     return rule ? rule : ct_args_site_rule(fn);
 }
 
-static void bury(struct pstack *ps, const struct pframe *f)
+static void bury(struct ct_pstack *ps, const struct ct_pframe *f)
 {
-    ps->gone[ps->ngone++ % GONE] = *f;
+    ps->gone[ps->ngone++ % CT_PATCH_GONE] = *f;
 }
 
-static __thread struct pstack *pstk __attribute__((tls_model("initial-exec")));
-
+__thread struct ct_pstack *ct_pstk __attribute__((tls_model("initial-exec")));
 
 /* The calling thread's stack of patched frames, mapped at its first
  * patched call and counted in the tracer's address-space budget (99 KiB:
  * under a limit with no room the call is counted lost). */
-static struct pstack *pstack_get(void)
+static struct ct_pstack *pstack_get(void)
 {
-    if (ct_likely(pstk != NULL))
-        return pstk;
-    if (!ct_budget_fit(sizeof(struct pstack), sizeof(struct pstack)))
+    if (ct_likely(ct_pstk != NULL))
+        return ct_pstk;
+    if (!ct_budget_fit(sizeof(struct ct_pstack), sizeof(struct ct_pstack)))
         return NULL;
     int saved = errno;
-    void *m = mmap(NULL, sizeof(struct pstack), PROT_READ | PROT_WRITE,
+    void *m = mmap(NULL, sizeof(struct ct_pstack), PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     errno = saved;
     if (m == MAP_FAILED)
         return NULL;
-    ct_budget_add((int64_t)sizeof(struct pstack));
-    pstk = m;
+    ct_budget_add((int64_t)sizeof(struct ct_pstack));
+    ct_pstk = m;
     return m;
 }
 
 void ct_patch_thread_release(void)
 {
-    struct pstack *ps = pstk;
+    struct ct_pstack *ps = ct_pstk;
     if (!ps)
         return;
-    pstk = NULL;
+    ct_pstk = NULL;
     ct_signal_fence();
     munmap(ps, sizeof *ps);
     ct_budget_add(-(int64_t)sizeof *ps);
@@ -122,7 +101,7 @@ static int is_trampoline(uintptr_t v)
  * so does pstack_get. */
 static uintptr_t keep(uintptr_t fn, uintptr_t *slot)
 {
-    struct pstack *ps = pstack_get();
+    struct ct_pstack *ps = pstack_get();
     if (!ps) {
         ct_count_lost_global(1);
         return 0;
@@ -145,14 +124,14 @@ static uintptr_t keep(uintptr_t fn, uintptr_t *slot)
             /* A tail call: the frame whose return address is in this
              * slot jumped here, so it ends now (as XRay's tail-call
              * sleds say), and this call returns where it would have. */
-            struct pframe gone = ps->f[n];
+            struct ct_pframe gone = ps->f[n];
             ps->n = n;
             ct_signal_fence();
             ret = gone.ret;
             ct_exit_at((void *)gone.fn, (void *)gone.ret);
         }
     }
-    if (n >= PATCH_FRAMES) {
+    if (n >= CT_PATCH_FRAMES) {
         ps->n = n;
         ps->busy = nested;
         ct_count_lost_global(1);
@@ -162,7 +141,7 @@ static uintptr_t keep(uintptr_t fn, uintptr_t *slot)
      * interrupts here pushes above it. */
     ps->n = n + 1;
     ct_signal_fence();
-    ps->f[n] = (struct pframe){(uintptr_t)slot, ret, fn};
+    ps->f[n] = (struct ct_pframe){(uintptr_t)slot, ret, fn};
     ct_signal_fence();
     ps->busy = nested;
     return ret;
@@ -191,10 +170,10 @@ int ct_patch_take_return(uintptr_t fn, uintptr_t *slot)
 
 int ct_patch_return_taken(uintptr_t fn, uintptr_t site)
 {
-    const struct pstack *ps = pstk;
+    const struct ct_pstack *ps = ct_pstk;
     if (!ps || !ps->n)
         return 0;
-    const struct pframe *f = &ps->f[ps->n - 1];
+    const struct ct_pframe *f = &ps->f[ps->n - 1];
     return f->fn == fn && (is_trampoline(site) || site == f->ret);
 }
 
@@ -203,11 +182,11 @@ int ct_patch_return_taken(uintptr_t fn, uintptr_t site)
  * already, by the same rule, when the call that seemed to leave it came.
  * None there cannot be: only a frame kept returns through the
  * trampoline. */
-static void unbury(struct pstack *ps, uintptr_t slot, uintptr_t out[2])
+static void unbury(struct ct_pstack *ps, uintptr_t slot, uintptr_t out[2])
 {
-    uint32_t n = ps->ngone < GONE ? ps->ngone : GONE;
+    uint32_t n = ps->ngone < CT_PATCH_GONE ? ps->ngone : CT_PATCH_GONE;
     for (uint32_t i = 0; i < n; i++) {
-        struct pframe *g = &ps->gone[(ps->ngone - 1 - i) % GONE];
+        struct ct_pframe *g = &ps->gone[(ps->ngone - 1 - i) % CT_PATCH_GONE];
         if (g->slot == slot) {
             out[0] = 0;
             out[1] = g->ret;
@@ -221,7 +200,7 @@ static void unbury(struct pstack *ps, uintptr_t slot, uintptr_t out[2])
 
 void ct_patch_leave(uintptr_t sp, uintptr_t out[2])
 {
-    struct pstack *ps = pstk;
+    struct ct_pstack *ps = ct_pstk;
     uintptr_t slot = sp - 8;
     uint32_t k = ps->n;
     /* The newest frame of this slot; those above it were left. */
@@ -269,15 +248,15 @@ void ct_patch_exit_args(uintptr_t fn, const uint8_t *rv)
  * would be taken, as frames left by a jump, by a call made in this one. */
 size_t ct_patch_frame_bytes(void)
 {
-    return sizeof(struct pframe);
+    return sizeof(struct ct_pframe);
 }
 
 uint32_t ct_patch_frames_out(void *buf, uint32_t cap)
 {
-    const struct pstack *ps = pstk;
+    const struct ct_pstack *ps = ct_pstk;
     if (!ps)
         return 0;
-    struct pframe *out = buf;
+    struct ct_pframe *out = buf;
     for (uint32_t i = 0; out && i < ps->n && i < cap; i++)
         out[i] = ps->f[i];
     return ps->n;
@@ -287,7 +266,7 @@ uint32_t ct_patch_frames_out(void *buf, uint32_t cap)
  * back (the call returns straight to its caller) and its return is
  * counted lost; left with the trampoline, its return would find no
  * frame. */
-static void disarm_frame(const struct pframe *f)
+static void disarm_frame(const struct ct_pframe *f)
 {
     uintptr_t *slot = (uintptr_t *)f->slot;
     if (is_trampoline(*slot))
@@ -297,7 +276,7 @@ static void disarm_frame(const struct pframe *f)
 
 void ct_patch_frames_drop(void)
 {
-    struct pstack *ps = pstk;
+    struct ct_pstack *ps = ct_pstk;
     if (!ps)
         return;
     for (uint32_t i = ps->n; i > 0; i--)
@@ -307,10 +286,10 @@ void ct_patch_frames_drop(void)
 
 void ct_patch_frames_in(const void *buf, uint32_t n)
 {
-    struct pstack *ps = n ? pstack_get() : pstk;
-    const struct pframe *in = buf;
+    struct ct_pstack *ps = n ? pstack_get() : ct_pstk;
+    const struct ct_pframe *in = buf;
     uint32_t i = 0;
-    for (; ps && i < n && i < PATCH_FRAMES; i++)
+    for (; ps && i < n && i < CT_PATCH_FRAMES; i++)
         ps->f[i] = in[i];
     if (ps)
         ps->n = i;
@@ -320,7 +299,7 @@ void ct_patch_frames_in(const void *buf, uint32_t n)
 
 void ct_patch_disarm(void)
 {
-    struct pstack *ps = pstk;
+    struct ct_pstack *ps = ct_pstk;
     if ((!ct_patch_active && !ct_patch_returns_taken) || !ps)
         return;
     /* Newest first: a slot a later frame reused is put back once. */
@@ -333,7 +312,7 @@ void ct_patch_disarm(void)
 
 void ct_patch_rearm(uintptr_t sp)
 {
-    struct pstack *ps = pstk;
+    struct ct_pstack *ps = ct_pstk;
     if ((!ct_patch_active && !ct_patch_returns_taken) || !ps)
         return;
     uint32_t n = ps->n;

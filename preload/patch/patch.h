@@ -94,6 +94,14 @@ void ct_patch_return_args(void);
  * after %r11). */
 uintptr_t ct_patch_enter(const struct ct_sled *s, uintptr_t *slot,
                          uintptr_t *saved);
+/* The trampolines' fast paths (hot/hot.c), for the plain case: the call
+ * of entry s recorded and its frame kept, the body's address returned; the
+ * return of the newest frame (sp just past its slot) recorded and the
+ * frame popped, its real return address returned.  0, with nothing
+ * written, for every other case, which the functions below then take.
+ * They use no vector register. */
+uintptr_t ct_patch_enter_fast(const struct ct_sled *s, uintptr_t *slot);
+uintptr_t ct_patch_leave_fast(uintptr_t sp);
 /* The frame returning with stack pointer sp, taken off: its function and
  * real return address in out, which the trampoline records
  * (ct_exit_at) and returns to. */

@@ -3,12 +3,14 @@
  * preload/patch/patch.c).  A patched function's first five bytes jump to
  * its own stub (patch_objects.c), which puts its entry's table slot in
  * %r11 and jumps to ct_patch_entry with every argument register live.
- * ct_patch_enter keeps the call's frame and the hook records it; the
- * trampoline then *calls* the body with the stack pointer where the
- * function's own return address was, so the call's push puts
- * ct_patch_return in that slot.  The function returns there, where
- * ct_patch_leave records the return and gives the real return address,
- * which the last `ret` goes to.
+ * ct_patch_enter_fast (hot/hot.c) records the call and keeps its frame
+ * (in any case but the plain one, ct_patch_enter keeps the frame and the
+ * hook records the call); the trampoline then *calls* the body with the
+ * stack pointer where the function's own return address was, so the
+ * call's push puts ct_patch_return in that slot.  The function returns
+ * there, where ct_patch_leave_fast (or ct_patch_leave and the hook)
+ * records the return and gives the real return address, which the last
+ * `ret` goes to.
  *
  * Why a call and not a swapped slot: the CPU predicts each `ret` from a
  * stack of the calls it saw.  With the slot overwritten in memory, the
@@ -54,22 +56,66 @@
 /*
  * An entry trampoline, \name, with its C side \keep.  At entry: (%rsp)
  * is the patched function's return address (%rsp is 8 mod 16, as at any
- * function's entry), %r11 its entry's table slot (struct ct_sled).  \keep
- * keeps the frame, puts the body in the saved %r11 and says which
- * function it is (0: no room, the call is not recorded).  With \hook 1
- * the hook is called from here (ct_enter_at), so that no C function keeps
- * registers across a call; ct_patch_enter_args calls it itself, as its
- * ARGS record must follow the ENTRY.  The trampoline then calls the body
- * with the stack pointer on the slot: the call writes the address of the
- * instruction after it, the return trampoline, into the slot.
+ * function's entry), %r11 its entry's table slot (struct ct_sled).
+ *
+ * With \fast 1, ct_patch_enter_fast (hot/hot.c) is tried first: it uses
+ * no vector register, so only the general registers an entry may carry
+ * arguments in (and %r11) are saved around it.  When it recorded the call
+ * and kept its frame, it gives the body's address, which is called at
+ * once.
+ *
+ * Otherwise (and always with \fast 0) the full way: \keep keeps the
+ * frame, puts the body in the saved %r11 and says which function it is
+ * (0: no room, the call is not recorded).  With \fast 1 the hook is then
+ * called from here (ct_enter_at), so that no C function keeps registers
+ * across a call; ct_patch_enter_args calls it itself, as its ARGS record
+ * must follow the ENTRY.
+ *
+ * Both ways end at the one call of the body, with the stack pointer on
+ * the slot: the call writes the address of the instruction after it, the
+ * return trampoline, into the slot.
  */
-        .macro  entry_trampoline name, keep, hook
+        .macro  entry_trampoline name, keep, fast
         .p2align 4
         .globl  \name
         .hidden \name
         .type   \name, @function
 \name:
         .cfi_startproc
+        .if \fast
+        subq    $72, %rsp
+        .cfi_adjust_cfa_offset 72
+        movq    %rdi, 0(%rsp)
+        movq    %rsi, 8(%rsp)
+        movq    %rdx, 16(%rsp)
+        movq    %rcx, 24(%rsp)
+        movq    %r8, 32(%rsp)
+        movq    %r9, 40(%rsp)
+        movq    %rax, 48(%rsp)
+        movq    %r10, 56(%rsp)
+        movq    %r11, 64(%rsp)
+        movq    %r11, %rdi              /* the entry                    */
+        leaq    72(%rsp), %rsi          /* its return address's slot    */
+        call    ct_patch_enter_fast
+        movq    %rax, %r11              /* the body, or 0               */
+        movq    0(%rsp), %rdi
+        movq    8(%rsp), %rsi
+        movq    16(%rsp), %rdx
+        movq    24(%rsp), %rcx
+        movq    32(%rsp), %r8
+        movq    40(%rsp), %r9
+        movq    48(%rsp), %rax
+        movq    56(%rsp), %r10
+        testq   %r11, %r11
+        jz      1f
+        leaq    80(%rsp), %rsp
+        .cfi_adjust_cfa_offset -80
+        jmp     3f
+        .cfi_adjust_cfa_offset 80
+1:      movq    64(%rsp), %r11          /* the entry again              */
+        leaq    72(%rsp), %rsp
+        .cfi_adjust_cfa_offset -72
+        .endif
         subq    $216, %rsp
         .cfi_adjust_cfa_offset 216
         save_entry
@@ -86,7 +132,7 @@
         .cfi_adjust_cfa_offset -216
         jmp     *%r11
 2:      .cfi_restore_state
-        .if \hook
+        .if \fast
         movq    %rax, %rdi              /* the function                 */
         movq    72(%rsp), %rsi          /* where it returns to          */
         leaq    216(%rsp), %rdx         /* its caller's stack pointer   */
@@ -95,7 +141,7 @@
         load_entry
         leaq    224(%rsp), %rsp
         .cfi_adjust_cfa_offset -224
-        call    *%r11
+3:      call    *%r11
         .cfi_endproc
         .size   \name, . - \name
         .endm
@@ -103,19 +149,44 @@
 /*
  * A return trampoline, \name, right after its entry trampoline (no
  * padding between: the entry's call returns to this label).  %rsp is
- * 16-byte aligned (the function's return address was popped).  The
- * return values are %rax, %rdx, %xmm0, %xmm1 (x87's are not touched by
- * the tracer's C code), kept from 0(%rsp); ct_patch_leave gives the
- * frame's function (0: a frame found in the ring, its return not to be
- * recorded) and return address at 48(%rsp), and the return address goes
- * into the slot at 72(%rsp), which the last ret pops.  With \args 1 the
- * RETVAL record comes first (ct_patch_exit_args).
+ * 16-byte aligned (the function's return address was popped).
+ *
+ * With \args 0, ct_patch_leave_fast (hot/hot.c) is tried first: it uses
+ * no vector register, so only %rax and %rdx are saved around it.  When
+ * it recorded the return and popped the frame, it gave the real return
+ * address, which goes into the slot the function returned from, and the
+ * last ret takes it.
+ *
+ * Otherwise the full way.  The return values are %rax, %rdx, %xmm0,
+ * %xmm1 (x87's are not touched by the tracer's C code), kept from
+ * 0(%rsp); ct_patch_leave gives the frame's function (0: a frame found in
+ * the ring, its return not to be recorded) and return address at
+ * 48(%rsp), and the return address goes into the slot at 72(%rsp), which
+ * the last ret pops.  With \args 1 the RETVAL record comes first
+ * (ct_patch_exit_args).
  */
         .macro  return_trampoline name, args
         .globl  \name
         .hidden \name
         .type   \name, @function
 \name:
+        .if !\args
+        subq    $32, %rsp
+        movq    %rax, 0(%rsp)
+        movq    %rdx, 8(%rsp)
+        leaq    32(%rsp), %rdi          /* the stack pointer at return  */
+        call    ct_patch_leave_fast
+        testq   %rax, %rax
+        jz      2f
+        movq    %rax, 24(%rsp)          /* into the slot                */
+        movq    0(%rsp), %rax
+        movq    8(%rsp), %rdx
+        addq    $24, %rsp
+        ret
+2:      movq    0(%rsp), %rax
+        movq    8(%rsp), %rdx
+        addq    $32, %rsp
+        .endif
         subq    $80, %rsp
         ct_save_return_values
         leaq    80(%rsp), %rdi          /* the stack pointer at return  */
