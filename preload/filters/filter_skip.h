@@ -69,14 +69,30 @@ static inline int ct_fskip_holds(const struct ct_fskips *k, uintptr_t fn)
 #define CT_FS_FAST 3u
 
 /*
+ * One more call left out, in one instruction: a signal handler runs
+ * before it or after it, never between a read and a write of the count,
+ * so a flush of the counts by a handler's slow path (which writes them
+ * into the trace and zeroes them) can neither lose this call nor see it
+ * twice.  The exiting thread's reader (ct_filter_drops_into) may read the
+ * word from another thread: an aligned 8-byte store, never torn.
+ */
+static inline __attribute__((always_inline)) void ct_fskip_count(uint64_t *c)
+{
+#if defined(__x86_64__)
+    __asm__ volatile("addq $1, %0" : "+m"(*c));
+#else
+    __atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+#endif
+}
+
+/*
  * The entry of fn on thread t (global word w; ign: stop bits the calling
  * hook lets through).  A function with a slot is left out: counted in
  * t->skip_counts, a count per slot of the table t->skip_tab (filter.c sets
  * both when the thread comes under that table's rules, and writes the
- * counts into the trace with the slow path's own).  The add is made under
- * the busy flag, so a handler cannot write and zero the counts between
- * the test and the add; the gate found is stored back whole, as hot.c's
- * hook_done does.  Any other function is kept when the table holds every
+ * counts into the trace with the slow path's own), with one instruction
+ * (ct_fskip_count), so no busy flag is needed around it.  Any other
+ * function is kept when the table holds every
  * excluded one: its frame marked as the fast path's (t->skip_state), so
  * that no path ends it as a frame with a scope to restore.
  */
@@ -101,14 +117,7 @@ ct_fskip_enter(struct ct_thread *t, uintptr_t fn, uint64_t w, uint32_t ign)
     }
     if ((gate & ~CT_FSKIP_STOP) != 0)
         return CT_FSKIP_ASK;
-    t->busy = 1;
-    ct_signal_fence();
-    /* Relaxed: the exiting thread may read it (ct_filter_drops_into). */
-    __atomic_store_n(&t->skip_counts[i],
-                     __atomic_load_n(&t->skip_counts[i], __ATOMIC_RELAXED) + 1,
-                     __ATOMIC_RELAXED);
-    ct_signal_fence();
-    t->gate = gate;
+    ct_fskip_count(&t->skip_counts[i]);
     return CT_FSKIP_DONE;
 }
 

@@ -228,8 +228,11 @@ hook_exit(void *fn, void *site, enum hook_kind kind)
             t->blind--;  /* the return of a frame only counted */
             return;
         }
+        /* The return of a call the skip table left out: nothing to
+         * undo (filter_skip.h).  Anything else, out of line. */
         if (kind != HOOK_MONO) {
-            exit_filtered(fn, site);
+            if (ct_fskip_exit(t, (uintptr_t)fn, w, 0) != CT_FSKIP_DONE)
+                exit_filtered(fn, site);
             return;
         }
         goto other;
