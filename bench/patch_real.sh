@@ -15,12 +15,15 @@
 #   xray-fdr     the same, every sled patched, XRay's flight-data-recorder
 #                mode
 #   uftrace-P    uftrace record -P . --no-libcall on the nops build
+# (PEERS=0 leaves the peers out) and, with BASE=old/libcalltrace.so,
+#   patched-BASE, hooks-BASE   patched and hooks under that library
 # Each row is over its own plain build and per call of its own build (the
 # hooks stop some inlining, so that build makes more calls): the calls of
 # the gcc builds from calltrace's traces, of XRay's from its basic mode's
 # log (llvm-xray account).
 #   bench/patch_real.sh [RUNS]      (BUILD=build-x, PROGS="lua sqlite",
-#                                    LUA_SCALE=20, SQLITE_ROWS=10000)
+#                                    LUA_SCALE=20, SQLITE_ROWS=10000,
+#                                    PEERS=1, BASE=)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
@@ -28,7 +31,7 @@ RUNS=${1:-5}
 bench_setup
 LUA_SCALE=${LUA_SCALE:-20}
 SQLITE_ROWS=${SQLITE_ROWS:-10000}
-echo "command: BUILD=$BUILD PROGS=\"${PROGS:-lua sqlite}\" LUA_SCALE=$LUA_SCALE SQLITE_ROWS=$SQLITE_ROWS bench/patch_real.sh $RUNS"
+echo "command: BUILD=$BUILD PROGS=\"${PROGS:-lua sqlite}\" LUA_SCALE=$LUA_SCALE SQLITE_ROWS=$SQLITE_ROWS${PEERS:+ PEERS=$PEERS}${BASE:+ BASE=$BASE} bench/patch_real.sh $RUNS"
 echo "CPU: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 have_xray=0
 if command -v clang >/dev/null && command -v llvm-xray >/dev/null &&
@@ -37,6 +40,7 @@ if command -v clang >/dev/null && command -v llvm-xray >/dev/null &&
 fi
 have_uftrace=0
 command -v uftrace >/dev/null && have_uftrace=1
+[ "${PEERS:-1}" = 0 ] && have_xray=0 have_uftrace=0
 
 # The command of PROG's variant: VARIANT, then realprog.sh's environment.
 cmd_of() {  # PROG SCALE VARIANT [VAR=VALUE...]
@@ -53,6 +57,7 @@ one_program() {  # PROG SCALE
     local prog=$1 scale=$2 n
     declare -A cpu calls
     local rows=(plain nops patched none hooks)
+    [ -n "${BASE:-}" ] && rows+=(patched-BASE hooks-BASE)
     [ $have_xray = 1 ] && rows+=(clang-plain xray-sleds xray-fdr)
     [ $have_uftrace = 1 ] && rows+=(uftrace-P)
     run() {  # NAME COMMAND, one string for eval
@@ -76,6 +81,7 @@ one_program() {  # PROG SCALE
         p_xray=$(q xray CC=clang "IFLAGS=-fxray-instrument -fxray-instruction-threshold=1")
     fi
     local ct="env CALLTRACE_CPUTIME=off CALLTRACE_OUTPUT=$W/t.raw LD_PRELOAD=$LIB"
+    local ctb="env CALLTRACE_CPUTIME=off CALLTRACE_OUTPUT=$W/t.raw LD_PRELOAD=${BASE:-}"
     for ((r = 0; r < RUNS; r++)); do
         for n in "${rows[@]}"; do
             case $n in
@@ -84,6 +90,8 @@ one_program() {  # PROG SCALE
             patched) run patched "$ct $p_nops" ;;
             none) run none "env CALLTRACE_PATCH='-*' CALLTRACE_LIBCALLS=none ${ct#env } $p_nops" ;;
             hooks) run hooks "$ct $p_hooks" ;;
+            patched-BASE) run "$n" "$ctb $p_nops" ;;
+            hooks-BASE) run "$n" "$ctb $p_hooks" ;;
             clang-plain) run "$n" "$p_cplain" ;;
             xray-sleds) run "$n" "$p_xray" ;;
             xray-fdr) run "$n" "env XRAY_OPTIONS='patch_premain=true xray_mode=xray-fdr xray_logfile_base=$W/xlog-' $p_xray" ;;
@@ -114,7 +122,7 @@ one_program() {  # PROG SCALE
         med=$(printf '%s\n' ${cpu[$n]} | median)
         base=$(printf '%s\n' ${cpu[plain]} | median) c=${calls[nops]}
         case $n in
-        hooks) c=${calls[hooks]} ;;
+        hooks|hooks-BASE) c=${calls[hooks]} ;;
         clang-plain|xray-*) c=${calls[xray]:-0}; base=$(printf '%s\n' ${cpu[clang-plain]} | median) ;;
         esac
         awk -v n="$n" -v m="$med" -v p="$base" -v c="$c" \

@@ -92,7 +92,7 @@ static void CT_COLD enter_other(void *fn, void *site, uintptr_t sp);
 static void CT_COLD exit_other(void *fn, void *site);
 static void enter_kept(struct ct_thread *t, void *fn, void *site,
                        uintptr_t sp);
-static void CT_COLD exit_filtered(void *fn, void *site);
+static void CT_COLD exit_filtered(void *fn, void *site, int how);
 
 /* The ENTRY record and the frame, once the gate let the event through
  * (busy not yet set); the thread's stop bits were `stop` and stay so.
@@ -231,8 +231,9 @@ hook_exit(void *fn, void *site, enum hook_kind kind)
         /* The return of a call the skip table left out: nothing to
          * undo (filter_skip.h).  Anything else, out of line. */
         if (kind != HOOK_MONO) {
-            if (ct_fskip_exit(t, (uintptr_t)fn, w, 0) != CT_FSKIP_DONE)
-                exit_filtered(fn, site);
+            int how = ct_fskip_exit(t, (uintptr_t)fn, w, 0);
+            if (how != CT_FSKIP_DONE)
+                exit_filtered(fn, site, how);
             return;
         }
         goto other;
@@ -259,17 +260,14 @@ enter_kept(struct ct_thread *t, void *fn, void *site, uintptr_t sp)
         ct_enter_slow((uintptr_t)fn, (uintptr_t)site, sp);
 }
 
-/* The TSC hooks' exit when their test failed: the return of a call the
- * skip table left out has nothing to undo; of one it kept, it is written
- * as the fast path writes it, with the rules' stop bit kept.  Out of the
- * hook, whose fast path would otherwise need more registers. */
-static CT_COLD void exit_filtered(void *fn, void *site)
+/* The TSC hooks' exit when their test failed and the skip table did not
+ * settle it (`how`, ct_fskip_exit's answer): the return of a call it kept
+ * is written as the fast path writes it, with the rules' stop bit kept.
+ * Out of the hook, whose fast path would otherwise need more
+ * registers. */
+static CT_COLD void exit_filtered(void *fn, void *site, int how)
 {
     struct ct_thread *t = ct_self;
-    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
-    int how = ct_fskip_exit(t, (uintptr_t)fn, w, 0);
-    if (how == CT_FSKIP_DONE)
-        return;
     if (how == CT_FSKIP_KEEP &&
         exit_record(t, fn, HOOK_TSC, CT_STOP_FILTER) == 0)
         return;
