@@ -24,10 +24,11 @@
         .section .note.GNU-stack, "", @progbits
         .text
 
-/* The registers a patched function's entry may carry arguments in (and
- * %r11), 216 bytes from 0(%rsp); 72(%rsp), between %r11 and the vector
- * registers, is where ct_patch_enter leaves the call's site. */
-        .macro  save_entry
+/* The registers a patched function's entry may carry arguments in, from
+ * 0(%rsp): %rdi, %rsi, %rdx, %rcx, %r8, %r9, %rax (the vector registers
+ * a variadic call uses) and %r10 (a nested function's chain); %r11 (the
+ * entry) beside them at 64(%rsp). */
+        .macro  save_args
         movq    %rdi, 0(%rsp)
         movq    %rsi, 8(%rsp)
         movq    %rdx, 16(%rsp)
@@ -37,10 +38,10 @@
         movq    %rax, 48(%rsp)
         movq    %r10, 56(%rsp)
         movq    %r11, 64(%rsp)
-        ct_save_vector_args 80
         .endm
 
-        .macro  load_entry
+/* The same, %r11 left as it is. */
+        .macro  load_args
         movq    0(%rsp), %rdi
         movq    8(%rsp), %rsi
         movq    16(%rsp), %rdx
@@ -49,6 +50,18 @@
         movq    40(%rsp), %r9
         movq    48(%rsp), %rax
         movq    56(%rsp), %r10
+        .endm
+
+/* save_args and the vector registers, 216 bytes from 0(%rsp); 72(%rsp),
+ * between %r11 and the vector registers, is where ct_patch_enter leaves
+ * the call's site. */
+        .macro  save_entry
+        save_args
+        ct_save_vector_args 80
+        .endm
+
+        .macro  load_entry
+        load_args
         movq    64(%rsp), %r11
         ct_load_vector_args 80
         .endm
@@ -85,27 +98,12 @@
         .if \fast
         subq    $72, %rsp
         .cfi_adjust_cfa_offset 72
-        movq    %rdi, 0(%rsp)
-        movq    %rsi, 8(%rsp)
-        movq    %rdx, 16(%rsp)
-        movq    %rcx, 24(%rsp)
-        movq    %r8, 32(%rsp)
-        movq    %r9, 40(%rsp)
-        movq    %rax, 48(%rsp)
-        movq    %r10, 56(%rsp)
-        movq    %r11, 64(%rsp)
+        save_args
         movq    %r11, %rdi              /* the entry                    */
         leaq    72(%rsp), %rsi          /* its return address's slot    */
         call    ct_patch_enter_fast
         movq    %rax, %r11              /* the body, or 0               */
-        movq    0(%rsp), %rdi
-        movq    8(%rsp), %rsi
-        movq    16(%rsp), %rdx
-        movq    24(%rsp), %rcx
-        movq    32(%rsp), %r8
-        movq    40(%rsp), %r9
-        movq    48(%rsp), %rax
-        movq    56(%rsp), %r10
+        load_args
         testq   %r11, %r11
         jz      1f
         leaq    80(%rsp), %rsp
