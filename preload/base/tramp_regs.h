@@ -36,19 +36,33 @@
 
 /* The return values, 48 bytes from 0(%rsp): %xmm0 at 0, %xmm1 at 16,
  * %rdx at 32 and %rax at 40, so that with 48(%rsp) the stack pointer on
- * arrival, %rax is just below it (libcalls/args.c reads them there). */
-        .macro  ct_save_return_values
-        movups  %xmm0, 0(%rsp)
-        movups  %xmm1, 16(%rsp)
+ * arrival, %rax is just below it (libcalls/args.c reads them there).  The
+ * general ones and the vector ones can be saved apart (a trampoline that
+ * first tries C code which uses no vector register). */
+        .macro  ct_save_return_gprs
         movq    %rdx, 32(%rsp)
         movq    %rax, 40(%rsp)
+        .endm
+
+        .macro  ct_load_return_gprs
+        movq    32(%rsp), %rdx
+        movq    40(%rsp), %rax
+        .endm
+
+        .macro  ct_save_return_vectors
+        movups  %xmm0, 0(%rsp)
+        movups  %xmm1, 16(%rsp)
+        .endm
+
+        .macro  ct_save_return_values
+        ct_save_return_vectors
+        ct_save_return_gprs
         .endm
 
         .macro  ct_load_return_values
         movups  0(%rsp), %xmm0
         movups  16(%rsp), %xmm1
-        movq    32(%rsp), %rdx
-        movq    40(%rsp), %rax
+        ct_load_return_gprs
         .endm
 
 #endif

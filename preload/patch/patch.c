@@ -9,8 +9,9 @@
  * per-thread stack of the tracer's (patch_stack.h) and the trampoline
  * calls the body, so that the function returns into ct_patch_return and
  * the return is recorded too (ct_exit_at).  The plain case of both is
- * hot/hot.c's fast paths'; this file keeps the stack in every other.  The trace is the
- * -finstrument-functions mode's, with CT_FILE_PATCHED in its header.
+ * hot/hot.c's fast paths'; this file keeps the stack in every other.
+ * The trace is the -finstrument-functions mode's, with CT_FILE_PATCHED in
+ * its header.
  *
  * Frames a longjmp skips are forgotten when a later call or return finds
  * them below it (their ends are the hooks' business, as in the other
@@ -35,10 +36,11 @@
 #include "preload/base/budget.h"
 #include "preload/args/args.h"
 #include "preload/patch/patch.h"
+#include "preload/patch/patch_objects.h"
 #include "preload/patch/patch_stack.h"
 #include "preload/tracer.h"
 
-#define SLED 5u
+#define SLED CT_PATCH_SLED
 
 /* A function's CALLTRACE_ARGS rule: a patched entry's, or one whose
  * return ct_patch_take_return took at a hook's call (args/site.c). */

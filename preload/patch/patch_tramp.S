@@ -25,9 +25,11 @@
         .text
 
 /* The registers a patched function's entry may carry arguments in, from
- * 0(%rsp): %rdi, %rsi, %rdx, %rcx, %r8, %r9, %rax (the vector registers
- * a variadic call uses) and %r10 (a nested function's chain); %r11 (the
- * entry) beside them at 64(%rsp). */
+ * 0(%rsp): %rdi, %rsi, %rdx, %rcx, %r8, %r9, %rax (how many vector
+ * registers a variadic call passes) and %r10 (a nested function's chain);
+ * %r11 (the entry) beside them at 64(%rsp).  72(%rsp) is where
+ * ct_patch_enter leaves the call's site, and the vector registers follow
+ * from 80(%rsp): 216 bytes in all. */
         .macro  save_args
         movq    %rdi, 0(%rsp)
         movq    %rsi, 8(%rsp)
@@ -52,14 +54,6 @@
         movq    56(%rsp), %r10
         .endm
 
-/* save_args and the vector registers, 216 bytes from 0(%rsp); 72(%rsp),
- * between %r11 and the vector registers, is where ct_patch_enter leaves
- * the call's site. */
-        .macro  save_entry
-        save_args
-        ct_save_vector_args 80
-        .endm
-
         .macro  load_entry
         load_args
         movq    64(%rsp), %r11
@@ -71,18 +65,18 @@
  * is the patched function's return address (%rsp is 8 mod 16, as at any
  * function's entry), %r11 its entry's table slot (struct ct_sled).
  *
- * With \fast 1, ct_patch_enter_fast (hot/hot.c) is tried first: it uses
- * no vector register, so only the general registers an entry may carry
- * arguments in (and %r11) are saved around it.  When it recorded the call
- * and kept its frame, it gives the body's address, which is called at
- * once.
+ * With \fast 1, ct_patch_enter_fast (hot/hot.c) is tried first, once the
+ * general registers an entry may carry arguments in (and %r11) are
+ * saved: it uses no vector register.  When it recorded the call and kept
+ * its frame, it gives the body's address, which is called at once.
  *
- * Otherwise (and always with \fast 0) the full way: \keep keeps the
- * frame, puts the body in the saved %r11 and says which function it is
- * (0: no room, the call is not recorded).  With \fast 1 the hook is then
- * called from here (ct_enter_at), so that no C function keeps registers
- * across a call; ct_patch_enter_args calls it itself, as its ARGS record
- * must follow the ENTRY.
+ * Otherwise (and always with \fast 0) the full way, in the same frame:
+ * the vector registers saved too, \keep keeps the frame, puts the body in
+ * the saved %r11 and says which function it is (0: no room, the call is
+ * not recorded).  With \fast 1 the hook is then called from here
+ * (ct_enter_at), so that no C function keeps registers across a call;
+ * ct_patch_enter_args calls it itself, as its ARGS record must follow the
+ * ENTRY.
  *
  * Both ways end at the one call of the body, with the stack pointer on
  * the slot: the call writes the address of the instruction after it, the
@@ -95,29 +89,22 @@
         .type   \name, @function
 \name:
         .cfi_startproc
-        .if \fast
-        subq    $72, %rsp
-        .cfi_adjust_cfa_offset 72
-        save_args
-        movq    %r11, %rdi              /* the entry                    */
-        leaq    72(%rsp), %rsi          /* its return address's slot    */
-        call    ct_patch_enter_fast
-        movq    %rax, %r11              /* the body, or 0               */
-        load_args
-        testq   %r11, %r11
-        jz      1f
-        leaq    80(%rsp), %rsp
-        .cfi_adjust_cfa_offset -80
-        jmp     3f
-        .cfi_adjust_cfa_offset 80
-1:      movq    64(%rsp), %r11          /* the entry again              */
-        leaq    72(%rsp), %rsp
-        .cfi_adjust_cfa_offset -72
-        .endif
         subq    $216, %rsp
         .cfi_adjust_cfa_offset 216
-        save_entry
+        save_args
+        .if \fast
         movq    %r11, %rdi              /* the entry                    */
+        leaq    216(%rsp), %rsi         /* its return address's slot    */
+        call    ct_patch_enter_fast
+        testq   %rax, %rax
+        jz      1f
+        movq    %rax, %r11              /* the body                     */
+        load_args
+        jmp     3f
+1:
+        .endif
+        ct_save_vector_args 80
+        movq    64(%rsp), %rdi          /* the entry                    */
         leaq    216(%rsp), %rsi         /* its return address's slot    */
         movq    %rsp, %rdx              /* the registers saved          */
         call    \keep
@@ -137,7 +124,7 @@
         call    ct_enter_at
         .endif
         load_entry
-        leaq    224(%rsp), %rsp
+3:      leaq    224(%rsp), %rsp
         .cfi_adjust_cfa_offset -224
 3:      call    *%r11
         .cfi_endproc
@@ -149,11 +136,11 @@
  * padding between: the entry's call returns to this label).  %rsp is
  * 16-byte aligned (the function's return address was popped).
  *
- * With \args 0, ct_patch_leave_fast (hot/hot.c) is tried first: it uses
- * no vector register, so only %rax and %rdx are saved around it.  When
- * it recorded the return and popped the frame, it gave the real return
- * address, which goes into the slot the function returned from, and the
- * last ret takes it.
+ * With \args 0, ct_patch_leave_fast (hot/hot.c) is tried first, once
+ * %rax and %rdx are saved: it uses no vector register.  When it recorded
+ * the return and popped the frame, it gave the real return address,
+ * which goes into the slot the function returned from, and the last ret
+ * takes it.
  *
  * Otherwise the full way.  The return values are %rax, %rdx, %xmm0,
  * %xmm1 (x87's are not touched by the tracer's C code), kept from
@@ -168,25 +155,21 @@
         .hidden \name
         .type   \name, @function
 \name:
+        subq    $80, %rsp
         .if !\args
-        subq    $32, %rsp
-        movq    %rax, 0(%rsp)
-        movq    %rdx, 8(%rsp)
-        leaq    32(%rsp), %rdi          /* the stack pointer at return  */
+        ct_save_return_gprs
+        leaq    80(%rsp), %rdi          /* the stack pointer at return  */
         call    ct_patch_leave_fast
         testq   %rax, %rax
         jz      2f
-        movq    %rax, 24(%rsp)          /* into the slot                */
-        movq    0(%rsp), %rax
-        movq    8(%rsp), %rdx
-        addq    $24, %rsp
+        movq    %rax, 72(%rsp)          /* into the slot                */
+        ct_load_return_gprs
+        addq    $72, %rsp
         ret
-2:      movq    0(%rsp), %rax
-        movq    8(%rsp), %rdx
-        addq    $32, %rsp
-        .endif
-        subq    $80, %rsp
+2:      ct_save_return_vectors
+        .else
         ct_save_return_values
+        .endif
         leaq    80(%rsp), %rdi          /* the stack pointer at return  */
         leaq    48(%rsp), %rsi
         call    ct_patch_leave
