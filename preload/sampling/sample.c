@@ -647,7 +647,12 @@ void ct_sample_init(void)
         return;
     }
 
-    if (ct_sample_unwind_prepare() < 0) {
+    int unwinder = ct_sample_unwind_prepare();
+    if (unwinder == -2) {
+        say_and_record("libunwind's address checks cannot be kept off the "
+                       "program's descriptors: samples keep the interrupted "
+                       "pc only");
+    } else if (unwinder < 0) {
         const char *why = dlerror();
         char line[320];
         snprintf(line, sizeof line, "cannot load libunwind (%s): samples "

@@ -70,8 +70,15 @@ unsigned ct_sample_unwind(void *ucontext, uintptr_t *pcs, unsigned max);
 uintptr_t ct_sample_leaf_pc(const void *ucontext);
 /* Loads libunwind (dlopen: only a sampling process maps it) and runs its
  * first-use set-up, once, outside any signal handler.  -1 when libunwind
- * cannot be loaded: ct_sample_unwind then returns 0 (the leaf only). */
+ * cannot be loaded, -2 when its calls cannot be kept off the program's
+ * descriptors (ct_unwind_fds_off): ct_sample_unwind then returns 0 (the
+ * leaf only). */
 int ct_sample_unwind_prepare(void);
+/* Points the calls of pipe2, read, write, syscall and close of the
+ * libunwind object dlopen gave as handle at unwind_fds.c, before it
+ * runs, so that its address checks use no descriptor; -1 when the object
+ * or its pipe2 import is not found. */
+int ct_unwind_fds_off(void *handle);
 
 /* The loader guard: dlopen, dlclose and dl_iterate_phdr wrappers count
  * themselves in, per thread and process-wide.  Non-zero means a stack walk

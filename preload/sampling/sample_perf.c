@@ -876,9 +876,8 @@ static void *sampler_thread(void *arg)
     /* libunwind loads here, not on the program's thread: its milliseconds
      * of CPU are the tracer's, and fall after the record above.  Loaded
      * before this thread's table is its own, which has no standard error
-     * to say it cannot be (ct_message finds it changed); first used
-     * after, so that the pipe it opens then and keeps is in that table,
-     * not the program's. */
+     * to say it cannot be (ct_message finds it changed).  Its address
+     * checks take no descriptor (unwind_fds.c). */
     static const char no_unwinder[] =
         "calltrace: sampling: cannot load libunwind's remote unwinder "
         "(libunwind-x86_64.so.8): samples keep the interrupted pc only";

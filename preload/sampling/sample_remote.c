@@ -152,7 +152,7 @@ int ct_sample_remote_load(void)
         (void *(*)(const char *, int))dlsym(RTLD_NEXT, "dlopen");
     void *h = real_dlopen ? real_dlopen(CT_LIBUNWIND_REMOTE_SONAME,
                                         RTLD_NOW | RTLD_LOCAL) : NULL;
-    if (!h)
+    if (!h || ct_unwind_fds_off(h) < 0)
         return -1;
     ru.create_addr_space = (__typeof__(ru.create_addr_space))
         dlsym(h, SYMBOL(unw_create_addr_space));

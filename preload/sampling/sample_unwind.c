@@ -124,6 +124,9 @@ int ct_sample_unwind_prepare(void)
     void *h = load_libunwind();
     if (!h)
         return -1;
+    /* before its first call, which makes its pipe (unwind_fds.c) */
+    if (ct_unwind_fds_off(h) < 0)
+        return -2;
     lu.init_local2 = (__typeof__(lu.init_local2))dlsym(h, SYMBOL(unw_init_local2));
     lu.step = (__typeof__(lu.step))dlsym(h, SYMBOL(unw_step));
     lu.get_reg = (__typeof__(lu.get_reg))dlsym(h, SYMBOL(unw_get_reg));

@@ -38,4 +38,29 @@ if command -v strace >/dev/null; then
     grep -qE 'PERF_EVENT_IOC_PERIOD.*\) *= 0|ioctl resumed>.* = 0' "$T/strace" ||
         fail "no period changed through a kept descriptor"
 fi
-echo "ok: $(tr '\n' ';' < "$T/cpu.out")"
+gcc -std=gnu11 -O1 -o "$T/closefrom" "$PROGRAMS/sample_closefrom.c"
+seq 100000 > "$T/input"
+"$T/closefrom" "$T/input" "$T/output" > "$T/cf-plain.out"
+grep -q "read offset 0, written 0" "$T/cf-plain.out" ||
+    fail "closefrom untraced: $(cat "$T/cf-plain.out")"
+for timer in 1 0; do
+    rm -f "$T/output"
+    set +e
+    CALLTRACE_MODE=sample CALLTRACE_SAMPLE_TIMER=$timer CALLTRACE_SAMPLE_INTERVAL=1ms \
+        run_traced "$T/cf-$timer-%p.raw" "$T/closefrom" "$T/input" "$T/output" \
+        > "$T/cf-$timer.out" 2> "$T/cf-$timer.err"
+    rc=$?
+    set -e
+    expect_eq "closefrom, timer $timer: status" 0 "$rc"
+    cmp -s "$T/cf-plain.out" "$T/cf-$timer.out" ||
+        fail "closefrom, timer $timer: $(diff "$T/cf-plain.out" "$T/cf-$timer.out")"
+    [ ! -s "$T/output" ] || fail "closefrom, timer $timer: the tracer wrote into the program's file"
+    # samples taken; on the program's thread, walked through the whole
+    # recursion (the kernel's copy of a stack this deep ends before main)
+    "$REPORT" -p -b "$T"/cf-"$timer"-*.raw > "$T/cf-$timer.flat"
+    want=" deep \["
+    [ "$timer" = 1 ] && want=" main \["
+    grep -qE "$want" "$T/cf-$timer.flat" ||
+        fail "closefrom, timer $timer: no '$want' in: $(sed -n '/^Flat/,$p' "$T/cf-$timer.flat" | head)"
+done
+echo "ok: $(tr '\n' ';' < "$T/cpu.out") $(tr '\n' ';' < "$T/cf-1.out")"
