@@ -10,8 +10,12 @@
 #include <string.h>
 #include <cmocka.h>
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <link.h>
+#include <stdlib.h>
 #include <ucontext.h>
+#include <unistd.h>
 
 #include "calltrace_format.h"
 #include "preload/sampling/sample.h"
@@ -118,6 +122,40 @@ __attribute__((noinline)) static unsigned take_here(uintptr_t *pcs)
 {
     getcontext(&uc);
     return ct_sample_take(&uc, pcs, CT_SAMPLE_MAX_DEPTH);
+}
+
+/* The descriptors open now, the listing's own left out. */
+static int open_descriptors(void)
+{
+    DIR *d = opendir("/proc/self/fd");
+    int n = 0;
+    struct dirent *e;
+    assert_non_null(d);
+    while ((e = readdir(d)))
+        if (e->d_name[0] != '.' && atoi(e->d_name) != dirfd(d))
+            n++;
+    closedir(d);
+    return n;
+}
+
+/* libunwind's address checks use a pipe it keeps by number; loaded by
+ * the tracer, it takes no descriptor (unwind_fds.c), through its first
+ * walk (prepare's) and the walks after.  Runs before any other test
+ * loads it. */
+static void test_unwind_takes_no_descriptor(void **state)
+{
+    (void)state;
+    uintptr_t pcs[CT_SAMPLE_MAX_DEPTH];
+    int before = open_descriptors();
+    assert_int_equal(ct_sample_unwind_prepare(), 0);
+    for (int i = 0; i < 4; i++)
+        assert_true(take_here(pcs) >= 4);
+    assert_int_equal(open_descriptors(), before);
+    /* the number the next open gets is the one it got before */
+    int fd = open("/dev/null", O_RDONLY);
+    assert_true(fd >= 0);
+    assert_int_equal(open_descriptors(), before + 1);
+    close(fd);
 }
 
 static void test_take_walks(void **state)
@@ -303,6 +341,7 @@ int main(void)
         cmocka_unit_test(test_mode),
         cmocka_unit_test(test_encode_bytes),
         cmocka_unit_test(test_encode_limits),
+        cmocka_unit_test(test_unwind_takes_no_descriptor),
         cmocka_unit_test(test_take_walks),
         cmocka_unit_test(test_reentry_guard),
         cmocka_unit_test(test_loader_guard),
