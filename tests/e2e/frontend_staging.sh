@@ -43,7 +43,7 @@ if [ -n "$other" ]; then
         "$("$FRONT" report -b -p | awk 'NF > 1 && $(NF-1) == "work" { print $4 }')"
     TMPDIR=$other "$FRONT" record -q "$T/two.sh" >/dev/null 2>&1
     expect_eq "copied folder" 2 "$(ls calltrace.raw | wc -l)"
-    if ls -A "$other" | grep -q '^\.calltrace-record-'; then
+    if ls -A "$other" | has '^\.calltrace-record-'; then
         fail "staging folder left in $other"
     fi
     rm -rf calltrace.raw*

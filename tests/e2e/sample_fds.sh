@@ -24,7 +24,7 @@ for how in cpu wall seccomp; do
     sort "$T/plain.out" > "$T/a"; sort "$T/$how.out" > "$T/b"
     cmp -s "$T/a" "$T/b" || fail "$how: output differs: $(diff "$T/a" "$T/b")"
     for raw in "$T"/s-"$how"-*.raw; do
-        "$REPORT" --dump "$raw" | grep -q ' S ' || fail "$how: no samples in $raw"
+        "$REPORT" --dump "$raw" | has ' S ' || fail "$how: no samples in $raw"
     done
 done
 if command -v strace >/dev/null; then

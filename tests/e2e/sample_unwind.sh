@@ -63,9 +63,9 @@ build_traced "$T/busy" "$PROGRAMS/libcalls_busy.c"
     CALLTRACE_SAMPLE_UNWIND=libunwind CALLTRACE_MODE=both CALLTRACE_SAMPLE_INTERVAL=100us \
         run_traced "$T/lu.raw" "$T/busy" > "$T/lu.out" 2>&1 ||
         fail "trampoline, libunwind alone: status $?: $(tail -2 "$T/lu.out")"
-    "$REPORT" "$T/lu.raw" | grep -q 'ct_plt_return\|plt_entry' &&
+    "$REPORT" "$T/lu.raw" | has 'ct_plt_return\|plt_entry' &&
         fail "trampoline, libunwind alone: a stack stops in the tracer"
-    "$REPORT" "$T/trampoline.raw" | grep -q ' fill ' ||
+    "$REPORT" "$T/trampoline.raw" | has ' fill ' ||
         fail "trampoline: no sample in fill, the caller of the recorded memset"
     true
 ) || exit 1
