@@ -15,8 +15,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "preload/filters/filter.h"
@@ -24,6 +22,7 @@
 #include "preload/args/args.h"
 #include "preload/args/encode.h"
 #include "preload/args/plan.h"
+#include "preload/base/self_read.h"
 #include "calltrace_format.h"
 #include "preload/tracer.h"
 
@@ -98,21 +97,6 @@ int ct_args_any(void)
 #define SMALL_PAY (NAMED_PAY * (CT_ARGS_MAX_ITEMS + 1))
 #define BIG_PAY (CT_ARGS_MAX_ITEMS * (CT_ARGS_STR_MAX + 4) + 16)
 
-/* Reads up to n bytes at addr without faulting; split at the page end so
- * that a string ending just before an unmapped page is still read.
- * Returns the bytes read, or -1 (errno) when none could be. */
-static ssize_t safe_read(void *dst, uintptr_t addr, size_t n)
-{
-    size_t first = 4096 - (addr & 4095);
-    if (first > n)
-        first = n;
-    struct iovec local = {dst, n};
-    struct iovec remote[2] = {{(void *)addr, first},
-                              {(void *)(addr + first), n - first}};
-    return syscall(SYS_process_vm_readv, (long)syscall(SYS_getpid), &local,
-                   1ul, remote, n > first ? 2ul : 1ul, 0ul);
-}
-
 static __attribute__((noinline)) void
 put_string(struct pay *p, const struct ct_arg_item *it, uintptr_t addr)
 {
@@ -123,7 +107,7 @@ put_string(struct pay *p, const struct ct_arg_item *it, uintptr_t addr)
     char buf[CT_ARGS_STR_MAX + 1];
     size_t want = (size_t)it->strmax + 1;
     int saved = errno;
-    ssize_t got = safe_read(buf, addr, want);
+    ssize_t got = ct_self_read(buf, addr, want);
     int e = errno;
     errno = saved;
     if (got < 0) {
@@ -275,14 +259,14 @@ struct job {
  * stack pointer was sp, into *v; -1 when they cannot be read.  In the
  * stack window, read in place with one load of their width (bytes copied
  * into a zeroed buffer and read back as 8 would stall on store
- * forwarding); elsewhere through safe_read, so that a place written
+ * forwarding); elsewhere through ct_self_read, so that a place written
  * wrongly cannot fault. */
 static int read_at_site(uintptr_t addr, unsigned w, uintptr_t sp, uint64_t *v)
 {
     uint8_t raw[8] = {0};
     if (!in_stack_window(addr, w, sp)) {
         int saved = errno;
-        ssize_t got = safe_read(raw, addr, w);
+        ssize_t got = ct_self_read(raw, addr, w);
         errno = saved;
         if (got != (ssize_t)w)
             return -1;

@@ -36,11 +36,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include "preload/args/args.h"
 #include "preload/base/budget.h"
+#include "preload/base/self_read.h"
 #include "preload/patch/patch.h"
 #include "preload/libcalls/plt.h"
 #include "preload/libcalls/plt_got.h"
@@ -677,9 +677,7 @@ const void *ct_plt_thread_slot(void)
 
 static int read_own(void *dst, const void *src, size_t len)
 {
-    struct iovec local = {dst, len}, remote = {(void *)src, len};
-    return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) ==
-                   (ssize_t)len ? 0 : -1;
+    return ct_self_read(dst, (uintptr_t)src, len) == (ssize_t)len ? 0 : -1;
 }
 
 uintptr_t ct_plt_real_return_of(const void *slot, uintptr_t sp)
