@@ -74,10 +74,10 @@ uintptr_t ct_sample_leaf_pc(const void *ucontext);
  * descriptors (ct_unwind_fds_off): ct_sample_unwind then returns 0 (the
  * leaf only). */
 int ct_sample_unwind_prepare(void);
-/* Points the calls of pipe2, read, write, syscall and close of the
+/* Points the calls of pipe2, pipe, read, write, syscall and close of the
  * libunwind object dlopen gave as handle at unwind_fds.c, before it
- * runs, so that its address checks use no descriptor; -1 when the object
- * or its pipe2 import is not found. */
+ * runs, so that its address checks use no descriptor; -1 when the
+ * object is not found among those loaded. */
 int ct_unwind_fds_off(void *handle);
 
 /* The loader guard: dlopen, dlclose and dl_iterate_phdr wrappers count

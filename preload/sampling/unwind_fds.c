@@ -12,9 +12,8 @@
  * pipe, through those numbers (tests/e2e/sample_fds.sh, "closefrom").
  *
  * So the library's calls of pipe2 (or pipe), read, write, syscall and
- * close are
- * pointed here (its GOT slots, as the library calls are patched,
- * ct_plt_point_import) before it runs: the pipe is two numbers no
+ * close are pointed here (its GOT slots, as the library calls are
+ * patched, ct_plt_point_import) before it runs: the pipe is two numbers no
  * descriptor can have, a read of the first finds it empty, a write to
  * the second is the readability test itself (process_vm_readv of one
  * byte), and a close of either does nothing.  Any other descriptor goes
@@ -28,9 +27,9 @@
 #include <link.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
+#include "preload/base/self_read.h"
 #include "preload/libcalls/plt.h"
 #include "preload/sampling/sample.h"
 
@@ -49,10 +48,7 @@ static int is_fake(int fd)
 static long byte_readable(const void *addr)
 {
     char c;
-    struct iovec local = {&c, 1};
-    struct iovec remote = {(void *)addr, 1};
-    if (syscall(SYS_process_vm_readv, (long)syscall(SYS_getpid), &local, 1ul,
-                &remote, 1ul, 0ul) == 1)
+    if (ct_self_read(&c, (uintptr_t)addr, 1) == 1)
         return 1;
     errno = EFAULT;
     return -1;
@@ -100,19 +96,18 @@ static long lu_syscall(long nr, long a, long b, long c, long d, long e,
                        long f)
 {
     if (nr == SYS_write && is_fake((int)a))
-        return c ? byte_readable((const void *)b) : 0;
-    if ((nr == SYS_read || nr == SYS_close) && is_fake((int)a)) {
-        errno = nr == SYS_read ? EAGAIN : 0;
-        return nr == SYS_read ? -1 : 0;
-    }
+        return lu_write((int)a, (const void *)b, (size_t)c);
+    if (nr == SYS_read && is_fake((int)a))
+        return lu_read((int)a, (void *)b, (size_t)c);
+    if (nr == SYS_close && is_fake((int)a))
+        return 0;
     return syscall(nr, a, b, c, d, e, f);
 }
 
 struct find {
     uintptr_t base;
     const char *name;
-    int pointed;    /* pipe2's and pipe's slots pointed, or -1: the
-                       object was not found */
+    int found;
 };
 
 static int point_object(struct dl_phdr_info *info, size_t size, void *arg)
@@ -129,8 +124,9 @@ static int point_object(struct dl_phdr_info *info, size_t size, void *arg)
     /* last, once the calls that use the pipe come here; a library built
      * without pipe2 makes it with pipe (and fcntl, which fails on these
      * numbers and changes nothing) */
-    fd->pointed = ct_plt_point_import(info, "pipe2", (uintptr_t)lu_pipe2) +
-                  ct_plt_point_import(info, "pipe", (uintptr_t)lu_pipe);
+    ct_plt_point_import(info, "pipe2", (uintptr_t)lu_pipe2);
+    ct_plt_point_import(info, "pipe", (uintptr_t)lu_pipe);
+    fd->found = 1;
     return 1;
 }
 
@@ -140,7 +136,7 @@ int ct_unwind_fds_off(void *handle)
     if (!handle || dlinfo(handle, RTLD_DI_LINKMAP, &lm) != 0 || !lm ||
         !lm->l_name)
         return -1;
-    struct find fd = {lm->l_addr, lm->l_name, -1};
+    struct find fd = {lm->l_addr, lm->l_name, 0};
     dl_iterate_phdr(point_object, &fd);
-    return fd.pointed < 0 ? -1 : 0;
+    return fd.found ? 0 : -1;
 }
