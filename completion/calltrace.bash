@@ -65,7 +65,7 @@ _calltrace_complete_words()
     case $cur in
         --export=*) _calltrace_values "$cur" "$(_calltrace_export_formats "$analyzer")"; return;;
         --format=*) _calltrace_values "$cur" "$(_calltrace_read_formats "$analyzer")"; return;;
-        --clock=*) _calltrace_values "$cur" "tsc monotonic"; return;;
+        --clock=*) _calltrace_values "$cur" "tsc tsc-fenced monotonic"; return;;
         --sample-clock=*) _calltrace_values "$cur" "cpu wall"; return;;
         --cputime=*) _calltrace_values "$cur" "switch clock off"; return;;
         --sort=*) _calltrace_values "$cur" "self calls total avg name min p50 p90 p99 max"; return;;

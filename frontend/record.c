@@ -49,8 +49,10 @@ static void usage(FILE *f)
 "                        sample each thread's CPU time (default) or its\n"
 "                        wall-clock time, blocked time included (needs\n"
 "                        root or perf_event_paranoid <= 1)\n"
-"      --clock=tsc|monotonic\n"
-"                        timestamp clock (default tsc where invariant)\n"
+"      --clock=tsc|tsc-fenced|monotonic\n"
+"                        timestamp clock (default tsc where invariant);\n"
+"                        tsc-fenced reads it in order: truer times of\n"
+"                        short functions, a dearer call\n"
 "      --bufsize=SIZE    block size per thread, 4K to 1G (default 1M)\n"
 "      --limit=SIZE      largest trace; events past it are counted as lost\n"
 "      --pack            compress the trace's call records (zstd) as the\n"
@@ -387,9 +389,11 @@ int ct_fe_record_parse(struct ct_fe_record_opts *o, int argc, char **argv,
             set(o, "CALLTRACE_SAMPLE_CLOCK", optarg);
             break;
         case OPT_CLOCK:
-            if (strcasecmp(optarg, "tsc") && strcasecmp(optarg, "monotonic"))
-                ct_fe_usage_error(verb, "--clock wants tsc or monotonic, got "
-                                  "'%s'", optarg);
+            if (strcasecmp(optarg, "tsc") &&
+                strcasecmp(optarg, "tsc-fenced") &&
+                strcasecmp(optarg, "monotonic"))
+                ct_fe_usage_error(verb, "--clock wants tsc, tsc-fenced or "
+                                  "monotonic, got '%s'", optarg);
             set(o, "CALLTRACE_CLOCK", optarg);
             break;
         case OPT_BUFSIZE:

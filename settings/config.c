@@ -252,13 +252,14 @@ static void load_clock(struct ct_config *c, ct_getenv_fn get, ct_warn_fn warn)
     const char *v = get("CALLTRACE_CLOCK");
     if (!v)
         return;
+    c->clock_monotonic = c->clock_fenced = 0;
     if (strcasecmp(v, "monotonic") == 0)
         c->clock_monotonic = 1;
-    else if (strcasecmp(v, "tsc") == 0)
-        c->clock_monotonic = 0;
-    else
-        warnf(warn, "calltrace: CALLTRACE_CLOCK='%s': expected tsc or "
-              "monotonic; using tsc", v);
+    else if (strcasecmp(v, "tsc-fenced") == 0)
+        c->clock_fenced = 1;
+    else if (strcasecmp(v, "tsc") != 0)
+        warnf(warn, "calltrace: CALLTRACE_CLOCK='%s': expected tsc, "
+              "tsc-fenced or monotonic; using tsc", v);
 }
 
 static void load_cputime(struct ct_config *c, ct_getenv_fn get,

@@ -36,6 +36,7 @@ struct ct_config {
     uint32_t bufsize;     /* bytes, multiple of CT_BLOCK_ALIGN               */
     uint64_t limit;       /* largest trace file in bytes, 0 = unlimited      */
     int clock_monotonic;  /* CALLTRACE_CLOCK=monotonic                       */
+    int clock_fenced;     /* CALLTRACE_CLOCK=tsc-fenced                      */
     int start_paused;
     int toggle_signal;    /* 0 = none                                        */
     int toggle_action;    /* CT_SIGACT_*: what the signal does               */

@@ -82,8 +82,9 @@ int ctr_read_header(const struct ct_input *in, struct ct_trace_info *info,
                             "expected a tick rate (tick_hz is 0)");
     info->ns_per_tick = ns_per_tick;
     if (h->clock == CT_CLOCK_TSC)
-        snprintf(info->clock, sizeof info->clock, "tsc %.2f GHz",
-                 1.0 / ns_per_tick);
+        snprintf(info->clock, sizeof info->clock, "tsc %.2f GHz%s",
+                 1.0 / ns_per_tick,
+                 h->flags & CT_FILE_FENCED ? ", read in order (fenced)" : "");
     else if (h->clock == CT_CLOCK_MONOTONIC)
         snprintf(info->clock, sizeof info->clock, "monotonic ns");
     else

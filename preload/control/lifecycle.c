@@ -248,6 +248,8 @@ void ct_process_start(void)
      * are done: every process pays the 100 us the window needs, so they
      * are spent on work, not in a wait. */
     ct_clock_begin(ct_proc.cfg.clock_monotonic);
+    if (ct_proc.cfg.clock_fenced)
+        ct_clock_fence();
     ct_enabled = !ct_proc.cfg.start_paused;
     ct_proc.pid = (uint32_t)getpid();
     ct_proc.calls_off = ct_sample_parse_mode(env("CALLTRACE_MODE")) ==

@@ -57,7 +57,7 @@ static inline int ct_fskip_holds(const struct ct_fskips *k, uintptr_t fn)
  * frames (which a skipped call leaves as they are), and the
  * CLOCK_MONOTONIC clock (which it does not read). */
 #define CT_FSKIP_STOP                                                    \
-    ((uint64_t)(CT_STOP_FILTER | CT_STOP_HIDDEN | CT_STOP_MONO))
+    ((uint64_t)(CT_STOP_FILTER | CT_STOP_HIDDEN | CT_STOP_CLOCK))
 
 /* What the hooks do with an event under the skip table. */
 #define CT_FSKIP_ASK  0     /* go on to the slow path                    */

@@ -107,7 +107,7 @@ uint64_t ct_measure_bias(void)
     ct_global_word = 0;
     ct_self = scratch;
     scratch->expect = 0;
-    scratch->stop = ct_clock_is_tsc ? 0 : CT_STOP_MONO;  /* as the slow path sets it */
+    scratch->stop = ct_clock_is_tsc ? 0 : CT_STOP_CLOCK;  /* as the slow path sets it */
     struct bias_round r[BIAS_ROUNDS];
     for (int i = 0; i < BIAS_ROUNDS; i++)
         r[i] = bias_round(scratch, bs->buf);

@@ -20,6 +20,7 @@
 
 struct ct_clock ct_clock = {CT_CLOCK_MONOTONIC, 1000000000u, 0, 0};
 int ct_clock_is_tsc;
+int ct_clock_fenced;
 int ct_tsc_off;
 /* The start window asked for (the one measured may be longer if the
  * process was preempted): a refinement over a run shorter than ten of them is
@@ -53,12 +54,12 @@ uint64_t ct_tsc_gone_ticks(void)
  * event takes its time from CLOCK_MONOTONIC, counted in the trace's TSC
  * ticks so a trace keeps one unit.  The hooks see the change at their
  * next event: a new generation of the global word sends each thread once
- * to its slow path, where it takes CT_STOP_MONO (its monotonic hooks). */
+ * to its slow path, where it takes CT_STOP_CLOCK (its monotonic hooks). */
 void ct_clock_tsc_gone(void)
 {
     if (__atomic_load_n(&ct_tsc_off, __ATOMIC_ACQUIRE))
         return;
-    if (ct_clock_is_tsc)
+    if (ct_clock.kind == CT_CLOCK_TSC)
         ct_clock_checkpoint();
     __atomic_store_n(&ct_tsc_off, 1, __ATOMIC_RELEASE);
     __atomic_store_n(&ct_clock_is_tsc, 0, __ATOMIC_RELEASE);
@@ -160,7 +161,18 @@ void ct_clock_begin(int force_monotonic)
     }
     paired_read(&ct_clock.start_ticks, &ct_clock.start_mono_ns);
     ct_clock.kind = CT_CLOCK_TSC;
-    ct_clock_is_tsc = 1;
+    ct_clock_is_tsc = !ct_clock_fenced;
+}
+
+/* The hooks' fast path reads the TSC without a fence (that read is what
+ * makes it fast): with ct_clock_is_tsc clear, every thread takes the
+ * stop bit that sends its events to the hooks' out-of-line twins, whose
+ * clock is ct_other_ticks. */
+void ct_clock_fence(void)
+{
+    ct_clock_fenced = 1;
+    if (ct_clock.kind == CT_CLOCK_TSC)
+        ct_clock_is_tsc = 0;
 }
 
 void ct_clock_calibrate(unsigned calib_us)

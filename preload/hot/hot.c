@@ -51,25 +51,34 @@ uint64_t ct_bench_ticks;
  * caller's stack pointer comes from.  Always a constant, so each hook gets
  * only its own branches. */
 enum hook_kind {
-    HOOK_MONO,      /* CLOCK_MONOTONIC; the stack pointer is handed in     */
+    HOOK_OTHER,     /* ct_other_ticks (CLOCK_MONOTONIC, or the TSC's
+                       stand-in once it is off); the stack pointer is
+                       handed in                                        */
+    HOOK_FENCED,    /* the TSC read after an lfence; the same            */
     HOOK_TSC,       /* the TSC; the caller's stack pointer read here       */
     HOOK_TSC_SP,    /* the TSC; the stack pointer given (a library call)   */
 };
 
+/* The hooks out of the TSC hooks' line, which a thread's CT_STOP_CLOCK
+ * sends every event to (enter_other, exit_other). */
+#define OUT_OF_LINE(kind) ((kind) == HOOK_OTHER || (kind) == HOOK_FENCED)
+
 static inline __attribute__((always_inline)) uint64_t
 hook_clock(enum hook_kind kind)
 {
-    return kind != HOOK_MONO ? ct_read_tsc() : ct_mono_ticks();
+    return kind == HOOK_FENCED  ? ct_read_tsc_fenced()
+           : !OUT_OF_LINE(kind) ? ct_read_tsc()
+                                : ct_other_ticks();
 }
 
 /* The caller's stack pointer at the call: for the TSC hook, which has no
  * frame, read where it is stored so it ties up no register on the way;
- * the monotonic hook has a frame of its own and is handed it. */
+ * the other clock's hook has a frame of its own and is handed it. */
 #define CALLER_SP(kind, sp)                                                 \
     ((kind) == HOOK_TSC ? (uintptr_t)__builtin_dwarf_cfa() : (sp))
 
 /* Stop bits the hook of a clock lets through. */
-#define IGNORED_STOP(kind) ((kind) != HOOK_MONO ? 0u : CT_STOP_MONO)
+#define IGNORED_STOP(kind) (!OUT_OF_LINE(kind) ? 0u : CT_STOP_CLOCK)
 
 /* Clears the busy flag at the end of the fast path.  The TSC hooks store
  * the whole gate, whose stop bits they found zero: the next hook's 64-bit
@@ -82,14 +91,14 @@ static inline __attribute__((always_inline)) void
 hook_done(struct ct_thread *t, enum hook_kind kind, uint32_t stop)
 {
     ct_signal_fence();
-    if (kind != HOOK_MONO)
+    if (!OUT_OF_LINE(kind))
         t->gate = stop;
     else
         t->busy = 0;
 }
 
-static void CT_COLD enter_other(void *fn, void *site, uintptr_t sp);
-static void CT_COLD exit_other(void *fn, void *site);
+static void enter_other(void *fn, void *site, uintptr_t sp);
+static void exit_other(void *fn, void *site);
 static void enter_kept(struct ct_thread *t, void *fn, void *site,
                        uintptr_t sp);
 static void CT_COLD exit_filtered(void *fn, void *site, int how);
@@ -149,6 +158,9 @@ hook_enter(void *fn, void *site, uintptr_t sp, enum hook_kind kind)
     /* Tracing off makes `expect` ~0, so this fails then too. */
     if (ct_unlikely(((t->gate & ~(uint64_t)IGNORED_STOP(kind)) |
                      (t->expect ^ w)) != 0)) {
+        /* The other clock and nothing else: its hooks, first. */
+        if (!OUT_OF_LINE(kind) && t->gate == CT_STOP_CLOCK && t->expect == w)
+            goto other;
         /* Paused, nothing open: only counted, which costs next to
          * nothing.  No busy flag: a handler that interrupts the count
          * adds and takes back its own frames, whose net is zero. */
@@ -162,12 +174,12 @@ hook_enter(void *fn, void *site, uintptr_t sp, enum hook_kind kind)
         int how = ct_fskip_enter(t, (uintptr_t)fn, w, IGNORED_STOP(kind));
         if (how == CT_FSKIP_DONE)
             return;
-        if (how == CT_FSKIP_KEEP && kind != HOOK_MONO) {
+        if (how == CT_FSKIP_KEEP && !OUT_OF_LINE(kind)) {
             enter_kept(t, fn, site, CALLER_SP(kind, sp));
             return;
         }
         /* Other rules: the filters' class table, straight away. */
-        if (kind != HOOK_MONO &&
+        if (!OUT_OF_LINE(kind) &&
             (t->stop & ~(uint32_t)CT_STOP_HIDDEN) == CT_STOP_FILTER) {
             ct_filter_fast_enter((uintptr_t)fn, (uintptr_t)site,
                                  CALLER_SP(kind, sp));
@@ -179,7 +191,7 @@ hook_enter(void *fn, void *site, uintptr_t sp, enum hook_kind kind)
         return;
     goto slow;
 other:
-    if (kind != HOOK_MONO) {
+    if (!OUT_OF_LINE(kind)) {
         enter_other(fn, site, CALLER_SP(kind, sp));
         return;
     }
@@ -223,6 +235,8 @@ hook_exit(void *fn, void *site, enum hook_kind kind)
     uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
     if (ct_unlikely(((t->gate & ~(uint64_t)IGNORED_STOP(kind)) |
                      (t->expect ^ w)) != 0)) {
+        if (!OUT_OF_LINE(kind) && t->gate == CT_STOP_CLOCK && t->expect == w)
+            goto other;
         if ((w & 1) && t->depth == 0 && t->blind &&
             (t->gate & ~(uint64_t)IGNORED_STOP(kind)) == 0) {
             t->blind--;  /* the return of a frame only counted */
@@ -230,7 +244,7 @@ hook_exit(void *fn, void *site, enum hook_kind kind)
         }
         /* The return of a call the skip table left out: nothing to
          * undo (filter_skip.h).  Anything else, out of line. */
-        if (kind != HOOK_MONO) {
+        if (!OUT_OF_LINE(kind)) {
             int how = ct_fskip_exit(t, (uintptr_t)fn, w, 0);
             if (how != CT_FSKIP_DONE)
                 exit_filtered(fn, site, how);
@@ -242,7 +256,7 @@ hook_exit(void *fn, void *site, enum hook_kind kind)
         return;
     goto slow;
 other:
-    if (kind != HOOK_MONO) {
+    if (!OUT_OF_LINE(kind)) {
         exit_other(fn, site);
         return;
     }
@@ -278,23 +292,58 @@ static CT_COLD void exit_filtered(void *fn, void *site, int how)
     exit_other(fn, site);
 }
 
-/* The same hooks reading CLOCK_MONOTONIC: not leaves (clock_gettime is a
- * call), kept out of the TSC hooks so those need no frame.  The TSC hooks
- * come here when the thread's stop word carries CT_STOP_MONO. */
-static CT_COLD void enter_other(void *fn, void *site, uintptr_t sp)
+/* The same hooks on the other clocks, kept out of the TSC hooks so those
+ * need no test of the clock.  The TSC hooks come here when the thread's
+ * stop word carries CT_STOP_CLOCK: the fenced TSC (CALLTRACE_CLOCK=
+ * tsc-fenced), whose hooks are leaves as the TSC hooks are, or
+ * ct_other_ticks (CLOCK_MONOTONIC, a call; the TSC turned off). */
+static __attribute__((noinline)) void
+enter_fenced(void *fn, void *site, uintptr_t sp)
 {
-    if (!ct_clock_is_tsc)
-        hook_enter(fn, site, sp, HOOK_MONO);
-    else
-        ct_enter_slow((uintptr_t)fn, (uintptr_t)site, sp);
+    hook_enter(fn, site, sp, HOOK_FENCED);
 }
 
-static CT_COLD void exit_other(void *fn, void *site)
+static __attribute__((noinline)) void exit_fenced(void *fn, void *site)
 {
-    if (!ct_clock_is_tsc)
-        hook_exit(fn, site, HOOK_MONO);
+    hook_exit(fn, site, HOOK_FENCED);
+}
+
+static CT_COLD void enter_mono(void *fn, void *site, uintptr_t sp)
+{
+    hook_enter(fn, site, sp, HOOK_OTHER);
+}
+
+static CT_COLD void exit_mono(void *fn, void *site)
+{
+    hook_exit(fn, site, HOOK_OTHER);
+}
+
+/* Whether the fenced TSC is still the clock (not once it was turned
+ * off: ct_other_ticks then stands in for it). */
+static inline int fenced_now(void)
+{
+    return ct_clock_fenced && !__atomic_load_n(&ct_tsc_off, __ATOMIC_RELAXED);
+}
+
+static __attribute__((noinline)) void
+enter_other(void *fn, void *site, uintptr_t sp)
+{
+    if (ct_clock_is_tsc)
+        ct_enter_slow((uintptr_t)fn, (uintptr_t)site, sp);
+    else if (fenced_now())
+        enter_fenced(fn, site, sp);
     else
+        enter_mono(fn, site, sp);
+}
+
+static __attribute__((noinline)) void exit_other(void *fn, void *site)
+{
+    if (ct_clock_is_tsc)
         ct_exit_slow((uintptr_t)fn, (uintptr_t)site);
+    else if (fenced_now())
+        exit_fenced(fn, site);
+    else
+        exit_mono(fn, site);
 }
 
 /* The caller's stack pointer at the call goes on the shadow stack beside

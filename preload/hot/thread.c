@@ -88,7 +88,7 @@ static uint32_t stop_bits(const struct ct_thread *t)
            (t->hidden_count ? CT_STOP_HIDDEN : 0) |
            (t->flags & CT_T_DEAD ? CT_STOP_DEAD : 0) | ct_filter_stop |
            ct_profile_stop |
-           (ct_clock_is_tsc ? 0 : CT_STOP_MONO) |
+           (ct_clock_is_tsc ? 0 : CT_STOP_CLOCK) |
            (ct_proc.count_after_failure ? CT_STOP_FAILED : 0) |
            (__atomic_load_n(&t->sharers, __ATOMIC_RELAXED) ||
                     __atomic_load_n(&t->vforked, __ATOMIC_RELAXED)

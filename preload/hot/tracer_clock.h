@@ -23,7 +23,13 @@ struct ct_clock {
 };
 
 extern struct ct_clock ct_clock;
-extern int ct_clock_is_tsc;   /* read on the hot path */
+/* 1 while the hooks read the TSC themselves (read on the hot path); 0
+ * with CLOCK_MONOTONIC, with the fenced TSC and once the TSC is turned
+ * off, where every event's time comes from ct_other_ticks. */
+extern int ct_clock_is_tsc;
+/* CALLTRACE_CLOCK=tsc-fenced: each TSC read waits for the instructions
+ * before it (docs/analysis.md, "A clock read in order"). */
+extern int ct_clock_fenced;
 
 uint64_t ct_mono_ns(void);
 uint64_t ct_realtime_ns(void);
@@ -33,6 +39,10 @@ int ct_tsc_invariant(void);
 /* Picks the clock (TSC unless forced or not invariant) and takes the
  * first (TSC, CLOCK_MONOTONIC) pair of the start window. */
 void ct_clock_begin(int force_monotonic);
+/* Where the clock is the TSC: every event reads it after an lfence, out
+ * of the hooks' fast path (CALLTRACE_CLOCK=tsc-fenced).  Right after
+ * ct_clock_begin, before any thread records. */
+void ct_clock_fence(void);
 /* Sets the TSC rate over the window since ct_clock_begin, waiting until
  * it is at least calib_us microseconds long (0: as long as it is).  Later
  * refinements must span ten such windows. */
@@ -70,13 +80,25 @@ uint64_t ct_tsc_gone_ticks(void);
 /* Before the TSC goes away: every later event reads CLOCK_MONOTONIC. */
 void ct_clock_tsc_gone(void);
 
-/* The time of an event when the TSC is not read: CLOCK_MONOTONIC, in ns
- * for a monotonic trace, in ticks for a TSC trace whose TSC was turned
- * off. */
-static inline __attribute__((always_inline)) uint64_t ct_mono_ticks(void)
+/* The TSC once every instruction before it has executed: lfence lets
+ * no later instruction start before the earlier ones are done, so the
+ * read cannot overlap the end of the function it times (the memory
+ * clobber keeps the compiler from moving work across it too). */
+static inline __attribute__((always_inline)) uint64_t ct_read_tsc_fenced(void)
+{
+    __asm__ volatile("lfence" ::: "memory");
+    return __rdtsc();
+}
+
+/* The time of an event when the hooks do not read the TSC themselves:
+ * CLOCK_MONOTONIC in ns for a monotonic trace; for a TSC trace the fenced
+ * TSC, or CLOCK_MONOTONIC in ticks once the TSC was turned off. */
+static inline __attribute__((always_inline)) uint64_t ct_other_ticks(void)
 {
     if (ct_likely(ct_clock.kind != CT_CLOCK_TSC))
         return ct_mono_ns();
+    if (ct_likely(!__atomic_load_n(&ct_tsc_off, __ATOMIC_RELAXED)))
+        return ct_read_tsc_fenced();
     return ct_tsc_gone_ticks();
 }
 
@@ -84,7 +106,7 @@ static inline __attribute__((always_inline)) uint64_t ct_now(void)
 {
     if (ct_likely(ct_clock_is_tsc))
         return ct_read_tsc();
-    return ct_mono_ticks();
+    return ct_other_ticks();
 }
 
 /* Measures the cost of one traced call (enter + exit) in picoseconds and

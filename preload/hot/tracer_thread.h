@@ -48,9 +48,10 @@
 #define CT_STOP_HIDDEN 0x2u  /* hidden frames are open                      */
 #define CT_STOP_DEAD   0x4u
 #define CT_STOP_FILTER 0x8u  /* record-time filters in force (filter.c)      */
-/* The clock is CLOCK_MONOTONIC: the TSC hooks hand every event to their
- * monotonic twins (hot.c), so they need no test of the clock kind. */
-#define CT_STOP_MONO   0x10u
+/* The clock is not the TSC read in the hooks (CLOCK_MONOTONIC, the fenced
+ * TSC, the TSC turned off): the TSC hooks hand every event to their twins
+ * of the other clock (hot.c), so they need no test of the clock kind. */
+#define CT_STOP_CLOCK  0x10u
 /* The trace failed with its file still there: every event is counted as
  * lost (file.c, ct_fail). */
 #define CT_STOP_FAILED 0x20u

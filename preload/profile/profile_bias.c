@@ -69,7 +69,7 @@ void ct_profile_measure_bias(void)
     ct_self = t;
     t->tid = (uint32_t)syscall(SYS_gettid);  /* 0 would be a forked child */
     t->expect = 0;
-    t->stop = ct_profile_stop | (ct_clock_is_tsc ? 0 : CT_STOP_MONO);
+    t->stop = ct_profile_stop | (ct_clock_is_tsc ? 0 : CT_STOP_CLOCK);
     struct round r[ROUNDS];
     for (int i = 0; i < ROUNDS; i++)
         r[i] = one_round(t);

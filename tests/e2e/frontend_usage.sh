@@ -23,7 +23,7 @@ bad "unknown option '--nope'" --nope ./x
 bad "wants a value" record -o
 bad "--bufsize wants a size" record --bufsize=12Q ./x
 bad "--bufsize wants a size" record --bufsize=1K ./x
-bad "--clock wants tsc or monotonic" record --clock=wall ./x
+bad "--clock wants tsc, tsc-fenced or monotonic" record --clock=wall ./x
 bad "--signal wants a signal" record --signal=NOPE ./x
 bad "--sample wants an interval" record --sample=1h ./x
 bad "--sample-clock wants cpu or wall" record --sample-clock=gpu ./x

@@ -8,7 +8,8 @@
 # one raising a signal, a storm of timer signals whose handler calls
 # both kinds, four threads, and a thread still running at exit.  Every
 # kept call exact, every left-out call counted, the nesting whole, and
-# the report the same however many threads decode it; with either clock.
+# the report the same however many threads decode it; with each clock
+# (tsc, tsc-fenced, monotonic).
 . "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || skip "no $LIB: the tracer is not built"
 
@@ -68,5 +69,6 @@ check() {
         fail "$clock: kept_leaf is not under main: $(grep -m1 -B3 "kept_deep() {" "$T/t.tree")"
 }
 check tsc
+check tsc-fenced
 check monotonic
 echo ok

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # A program that turns the TSC off for itself (prctl(PR_SET_TSC,
-# PR_TSC_SIGSEGV)) runs traced as untraced, with either clock: the tracer
-# moves to CLOCK_MONOTONIC by system call first and records on.  One that
+# PR_TSC_SIGSEGV)) runs traced as untraced, with each clock (tsc,
+# tsc-fenced, monotonic): the tracer moves to CLOCK_MONOTONIC by system
+# call first and records on.  One that
 # enters seccomp strict mode (prctl or the seccomp system call) runs as
 # untraced too: the trace is closed first, with one line.
 . "$(dirname "$0")/lib.sh"
@@ -20,7 +21,7 @@ ulimit -c 0
 # Some hypervisors let the TSC be read anyway: then the clock's switch is
 # checked, not the fault it avoids.
 ( "$T/notsc" enforced 0 ) 2>/dev/null && echo "note: PR_SET_TSC does not make the TSC fault on this machine"
-for clock in tsc monotonic; do
+for clock in tsc tsc-fenced monotonic; do
     rm -f "$T"/t.raw*
     set +e
     ( CALLTRACE_CLOCK=$clock CALLTRACE_BUFSIZE=4K run_traced "$T/t.raw" "$T/notsc" tsc $N \

@@ -87,6 +87,37 @@ static void test_refine_needs_a_long_run(void **state)
     assert_int_equal(ct_clock.tick_hz, 3000000000u);
 }
 
+/* CALLTRACE_CLOCK=tsc-fenced: still the TSC (the trace's ticks are its
+ * ticks), but the hooks no longer read it themselves, so every event's
+ * time comes from ct_other_ticks, which reads the TSC after an lfence; a
+ * later TSC clock without the fence has the hooks read it again. */
+static void test_fenced_tsc(void **state)
+{
+    (void)state;
+    if (!ct_tsc_invariant())
+        skip();
+    ct_clock_init(0, 1000);
+    ct_clock_fence();
+    assert_int_equal(ct_clock.kind, CT_CLOCK_TSC);
+    assert_int_equal(ct_clock_is_tsc, 0);
+    uint64_t a = __rdtsc(), b = ct_now(), c = __rdtsc();
+    assert_true(a <= b && b <= c);
+    assert_true(ct_other_ticks() >= b);
+    /* Another begin keeps the choice, as a forked child's would. */
+    ct_clock_begin(0);
+    assert_int_equal(ct_clock_is_tsc, 0);
+    ct_clock_fenced = 0;
+    ct_clock_init(0, 1000);
+    assert_int_equal(ct_clock_is_tsc, 1);
+    /* Monotonic stays monotonic when fenced is asked. */
+    ct_clock_init(1, 0);
+    ct_clock_fence();
+    assert_int_equal(ct_clock.kind, CT_CLOCK_MONOTONIC);
+    uint64_t m0 = ct_mono_ns(), n = ct_now(), m1 = ct_mono_ns();
+    assert_true(m0 <= n && n <= m1);
+    ct_clock_fenced = 0;
+}
+
 static void test_flag_parsing(void **state)
 {
     (void)state;
@@ -102,6 +133,7 @@ int main(void)
         cmocka_unit_test(test_tsc_calibration),
         cmocka_unit_test(test_window_spans_the_work_between),
         cmocka_unit_test(test_refine_needs_a_long_run),
+        cmocka_unit_test(test_fenced_tsc),
         cmocka_unit_test(test_flag_parsing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

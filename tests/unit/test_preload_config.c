@@ -168,8 +168,8 @@ static void test_bad_values(void **state)
                         "such as 64K or 4M; using 1M");
     assert_string_equal(warnings[3], "calltrace: CALLTRACE_LIMIT='12Q': expected a size "
                         "such as 100M or 2G; using no limit");
-    assert_string_equal(warnings[4], "calltrace: CALLTRACE_CLOCK='hpet': expected tsc or "
-                        "monotonic; using tsc");
+    assert_string_equal(warnings[4], "calltrace: CALLTRACE_CLOCK='hpet': expected tsc, "
+                        "tsc-fenced or monotonic; using tsc");
     assert_string_equal(warnings[5], "calltrace: CALLTRACE_START_PAUSED='2': expected 1/yes/true/on or 0/no/false/off; using 0");
     assert_string_equal(warnings[6], "calltrace: CALLTRACE_SIGNAL='USR9': expected a signal "
                         "such as USR2, SIGUSR2 or 12; using none");
@@ -177,9 +177,32 @@ static void test_bad_values(void **state)
     assert_int_equal(c.bufsize, 1u << 20);
     assert_int_equal(c.limit, 0);
     assert_int_equal(c.clock_monotonic, 0);
+    assert_int_equal(c.clock_fenced, 0);
     assert_int_equal(c.start_paused, 0);
     assert_int_equal(c.toggle_signal, 0);
     assert_int_equal(c.quiet, 0);
+}
+
+/* CALLTRACE_CLOCK's three clocks, each alone: the fenced TSC is the TSC
+ * (not monotonic) read in order. */
+static void test_clock_kinds(void **state)
+{
+    (void)state;
+    struct ct_config c;
+    load_alone(&c, "CALLTRACE_CLOCK", "tsc-fenced");
+    assert_int_equal(warn_n, 0);
+    assert_int_equal(c.clock_monotonic, 0);
+    assert_int_equal(c.clock_fenced, 1);
+    load_alone(&c, "CALLTRACE_CLOCK", "TSC");
+    assert_int_equal(warn_n, 0);
+    assert_int_equal(c.clock_monotonic, 0);
+    assert_int_equal(c.clock_fenced, 0);
+    load_alone(&c, "CALLTRACE_CLOCK", "monotonic");
+    assert_int_equal(c.clock_monotonic, 1);
+    assert_int_equal(c.clock_fenced, 0);
+    load_alone(&c, "CALLTRACE_CLOCK", "tsc-fence");
+    assert_int_equal(warn_n, 1);
+    assert_int_equal(c.clock_fenced, 0);
 }
 
 /* A path with no room for the pid and ".N" suffix is refused by length;
@@ -461,6 +484,7 @@ int main(void)
         cmocka_unit_test_setup(test_good_values, reset),
         cmocka_unit_test_setup(test_bufsize_rounding_and_bounds, reset),
         cmocka_unit_test_setup(test_bad_values, reset),
+        cmocka_unit_test_setup(test_clock_kinds, reset),
         cmocka_unit_test_setup(test_output_length, reset),
         cmocka_unit_test_setup(test_follow, reset),
         cmocka_unit_test_setup(test_cputime, reset),

@@ -62,19 +62,19 @@ static void test_monotonic_stop_bit(void **state)
     __cyg_profile_func_enter((void *)fn_a, (void *)0x10);  /* slow: first */
     struct ct_thread *t = ct_self;
     assert_non_null(t);
-    assert_int_equal(t->gate, CT_STOP_MONO);
+    assert_int_equal(t->gate, CT_STOP_CLOCK);
     uint8_t *pos = t->pos;
     uint32_t depth = t->depth;
     __cyg_profile_func_enter((void *)fn_b, (void *)0x14);
     assert_true(t->pos > pos);
     assert_int_equal(t->depth, depth + 1);
-    assert_int_equal(t->gate, CT_STOP_MONO);
+    assert_int_equal(t->gate, CT_STOP_CLOCK);
     pos = t->pos;
     __cyg_profile_func_exit((void *)fn_b, (void *)0x14);
     assert_true(t->pos > pos);
     assert_int_equal(t->depth, depth);
     __cyg_profile_func_exit((void *)fn_a, (void *)0x10);
-    assert_int_equal(t->gate, CT_STOP_MONO);
+    assert_int_equal(t->gate, CT_STOP_CLOCK);
 }
 
 /* CALLTRACE_OFF() from a handler that interrupted a hook leaves the
@@ -94,15 +94,50 @@ static void test_region_from_interrupting_handler(void **state)
     __cyg_profile_func_enter((void *)fn_b, (void *)0x24);
     assert_int_equal(t->hidden_count, 1);
     assert_ptr_equal(t->pos, pos);
-    assert_int_equal(t->stop, CT_STOP_REGION | CT_STOP_HIDDEN | CT_STOP_MONO);
+    assert_int_equal(t->stop, CT_STOP_REGION | CT_STOP_HIDDEN | CT_STOP_CLOCK);
     __cyg_profile_func_exit((void *)fn_b, (void *)0x24);
     assert_int_equal(t->hidden_count, 0);
     assert_ptr_equal(t->pos, pos);
     ct_thread_region(1);
-    assert_int_equal(t->gate, CT_STOP_MONO);
+    assert_int_equal(t->gate, CT_STOP_CLOCK);
     __cyg_profile_func_exit((void *)fn_a, (void *)0x20);
     assert_true(t->pos > pos);  /* recorded again */
     assert_int_equal(t->depth, depth - 1);
+}
+
+/* CALLTRACE_CLOCK=tsc-fenced: the TSC hooks leave by the same stop bit,
+ * and the events are recorded by the fenced hooks, whose clock is the
+ * TSC itself (the thread's last time lands between two reads of it),
+ * not CLOCK_MONOTONIC's nanoseconds. */
+static void test_fenced_stop_bit(void **state)
+{
+    (void)state;
+    if (!ct_tsc_invariant())
+        skip();
+    ct_clock_init(0, 100);
+    ct_clock_fence();
+    /* a new generation: each thread's next event takes its stop bits
+     * again in the slow path, as a change of clock does */
+    __atomic_fetch_add(&ct_global_word, 2, __ATOMIC_RELEASE);
+    struct ct_thread *t = ct_self;
+    __cyg_profile_func_enter((void *)fn_a, (void *)0x30);  /* slow */
+    assert_int_equal(t->gate, CT_STOP_CLOCK);
+    uint8_t *pos = t->pos;
+    uint32_t depth = t->depth;
+    uint64_t before = __rdtsc();
+    __cyg_profile_func_enter((void *)fn_b, (void *)0x34);
+    uint64_t after = __rdtsc();
+    assert_true(t->pos > pos);
+    assert_int_equal(t->depth, depth + 1);
+    assert_true(t->prev_ticks >= before && t->prev_ticks <= after);
+    assert_int_equal(t->gate, CT_STOP_CLOCK);
+    before = __rdtsc();
+    __cyg_profile_func_exit((void *)fn_b, (void *)0x34);
+    after = __rdtsc();
+    assert_int_equal(t->depth, depth);
+    assert_true(t->prev_ticks >= before && t->prev_ticks <= after);
+    __cyg_profile_func_exit((void *)fn_a, (void *)0x30);
+    assert_int_equal(t->gate, CT_STOP_CLOCK);
 }
 
 int main(void)
@@ -113,6 +148,7 @@ int main(void)
     const struct CMUnitTest file_tests[] = {
         cmocka_unit_test(test_monotonic_stop_bit),
         cmocka_unit_test(test_region_from_interrupting_handler),
+        cmocka_unit_test(test_fenced_stop_bit),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     return rc | cmocka_run_group_tests(file_tests, setup_file, teardown_file);
