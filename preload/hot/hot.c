@@ -158,9 +158,6 @@ hook_enter(void *fn, void *site, uintptr_t sp, enum hook_kind kind)
     /* Tracing off makes `expect` ~0, so this fails then too. */
     if (ct_unlikely(((t->gate & ~(uint64_t)IGNORED_STOP(kind)) |
                      (t->expect ^ w)) != 0)) {
-        /* The other clock and nothing else: its hooks, first. */
-        if (!OUT_OF_LINE(kind) && t->gate == CT_STOP_CLOCK && t->expect == w)
-            goto other;
         /* Paused, nothing open: only counted, which costs next to
          * nothing.  No busy flag: a handler that interrupts the count
          * adds and takes back its own frames, whose net is zero. */
@@ -235,8 +232,6 @@ hook_exit(void *fn, void *site, enum hook_kind kind)
     uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
     if (ct_unlikely(((t->gate & ~(uint64_t)IGNORED_STOP(kind)) |
                      (t->expect ^ w)) != 0)) {
-        if (!OUT_OF_LINE(kind) && t->gate == CT_STOP_CLOCK && t->expect == w)
-            goto other;
         if ((w & 1) && t->depth == 0 && t->blind &&
             (t->gate & ~(uint64_t)IGNORED_STOP(kind)) == 0) {
             t->blind--;  /* the return of a frame only counted */
