@@ -6,7 +6,11 @@
 # the default, and as calibrated at start), with the truth.  The
 # parent and the library call are compared by total time per call (their
 # children's time in it).  Error = reported - untraced; "ok" when within
-# max(2 ns, 10 %) of the untraced figure (issue 22's goal).
+# max(2 ns, 10 %) of the untraced figure (issue 22's goal).  The library
+# call's untraced figure comes from a run of the same program without the
+# tracer: in the traced run its untraced copy calls the library through
+# the same GOT slot, which the tracer's library-call mode points at its
+# own stub, so its "untraced" time there includes the tracer's record.
 #   bench/known_costs.sh [SCALE]     (BUILD=build-x; SCALE multiplies calls)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -19,7 +23,10 @@ gcc -std=gnu11 -O2 -g -finstrument-functions -c -o "$W/t.o" -D'KC(n)=t_##n' "$sr
 gcc -std=gnu11 -O2 -g -o "$W/kc" bench/known_costs.c "$W/u.o" "$W/t.o"
 echo "CPU: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo), $(nproc) cores, load average $(cut -d' ' -f1-3 /proc/loadavg)"
 echo "command: BUILD=$BUILD bench/known_costs.sh $SCALE"
-CALLTRACE_OUTPUT="$W/k.raw" LD_PRELOAD="$LIB" "$W/kc" "$SCALE" >"$W/truth"
+"$W/kc" "$SCALE" >"$W/plain"
+CALLTRACE_OUTPUT="$W/k.raw" LD_PRELOAD="$LIB" "$W/kc" "$SCALE" >"$W/traced"
+awk 'NR == FNR { if ($1 == "libcall") lib = $3; next }
+     $1 == "libcall" { $3 = lib } { print }' "$W/plain" "$W/traced" >"$W/truth"
 "$REPORT" -p -b --cpu --raw-times "$W/k.raw" >"$W/raw" 2>/dev/null ||
     "$REPORT" -p -b --cpu "$W/k.raw" >"$W/raw"
 "$REPORT" -p -b --cpu --subtract-bias "$W/k.raw" >"$W/sub"

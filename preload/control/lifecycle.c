@@ -281,8 +281,10 @@ void ct_process_start(void)
                        "no call's values; the rules are not used");
         /* Before the library calls: an object with patched entries calls
          * no hook, and its library calls are recorded all the same. */
-        if (!ct_proc.calls_off)
+        if (!ct_proc.calls_off) {
+            ct_clock_hooks_point();  /* before the argument rules' */
             ct_patch_start();
+        }
         ct_plt_start(ct_proc.calls_off ? CT_LIBCALLS_NONE
                                        : ct_proc.cfg.libcalls);
         if (!ct_proc.calls_off)

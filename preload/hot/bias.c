@@ -44,14 +44,19 @@ static volatile uint64_t calib_in;
  * argument, the hooks' prologues), not only the hooks' bodies.  The one
  * store after the enter hook stands for the smallest function's work.
  */
-__attribute__((noinline)) static uintptr_t calib_leaf(uintptr_t x)
-{
-    __cyg_profile_func_enter((void *)calib_leaf, __builtin_return_address(0));
-    calib_in = ct_self->prev_ticks;
-    __asm__("" : "+r"(x));
-    __cyg_profile_func_exit((void *)calib_leaf, __builtin_return_address(0));
-    return x + 1;
-}
+#define CALIB_LEAF(name, enter, exit)                                         \
+    __attribute__((noinline)) static uintptr_t name(uintptr_t x)              \
+    {                                                                         \
+        enter((void *)name, __builtin_return_address(0));                     \
+        calib_in = ct_self->prev_ticks;                                       \
+        __asm__("" : "+r"(x));                                                \
+        exit((void *)name, __builtin_return_address(0));                      \
+        return x + 1;                                                         \
+    }
+CALIB_LEAF(calib_leaf, __cyg_profile_func_enter, __cyg_profile_func_exit)
+/* With CALLTRACE_CLOCK=tsc-fenced, the hooks the program's calls are
+ * pointed at (clock_hooks.c). */
+CALIB_LEAF(calib_leaf_fenced, ct_fenced_enter, ct_fenced_exit)
 
 static struct bias_round bias_round(struct ct_thread *scratch, uint8_t *buf)
 {
@@ -62,8 +67,9 @@ static struct bias_round bias_round(struct ct_thread *scratch, uint8_t *buf)
     scratch->prev_ticks = ct_now();
     uint64_t t0 = ct_mono_ns(), last_exit = 0;
     uintptr_t x = 0;
+    int fenced = ct_clock_fenced && ct_clock.kind == CT_CLOCK_TSC;
     for (int i = 0; i < BIAS_PAIRS; i++) {
-        x = calib_leaf(x);
+        x = fenced ? calib_leaf_fenced(x) : calib_leaf(x);
         uint64_t in = calib_in, out = *stamp;  /* the two clock reads */
         r.inside += out - in;
         if (i)

@@ -43,6 +43,9 @@ void ct_clock_begin(int force_monotonic);
  * of the hooks' fast path (CALLTRACE_CLOCK=tsc-fenced).  Right after
  * ct_clock_begin, before any thread records. */
 void ct_clock_fence(void);
+/* With the fenced TSC, each loaded object's calls of the hooks pointed at
+ * the fenced hooks (clock_hooks.c): at start and after each dlopen. */
+void ct_clock_hooks_point(void);
 /* Sets the TSC rate over the window since ct_clock_begin, waiting until
  * it is at least calib_us microseconds long (0: as long as it is).  Later
  * refinements must span ten such windows. */

@@ -243,6 +243,10 @@ void ct_enter_at(void *fn, void *site, uintptr_t sp);
 uint8_t *ct_enter_open(void *fn, void *site, uintptr_t sp, size_t more);
 /* Ends a record written in place while the thread's gate was held. */
 void ct_hot_close(uint8_t *end);
+/* The hooks of CALLTRACE_CLOCK=tsc-fenced, which each object's imports
+ * of the two above are pointed at (clock_hooks.c). */
+void ct_fenced_enter(void *fn, void *site);
+void ct_fenced_exit(void *fn, void *site);
 /* The exit hook, called from inside the tracer without the PLT (the
  * patchable-entry trampoline, patch.c). */
 void ct_exit_at(void *fn, void *site);

@@ -188,6 +188,7 @@ static void after_load(void *handle, int guarded)
         /* before the library calls' and the filters' look at the object */
         ct_patch_after_load();
         ct_plt_after_load();
+        ct_clock_hooks_point();  /* before the argument rules' */
         ct_args_site_after_load();
         ct_filter_after_dlopen();
     }

@@ -106,7 +106,8 @@ static void test_region_from_interrupting_handler(void **state)
 }
 
 /* CALLTRACE_CLOCK=tsc-fenced: the TSC hooks leave by the same stop bit,
- * and the events are recorded by the fenced hooks, whose clock is the
+ * and the events are recorded by the fenced twins, as by the fenced hooks
+ * themselves (ct_fenced_enter, ct_fenced_exit), whose clock is the
  * TSC itself (the thread's last time lands between two reads of it),
  * not CLOCK_MONOTONIC's nanoseconds. */
 static void test_fenced_stop_bit(void **state)
@@ -136,6 +137,17 @@ static void test_fenced_stop_bit(void **state)
     after = __rdtsc();
     assert_int_equal(t->depth, depth);
     assert_true(t->prev_ticks >= before && t->prev_ticks <= after);
+    /* The fenced hooks the program's calls are pointed at: the same. */
+    pos = t->pos;
+    before = __rdtsc();
+    ct_fenced_enter((void *)fn_b, (void *)0x38);
+    after = __rdtsc();
+    assert_true(t->pos > pos);
+    assert_int_equal(t->depth, depth + 1);
+    assert_true(t->prev_ticks >= before && t->prev_ticks <= after);
+    ct_fenced_exit((void *)fn_b, (void *)0x38);
+    assert_int_equal(t->depth, depth);
+    assert_int_equal(t->gate, CT_STOP_CLOCK);
     __cyg_profile_func_exit((void *)fn_a, (void *)0x30);
     assert_int_equal(t->gate, CT_STOP_CLOCK);
 }
