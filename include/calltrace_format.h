@@ -51,8 +51,8 @@
 #define CT_FILE_PROFILE  0x200u /* CALLTRACE_MODE=profile: each thread's
                                   calls are a PROFILE block's call-path
                                   table, no call records               */
-#define CT_FILE_FENCED   0x1000u /* a TSC trace whose clock was read after
-                                   an lfence (CALLTRACE_CLOCK=tsc-fenced) */
+#define CT_FILE_FENCED   0x1000u /* a TSC trace whose hooks were fenced
+                                   (CALLTRACE_CLOCK=tsc-fenced)          */
 #define CT_FILE_HEAD_PREFIX 0x800u /* record heads tell their type by a
                                       prefix code (ct_head), not 3 bits   */
 

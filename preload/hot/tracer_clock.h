@@ -27,8 +27,9 @@ extern struct ct_clock ct_clock;
  * with CLOCK_MONOTONIC, with the fenced TSC and once the TSC is turned
  * off, where every event's time comes from ct_other_ticks. */
 extern int ct_clock_is_tsc;
-/* CALLTRACE_CLOCK=tsc-fenced: each TSC read waits for the instructions
- * before it (docs/analysis.md, "A clock read in order"). */
+/* CALLTRACE_CLOCK=tsc-fenced: the hooks run between two lfences, and
+ * every other read of the TSC follows one (docs/analysis.md, "A clock
+ * read in order"). */
 extern int ct_clock_fenced;
 
 uint64_t ct_mono_ns(void);
