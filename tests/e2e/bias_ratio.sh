@@ -60,10 +60,5 @@ attempt() {
     done
     return 0
 }
-ok=0
-for try in 1 2 3; do
-    if attempt; then ok=1; break; fi
-    echo "run $try: $why"
-done
-[ $ok = 1 ] || fail "$why (three runs)"
+three_tries attempt
 echo "bias off: parent lost $taken ns a call (1000 calls, $caller ns each in the caller), parent $(ratio "$(field t_parent 6)" "$(truth parent)"), heavy $(ratio "$(field t_heavy 6)" "$(truth heavy)") of untraced"

@@ -53,12 +53,7 @@ attempt() {
     done
     return 0
 }
-ok=0
-for try in 1 2 3; do
-    if attempt; then ok=1; break; fi
-    echo "run $try: $why"
-done
-[ $ok = 1 ] || fail "$why (three runs)"
+three_tries attempt
 echo "fenced, bias off:$line"
 
 rm -f "$T"/m.raw*

@@ -29,6 +29,18 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # the pipeline (a flaky test), and `! CMD | grep -q` passes on a match.
 has() { grep "$@" > /dev/null; }
 skip() { echo "$*"; exit 77; }
+# three_tries FUNC: FUNC up to three times until it returns 0, each
+# failure's reason ($why) printed; fails with the last one.  For checks of
+# times on a virtual machine whose speed moves from one moment to the
+# next: a wrong result fails all three.
+three_tries() {
+    local try
+    for try in 1 2 3; do
+        "$1" && return 0
+        echo "run $try: $why"
+    done
+    fail "$why (three runs)"
+}
 
 # build_traced OUT SRC... [-- extra cc flags]: compile with instrumentation.
 build_traced() {

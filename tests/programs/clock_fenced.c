@@ -9,19 +9,8 @@
  * instrumented.  Prints "short NS_PER_CALL" and "mid NS_PER_CALL".
  */
 #include <stdio.h>
-#include <time.h>
 
-#define NOTRACE __attribute__((no_instrument_function))
-
-static inline __attribute__((always_inline)) NOTRACE unsigned long
-chain(unsigned long x, int steps)
-{
-    for (int i = 0; i < steps; i++) {
-        x = x * 2654435761u + 1;
-        __asm__("" : "+r"(x));
-    }
-    return x;
-}
+#include "known_work.h"
 
 #define DEFINE(p, attr)                                                      \
     attr __attribute__((noinline)) unsigned long p##short(unsigned long x)   \
@@ -39,23 +28,6 @@ __attribute__((noinline)) unsigned long t_cheap(unsigned long x)
 {
     __asm__("" : "+r"(x));
     return x + 1;
-}
-
-NOTRACE static double cpu_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return ts.tv_sec * 1e9 + ts.tv_nsec;
-}
-
-/* n calls of f, in CPU ns per call. */
-NOTRACE static double per_call(unsigned long (*f)(unsigned long), int n,
-                               unsigned long *x)
-{
-    double t0 = cpu_ns();
-    for (int i = 0; i < n; i++)
-        *x = f(*x);
-    return (cpu_ns() - t0) / n;
 }
 
 static volatile unsigned long sink;
