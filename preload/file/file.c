@@ -692,7 +692,7 @@ static void fill_header(struct ct_file_header *h, uint32_t ppid)
                (ct_profile_stop ? CT_FILE_PROFILE : 0);
     if (ct_patch_active)
         h->flags |= CT_FILE_PATCHED;
-    if (ct_clock_fenced && ct_clock.kind == CT_CLOCK_TSC)
+    if (ct_clock_fenced)
         h->flags |= CT_FILE_FENCED;
     if (ct_proc.sample_interval_ns) {
         h->flags |= CT_FILE_SAMPLED;

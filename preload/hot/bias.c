@@ -67,9 +67,8 @@ static struct bias_round bias_round(struct ct_thread *scratch, uint8_t *buf)
     scratch->prev_ticks = ct_now();
     uint64_t t0 = ct_mono_ns(), last_exit = 0;
     uintptr_t x = 0;
-    int fenced = ct_clock_fenced && ct_clock.kind == CT_CLOCK_TSC;
     for (int i = 0; i < BIAS_PAIRS; i++) {
-        x = fenced ? calib_leaf_fenced(x) : calib_leaf(x);
+        x = ct_clock_fenced ? calib_leaf_fenced(x) : calib_leaf(x);
         uint64_t in = calib_in, out = *stamp;  /* the two clock reads */
         r.inside += out - in;
         if (i)

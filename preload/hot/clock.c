@@ -164,15 +164,17 @@ void ct_clock_begin(int force_monotonic)
     ct_clock_is_tsc = !ct_clock_fenced;
 }
 
-/* The hooks' fast path reads the TSC without a fence (that read is what
- * makes it fast): with ct_clock_is_tsc clear, every thread takes the
- * stop bit that sends its events to the hooks' out-of-line twins, whose
- * clock is ct_other_ticks. */
+/* The TSC hooks' fast path has no fence (that is what makes it fast):
+ * with ct_clock_is_tsc clear, every thread takes the stop bit that sends
+ * its events to the fenced twins (hot.c).  Without the TSC there is
+ * nothing to fence, and ct_clock_fenced stays 0: it says the fenced TSC
+ * is the clock. */
 void ct_clock_fence(void)
 {
+    if (ct_clock.kind != CT_CLOCK_TSC)
+        return;
     ct_clock_fenced = 1;
-    if (ct_clock.kind == CT_CLOCK_TSC)
-        ct_clock_is_tsc = 0;
+    ct_clock_is_tsc = 0;
 }
 
 void ct_clock_calibrate(unsigned calib_us)

@@ -31,7 +31,7 @@ static int point_object(struct dl_phdr_info *info, size_t size, void *arg)
 
 void ct_clock_hooks_point(void)
 {
-    if (!ct_clock_fenced || ct_clock.kind != CT_CLOCK_TSC)
+    if (!ct_clock_fenced)
         return;
     int saved = errno;
     dl_iterate_phdr(point_object, NULL);

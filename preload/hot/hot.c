@@ -323,7 +323,8 @@ static CT_COLD void exit_filtered(void *fn, void *site, int how)
 /* The same hooks on the other clocks, kept out of the TSC hooks so those
  * need no test of the clock.  The TSC hooks come here when the thread's
  * stop word carries CT_STOP_CLOCK: the fenced TSC (CALLTRACE_CLOCK=
- * tsc-fenced), whose hooks are leaves as the TSC hooks are, or
+ * tsc-fenced), whose hooks are leaves as the TSC hooks are and read the
+ * TSC's stand-in themselves once it is turned off (hook_clock), or
  * ct_other_ticks (CLOCK_MONOTONIC, a call; the TSC turned off). */
 static __attribute__((noinline)) void
 enter_fenced(void *fn, void *site, uintptr_t sp)
@@ -346,19 +347,12 @@ static CT_COLD void exit_mono(void *fn, void *site)
     hook_exit(fn, site, HOOK_OTHER);
 }
 
-/* Whether the fenced TSC is still the clock (not once it was turned
- * off: ct_other_ticks then stands in for it). */
-static inline int fenced_now(void)
-{
-    return ct_clock_fenced && !__atomic_load_n(&ct_tsc_off, __ATOMIC_RELAXED);
-}
-
 static __attribute__((noinline)) void
 enter_other(void *fn, void *site, uintptr_t sp)
 {
     if (ct_clock_is_tsc)
         ct_enter_slow((uintptr_t)fn, (uintptr_t)site, sp);
-    else if (fenced_now())
+    else if (ct_clock_fenced)
         enter_fenced(fn, site, sp);
     else
         enter_mono(fn, site, sp);
@@ -368,7 +362,7 @@ static __attribute__((noinline)) void exit_other(void *fn, void *site)
 {
     if (ct_clock_is_tsc)
         ct_exit_slow((uintptr_t)fn, (uintptr_t)site);
-    else if (fenced_now())
+    else if (ct_clock_fenced)
         exit_fenced(fn, site);
     else
         exit_mono(fn, site);

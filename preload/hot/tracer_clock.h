@@ -23,13 +23,15 @@ struct ct_clock {
 };
 
 extern struct ct_clock ct_clock;
-/* 1 while the hooks read the TSC themselves (read on the hot path); 0
- * with CLOCK_MONOTONIC, with the fenced TSC and once the TSC is turned
- * off, where every event's time comes from ct_other_ticks. */
+/* 1 while the TSC hooks' fast path reads the clock (read on the hot
+ * path); 0 with CLOCK_MONOTONIC, with the fenced TSC and once the TSC is
+ * turned off, where the hooks' twins read it (hot.c) and every other
+ * event's time comes from ct_other_ticks. */
 extern int ct_clock_is_tsc;
-/* CALLTRACE_CLOCK=tsc-fenced: the hooks run between two lfences, and
- * every other read of the TSC follows one (docs/analysis.md, "A clock
- * read in order"). */
+/* 1 when the clock is the fenced TSC (CALLTRACE_CLOCK=tsc-fenced, set by
+ * ct_clock_fence): the hooks run between two lfences, and every other
+ * read of the TSC follows one (docs/analysis.md, "A clock read in
+ * order"). */
 extern int ct_clock_fenced;
 
 uint64_t ct_mono_ns(void);
@@ -40,9 +42,10 @@ int ct_tsc_invariant(void);
 /* Picks the clock (TSC unless forced or not invariant) and takes the
  * first (TSC, CLOCK_MONOTONIC) pair of the start window. */
 void ct_clock_begin(int force_monotonic);
-/* Where the clock is the TSC: every event reads it after an lfence, out
- * of the hooks' fast path (CALLTRACE_CLOCK=tsc-fenced).  Right after
- * ct_clock_begin, before any thread records. */
+/* Where the clock is the TSC, makes it the fenced TSC
+ * (CALLTRACE_CLOCK=tsc-fenced): the TSC hooks' fast path is left for
+ * fenced hooks.  Right after ct_clock_begin, before any thread
+ * records. */
 void ct_clock_fence(void);
 /* With the fenced TSC, each loaded object's calls of the hooks pointed at
  * the fenced hooks (clock_hooks.c): at start and after each dlopen. */
