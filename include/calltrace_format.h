@@ -103,7 +103,12 @@ struct ct_file_header {
                                        self time, per call it makes          */
     uint64_t bias_spread_ps;        /* how much bias_ps varied between the
                                        calibration's rounds (median - best)  */
-    uint64_t reserved[2];
+    uint64_t bias_lib_ps;           /* tracer cost of one library call
+                                       recorded through its stub (enter +
+                                       exit), ps; 0 if not measured (library
+                                       calls not recorded, or older)      */
+    uint64_t bias_lib_self_ps;      /* of bias_lib_ps, the part inside the
+                                       library function's interval       */
     char exe[CT_PATH_MAX];          /* NUL-terminated /proc/self/exe          */
     char cmdline[CT_PATH_MAX];      /* argv joined by spaces, NUL-terminated  */
     char settings[CT_SETTINGS_MAX]; /* the CALLTRACE_* environment the tracer

@@ -174,6 +174,11 @@ struct ct_trace_info {
     double bias_child_ns;     /* the part in the caller's self time, per
                                  call it makes; 0 if not split (older)    */
     double bias_spread_ns;    /* how much the calibration varied          */
+    double bias_lib_ns;       /* a library call's whole cost through the
+                                 tracer's stub (calibration at start), 0 if
+                                 unknown; not taken off beyond the hooked
+                                 call's figure (docs/analysis.md)          */
+    double bias_lib_self_ns;  /* of it, the part inside the library call  */
     /* The same figures measured in the run itself (bias_run.h), when
      * --subtract-bias asked for them; each part found replaces the
      * calibration's in every view (ct_bias_self_ns, ct_bias_child_ns). */
@@ -247,6 +252,15 @@ static inline double ct_bias_child_ns(const struct ct_trace_info *info)
 {
     return info->run_bias.child_found ? info->run_bias.child_ns
                                       : info->bias_child_ns;
+}
+
+/* What a library call costs beyond the hooked call's figure that is
+ * taken off it, by the calibration at start: the error each library call
+ * leaves in its own time and its callers' (0 if unknown). */
+static inline double ct_bias_lib_extra_ns(const struct ct_trace_info *info)
+{
+    double hooked = info->bias_ns_per_call + info->bias_child_ns;
+    return info->bias_lib_ns > hooked ? info->bias_lib_ns - hooked : 0;
 }
 
 /* A bias in ns as whole ticks of the trace's clock (0 if none). */

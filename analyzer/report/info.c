@@ -154,6 +154,9 @@ static void put_header(FILE *out, const struct ct_file_header *hp,
     fputc('\n', out);
     fprintf(out, "%-14s %.1f ns per call (measured at start)\n",
             "tracer cost:", (double)h.bias_ps / 1000.0);
+    if (h.bias_lib_ps)
+        fprintf(out, "%-14s %.1f ns per library call (measured at start)\n",
+                "", (double)h.bias_lib_ps / 1000.0);
     fprintf(out, "%-14s %" PRIu32 " bytes\n", "block size:", h.block_size);
 }
 

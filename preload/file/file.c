@@ -714,6 +714,8 @@ static void fill_header(struct ct_file_header *h, uint32_t ppid)
     h->bias_self_ps = ct_proc.bias_self_ps;
     h->bias_child_ps = ct_proc.bias_child_ps;
     h->bias_spread_ps = ct_proc.bias_spread_ps;
+    h->bias_lib_ps = ct_proc.bias_lib_ps;
+    h->bias_lib_self_ps = ct_proc.bias_lib_self_ps;
     h->block_size = ct_proc.cfg.bufsize;
     ssize_t n = readlink("/proc/self/exe", h->exe, sizeof h->exe - 1);
     h->exe[n > 0 ? n : 0] = '\0';

@@ -61,6 +61,8 @@ struct ct_proc {
     uint64_t bias_self_ps;        /* its part inside the callee's interval  */
     uint64_t bias_child_ps;       /* its part in the caller's self time     */
     uint64_t bias_spread_ps;      /* median - best round                    */
+    uint64_t bias_lib_ps;         /* a library call's (plt_bias.c), 0 none  */
+    uint64_t bias_lib_self_ps;    /* its part inside the callee's interval  */
 };
 
 extern struct ct_proc ct_proc;

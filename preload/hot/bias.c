@@ -58,7 +58,8 @@ CALIB_LEAF(calib_leaf, __cyg_profile_func_enter, __cyg_profile_func_exit)
  * pointed at (clock_hooks.c). */
 CALIB_LEAF(calib_leaf_fenced, ct_fenced_enter, ct_fenced_exit)
 
-static struct bias_round bias_round(struct ct_thread *scratch, uint8_t *buf)
+static struct bias_round bias_round(struct ct_thread *scratch, uint8_t *buf,
+                                    const struct ct_bias_call *call)
 {
     volatile uint64_t *stamp = &scratch->prev_ticks;
     struct bias_round r = {0, 0, 0};
@@ -68,8 +69,8 @@ static struct bias_round bias_round(struct ct_thread *scratch, uint8_t *buf)
     uint64_t t0 = ct_mono_ns(), last_exit = 0;
     uintptr_t x = 0;
     for (int i = 0; i < BIAS_PAIRS; i++) {
-        x = ct_clock_fenced ? calib_leaf_fenced(x) : calib_leaf(x);
-        uint64_t in = calib_in, out = *stamp;  /* the two clock reads */
+        x = call->call(x);
+        uint64_t in = *call->in, out = *stamp;  /* the two clock reads */
         r.inside += out - in;
         if (i)
             r.between += in - last_exit;
@@ -92,20 +93,19 @@ static void sort_rounds(struct bias_round *r, int n)
 }
 
 /*
- * Enter + exit pairs into a scratch buffer with this thread's state
- * swapped for a scratch one, at start (one thread, tracing not yet seen by
- * any other).  Fills ct_proc.bias_ps (a pair, from the fastest round: noise
- * only adds), its split into bias_self_ps and bias_child_ps, and
- * bias_spread_ps (the median round's excess over the fastest).
+ * BIAS_ROUNDS rounds of BIAS_PAIRS calls of call->call into a scratch
+ * buffer, with this thread's state swapped for a scratch one (at start:
+ * one thread, tracing not yet seen by any other).  The figures come from
+ * the fastest round (noise only adds): the pair, its split at the clock
+ * reads, and the median round's excess over the fastest.  0 when the
+ * scratch memory cannot be had.
  */
-uint64_t ct_measure_bias(void)
+int ct_bias_measure(const struct ct_bias_call *call, struct ct_bias_figures *f)
 {
-    if (ct_proc.bias_ps)
-        return ct_proc.bias_ps;
     struct bias_scratch *bs = mmap(NULL, sizeof *bs, PROT_READ | PROT_WRITE,
                                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (bs == MAP_FAILED)
-        return 0;
+        return -1;
     struct ct_thread *scratch = &bs->thread;
     struct ct_thread *saved_self = ct_self;
     uint64_t saved_word = ct_global_word;
@@ -115,7 +115,7 @@ uint64_t ct_measure_bias(void)
     scratch->stop = ct_clock_is_tsc ? 0 : CT_STOP_CLOCK;  /* as the slow path sets it */
     struct bias_round r[BIAS_ROUNDS];
     for (int i = 0; i < BIAS_ROUNDS; i++)
-        r[i] = bias_round(scratch, bs->buf);
+        r[i] = bias_round(scratch, bs->buf, call);
     ct_self = saved_self;
     ct_global_word = saved_word;
     munmap(bs, sizeof *bs);
@@ -126,13 +126,31 @@ uint64_t ct_measure_bias(void)
     double in = (double)r[0].inside / BIAS_PAIRS;
     double between = (double)r[0].between / (BIAS_PAIRS - 1);
     double frac = in + between > 0 ? in / (in + between) : 0.5;
-    ct_proc.bias_ps = pair;
-    ct_proc.bias_self_ps = (uint64_t)((double)pair * frac + 0.5);
-    if (!ct_proc.bias_self_ps)
-        ct_proc.bias_self_ps = 1;  /* 0 means "not split" to readers */
-    ct_proc.bias_child_ps = pair > ct_proc.bias_self_ps
-                                ? pair - ct_proc.bias_self_ps : 0;
-    ct_proc.bias_spread_ps =
-        (r[BIAS_ROUNDS / 2].ns - r[0].ns) * 1000 / BIAS_PAIRS;
-    return pair;
+    f->pair_ps = pair;
+    f->self_ps = (uint64_t)((double)pair * frac + 0.5);
+    if (!f->self_ps)
+        f->self_ps = 1;  /* 0 means "not split" to readers */
+    f->child_ps = pair > f->self_ps ? pair - f->self_ps : 0;
+    f->spread_ps = (r[BIAS_ROUNDS / 2].ns - r[0].ns) * 1000 / BIAS_PAIRS;
+    return 0;
+}
+
+/*
+ * The hooks' figures: ct_proc.bias_ps, its split into bias_self_ps and
+ * bias_child_ps, and bias_spread_ps.
+ */
+uint64_t ct_measure_bias(void)
+{
+    if (ct_proc.bias_ps)
+        return ct_proc.bias_ps;
+    const struct ct_bias_call call = {
+        ct_clock_fenced ? calib_leaf_fenced : calib_leaf, &calib_in};
+    struct ct_bias_figures f;
+    if (ct_bias_measure(&call, &f) != 0)
+        return 0;
+    ct_proc.bias_ps = f.pair_ps;
+    ct_proc.bias_self_ps = f.self_ps;
+    ct_proc.bias_child_ps = f.child_ps;
+    ct_proc.bias_spread_ps = f.spread_ps;
+    return f.pair_ps;
 }

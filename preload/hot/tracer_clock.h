@@ -120,6 +120,24 @@ static inline __attribute__((always_inline)) uint64_t ct_now(void)
  * its split (bias.c), into ct_proc.bias_*_ps. */
 uint64_t ct_measure_bias(void);
 
+/* A kind of traced call for the calibration (bias.c): `call` makes one
+ * traced call and returns; `in` is where the called function stored the
+ * enter record's clock read (the thread's prev_ticks inside the call). */
+struct ct_bias_call {
+    uintptr_t (*call)(uintptr_t);
+    const volatile uint64_t *in;
+};
+/* What a calibration gives, in picoseconds: a call's whole cost, its
+ * part inside the called function's interval and in its caller, and the
+ * median round's excess over the fastest. */
+struct ct_bias_figures {
+    uint64_t pair_ps, self_ps, child_ps, spread_ps;
+};
+/* Rounds of such calls on a scratch thread state: 0, or -1 without the
+ * scratch memory. */
+int ct_bias_measure(const struct ct_bias_call *call,
+                    struct ct_bias_figures *f);
+
 #pragma GCC visibility pop
 
 #endif /* CT_TRACER_CLOCK_H */

@@ -78,8 +78,14 @@ void ct_jump_landing(const void *jmpbuf);
 void ct_landing_pad(uintptr_t sp);
 
 /* Pointers dlsym returned (plt_dlsym.c).  A stub of the table for a
- * function called through a pointer, or 0 when the table is full. */
+ * function called through a pointer, or 0 when the table is full.  A
+ * NULL name makes a slot no filter, rule or MAPS block names (the
+ * calibration's, plt_bias.c). */
 uintptr_t ct_plt_pointer_slot(uintptr_t target, const char *name);
+/* A library call's cost through the stubs, measured at start
+ * (plt_bias.c) into ct_proc.bias_lib_ps and bias_lib_self_ps, and the
+ * header's; nothing when library calls are not recorded. */
+void ct_plt_measure_bias(void);
 /* The slots from number `from` on, each with its symbol's name, its mark
  * ("@plt", "@dlsym", "@got") and the function its calls are recorded as;
  * returns the number of slots, where the next call may start. */

@@ -562,9 +562,9 @@ uintptr_t ct_plt_pointer_slot(uintptr_t target, const char *name)
         uint32_t i = plt_nslots;
         stub = plt_stub_addr(i);
         SLOT(i) = (struct plt_slot){target, NULL, stub, LAZY_NO, 0, NULL,
-                                     ct_args_rule_for(name, 1)};
-        SLOT_NAME(i) = ct_scratch_keep(name);
-        SLOT_MARK(i) = "@dlsym";
+                                     name ? ct_args_rule_for(name, 1) : 0};
+        SLOT_NAME(i) = name ? ct_scratch_keep(name) : NULL;
+        SLOT_MARK(i) = name ? "@dlsym" : NULL;
         plt_publish(i);
         __atomic_store_n(&plt_nslots, i + 1, __ATOMIC_RELEASE);
     }
