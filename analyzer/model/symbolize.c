@@ -400,7 +400,7 @@ bool ct_symbolizer_func_start_gen(struct ct_symbolizer *s, uint64_t addr,
 }
 
 /* The library-call mark a name may end in. */
-static size_t libcall_suffix(const char *name, size_t len)
+size_t ct_libcall_mark_len(const char *name, size_t len)
 {
     static const char *const marks[] = {"@plt", "@dlsym", "@got"};
     for (size_t i = 0; i < sizeof marks / sizeof *marks; i++) {
@@ -427,7 +427,7 @@ static char *demangle(bfd *abfd, const char *name)
     if (demangle_mode == CT_DEMANGLE_NO)
         return ct_xstrdup(name);
     size_t len = strlen(name);
-    size_t mark = libcall_suffix(name, len);
+    size_t mark = ct_libcall_mark_len(name, len);
     char *base = mark ? ct_xstrndup(name, len - mark) : NULL;
     int flags = demangle_mode == CT_DEMANGLE_FULL ? DMGL_PARAMS | DMGL_ANSI
                                                   : DMGL_ANSI;

@@ -92,6 +92,11 @@ bool ct_symbolizer_name_at(void *ctx, uint64_t addr, char *buf, size_t cap);
  */
 void ct_symbolizer_resolve(void *ctx, struct ct_func *f);
 
+/* The length of the library-call mark a function's name ends in
+ * (`@plt`, `@dlsym`, `@got`: a call the tracer recorded through its
+ * library-call stubs), 0 if none; len is strlen(name). */
+size_t ct_libcall_mark_len(const char *name, size_t len);
+
 /* How C++ names are shown (--demangle): full (parameters too, the
  * default), simple (without parameters: `ns::foo::bar`), or no (the
  * mangled symbol).  Set before the first name is resolved. */

@@ -96,8 +96,9 @@ static const char blurb[] =
     "name       the function; the bracketed number is its index in the\n"
     "           call graph.  Ties are broken by calls, then by name.  With\n"
     "           --subtract-bias, ~ marks a function left with less self\n"
-    "           time than the bias taken off it: uncertain by more than\n"
-    "           its figure.\n"
+    "           time than the bias taken off it (a library call: than\n"
+    "           that and what its stub costs beyond a hooked call, which\n"
+    "           stays on it): uncertain by more than its figure.\n"
     "\n"
     "Times are measured, not sampled: the column headings name their unit\n"
     "(seconds, ms, us or ns).  The per-call columns' unit is chosen so that\n"
@@ -252,7 +253,8 @@ void ct_report_flat(struct ct_rep *r)
     }
     if (nuncertain)
         fprintf(out, "\n~ %zu function%s: less self time left than the bias "
-                "taken off, so uncertain by more than the figure\n",
+                "taken off (and a library call's stub excess), so uncertain "
+                "by more than the figure\n",
                 nuncertain, nuncertain == 1 ? "" : "s");
     free(taken);
     (void)total_ns;

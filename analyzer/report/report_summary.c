@@ -87,6 +87,24 @@ static void bias_source(char *buf, size_t len, const char *part, bool found,
                            "calibration's split" : "");
 }
 
+/* Where the figures measured in the run came from, and the calibration's
+ * beside them. */
+static void print_run_bias(FILE *out, const struct ct_trace_info *info)
+{
+    const struct ct_run_bias *r = &info->run_bias;
+    char inside[256], caller[256];
+    bias_source(inside, sizeof inside, "inside", r->self_found,
+                r->self_bounded, r->self_samples, "leaf calls of", r->self_func,
+                r->self_spread_ns);
+    bias_source(caller, sizeof caller, "in the caller", r->child_found,
+                r->child_bounded, r->child_samples, "gaps between calls in", r->child_func,
+                r->child_spread_ns);
+    fprintf(out, "       measured in the run: %s; %s; the calibration at "
+            "start: %.1f (%.1f + %.1f)\n", inside, caller,
+            info->bias_ns_per_call + info->bias_child_ns,
+            info->bias_ns_per_call, info->bias_child_ns);
+}
+
 /* The bias line: the figure per call taken off (or that would be), its
  * split between the call and its caller, its spread, and when it was
  * measured in the run, where; docs/analysis.md says what they mean. */
@@ -117,19 +135,13 @@ static void print_bias(FILE *out, const struct ct_trace_info *info,
     }
     fprintf(out, " Bias: subtracted, %.1f ns per call%s\n", self + child,
             split);
-    if (!in_run)
-        return;
-    char inside[256], caller[256];
-    bias_source(inside, sizeof inside, "inside", r->self_found,
-                r->self_bounded, r->self_samples, "leaf calls of", r->self_func,
-                r->self_spread_ns);
-    bias_source(caller, sizeof caller, "in the caller", r->child_found,
-                r->child_bounded, r->child_samples, "gaps between calls in", r->child_func,
-                r->child_spread_ns);
-    fprintf(out, "       measured in the run: %s; %s; the calibration at "
-            "start: %.1f (%.1f + %.1f)\n", inside, caller,
-            info->bias_ns_per_call + info->bias_child_ns,
-            info->bias_ns_per_call, info->bias_child_ns);
+    if (in_run)
+        print_run_bias(out, info);
+    double lib = ct_bias_lib_extra_ns(info);
+    if (lib > 0)
+        fprintf(out, "       library calls: %.1f ns each through the "
+                "tracer's stub at start, %.1f more than a hooked call's; "
+                "the excess is not taken off\n", info->bias_lib_ns, lib);
 }
 
 static const char blurb[] =

@@ -246,6 +246,23 @@ static void unsplit(void **state)
     fx_free(&x);
 }
 
+/* A library call's excess over a hooked call, which no view takes off,
+ * is what its stub costs beyond the hooked call's whole figure; none
+ * without the tracer's figure (an older trace, library calls not
+ * recorded), nor below zero. */
+static void library_call_excess(void **state)
+{
+    (void)state;
+    struct ct_trace_info info = {0};
+    info.bias_ns_per_call = 20;
+    info.bias_child_ns = 25;
+    assert_true(ct_bias_lib_extra_ns(&info) == 0);
+    info.bias_lib_ns = 80;
+    assert_true(ct_bias_lib_extra_ns(&info) == 35);
+    info.bias_lib_ns = 40;
+    assert_true(ct_bias_lib_extra_ns(&info) == 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -259,6 +276,7 @@ int main(void)
         cmocka_unit_test(overhead_bracket),
         cmocka_unit_test(lost_events),
         cmocka_unit_test(unsplit),
+        cmocka_unit_test(library_call_excess),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -253,10 +253,25 @@ static void test_named_stubs(void **state)
     ct_symbolizer_free(s);
 }
 
+/* The marks of the calls the tracer records through its library-call
+ * stubs, and only at the end of a name. */
+static void test_libcall_marks(void **state)
+{
+    (void)state;
+    assert_int_equal(ct_libcall_mark_len("free@plt", 8), 4);
+    assert_int_equal(ct_libcall_mark_len("getpid@dlsym", 12), 6);
+    assert_int_equal(ct_libcall_mark_len("free@got", 8), 4);
+    assert_int_equal(ct_libcall_mark_len("operator new(unsigned long)@plt", 31), 4);
+    assert_int_equal(ct_libcall_mark_len("free", 4), 0);
+    assert_int_equal(ct_libcall_mark_len("@plt", 4), 0);
+    assert_int_equal(ct_libcall_mark_len("f@plt.cold", 10), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_resolves_own_functions),
+        cmocka_unit_test(test_libcall_marks),
         cmocka_unit_test(test_pc_inside_function),
         cmocka_unit_test(test_build_id_mismatch_still_resolves),
         cmocka_unit_test(test_unknown_addresses),
