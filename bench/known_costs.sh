@@ -32,6 +32,7 @@ awk 'NR == FNR { if ($1 == "libcall") lib = $3; next }
 "$REPORT" -p -b --cpu --subtract-bias "$W/k.raw" >"$W/sub"
 "$REPORT" -p -b --cpu --subtract-bias=start "$W/k.raw" >"$W/start"
 grep -E -A1 '^ *Bias' "$W/sub" || true
+grep -E '^ +library calls:' "$W/sub" || true
 echo
 echo "| function | calls | untraced ns/call | program's clock, traced | reported raw | bias off (start) | bias off (run) | error (run) | within max(2 ns, 10 %) |"
 echo "|---|---|---|---|---|---|---|---|---|"
