@@ -178,7 +178,6 @@ struct ct_trace_info {
                                  tracer's stub (calibration at start), 0 if
                                  unknown; not taken off beyond the hooked
                                  call's figure (docs/analysis.md)          */
-    double bias_lib_self_ns;  /* of it, the part inside the library call  */
     /* The same figures measured in the run itself (bias_run.h), when
      * --subtract-bias asked for them; each part found replaces the
      * calibration's in every view (ct_bias_self_ns, ct_bias_child_ns). */

@@ -287,8 +287,9 @@ void ct_process_start(void)
         }
         ct_plt_start(ct_proc.calls_off ? CT_LIBCALLS_NONE
                                        : ct_proc.cfg.libcalls);
-        /* a profile records no library call one by one */
-        if (!ct_proc.calls_off && !ct_profile_stop)
+        /* a profile records no library call one by one; without library
+         * calls (the sampling mode's too) it measures nothing */
+        if (!ct_profile_stop)
             ct_plt_measure_bias();
         if (!ct_proc.calls_off)
             ct_args_site_start();
