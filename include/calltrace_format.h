@@ -333,11 +333,20 @@ static inline unsigned ct_head_split(uint64_t head, bool prefix,
  *   u64 addr            the address (a library-call stub, 16 bytes)
  *   u64 target          the function it calls (its object is the name's)
  *   u16 name_len, name bytes (`getpid@dlsym`, `free@got`, mangled, no NUL)
+ * or (kind 3 = library calls, last in the block) the functions the
+ * tracer records library calls as (a PLT entry, or a stub of its own), so
+ * that a reader can tell a library call's records from a hooked call's
+ * without names and take the stub's own cost off them (bias_lib_ps):
+ *   u8  kind (3)
+ *   u32 count, u32 bytes
+ *   bytes: count svarints, each address less the one before (from 0)
  * Later MAPS blocks supersede earlier ones where ranges overlap; names
- * hold for the whole process (the tracer never reuses a named address).
+ * and library-call functions hold for the whole process (the tracer never
+ * reuses such an address).  A reader that knows no kind stops at it.
  */
-#define CT_MAP_OBJECT 1u
-#define CT_MAP_NAME   2u
+#define CT_MAP_OBJECT   1u
+#define CT_MAP_NAME     2u
+#define CT_MAP_LIBCALLS 3u
 
 /*
  * A PROFILE block (CALLTRACE_MODE=profile) is one thread's aggregate,

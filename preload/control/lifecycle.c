@@ -264,7 +264,6 @@ void ct_process_start(void)
      * in case the process is killed before the window closes. */
     ct_clock_calibrate(0);
     if (open_trace(0, (uint32_t)getppid()) == 0) {
-        ct_maps_write();
         install_handlers();
         ct_flight_start();
         pthread_atfork(fork_prepare, fork_parent, fork_child);
@@ -291,6 +290,9 @@ void ct_process_start(void)
          * calls (the sampling mode's too) it measures nothing */
         if (!ct_profile_stop)
             ct_plt_measure_bias();
+        /* after the library calls' slots, which it lists (the readers'
+         * bias), and before any call of the program's is recorded */
+        ct_maps_write();
         if (!ct_proc.calls_off)
             ct_args_site_start();
     }

@@ -155,6 +155,8 @@ size_t ct_maps_collect(uint8_t *buf, size_t cap)
     c->exe[n] = '\0';
     dl_iterate_phdr(add_object, c);
     c->p = ct_dlsym_names_put(c->p, c->end);
+    /* last: a reader that knows no such entry stops at it */
+    c->p = ct_plt_libcalls_put(c->p, c->end);
     return (size_t)(c->p - buf);
 }
 

@@ -92,6 +92,11 @@ void ct_plt_measure_bias(void);
 typedef void (*ct_slot_name_fn)(void *arg, const char *name,
                                 const char *mark, uintptr_t fn);
 uint32_t ct_plt_slot_names(uint32_t from, ct_slot_name_fn fn, void *arg);
+/* Puts a MAPS block's CT_MAP_LIBCALLS entry (maps.c) into [p, end): the
+ * functions the slots' calls are recorded as; returns past it. */
+uint8_t *ct_plt_libcalls_put(uint8_t *p, const uint8_t *end);
+/* How many slots there are: a MAPS block is due when it grew. */
+uint32_t ct_plt_slot_count(void);
 /* A coroutine switch (context.c): the calling thread's open library
  * calls belong to the context it leaves.  ct_plt_frames_out copies up to
  * cap of them into buf (ct_plt_frame_bytes each) and returns how many
@@ -126,7 +131,6 @@ void *ct_dlvsym_stubbed(void *handle, const char *name, const char *version);
 /* Names a stub in the MAPS blocks: name and mark (`@got`). */
 void ct_plt_name_stub(uintptr_t stub, uintptr_t target, const char *name,
                       const char *mark);
-uint32_t ct_plt_named_count(void);
 /* Appends a CT_MAP_NAME entry per named stub to a MAPS payload. */
 uint8_t *ct_dlsym_names_put(uint8_t *p, const uint8_t *end);
 

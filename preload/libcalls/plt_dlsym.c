@@ -162,11 +162,6 @@ void *ct_dlvsym_stubbed(void *handle, const char *name, const char *version)
     return wrap_result(handle, name, 1, version, __builtin_return_address(0));
 }
 
-uint32_t ct_plt_named_count(void)
-{
-    return __atomic_load_n(&nnamed, __ATOMIC_ACQUIRE);
-}
-
 uint8_t *ct_dlsym_names_put(uint8_t *p, const uint8_t *end)
 {
     uint32_t n = __atomic_load_n(&nnamed, __ATOMIC_ACQUIRE);

@@ -515,13 +515,14 @@ static void patch_all(int at_start)
     if (plt_mode == CT_LIBCALLS_NONE)
         return;
     int saved = errno;
-    uint32_t named = ct_plt_named_count();
+    uint32_t slots = ct_plt_slot_count();
     pthread_mutex_lock(&plt_patch_lock);
     dl_iterate_phdr(patch_object, at_start ? &at_start : NULL);
     pthread_mutex_unlock(&plt_patch_lock);
-    /* The new stubs' names (-fno-plt calls) go in a MAPS block of their
-     * own: the one written at start or after the dlopen came first. */
-    if (ct_plt_named_count() != named)
+    /* The new slots' functions and the new stubs' names (-fno-plt calls)
+     * go in a MAPS block of their own: the one written after the dlopen
+     * came first.  At start the first MAPS block follows (lifecycle.c). */
+    if (!at_start && ct_plt_slot_count() != slots)
         ct_maps_write();
     errno = saved;
 }
@@ -570,6 +571,40 @@ uintptr_t ct_plt_pointer_slot(uintptr_t target, const char *name)
     }
     pthread_mutex_unlock(&plt_patch_lock);
     return stub;
+}
+
+/* The list of a MAPS block's CT_MAP_LIBCALLS entry: each named slot's
+ * function, as a delta from the one before.  A list cut short by the room
+ * left counts what it holds. */
+uint8_t *ct_plt_libcalls_put(uint8_t *p, const uint8_t *end)
+{
+    uint32_t n = __atomic_load_n(&plt_nslots, __ATOMIC_ACQUIRE);
+    if (n == 0 || end - p < 9 + 10)
+        return p;
+    uint8_t *head = p;
+    p += 9;
+    uint32_t count = 0;
+    uint64_t prev = 0;
+    for (uint32_t i = 0; i < n && end - p >= 10; i++) {
+        if (!SLOT_NAME(i))
+            continue;  /* the calibration's slot: no call of the program */
+        uint64_t fn = SLOT(i).fn;
+        p = ct_put_varint(p, ct_zigzag((int64_t)(fn - prev)));
+        prev = fn;
+        count++;
+    }
+    if (count == 0)
+        return head;
+    uint32_t bytes = (uint32_t)(p - head - 9);
+    head[0] = CT_MAP_LIBCALLS;
+    memcpy(head + 1, &count, 4);
+    memcpy(head + 5, &bytes, 4);
+    return p;
+}
+
+uint32_t ct_plt_slot_count(void)
+{
+    return __atomic_load_n(&plt_nslots, __ATOMIC_ACQUIRE);
 }
 
 uint32_t ct_plt_slot_names(uint32_t from, ct_slot_name_fn fn, void *arg)
