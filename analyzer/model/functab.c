@@ -22,6 +22,9 @@ struct ct_functab {
     uint32_t named, addressed;
     ct_resolver_fn resolver;
     void *resolver_ctx;
+    uint8_t *libcall;            /* per id: a library call's function    */
+    ct_libcall_test_fn libcall_test;
+    void *libcall_ctx;
 };
 
 static uint64_t hash_bytes(const char *s, size_t len)
@@ -62,6 +65,7 @@ void ct_functab_free(struct ct_functab *t)
     }
     free(t->funcs);
     free(t->resolved);
+    free(t->libcall);
     free(t->by_name);
     free(t->by_addr);
     free(t);
@@ -73,9 +77,11 @@ static uint32_t add_func(struct ct_functab *t)
         t->cap = t->cap ? t->cap * 2 : 64;
         t->funcs = ct_xrealloc(t->funcs, t->cap * sizeof *t->funcs);
         t->resolved = ct_xrealloc(t->resolved, t->cap);
+        t->libcall = ct_xrealloc(t->libcall, t->cap);
     }
     memset(&t->funcs[t->n], 0, sizeof t->funcs[t->n]);
     t->resolved[t->n] = 0;
+    t->libcall[t->n] = 0;
     return t->n++;
 }
 
@@ -166,6 +172,8 @@ uint32_t ct_functab_intern_addr_gen(struct ct_functab *t, uint64_t addr,
     uint32_t id = add_func(t);
     t->funcs[id].addr = addr;
     t->funcs[id].gen = gen;
+    if (t->libcall_test)
+        t->libcall[id] = t->libcall_test(t->libcall_ctx, addr);
     t->by_addr[j] = id + 1;
     t->addressed++;
     return id;
@@ -192,6 +200,22 @@ void ct_functab_set_resolver(struct ct_functab *t, ct_resolver_fn fn,
 {
     t->resolver = fn;
     t->resolver_ctx = ctx;
+}
+
+void ct_functab_set_libcall_test(struct ct_functab *t, ct_libcall_test_fn fn,
+                                 void *ctx)
+{
+    t->libcall_test = fn;
+    t->libcall_ctx = ctx;
+    /* ids interned before (a live trace's first MAPS block came late) */
+    for (uint32_t id = 0; fn && id < t->n; id++)
+        if (t->funcs[id].addr)
+            t->libcall[id] = fn(ctx, t->funcs[id].addr);
+}
+
+bool ct_functab_is_libcall(const struct ct_functab *t, uint32_t id)
+{
+    return id < t->n && t->libcall[id];
 }
 
 const struct ct_func *ct_functab_get(struct ct_functab *t, uint32_t id)

@@ -54,4 +54,16 @@ void ct_functab_set_source(struct ct_functab *tab, uint32_t id,
 void ct_functab_set_resolver(struct ct_functab *tab, ct_resolver_fn fn,
                              void *ctx);
 
+/*
+ * Which addresses are library calls recorded through the tracer's stub
+ * (the reader's knowledge, ct_symbolizer_is_libcall): asked once per
+ * address as it is interned, and for those interned before.  The views
+ * take the stub's own cost off those calls (docs/analysis.md).
+ */
+typedef bool (*ct_libcall_test_fn)(void *ctx, uint64_t addr);
+void ct_functab_set_libcall_test(struct ct_functab *tab, ct_libcall_test_fn fn,
+                                 void *ctx);
+/* Whether id's function is a library call's; names nothing. */
+bool ct_functab_is_libcall(const struct ct_functab *tab, uint32_t id);
+
 #endif /* CT_FUNCTAB_H */

@@ -28,8 +28,7 @@ static struct ct_profile *thread_profile(struct ct_profile_state *s,
             t->state->origin = s->origin;
             t->state->rfrom = s->rfrom;
             t->state->rto = s->rto;
-            t->state->bias_ticks = s->bias_ticks;
-            t->state->bias_child_ticks = s->bias_child_ticks;
+            t->state->bias = s->bias;
         }
     }
     return t;
@@ -167,7 +166,7 @@ void ct_profile_finish(struct ct_profile *p)
             p->totals.last = s->span_last;
     }
     ct_prof_fold_samples(p);
-    if ((s->bias_ticks || s->bias_child_ticks) && p->counts.calls)
+    if ((s->bias.self || s->bias.child) && p->counts.calls)
         p->bias_subtracted = true;
     ct_prof_find_cycles(p);
     ct_prof_dist_finish(p);

@@ -124,8 +124,7 @@ void ct_profile_merge(struct ct_profile *whole, struct ct_profile *part,
         ws->origin = ps->origin;
         ws->rfrom = ps->rfrom;
         ws->rto = ps->rto;
-        ws->bias_ticks = ps->bias_ticks;
-        ws->bias_child_ticks = ps->bias_child_ticks;
+        ws->bias = ps->bias;
     }
     for (uint32_t f = 0; f < part->nfuncs; f++) {
         uint32_t g = func_map[f];

@@ -15,8 +15,8 @@
 static uint64_t path_bias(const struct ct_profile_state *s,
                           const struct ct_event *ev)
 {
-    uint64_t b = ct_sat_add(ev->count * s->bias_ticks,
-                            ev->path_kids * s->bias_child_ticks);
+    uint64_t b = ct_sat_add(ev->count * s->bias.self,
+                            ev->path_kids * s->bias.child);
     return b < ev->path_self ? b : ev->path_self;
 }
 

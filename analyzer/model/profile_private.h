@@ -102,8 +102,7 @@ struct ct_profile_state {
     /* range, in ticks, absolute; valid once origin_set */
     bool origin_set;
     uint64_t origin, rfrom, rto;
-    uint64_t bias_ticks;          /* off each call's self (--subtract-bias) */
-    uint64_t bias_child_ticks;    /* off the caller's self, per call        */
+    struct ct_view_bias bias;     /* --subtract-bias; zeros if not asked  */
     /* stack samples: per-arc sample weights, kept beside the arcs */
     uint64_t *sarc_self, *sarc_child;
     uint64_t *sarc_count;         /* samples whose stack has the arc      */

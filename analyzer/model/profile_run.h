@@ -173,10 +173,20 @@ ct_prof_run_leave(struct ct_prof_run *x)
 {
     struct ct_frame *fr = &x->stack[--x->depth];
     struct ct_fstats *f = &x->funcs[fr->func];
-    bool unbias = __builtin_expect(
-        (x->s->bias_ticks | x->s->bias_child_ticks) != 0, 0) && fr->called;
-    if (unbias)
-        ct_prof_run_unbias(x, fr, x->s->bias_ticks);
+    const struct ct_view_bias *vb = &x->s->bias;
+    bool unbias = __builtin_expect((vb->self | vb->child) != 0, 0) &&
+                  fr->called;
+    uint64_t bias_child = 0;
+    if (unbias) {
+        uint64_t bias = vb->self;
+        bias_child = vb->child;
+        if ((vb->lib_self | vb->lib_child) &&
+            ct_functab_is_libcall(x->p->info->funcs, fr->func)) {
+            bias += vb->lib_self;   /* the stub's own cost */
+            bias_child += vb->lib_child;
+        }
+        ct_prof_run_unbias(x, fr, bias);
+    }
     if (__builtin_expect(x->s->dist != NULL, 0)) {
         uint64_t span = x->clock - fr->entry_clock;
         if (x->s->dist_simple && x->close == CT_CLOSE_RETURN &&
@@ -222,7 +232,7 @@ ct_prof_run_leave(struct ct_prof_run *x)
     /* The hooks' part outside this call's interval is its caller's: taken
      * off once this call's span is counted, which it is no part of. */
     if (unbias && x->depth)
-        ct_prof_run_unbias(x, &x->stack[x->depth - 1], x->s->bias_child_ticks);
+        ct_prof_run_unbias(x, &x->stack[x->depth - 1], bias_child);
 }
 
 /*

@@ -239,10 +239,8 @@ static void set_origin(struct ct_profile *p, uint64_t t)
     /* The reader fills the trace info (clock, bias) before its first
      * event, not before the profile exists. */
     double tick = p->info->ns_per_tick > 0 ? p->info->ns_per_tick : 1.0;
-    if (p->opts.subtract_bias) {
-        s->bias_ticks = ct_bias_ticks(ct_bias_self_ns(p->info), tick);
-        s->bias_child_ticks = ct_bias_ticks(ct_bias_child_ns(p->info), tick);
-    }
+    if (p->opts.subtract_bias)
+        s->bias = ct_view_bias(p->info);
     if (!p->opts.have_range)
         return;
     double from = (double)p->opts.range_from_ns / tick;

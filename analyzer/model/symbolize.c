@@ -72,6 +72,8 @@ struct ct_symbolizer {
     uint64_t snapshot_time;
     struct object **objs;
     size_t nobjs, objs_cap;
+    uint64_t *libcalls;     /* CT_MAP_LIBCALLS functions, sorted, unique  */
+    size_t nlibcalls, libcalls_cap;
 };
 
 struct ct_symbolizer *ct_symbolizer_new(void)
@@ -102,6 +104,7 @@ void ct_symbolizer_free(struct ct_symbolizer *s)
     for (size_t i = 0; i < s->nnamed; i++)
         free(s->named[i].name);
     free(s->named);
+    free(s->libcalls);
     free(s->objs);
     free(s->maps);
     free(s->places);
@@ -373,6 +376,58 @@ static struct map *map_of(struct ct_symbolizer *s, uint64_t addr,
         return addr >= m->start && addr < m->end ? m : NULL;
     }
     return find_map(s, addr);
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+void ct_symbolizer_add_libcalls(struct ct_symbolizer *s, const uint64_t *addr,
+                                size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        ct_grow(&s->libcalls, &s->libcalls_cap, s->nlibcalls,
+                sizeof *s->libcalls);
+        s->libcalls[s->nlibcalls++] = addr[i];
+    }
+    /* every MAPS block repeats the list: keep each address once */
+    qsort(s->libcalls, s->nlibcalls, sizeof *s->libcalls, cmp_u64);
+    size_t k = 0;
+    for (size_t i = 0; i < s->nlibcalls; i++)
+        if (k == 0 || s->libcalls[k - 1] != s->libcalls[i])
+            s->libcalls[k++] = s->libcalls[i];
+    s->nlibcalls = k;
+}
+
+static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid] < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < n && v[lo] == x;
+}
+
+bool ct_symbolizer_is_libcall(void *ctx, uint64_t addr)
+{
+    const struct ct_symbolizer *s = ctx;
+    if (in_sorted(s->libcalls, s->nlibcalls, addr))
+        return true;
+    size_t lo = 0, hi = s->nnamed;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->named[mid].addr < addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < s->nnamed && s->named[lo].addr == addr;
 }
 
 bool ct_symbolizer_func_start(struct ct_symbolizer *s, uint64_t addr,

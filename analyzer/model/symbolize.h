@@ -40,6 +40,17 @@ void ct_symbolizer_add_name(struct ct_symbolizer *s, uint64_t addr,
                             size_t name_len);
 
 /*
+ * The functions the tracer recorded library calls as (a MAPS block's
+ * CT_MAP_LIBCALLS entry: PLT entries and stubs of its own), n addresses
+ * in any order; blocks may repeat them.
+ */
+void ct_symbolizer_add_libcalls(struct ct_symbolizer *s, const uint64_t *addr,
+                                size_t n);
+/* Whether the records' function addr is a library call's (listed so, or a
+ * named stub), for ct_functab_set_libcall_test (ctx = the symbolizer). */
+bool ct_symbolizer_is_libcall(void *ctx, uint64_t addr);
+
+/*
  * What was loaded when.  Each MAPS block is a snapshot of the objects
  * loaded at one time: bracket its ct_symbolizer_add_map calls with these,
  * oldest snapshot first.  An object missing from a snapshot was unloaded

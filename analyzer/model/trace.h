@@ -176,8 +176,9 @@ struct ct_trace_info {
     double bias_spread_ns;    /* how much the calibration varied          */
     double bias_lib_ns;       /* a library call's whole cost through the
                                  tracer's stub (calibration at start), 0 if
-                                 unknown; not taken off beyond the hooked
-                                 call's figure (docs/analysis.md)          */
+                                 unknown (docs/analysis.md)               */
+    double bias_lib_self_ns;  /* of it, the part inside the library
+                                 function's interval                      */
     /* The same figures measured in the run itself (bias_run.h), when
      * --subtract-bias asked for them; each part found replaces the
      * calibration's in every view (ct_bias_self_ns, ct_bias_child_ns). */
@@ -253,13 +254,23 @@ static inline double ct_bias_child_ns(const struct ct_trace_info *info)
                                       : info->bias_child_ns;
 }
 
-/* What a library call costs beyond the hooked call's figure that is
- * taken off it, by the calibration at start: the error each library call
- * leaves in its own time and its callers' (0 if unknown). */
+/* What a library call's stub costs beyond a hooked call, by the
+ * calibrations at start, inside the call's interval and in its caller's
+ * (0 if unknown, or not more): taken off each library call on top of the
+ * hooked call's figures, in every view that takes those off. */
+static inline double ct_bias_lib_self_extra_ns(const struct ct_trace_info *info)
+{
+    double d = info->bias_lib_self_ns - info->bias_ns_per_call;
+    return info->bias_lib_ns > 0 && d > 0 ? d : 0;
+}
+static inline double ct_bias_lib_child_extra_ns(const struct ct_trace_info *info)
+{
+    double d = info->bias_lib_ns - info->bias_lib_self_ns - info->bias_child_ns;
+    return info->bias_lib_ns > 0 && d > 0 ? d : 0;
+}
 static inline double ct_bias_lib_extra_ns(const struct ct_trace_info *info)
 {
-    double hooked = info->bias_ns_per_call + info->bias_child_ns;
-    return info->bias_lib_ns > hooked ? info->bias_lib_ns - hooked : 0;
+    return ct_bias_lib_self_extra_ns(info) + ct_bias_lib_child_extra_ns(info);
 }
 
 /* A bias in ns as whole ticks of the trace's clock (0 if none). */
@@ -267,6 +278,24 @@ static inline uint64_t ct_bias_ticks(double ns, double ns_per_tick)
 {
     return ns > 0 ? (uint64_t)(ns / (ns_per_tick > 0 ? ns_per_tick : 1) + 0.5)
                   : 0;
+}
+
+/* What a view takes off per call (--subtract-bias), in whole ticks of the
+ * trace's clock: off a call's self time and off its caller's, and more of
+ * each for a library call (ct_functab_is_libcall). */
+struct ct_view_bias {
+    uint64_t self, child;
+    uint64_t lib_self, lib_child;
+};
+static inline struct ct_view_bias ct_view_bias(const struct ct_trace_info *info)
+{
+    double tick = info->ns_per_tick > 0 ? info->ns_per_tick : 1.0;
+    return (struct ct_view_bias){
+        ct_bias_ticks(ct_bias_self_ns(info), tick),
+        ct_bias_ticks(ct_bias_child_ns(info), tick),
+        ct_bias_ticks(ct_bias_lib_self_extra_ns(info), tick),
+        ct_bias_ticks(ct_bias_lib_child_extra_ns(info), tick),
+    };
 }
 
 void ct_trace_info_init(struct ct_trace_info *info, const char *path,

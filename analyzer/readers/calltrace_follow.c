@@ -242,6 +242,7 @@ void ct_follow_free(struct ct_follow *f)
         return;
     /* Names already resolved stay; no later lookup may use the symbolizer */
     ct_functab_set_resolver(f->info->funcs, NULL, NULL);
+    ct_functab_set_libcall_test(f->info->funcs, NULL, NULL);
     ct_symbolizer_free(f->sym);
     for (size_t i = 0; i < f->nth; i++) {
         free(f->th[i].queue);
@@ -432,6 +433,8 @@ static int take_block(struct ct_follow *f, const struct ct_input *in,
             return 0;
         ct_functab_set_resolver(f->info->funcs, ct_symbolizer_resolve,
                                 f->sym);
+        ct_functab_set_libcall_test(f->info->funcs, ct_symbolizer_is_libcall,
+                                    f->sym);
     } else {
         queue_block(f, in, off, h);
     }

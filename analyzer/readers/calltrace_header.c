@@ -105,6 +105,7 @@ int ctr_read_header(const struct ct_input *in, struct ct_trace_info *info,
         info->bias_spread_ns = (double)h->bias_spread_ps / 1000.0;
     }
     info->bias_lib_ns = (double)h->bias_lib_ps / 1000.0;
+    info->bias_lib_self_ns = (double)h->bias_lib_self_ps / 1000.0;
     info->sampled = (h->flags & CT_FILE_SAMPLED) != 0;
     info->sample_interval_ns = h->sample_interval_ns;
     info->oncpu = h->oncpu <= CT_ONCPU_CLOCK ? h->oncpu : CT_ONCPU_NONE;

@@ -187,12 +187,41 @@ static const uint8_t *read_name(struct ct_symbolizer *sym, const uint8_t *p,
     return p + len;
 }
 
+/* The library calls' functions (CT_MAP_LIBCALLS); returns the next
+ * entry, or NULL if cut or not well formed. */
+static const uint8_t *read_libcalls(struct ct_symbolizer *sym,
+                                    const uint8_t *p, const uint8_t *end)
+{
+    uint32_t count, bytes;
+    if (end - p < 9)
+        return NULL;
+    memcpy(&count, p + 1, 4);
+    memcpy(&bytes, p + 5, 4);
+    p += 9;
+    if ((size_t)(end - p) < bytes || count > bytes)
+        return NULL;
+    const uint8_t *q = p, *stop = p + bytes;
+    uint64_t *addr = ct_xmalloc(((size_t)count + 1) * sizeof *addr);
+    uint64_t prev = 0;
+    size_t n = 0;
+    for (uint64_t z; n < count && ct_get_varint(&q, stop, &z) == 0; n++)
+        addr[n] = prev += (uint64_t)ct_unzigzag(z);
+    ct_symbolizer_add_libcalls(sym, addr, n);
+    free(addr);
+    return n == count ? stop : NULL;
+}
+
 static void read_entries(struct ct_symbolizer *sym, const uint8_t *p,
                          const uint8_t *end)
 {
-    while (p && p < end && (*p == CT_MAP_OBJECT || *p == CT_MAP_NAME)) {
+    while (p && p < end && (*p == CT_MAP_OBJECT || *p == CT_MAP_NAME ||
+                            *p == CT_MAP_LIBCALLS)) {
         if (*p == CT_MAP_NAME) {
             p = read_name(sym, p, end);
+            continue;
+        }
+        if (*p == CT_MAP_LIBCALLS) {
+            p = read_libcalls(sym, p, end);
             continue;
         }
         uint64_t base, start, stop;

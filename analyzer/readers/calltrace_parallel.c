@@ -158,6 +158,8 @@ static void init_worker(struct par *pp, struct worker *w)
     const struct ctr_reading *r = pp->r;
     w->info = *r->info;
     w->info.funcs = ct_functab_new();
+    ct_functab_set_libcall_test(w->info.funcs, ct_symbolizer_is_libcall,
+                                r->sym);
     w->info.threads =
         ct_xmalloc((r->info->nthreads + 1) * sizeof *w->info.threads);
     memcpy(w->info.threads, r->info->threads,

@@ -127,6 +127,7 @@ static int read_calltrace(const struct ct_input *in,
         ctr_read_maps(r->sym, in, order[i]);
     r->generations = ct_symbolizer_has_generations(r->sym);
     ct_functab_set_resolver(info->funcs, ct_symbolizer_resolve, r->sym);
+    ct_functab_set_libcall_test(info->funcs, ct_symbolizer_is_libcall, r->sym);
     info->pc_line = ct_symbolizer_line;   /* samples' lines, for --by-line */
     info->pc_line_ctx = r->sym;
     info->addr_name = ct_symbolizer_name_at;  /* &callback among values */

@@ -1,23 +1,19 @@
 /*
  * Which flat-profile figures the bias subtraction leaves uncertain: a
  * function whose remaining self time is smaller than the bias taken off it
- * (its calls' share and its calls' callers' share) has an error as large
- * as the figure itself, since the bias is an average over calls whose real
- * hook cost varies by about as much (docs/analysis.md, "The error").  A
- * library call also keeps what its stub costs beyond a hooked call, which
- * is not taken off.  The flat profile marks those rows rather than print
- * a confident number.
+ * (its calls' share and its calls' callers' share, a library call's stub
+ * excess included) has an error as large as the figure itself, since the
+ * bias is an average over calls whose real hook cost varies by about as
+ * much (docs/analysis.md, "The error").  The flat profile marks those rows
+ * rather than print a confident number.
  */
 #include <stdlib.h>
-#include <string.h>
 
-#include "analyzer/model/symbolize.h"
 #include "analyzer/report/report_private.h"
 #include "analyzer/util.h"
 
-/* Per function, the error the subtraction leaves in its self time, in
- * ticks: the bias taken off it, and for a library call the stub's excess
- * over a hooked call left on it; NULL when no bias was subtracted.  Free
+/* Per function, the bias taken off its self time, in ticks, as the
+ * profile took it (profile_run.h); NULL when no bias was subtracted.  Free
  * with free(). */
 uint64_t *ct_rep_bias_taken(const struct ct_rep *r)
 {
@@ -25,21 +21,22 @@ uint64_t *ct_rep_bias_taken(const struct ct_rep *r)
     if (!p->bias_subtracted)
         return NULL;
     const struct ct_trace_info *info = p->info;
-    uint64_t self = ct_bias_ticks(ct_bias_self_ns(info), info->ns_per_tick);
-    uint64_t child = ct_bias_ticks(ct_bias_child_ns(info), info->ns_per_tick);
+    struct ct_view_bias vb = ct_view_bias(info);
+    bool lib = (vb.lib_self | vb.lib_child) != 0;
     uint64_t *taken = ct_xcalloc(p->nfuncs + 1, sizeof *taken);
-    uint64_t lib = ct_bias_ticks(ct_bias_lib_extra_ns(info), info->ns_per_tick);
     for (uint32_t f = 0; f < p->nfuncs; f++) {
         uint64_t calls = p->funcs[f].calls + p->funcs[f].self_calls;
-        taken[f] = calls * self;
-        const char *name = lib && calls ? ct_functab_name(info->funcs, f) : NULL;
-        if (name && ct_libcall_mark_len(name, strlen(name)))
-            taken[f] += calls * lib;
+        taken[f] = calls * vb.self;
+        if (lib && ct_functab_is_libcall(info->funcs, f))
+            taken[f] += calls * vb.lib_self;
     }
     for (uint32_t i = 0; i < p->narcs; i++) {
         const struct ct_arc *a = &p->arcs[i];
-        if (a->caller < p->nfuncs)
-            taken[a->caller] += a->count * child;
+        if (a->caller >= p->nfuncs)
+            continue;
+        taken[a->caller] += a->count * vb.child;
+        if (lib && ct_functab_is_libcall(info->funcs, a->callee))
+            taken[a->caller] += a->count * vb.lib_child;
     }
     return taken;
 }

@@ -253,8 +253,7 @@ void ct_report_flat(struct ct_rep *r)
     }
     if (nuncertain)
         fprintf(out, "\n~ %zu function%s: less self time left than the bias "
-                "taken off (and a library call's stub excess), so uncertain "
-                "by more than the figure\n",
+                "taken off, so uncertain by more than the figure\n",
                 nuncertain, nuncertain == 1 ? "" : "s");
     free(taken);
     (void)total_ns;

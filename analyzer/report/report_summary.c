@@ -140,8 +140,11 @@ static void print_bias(FILE *out, const struct ct_trace_info *info,
     double lib = ct_bias_lib_extra_ns(info);
     if (lib > 0)
         fprintf(out, "       library calls: %.1f ns each through the "
-                "tracer's stub at start, %.1f more than a hooked call's; "
-                "the excess is not taken off\n", info->bias_lib_ns, lib);
+                "tracer's stub at start, %.1f more than a hooked call's "
+                "(%.1f inside the call, %.1f in its caller), taken off "
+                "them too\n", info->bias_lib_ns, lib,
+                ct_bias_lib_self_extra_ns(info),
+                ct_bias_lib_child_extra_ns(info));
 }
 
 static const char blurb[] =

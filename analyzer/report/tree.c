@@ -62,7 +62,7 @@ struct tree {
     const struct ct_view_opts *opts;
     uint32_t max_depth;
     uint64_t min_ticks;
-    uint64_t bias_ticks, bias_child_ticks;  /* --subtract-bias */
+    struct ct_view_bias bias;  /* --subtract-bias; zeros if not asked */
     bool per_thread;
     struct tqueue q;        /* threads merged: one queue                   */
     struct tthread *threads;
@@ -270,12 +270,25 @@ static void push(struct tree *tr, struct tthread *t, uint32_t func,
     show_open(tr, t, pos, !called);
 }
 
+/* What a library call's stub costs beyond a hooked call, taken off the
+ * call (self) and its caller (child); zeros for any other function. */
+static struct ct_view_bias lib_bias(const struct tree *tr, uint32_t func)
+{
+    if (!(tr->bias.lib_self | tr->bias.lib_child) ||
+        !ct_functab_is_libcall(tr->info->funcs, func))
+        return (struct ct_view_bias){0};
+    return (struct ct_view_bias){.self = tr->bias.lib_self,
+                                 .child = tr->bias.lib_child};
+}
+
 static void pop_here(struct tree *tr, struct tthread *t, enum tmark mark)
 {
     size_t pos = --t->depth;
     struct tframe *f = &t->stack[pos];
-    if (f->called && tr->bias_ticks) {
-        uint64_t b = f->self < tr->bias_ticks ? f->self : tr->bias_ticks;
+    uint64_t bias = f->called ? tr->bias.self + lib_bias(tr, f->func).self
+                              : 0;
+    if (bias) {
+        uint64_t b = f->self < bias ? f->self : bias;
         t->clock -= b;
     }
     if (t->undecided > t->depth)
@@ -351,11 +364,13 @@ static void pop(struct tree *tr, struct tthread *t, enum tmark mark)
 {
     size_t pos = t->depth - 1;
     bool called = t->stack[pos].called;
+    uint64_t bias = called && pos ? tr->bias.child +
+                                        lib_bias(tr, t->stack[pos].func).child
+                                  : 0;
     pop_here(tr, t, mark);
-    if (called && pos && tr->bias_child_ticks) {
+    if (bias) {
         struct tframe *up = &t->stack[pos - 1];
-        uint64_t b = up->self < tr->bias_child_ticks ? up->self
-                                                     : tr->bias_child_ticks;
+        uint64_t b = up->self < bias ? up->self : bias;
         up->self -= b;
         t->clock -= b;
     }
@@ -474,10 +489,8 @@ static void set_origin(struct tree *tr, uint64_t time)
     const struct ct_trace_info *info = tr->info;
     uint64_t origin = info->have_first_time ? info->first_time : time;
     double tick = info->ns_per_tick > 0 ? info->ns_per_tick : 1.0;
-    if (tr->opts->subtract_bias) {
-        tr->bias_ticks = ct_bias_ticks(ct_bias_self_ns(info), tick);
-        tr->bias_child_ticks = ct_bias_ticks(ct_bias_child_ns(info), tick);
-    }
+    if (tr->opts->subtract_bias)
+        tr->bias = ct_view_bias(info);
     if (tr->opts->tree_min_ns)
         tr->min_ticks = (uint64_t)((double)tr->opts->tree_min_ns / tick +
                                    0.5);

@@ -169,25 +169,33 @@ static void close_to(struct ct_stacktree *t, struct ct_st_thread *th,
         struct st_frame *f = &th->stack[--th->depth];
         if (!f->called)
             continue;
-        if (t->bias_ticks)
-            unbias(t, f, t->bias_ticks);
-        if (th->depth && t->bias_child_ticks)
-            unbias(t, &th->stack[th->depth - 1], t->bias_child_ticks);
+        uint64_t self = t->bias.self, child = t->bias.child;
+        if ((t->bias.lib_self | t->bias.lib_child) &&
+            ct_functab_is_libcall(t->info->funcs, t->nodes[f->node].func)) {
+            self += t->bias.lib_self;  /* the stub's own cost */
+            child += t->bias.lib_child;
+        }
+        if (self)
+            unbias(t, f, self);
+        if (th->depth && child)
+            unbias(t, &th->stack[th->depth - 1], child);
     }
+}
+
+/* The reader sets the bias before its first event. */
+static void know_bias(struct ct_stacktree *t)
+{
+    if (t->bias_known)
+        return;
+    t->bias_known = true;
+    if (t->subtract_bias)
+        t->bias = ct_view_bias(t->info);
 }
 
 static void push(struct ct_stacktree *t, struct ct_st_thread *th,
                  uint32_t func, bool called, uint64_t time)
 {
-    if (!t->bias_known) {
-        /* the reader sets the bias before its first event */
-        t->bias_known = true;
-        double tick = t->info->ns_per_tick > 0 ? t->info->ns_per_tick : 1;
-        if (t->subtract_bias) {
-            t->bias_ticks = ct_bias_ticks(ct_bias_self_ns(t->info), tick);
-            t->bias_child_ticks = ct_bias_ticks(ct_bias_child_ns(t->info), tick);
-        }
-    }
+    know_bias(t);
     uint32_t node = child(t, top(th), func);
     ct_grow(&th->stack, &th->cap, th->depth, sizeof *th->stack);
     th->stack[th->depth++] = (struct st_frame){
@@ -251,20 +259,13 @@ static void on_sample(struct ct_stacktree *t, const struct ct_event *ev)
 static void on_path(struct ct_stacktree *t, const struct ct_event *ev)
 {
     struct ct_st_thread *th = thread(t, ev->thread);
-    if (!t->bias_known) {
-        t->bias_known = true;
-        double tick = t->info->ns_per_tick > 0 ? t->info->ns_per_tick : 1.0;
-        if (t->subtract_bias) {
-            t->bias_ticks = ct_bias_ticks(ct_bias_self_ns(t->info), tick);
-            t->bias_child_ticks = ct_bias_ticks(ct_bias_child_ns(t->info), tick);
-        }
-    }
+    know_bias(t);
     uint32_t node = th->root;
     for (uint32_t i = 0; i < ev->depth; i++)
         if (ev->stack[i] != CT_FUNC_NONE)
             node = child(t, node, ev->stack[i]);
-    uint64_t b = ct_sat_add(ev->count * t->bias_ticks,
-                            ev->path_kids * t->bias_child_ticks);
+    uint64_t b = ct_sat_add(ev->count * t->bias.self,
+                            ev->path_kids * t->bias.child);
     t->nodes[node].calls += ev->count;
     t->nodes[node].self += ev->path_self - (b < ev->path_self ? b
                                                               : ev->path_self);

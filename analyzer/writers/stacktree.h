@@ -42,8 +42,7 @@ struct ct_stacktree {
     uint32_t nslots;
     struct ct_st_thread *threads;
     size_t nthreads;
-    uint64_t bias_ticks;
-    uint64_t bias_child_ticks;  /* off the caller's self, per call */
+    struct ct_view_bias bias;   /* off each call's self and its caller's */
     bool bias_known;
     uint64_t lost;          /* lost-event records' counts                 */
     /* --time-range, as the profile applies it: intervals are clipped to

@@ -246,10 +246,10 @@ static void unsplit(void **state)
     fx_free(&x);
 }
 
-/* A library call's excess over a hooked call, which no view takes off,
- * is what its stub costs beyond the hooked call's whole figure; none
- * without the tracer's figure (an older trace, library calls not
- * recorded), nor below zero. */
+/* A library call's excess over a hooked call is what its stub costs
+ * beyond the hooked call's figures, inside the call and in its caller;
+ * none without the tracer's figure (an older trace, library calls not
+ * recorded), nor below zero in either part. */
 static void library_call_excess(void **state)
 {
     (void)state;
@@ -258,9 +258,59 @@ static void library_call_excess(void **state)
     info.bias_child_ns = 25;
     assert_true(ct_bias_lib_extra_ns(&info) == 0);
     info.bias_lib_ns = 80;
+    info.bias_lib_self_ns = 50;
     assert_true(ct_bias_lib_extra_ns(&info) == 35);
+    assert_true(ct_bias_lib_self_extra_ns(&info) == 30);
+    assert_true(ct_bias_lib_child_extra_ns(&info) == 5);
+    /* each part never below zero */
+    info.bias_lib_self_ns = 10;
+    assert_true(ct_bias_lib_self_extra_ns(&info) == 0);
+    assert_true(ct_bias_lib_child_extra_ns(&info) == 45);
     info.bias_lib_ns = 40;
-    assert_true(ct_bias_lib_extra_ns(&info) == 0);
+    info.bias_lib_self_ns = 30;
+    assert_true(ct_bias_lib_extra_ns(&info) == 10);  /* inside alone */
+}
+
+static bool is_lib(void *ctx, uint64_t addr)
+{
+    (void)ctx;
+    return addr == 0x1000;
+}
+
+/* A library call (its function one the reader knows as such) loses the
+ * stub's excess on top of the hooked call's figures: inside the call
+ * (LSELF) and in its caller (LCHILD); a hooked call beside it does not;
+ * still never below zero. */
+static void library_call_subtracted(void **state)
+{
+    (void)state;
+    enum { LSELF = 4, LCHILD = 1 };
+    struct fx x;
+    init(&x);
+    x.info.bias_lib_ns = SELF + CHILD + LSELF + LCHILD;
+    x.info.bias_lib_self_ns = SELF + LSELF;
+    ct_functab_set_libcall_test(x.info.funcs, is_lib, NULL);
+    uint32_t lib = ct_functab_intern_addr(x.info.funcs, 0x1000);
+    uint32_t hooked = ct_functab_intern_addr(x.info.funcs, 0x2000);
+    assert_true(ct_functab_is_libcall(x.info.funcs, lib));
+    assert_false(ct_functab_is_libcall(x.info.funcs, hooked));
+    FX_CALL(&x, 0, 0, "main");
+    fx_ev(&x, CT_EV_CALL, 0, 10, lib);
+    fx_ev(&x, CT_EV_RETURN, 0, 30, lib);
+    fx_ev(&x, CT_EV_CALL, 0, 40, hooked);
+    fx_ev(&x, CT_EV_RETURN, 0, 60, hooked);
+    fx_ev(&x, CT_EV_CALL, 0, 70, lib);
+    fx_ev(&x, CT_EV_RETURN, 0, 75, lib);  /* 5 < SELF + LSELF: keeps 0 */
+    FX_RET(&x, 0, 100, "main");
+    ct_profile_finish(x.p);
+    assert_int_equal(x.p->funcs[lib].self_ticks, 20 - SELF - LSELF);
+    assert_int_equal(x.p->funcs[hooked].self_ticks, 20 - SELF);
+    assert_int_equal(fx_f(&x, "main")->self_ticks,
+                     55 - SELF - 3 * CHILD - 2 * LCHILD);
+    assert_int_equal(x.p->totals.overhead,
+                     3 * SELF + LSELF + 5 + 3 * CHILD + 2 * LCHILD);
+    assert_sum(&x);
+    fx_free(&x);
 }
 
 int main(void)
@@ -277,6 +327,7 @@ int main(void)
         cmocka_unit_test(lost_events),
         cmocka_unit_test(unsplit),
         cmocka_unit_test(library_call_excess),
+        cmocka_unit_test(library_call_subtracted),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
