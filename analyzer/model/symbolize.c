@@ -387,6 +387,8 @@ static int cmp_u64(const void *a, const void *b)
 void ct_symbolizer_add_libcalls(struct ct_symbolizer *s, const uint64_t *addr,
                                 size_t n)
 {
+    if (n == 0)
+        return;
     for (size_t i = 0; i < n; i++) {
         ct_grow(&s->libcalls, &s->libcalls_cap, s->nlibcalls,
                 sizeof *s->libcalls);
