@@ -72,7 +72,8 @@ struct ct_symbolizer {
     uint64_t snapshot_time;
     struct object **objs;
     size_t nobjs, objs_cap;
-    uint64_t *libcalls;     /* CT_MAP_LIBCALLS functions, sorted, unique  */
+    uint64_t *libcalls;     /* library calls' functions (CT_MAP_LIBCALLS,
+                               named stubs), sorted, unique             */
     size_t nlibcalls, libcalls_cap;
 };
 
@@ -278,6 +279,8 @@ void ct_symbolizer_add_name(struct ct_symbolizer *s, uint64_t addr,
             (s->nnamed - at) * sizeof *s->named);
     s->named[at] = (struct named){addr, target, ct_xstrndup(name, name_len)};
     s->nnamed++;
+    /* a named stub is a library call's function too */
+    ct_symbolizer_add_libcalls(s, &addr, 1);
 }
 
 static const struct named *find_named(const struct ct_symbolizer *s,
@@ -419,17 +422,7 @@ static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
 bool ct_symbolizer_is_libcall(void *ctx, uint64_t addr)
 {
     const struct ct_symbolizer *s = ctx;
-    if (in_sorted(s->libcalls, s->nlibcalls, addr))
-        return true;
-    size_t lo = 0, hi = s->nnamed;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (s->named[mid].addr < addr)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < s->nnamed && s->named[lo].addr == addr;
+    return in_sorted(s->libcalls, s->nlibcalls, addr);
 }
 
 bool ct_symbolizer_func_start(struct ct_symbolizer *s, uint64_t addr,
