@@ -176,16 +176,10 @@ ct_prof_run_leave(struct ct_prof_run *x)
     const struct ct_view_bias *vb = &x->s->bias;
     bool unbias = __builtin_expect((vb->self | vb->child) != 0, 0) &&
                   fr->called;
-    uint64_t bias_child = 0;
+    struct ct_call_bias cb = {0, 0};
     if (unbias) {
-        uint64_t bias = vb->self;
-        bias_child = vb->child;
-        if ((vb->lib_self | vb->lib_child) &&
-            ct_functab_is_libcall(x->p->info->funcs, fr->func)) {
-            bias += vb->lib_self;   /* the stub's own cost */
-            bias_child += vb->lib_child;
-        }
-        ct_prof_run_unbias(x, fr, bias);
+        cb = ct_call_bias(vb, x->p->info->funcs, fr->func);
+        ct_prof_run_unbias(x, fr, cb.self);
     }
     if (__builtin_expect(x->s->dist != NULL, 0)) {
         uint64_t span = x->clock - fr->entry_clock;
@@ -232,7 +226,7 @@ ct_prof_run_leave(struct ct_prof_run *x)
     /* The hooks' part outside this call's interval is its caller's: taken
      * off once this call's span is counted, which it is no part of. */
     if (unbias && x->depth)
-        ct_prof_run_unbias(x, &x->stack[x->depth - 1], bias_child);
+        ct_prof_run_unbias(x, &x->stack[x->depth - 1], cb.child);
 }
 
 /*

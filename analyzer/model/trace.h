@@ -297,6 +297,20 @@ static inline struct ct_view_bias ct_view_bias(const struct ct_trace_info *info)
         ct_bias_ticks(ct_bias_lib_child_extra_ns(info), tick),
     };
 }
+/* What comes off one call of func: off its self time, and off its
+ * caller's; a library call's stub excess included. */
+struct ct_call_bias {
+    uint64_t self, child;
+};
+static inline struct ct_call_bias ct_call_bias(const struct ct_view_bias *b,
+                                               const struct ct_functab *funcs,
+                                               uint32_t func)
+{
+    if ((b->lib_self | b->lib_child) && ct_functab_is_libcall(funcs, func))
+        return (struct ct_call_bias){b->self + b->lib_self,
+                                     b->child + b->lib_child};
+    return (struct ct_call_bias){b->self, b->child};
+}
 
 void ct_trace_info_init(struct ct_trace_info *info, const char *path,
                         const char *format);

@@ -22,21 +22,16 @@ uint64_t *ct_rep_bias_taken(const struct ct_rep *r)
         return NULL;
     const struct ct_trace_info *info = p->info;
     struct ct_view_bias vb = ct_view_bias(info);
-    bool lib = (vb.lib_self | vb.lib_child) != 0;
     uint64_t *taken = ct_xcalloc(p->nfuncs + 1, sizeof *taken);
     for (uint32_t f = 0; f < p->nfuncs; f++) {
         uint64_t calls = p->funcs[f].calls + p->funcs[f].self_calls;
-        taken[f] = calls * vb.self;
-        if (lib && ct_functab_is_libcall(info->funcs, f))
-            taken[f] += calls * vb.lib_self;
+        taken[f] = calls * ct_call_bias(&vb, info->funcs, f).self;
     }
     for (uint32_t i = 0; i < p->narcs; i++) {
         const struct ct_arc *a = &p->arcs[i];
-        if (a->caller >= p->nfuncs)
-            continue;
-        taken[a->caller] += a->count * vb.child;
-        if (lib && ct_functab_is_libcall(info->funcs, a->callee))
-            taken[a->caller] += a->count * vb.lib_child;
+        if (a->caller < p->nfuncs)
+            taken[a->caller] +=
+                a->count * ct_call_bias(&vb, info->funcs, a->callee).child;
     }
     return taken;
 }

@@ -270,23 +270,12 @@ static void push(struct tree *tr, struct tthread *t, uint32_t func,
     show_open(tr, t, pos, !called);
 }
 
-/* What a library call's stub costs beyond a hooked call, taken off the
- * call (self) and its caller (child); zeros for any other function. */
-static struct ct_view_bias lib_bias(const struct tree *tr, uint32_t func)
-{
-    if (!(tr->bias.lib_self | tr->bias.lib_child) ||
-        !ct_functab_is_libcall(tr->info->funcs, func))
-        return (struct ct_view_bias){0};
-    return (struct ct_view_bias){.self = tr->bias.lib_self,
-                                 .child = tr->bias.lib_child};
-}
-
 static void pop_here(struct tree *tr, struct tthread *t, enum tmark mark)
 {
     size_t pos = --t->depth;
     struct tframe *f = &t->stack[pos];
-    uint64_t bias = f->called ? tr->bias.self + lib_bias(tr, f->func).self
-                              : 0;
+    uint64_t bias =
+        f->called ? ct_call_bias(&tr->bias, tr->info->funcs, f->func).self : 0;
     if (bias) {
         uint64_t b = f->self < bias ? f->self : bias;
         t->clock -= b;
@@ -364,9 +353,10 @@ static void pop(struct tree *tr, struct tthread *t, enum tmark mark)
 {
     size_t pos = t->depth - 1;
     bool called = t->stack[pos].called;
-    uint64_t bias = called && pos ? tr->bias.child +
-                                        lib_bias(tr, t->stack[pos].func).child
-                                  : 0;
+    uint64_t bias =
+        called && pos
+            ? ct_call_bias(&tr->bias, tr->info->funcs, t->stack[pos].func).child
+            : 0;
     pop_here(tr, t, mark);
     if (bias) {
         struct tframe *up = &t->stack[pos - 1];

@@ -169,16 +169,12 @@ static void close_to(struct ct_stacktree *t, struct ct_st_thread *th,
         struct st_frame *f = &th->stack[--th->depth];
         if (!f->called)
             continue;
-        uint64_t self = t->bias.self, child = t->bias.child;
-        if ((t->bias.lib_self | t->bias.lib_child) &&
-            ct_functab_is_libcall(t->info->funcs, t->nodes[f->node].func)) {
-            self += t->bias.lib_self;  /* the stub's own cost */
-            child += t->bias.lib_child;
-        }
-        if (self)
-            unbias(t, f, self);
-        if (th->depth && child)
-            unbias(t, &th->stack[th->depth - 1], child);
+        struct ct_call_bias cb =
+            ct_call_bias(&t->bias, t->info->funcs, t->nodes[f->node].func);
+        if (cb.self)
+            unbias(t, f, cb.self);
+        if (th->depth && cb.child)
+            unbias(t, &th->stack[th->depth - 1], cb.child);
     }
 }
 
