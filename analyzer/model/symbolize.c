@@ -387,25 +387,6 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-void ct_symbolizer_add_libcalls(struct ct_symbolizer *s, const uint64_t *addr,
-                                size_t n)
-{
-    if (n == 0)
-        return;
-    for (size_t i = 0; i < n; i++) {
-        ct_grow(&s->libcalls, &s->libcalls_cap, s->nlibcalls,
-                sizeof *s->libcalls);
-        s->libcalls[s->nlibcalls++] = addr[i];
-    }
-    /* every MAPS block repeats the list: keep each address once */
-    qsort(s->libcalls, s->nlibcalls, sizeof *s->libcalls, cmp_u64);
-    size_t k = 0;
-    for (size_t i = 0; i < s->nlibcalls; i++)
-        if (k == 0 || s->libcalls[k - 1] != s->libcalls[i])
-            s->libcalls[k++] = s->libcalls[i];
-    s->nlibcalls = k;
-}
-
 static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
 {
     size_t lo = 0, hi = n;
@@ -417,6 +398,29 @@ static bool in_sorted(const uint64_t *v, size_t n, uint64_t x)
             hi = mid;
     }
     return lo < n && v[lo] == x;
+}
+
+void ct_symbolizer_add_libcalls(struct ct_symbolizer *s, const uint64_t *addr,
+                                size_t n)
+{
+    /* every MAPS block repeats the list: only what is new is added, and
+     * the list sorted again only then */
+    size_t known = s->nlibcalls;
+    for (size_t i = 0; i < n; i++) {
+        if (in_sorted(s->libcalls, known, addr[i]))
+            continue;
+        ct_grow(&s->libcalls, &s->libcalls_cap, s->nlibcalls,
+                sizeof *s->libcalls);
+        s->libcalls[s->nlibcalls++] = addr[i];
+    }
+    if (s->nlibcalls == known)
+        return;
+    qsort(s->libcalls, s->nlibcalls, sizeof *s->libcalls, cmp_u64);
+    size_t k = 0;  /* one copy of each: a block may name one twice */
+    for (size_t i = 0; i < s->nlibcalls; i++)
+        if (k == 0 || s->libcalls[k - 1] != s->libcalls[i])
+            s->libcalls[k++] = s->libcalls[i];
+    s->nlibcalls = k;
 }
 
 bool ct_symbolizer_is_libcall(void *ctx, uint64_t addr)
