@@ -126,7 +126,7 @@
         load_entry
 3:      leaq    224(%rsp), %rsp
         .cfi_adjust_cfa_offset -224
-3:      call    *%r11
+        call    *%r11
         .cfi_endproc
         .size   \name, . - \name
         .endm
