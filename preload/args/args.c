@@ -9,8 +9,10 @@
  * integers in one pass with the call (plan.c), anything else after the
  * hook recorded it (ct_args_enter).  A call with no rule pays one
  * predictable branch in plt.c, nothing here.
- * Strings are copied with process_vm_readv on the process itself, which
- * fails instead of faulting on a bad pointer.
+ * A string is copied in place from the program's constants or the stack
+ * page in use (base/stable_mem.h), else with process_vm_readv on the
+ * process itself, which fails instead of faulting on a bad pointer; its
+ * record is built straight in the block (record_in_place).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -23,6 +25,7 @@
 #include "preload/args/encode.h"
 #include "preload/args/plan.h"
 #include "preload/base/self_read.h"
+#include "preload/base/stable_mem.h"
 #include "calltrace_format.h"
 #include "preload/tracer.h"
 
@@ -48,6 +51,7 @@ void ct_args_start(void)
                    "return values are kept", v, err);
         return;
     }
+    ct_stable_mem_note();
     for (uint32_t i = 0; i < spec.nrules; i++)
         if (spec.rules[i].from_dwarf) {
             ct_message("calltrace: CALLTRACE_ARGS: '%s@args': the "
@@ -97,17 +101,44 @@ int ct_args_any(void)
 #define SMALL_PAY (NAMED_PAY * (CT_ARGS_MAX_ITEMS + 1))
 #define BIG_PAY (CT_ARGS_MAX_ITEMS * (CT_ARGS_STR_MAX + 4) + 16)
 
+/* Up to want bytes of the string at addr into dst: copied in place when
+ * they lie in the program's constants (stable_mem.h) or above sp (0:
+ * none) in sp's own page, which is mapped as the stack in use is; else
+ * by the kernel, which fails instead of faulting.  The bytes read, or -1
+ * (errno). */
+static ssize_t read_string(uint8_t *dst, uintptr_t addr, size_t want,
+                           uintptr_t sp)
+{
+    size_t n = ct_stable_span(addr, want);
+    if (!n && sp && addr >= sp) {
+        uintptr_t end = (sp & ~(uintptr_t)4095) + 4096;
+        n = addr < end ? end - addr : 0;
+        if (n > want)
+            n = want;
+    }
+    if (n) {
+        memcpy(dst, (const void *)addr, n);
+        if (n == want || memchr(dst, 0, n))
+            return (ssize_t)n;
+    }
+    return ct_self_read(dst, addr, want);
+}
+
+/* A string, read straight into the payload after room for its tag and
+ * length (it->strmax + 4 bytes in all), then moved down to follow them:
+ * no buffer on the program's stack. */
 static __attribute__((noinline)) void
-put_string(struct pay *p, const struct ct_arg_item *it, uintptr_t addr)
+put_string(struct pay *p, const struct ct_arg_item *it, uintptr_t addr,
+           uintptr_t sp)
 {
     if (!addr) {
         p->b[p->n++] = CT_VAL_NULLSTR;
         return;
     }
-    char buf[CT_ARGS_STR_MAX + 1];
+    uint8_t *text = p->b + p->n + 3;
     size_t want = (size_t)it->strmax + 1;
     int saved = errno;
-    ssize_t got = ct_self_read(buf, addr, want);
+    ssize_t got = read_string(text, addr, want, sp);
     int e = errno;
     errno = saved;
     if (got < 0) {
@@ -119,12 +150,12 @@ put_string(struct pay *p, const struct ct_arg_item *it, uintptr_t addr)
             p->b[p->n++] = CT_VAL_UNAVAIL;
         return;
     }
-    size_t len = strnlen(buf, (size_t)got);
+    size_t len = strnlen((const char *)text, (size_t)got);
     bool whole = len < (size_t)got;
     if (!whole && len > it->strmax)
         len = it->strmax;
     put_tag(p, whole ? CT_VAL_STR : CT_VAL_STR_CUT, len);
-    memcpy(p->b + p->n, buf, len);
+    memmove(p->b + p->n, text, len);
     p->n += len;
 }
 
@@ -175,11 +206,13 @@ static void put_enum(struct pay *p, const struct ct_arg_item *it, uint64_t v)
     p->n += n;
 }
 
-/* An integer-class value v as the item's format says. */
-static void put_value(struct pay *p, const struct ct_arg_item *it, uint64_t v)
+/* An integer-class value v as the item's format says; a string it points
+ * at is read as read_string reads with the stack pointer sp. */
+static void put_value(struct pay *p, const struct ct_arg_item *it, uint64_t v,
+                      uintptr_t sp)
 {
     if (it->fmt == CT_FMT_STR)
-        put_string(p, it, (uintptr_t)v);
+        put_string(p, it, (uintptr_t)v, sp);
     else if (it->fmt == CT_FMT_ENUM)
         put_enum(p, it, v);
     else
@@ -289,7 +322,7 @@ static void put_read(struct pay *p, const struct ct_arg_item *it,
     if (it->src == CT_ARG_FP)
         put_float(p, it, (const uint8_t *)&v);  /* little-endian */
     else
-        put_value(p, it, v);
+        put_value(p, it, v, sp);
 }
 
 /* An item whose DWARF location names a register or memory at the
@@ -302,7 +335,7 @@ static void put_at_site(struct pay *p, const struct ct_arg_item *it,
         if (it->reg >= CT_REG_XMM0)
             put_float(p, it, s->xmm[it->reg - CT_REG_XMM0]);
         else
-            put_value(p, it, s->gpr[it->reg]);
+            put_value(p, it, s->gpr[it->reg], s->gpr[7]);
         return;
     }
     put_read(p, it, s->gpr[it->reg] + (uintptr_t)(intptr_t)it->off,
@@ -353,7 +386,8 @@ static void put_at_entry(struct pay *p, const struct ct_arg_item *it,
     if (index > 6)
         put_stack_slot(p, it, g, index - 6);
     else
-        put_value(p, it, g->ints[g->step * (index - 1)]);
+        put_value(p, it, g->ints[g->step * (index - 1)],
+                  (uintptr_t)g->stack);
 }
 
 static void build_args(const struct job *j, struct pay *p)
@@ -380,7 +414,7 @@ static void build_ret(const struct job *j, struct pay *p)
     else if (j->r->ret.fmt == CT_FMT_FLOAT)
         put_float(p, &j->r->ret, j->xmm0);
     else
-        put_value(p, &j->r->ret, j->rax);
+        put_value(p, &j->r->ret, j->rax, 0);
 }
 
 static void record(const struct job *j, uint8_t *buf)
@@ -403,18 +437,70 @@ static void record_deep(void *arg)
     record(arg, buf);
 }
 
+/* The most bytes an item's value takes in a payload: a string's room
+ * for put_string (or a bad pointer's 11), a struct's or an enum's name,
+ * else a tag and a varint or a double. */
+static size_t item_room(const struct ct_arg_item *it)
+{
+    if (it->fmt == CT_FMT_STRUCT || it->fmt == CT_FMT_ENUM)
+        return NAMED_PAY;
+    if (it->fmt == CT_FMT_STR && (size_t)it->strmax + 4 > 11)
+        return (size_t)it->strmax + 4;
+    return 11;
+}
+
+/*
+ * A record with a string, built straight into the block while the hooks'
+ * fast path is open (in_place_open): its head written after, at the
+ * length the payload came to, and the payload moved down to follow it.
+ * No buffer and no stack of the tracer's, so no signal mask either: a
+ * string in the program's constants costs a copy, any other the read
+ * of ct_self_read.  A handler that interrupts it finds the path shut, as
+ * it finds the hooks' (its events go the slow path's way).  False when
+ * the path is shut or the record waits for its frame's entry (held).
+ */
+static bool record_in_place(struct ct_thread *t, const struct job *j)
+{
+    if (j->held >= 0)
+        return false;
+    const struct ct_args_rule *r = j->r;
+    uint8_t sub = j->regs ? CT_EXT_ARGS : CT_EXT_RETVAL;
+    size_t room = 0;
+    if (j->regs)
+        for (unsigned i = 0; i < r->nitems; i++)
+            room += item_room(&r->items[i]);
+    else
+        room = item_room(&r->ret);
+    uint8_t head[16];
+    size_t most = (size_t)(ct_enc_ext_head(head, 0, sub, room) - head);
+    uint8_t *p = in_place_open(t, most + room);
+    if (!p)
+        return false;
+    struct pay pay = {p + most, 0};
+    if (j->regs)
+        build_args(j, &pay);
+    else
+        build_ret(j, &pay);
+    uint8_t *q = ct_enc_ext_head(p, 0, sub, pay.n);
+    memmove(q, pay.b, pay.n);
+    ct_hot_close(q + pay.n);
+    return true;
+}
+
 /* A record of integers and floats is built in a buffer of the thread's,
  * off the program's stack, which the hooks' trampoline (site_tramp.S)
- * and the hook's own path already use (docs/reliability.md); a record
- * made while the buffer is in use (by a signal handler's call that
- * interrupted one) and one with a string, which costs a system call
- * anyway, on the tracer's own stack. */
+ * and the hook's own path already use (docs/reliability.md).  One with a
+ * string straight in the block (record_in_place); when that cannot be,
+ * and for one made while the buffer is in use (by a signal handler's call
+ * that interrupted one), on the tracer's own stack. */
 static __thread uint8_t small_buf[SMALL_PAY]
     __attribute__((tls_model("initial-exec")));
 static __thread int small_used __attribute__((tls_model("initial-exec")));
 
 static void run(struct ct_thread *t, const struct job *j, int strings)
 {
+    if (strings && record_in_place(t, j))
+        return;
     if (strings || small_used) {
         ct_deep_call(t, record_deep, (void *)j, 1);
         return;

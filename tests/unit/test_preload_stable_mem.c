@@ -1,0 +1,88 @@
+/* The program's constants (stable_mem.c): a literal and a function's code
+ * are in them, to the end of their segment and no further; the heap, the
+ * stack, writable data and an address past every object are not; before
+ * the table is made nothing is. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <cmocka.h>
+#include <link.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "preload/base/stable_mem.h"
+
+static const char literal[] = "a literal in the constants";
+static char writable[] = "a text in writable data";
+
+/* The end of the file-backed part of the read-only segment that holds
+ * addr, by the loader's own list: what the span must stop at. */
+struct find {
+    uintptr_t addr, end;
+};
+
+static int find_seg(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct find *f = arg;
+    for (uint16_t i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && !(ph->p_flags & PF_W) &&
+            f->addr >= lo && f->addr < lo + ph->p_filesz)
+            f->end = lo + ph->p_filesz;
+    }
+    return 0;
+}
+
+static void nothing_before_the_table(void **state)
+{
+    (void)state;
+    assert_int_equal(ct_stable_span((uintptr_t)literal, 8), 0);
+}
+
+static void constants_and_code(void **state)
+{
+    (void)state;
+    ct_stable_mem_note();
+    ct_stable_mem_note();  /* once is enough: a second call changes nothing */
+    assert_int_equal(ct_stable_span((uintptr_t)literal, sizeof literal),
+                     sizeof literal);
+    assert_int_equal(ct_stable_span((uintptr_t)literal, 1), 1);
+    assert_int_equal(ct_stable_span((uintptr_t)&constants_and_code, 16), 16);
+    /* libc's code too: loaded before the program started */
+    assert_int_equal(ct_stable_span((uintptr_t)&strlen, 4), 4);
+
+    struct find f = {(uintptr_t)literal, 0};
+    dl_iterate_phdr(find_seg, &f);
+    assert_true(f.end > f.addr);
+    uintptr_t last = f.end - 3;
+    assert_int_equal(ct_stable_span(last, 100), 3);
+    assert_int_equal(ct_stable_span(f.end - 1, 1), 1);
+}
+
+static void not_constants(void **state)
+{
+    (void)state;
+    ct_stable_mem_note();
+    char on_stack[32] = "on the stack";
+    char *heap = strdup("on the heap");
+    assert_int_equal(ct_stable_span((uintptr_t)on_stack, 8), 0);
+    assert_int_equal(ct_stable_span((uintptr_t)heap, 8), 0);
+    assert_int_equal(ct_stable_span((uintptr_t)writable, 8), 0);
+    assert_int_equal(ct_stable_span(0, 8), 0);
+    assert_int_equal(ct_stable_span(16, 8), 0);
+    assert_int_equal(ct_stable_span(UINTPTR_MAX - 4, 8), 0);
+    free(heap);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(nothing_before_the_table),
+        cmocka_unit_test(constants_and_code),
+        cmocka_unit_test(not_constants),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
