@@ -1,14 +1,6 @@
 /* The library of bench/args_kinds.sh: one cheap function per kind of
  * value a rule may keep, not instrumented, called through the PLT. */
-#include <stddef.h>
-
-int k_int(int x);
-long k_long(long x);
-int k_char(char c);
-void *k_ptr(void *p);
-double k_dbl(double d);
-int k_str(const char *s);
-int k_four(int a, int b, int c, int d);
+#include "args_kinds_lib.h"
 
 int k_int(int x) { return x * 3 + 1; }
 long k_long(long x) { return x * 3 + 1; }

@@ -13,13 +13,7 @@
 #include <string.h>
 #include <time.h>
 
-int k_int(int x);
-long k_long(long x);
-int k_char(char c);
-void *k_ptr(void *p);
-double k_dbl(double d);
-int k_str(const char *s);
-int k_four(int a, int b, int c, int d);
+#include "args_kinds_lib.h"
 
 static const char *text = "GET /index.html";
 static char *heap_text;
