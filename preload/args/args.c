@@ -110,12 +110,8 @@ static ssize_t read_string(uint8_t *dst, uintptr_t addr, size_t want,
                            uintptr_t sp)
 {
     size_t n = ct_stable_span(addr, want);
-    if (!n && sp && addr >= sp) {
-        uintptr_t end = (sp & ~(uintptr_t)4095) + 4096;
-        n = addr < end ? end - addr : 0;
-        if (n > want)
-            n = want;
-    }
+    if (!n)
+        n = stack_page_span(addr, want, sp);
     if (n) {
         memcpy(dst, (const void *)addr, n);
         if (n == want || memchr(dst, 0, n))

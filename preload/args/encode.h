@@ -86,6 +86,19 @@ static inline bool in_stack_window(uintptr_t addr, unsigned w, uintptr_t sp)
     return addr >= sp && addr + w <= page + 8192 && addr + w > addr;
 }
 
+/* How many of the n bytes from addr lie above sp in sp's own page (0:
+ * addr is not there).  Narrower than in_stack_window, for a string read
+ * up to its maximum wherever its text ends: only sp's page is surely
+ * mapped, where a value's place from the debug information lies in a
+ * live frame. */
+static inline size_t stack_page_span(uintptr_t addr, size_t n, uintptr_t sp)
+{
+    uintptr_t end = (sp & ~(uintptr_t)4095) + 4096;
+    if (!sp || addr < sp || addr >= end)
+        return 0;
+    return end - addr < n ? end - addr : n;
+}
+
 /* The w bytes at addr, which in_stack_window allows. */
 static inline uint64_t load_width(uintptr_t addr, unsigned w)
 {

@@ -33,7 +33,7 @@ same() {
         fail "$1: $(head -n 8 "$T/diff")"
 }
 
-# want_calls OUT NAME SUFFIX: the calls the program's output says it made.
+# want_calls OUT NAME: NAME's calls the program's output says it made.
 want_calls() {
     awk -v name="$2" '{ n = $NF; sub(/ [0-9]+$/, "")
                         printf "%s(\"%s\") = %d;\n", name, $0, n }' <<< "$1"
