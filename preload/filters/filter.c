@@ -288,14 +288,20 @@ static void each_class(void *arg, void (*fn)(void *, uintptr_t, uint32_t),
 }
 
 /* The fast path's tables after the hash of s changed (install lock
- * held): published for the current set only. */
+ * held): published for the current set only.  The hooks read the skip
+ * table a thread took (t->skip_tab) while its `expect` is the global
+ * word: when the table ends, a new generation of the word sends each
+ * thread to let it go (ct_filter_sync_skips). */
 static void fast_update(struct fset *s)
 {
+    const struct ct_fskips *was = ct_fskips;
     s->fast = ct_ffast_update(s->fast, &s->spec, s->gen, each_class, s);
     if (s == current) {
+        struct ct_fskips *k = s->fast ? s->fast->skips : NULL;
         __atomic_store_n(&ct_ffast, s->fast, __ATOMIC_RELEASE);
-        __atomic_store_n(&ct_fskips, s->fast ? s->fast->skips : NULL,
-                         __ATOMIC_RELEASE);
+        __atomic_store_n(&ct_fskips, k, __ATOMIC_RELEASE);
+        if (was && k != was)
+            __atomic_fetch_add(&ct_global_word, 2, __ATOMIC_RELEASE);
     }
 }
 
@@ -526,7 +532,7 @@ static size_t encode_skips(uint8_t *buf, uint64_t gen,
         uint64_t count = __atomic_load_n(&c[*i], __ATOMIC_RELAXED);
         if (!count)
             continue;
-        p = put_drop(p, k->slot[*i].reason, k->slot[*i].fn, count);
+        p = put_drop(p, k->reason[*i], k->fn[*i], count);
         n++;
     }
     *count_at = (uint8_t)n;
@@ -1032,6 +1038,17 @@ void ct_filter_after_fork(struct ct_thread *self)
         memset(f->skipped, 0, sizeof f->skipped);
         f->ndrops = 0;
     }
+}
+
+void ct_filter_sync_skips(struct ct_thread *t)
+{
+    const struct fset *s = __atomic_load_n(&current, __ATOMIC_ACQUIRE);
+    const struct ct_fskips *k = s && s->fast ? s->fast->skips : NULL;
+    struct fthread *f = t->filter;
+    if (!t->skip_tab || t->skip_tab == k || !f)
+        return;
+    flush_skips(t, f);
+    t->skip_tab = NULL;
 }
 
 void ct_filter_thread_release(struct ct_thread *t)

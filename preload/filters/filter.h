@@ -78,6 +78,11 @@ int ct_filter_hold(struct ct_thread *t, uint32_t d, uint8_t sub,
  * pending frames and drop counts go into the trace. */
 void ct_filter_thread_close(struct ct_thread *t);
 void ct_filter_thread_release(struct ct_thread *t);
+/* A new generation of the global word seen by thread t (thread.c): the
+ * skip table its hooks read (t->skip_tab) let go, its counts written,
+ * when the rules in force have another; the next entry under the rules
+ * takes that one (ct_filter_enter). */
+void ct_filter_sync_skips(struct ct_thread *t);
 /* filter_context.c: a coroutine switch (hot/context.c) keeps the
  * filters' state of the context left, its levels [0, levels), in a
  * buffer of ct_filter_context_bytes, and takes up that of the context

@@ -96,25 +96,25 @@ static int only_excludes(const struct ct_fspec *sp)
  * table's use: threads may hold counts made under that slot. */
 static void put_skip(struct ct_ffast *ff, uintptr_t fn, uint8_t c)
 {
-    struct ct_fskip *e = &ff->skips->slot[ct_fskip_index(fn)];
+    struct ct_fskips *k = ff->skips;
+    size_t i = ct_fskip_index(fn);
     int excluded = c != FC_PLAIN && c < FC_INC;
     uint32_t reason = CT_DROP_EXCLUDED | (uint32_t)(c - 1) << 3;
-    if (e->fn == fn) {
-        if (!excluded || e->reason != reason)
+    if (k->fn[i] == fn) {
+        if (!excluded || k->reason[i] != reason)
             ff->skips = NULL;
         return;
     }
     if (!excluded)
         return;
-    if (e->fn) {
+    if (k->fn[i]) {
         /* fn goes the class table's way: a miss no longer says "kept" */
-        __atomic_store_n(&ff->skips->complete, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&k->complete, 0, __ATOMIC_RELAXED);
         return;
     }
-    e->reason = reason;
-    __atomic_store_n(&e->fn, fn, __ATOMIC_RELEASE);
-    __atomic_store_n(&ff->skips->filled, ff->skips->filled + 1,
-                     __ATOMIC_RELAXED);
+    k->reason[i] = reason;
+    __atomic_store_n(&k->fn[i], fn, __ATOMIC_RELEASE);
+    __atomic_store_n(&k->filled, k->filled + 1, __ATOMIC_RELAXED);
 }
 
 static void put_class(void *arg, uintptr_t fn, uint32_t v)
@@ -227,7 +227,7 @@ write_entry(struct ct_thread *t, struct fthread *f, uintptr_t fn,
  * skipped too). */
 static int skip_exit_deep(const struct ct_thread *t, uintptr_t fn)
 {
-    const struct ct_fskips *k = __atomic_load_n(&ct_fskips, __ATOMIC_ACQUIRE);
+    const struct ct_fskips *k = t->skip_tab;  /* as ct_fskip_exit */
     if (!k || !ct_fskip_holds(k, fn) || t->busy)
         return 0;
     uint32_t d = t->depth;

@@ -14,6 +14,13 @@
  * has its slot, a function without one is kept, and the hook writes its
  * call as its fast path does.
  *
+ * The hooks read the table their thread took (t->skip_tab, set by the
+ * slow path's ct_filter_enter) and trust it while the thread's `expect`
+ * is the global word: a table ends only with a new generation of the
+ * word (filter.c's fast_update, and each install), which sends every
+ * thread to its slow path, where ct_filter_sync_skips lets it go.  So
+ * the hooks look neither at ct_fskips nor at whether the two agree.
+ *
  * One slot per function, found from its address; a function whose slot
  * another took goes the class table's way (filter_fast.c), which gives the
  * same answer, and from then on so does every kept call.  A slot's fn is
@@ -28,29 +35,33 @@
 #pragma GCC visibility push(hidden)
 
 #define CT_FSKIP_SLOTS 4096u
-struct ct_fskip {
-    uintptr_t fn;           /* 0: empty                                   */
-    uint32_t reason;        /* CT_DROP_EXCLUDED | rule << 3               */
-};
+/* The functions apart from their reasons, so that the hooks' one look is
+ * at a word a scaled index reaches. */
 struct ct_fskips {
+    uintptr_t fn[CT_FSKIP_SLOTS];     /* 0: empty                         */
+    uint32_t reason[CT_FSKIP_SLOTS];  /* CT_DROP_EXCLUDED | rule << 3     */
     uint32_t filled;        /* slots taken                                */
     uint32_t complete;      /* every excluded function has its slot       */
-    struct ct_fskip slot[CT_FSKIP_SLOTS];
 };
 /* The table of the rules in force, or NULL.  A table is never freed: a
  * thread may be reading it. */
 extern struct ct_fskips *ct_fskips;
 
+/* Fibonacci hashing, the product's top 12 bits: three instructions in
+ * the hook where two shifts and an xor took six, and every bit of the
+ * address has a say (functions of two objects at the same offset get
+ * slots apart). */
 static inline size_t ct_fskip_index(uintptr_t fn)
 {
-    return ((fn >> 4) ^ (fn >> 16)) & (CT_FSKIP_SLOTS - 1);
+    return (size_t)(((uint64_t)fn * 0x9e3779b97f4a7c15ull) >> 52);
 }
+_Static_assert(CT_FSKIP_SLOTS == 1u << 12, "the hash gives 12 bits");
 
 /* Whether table k holds fn (its slot names it). */
 static inline int ct_fskip_holds(const struct ct_fskips *k, uintptr_t fn)
 {
-    return __atomic_load_n(&k->slot[ct_fskip_index(fn)].fn,
-                           __ATOMIC_ACQUIRE) == fn;
+    return __atomic_load_n(&k->fn[ct_fskip_index(fn)], __ATOMIC_ACQUIRE) ==
+           fn;
 }
 
 /* Stop bits under which a call may be skipped: rules in force, hidden
@@ -91,34 +102,34 @@ static inline __attribute__((always_inline)) void ct_fskip_count(uint64_t *c)
  * t->skip_counts, a count per slot of the table t->skip_tab (filter.c sets
  * both when the thread comes under that table's rules, and writes the
  * counts into the trace with the slow path's own), with one instruction
- * (ct_fskip_count), so no busy flag is needed around it.  Any other
- * function is kept when the table holds every
- * excluded one: its frame marked as the fast path's (t->skip_state), so
- * that no path ends it as a frame with a scope to restore.
+ * (ct_fskip_count), so no busy flag is needed around it.  That case comes
+ * first, with as few loads as it can: it is the one a run makes at every
+ * call of an excluded function.  Any other function is kept when the
+ * table holds every excluded one: its frame marked as the fast path's
+ * (t->skip_state), so that no path ends it as a frame with a scope to
+ * restore.
  */
 static inline __attribute__((always_inline)) int
 ct_fskip_enter(struct ct_thread *t, uintptr_t fn, uint64_t w, uint32_t ign)
 {
-    const struct ct_fskips *k = __atomic_load_n(&ct_fskips, __ATOMIC_ACQUIRE);
-    if (!k)
+    const struct ct_fskips *k = t->skip_tab;
+    uint64_t gate = t->gate;
+    if (!k || t->expect != w)
         return CT_FSKIP_ASK;
     size_t i = ct_fskip_index(fn);
-    uint64_t gate = t->gate;
-    if ((t->expect ^ w) != 0 || t->skip_tab != k)
-        return CT_FSKIP_ASK;
-    if (!ct_fskip_holds(k, fn)) {
-        uint32_t d = t->depth;
-        if ((gate & ~(uint64_t)(CT_STOP_FILTER | ign)) != 0 ||
-            !__atomic_load_n(&k->complete, __ATOMIC_RELAXED) ||
-            d >= CT_HOT_DEPTH)
+    if (ct_likely(ct_fskip_holds(k, fn))) {
+        if ((gate & ~CT_FSKIP_STOP) != 0)
             return CT_FSKIP_ASK;
-        t->skip_state[d] = CT_FS_FAST;
-        return CT_FSKIP_KEEP;
+        ct_fskip_count(&t->skip_counts[i]);
+        return CT_FSKIP_DONE;
     }
-    if ((gate & ~CT_FSKIP_STOP) != 0)
+    uint32_t d = t->depth;
+    if ((gate & ~(uint64_t)(CT_STOP_FILTER | ign)) != 0 ||
+        !__atomic_load_n(&k->complete, __ATOMIC_RELAXED) ||
+        d >= CT_HOT_DEPTH)
         return CT_FSKIP_ASK;
-    ct_fskip_count(&t->skip_counts[i]);
-    return CT_FSKIP_DONE;
+    t->skip_state[d] = CT_FS_FAST;
+    return CT_FSKIP_KEEP;
 }
 
 /*
@@ -134,14 +145,14 @@ static inline __attribute__((always_inline)) int
 ct_fskip_exit(const struct ct_thread *t, uintptr_t fn, uint64_t w,
               uint32_t ign)
 {
-    const struct ct_fskips *k = __atomic_load_n(&ct_fskips, __ATOMIC_ACQUIRE);
+    const struct ct_fskips *k = t->skip_tab;
     if (!k)
         return CT_FSKIP_ASK;
     uint32_t d = t->depth;
     if (!ct_fskip_holds(k, fn)) {
         if (((t->gate & ~(uint64_t)(CT_STOP_FILTER | ign)) |
              (t->expect ^ w)) != 0 ||
-            t->skip_tab != k || !__atomic_load_n(&k->complete, __ATOMIC_RELAXED))
+            !__atomic_load_n(&k->complete, __ATOMIC_RELAXED))
             return CT_FSKIP_ASK;
         return CT_FSKIP_KEEP;
     }

@@ -184,21 +184,22 @@ hook_enter(void *fn, void *site, uintptr_t sp, enum hook_kind kind)
     /* Tracing off makes `expect` ~0, so this fails then too. */
     if (ct_unlikely(((t->gate & ~(uint64_t)IGNORED_STOP(kind)) |
                      (t->expect ^ w)) != 0)) {
+        /* Under rules that only exclude (filter_skip.h): a call left out
+         * is counted, and one kept is written as below.  First, as the
+         * one of these a run may make at every call. */
+        int how = ct_fskip_enter(t, (uintptr_t)fn, w, IGNORED_STOP(kind));
+        if (ct_likely(how == CT_FSKIP_DONE))
+            return;
+        if (how == CT_FSKIP_KEEP && !OUT_OF_LINE(kind)) {
+            enter_kept(t, fn, site, CALLER_SP(kind, sp));
+            return;
+        }
         /* Paused, nothing open: only counted, which costs next to
          * nothing.  No busy flag: a handler that interrupts the count
          * adds and takes back its own frames, whose net is zero. */
         if ((w & 1) && t->depth == 0 && !t->last_on &&
             (t->gate & ~(uint64_t)IGNORED_STOP(kind)) == 0) {
             t->blind++;
-            return;
-        }
-        /* Under rules that only exclude (filter_skip.h): a call left out
-         * is counted, and one kept is written as below. */
-        int how = ct_fskip_enter(t, (uintptr_t)fn, w, IGNORED_STOP(kind));
-        if (how == CT_FSKIP_DONE)
-            return;
-        if (how == CT_FSKIP_KEEP && !OUT_OF_LINE(kind)) {
-            enter_kept(t, fn, site, CALLER_SP(kind, sp));
             return;
         }
         /* Other rules: the filters' class table, straight away. */

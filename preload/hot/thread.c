@@ -373,6 +373,7 @@ static void sync_global(struct ct_thread *t)
     t->seen_word = w;
     int on = !(w & 1);
     t->expect = on ? w : ~0ull;
+    ct_filter_sync_skips(t);  /* before its hooks decide by the word */
     if (on == t->last_on || ct_proc.failed)
         return;
     /* A thread with nothing written yet has nothing to mark as paused. */

@@ -5,7 +5,9 @@
  *   outer -> mid (x2) -> leaf (x3 each)      1 + 2 + 6 calls
  *   outer -> jumper -> leaf, then longjmp back to outer past jumper
  *   outer -> rec(3) -> rec(2) -> rec(1)       a recursion of 3 levels
- * so every count a filter leaves is known by construction. */
+ * so every count a filter leaves is known by construction.  Each line is
+ * read in next_line, so a rule changed while the program waits for one
+ * meets first the return of a call entered under the rules before. */
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,12 +46,17 @@ __attribute__((noinline)) void outer(void)
     rec(3);
 }
 
+__attribute__((noinline)) char *next_line(char *buf, int size)
+{
+    return fgets(buf, size, stdin);
+}
+
 int main(void)
 {
     char line[64];
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("ready\n");
-    while (fgets(line, sizeof line, stdin) && strncmp(line, "exit", 4)) {
+    while (next_line(line, sizeof line) && strncmp(line, "exit", 4)) {
         long n = atol(line);
         for (long i = 0; i < n; i++)
             outer();
