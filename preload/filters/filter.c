@@ -890,6 +890,24 @@ static void make_pending(struct ct_thread *t, struct fthread *f, uint32_t d,
     f->npending++;
 }
 
+/*
+ * Whether a frame of a function the skip table k holds is open below
+ * level d (entered before the rules; there are none after).  The table
+ * leaves such a function's calls without a frame, and a call of it from
+ * inside that frame (a recursion) would return with the open frame on
+ * top, as if that frame's own return: so while one is open the thread
+ * takes no skip table, and its calls are left out the class table's way,
+ * as hidden frames.  Asked again at each entry the slow path sees.
+ */
+static bool holds_open_frame(const struct ct_thread *t,
+                             const struct ct_fskips *k, uint32_t d)
+{
+    for (uint32_t i = 0; i < d; i++)
+        if (ct_fskip_holds(k, ct_frame_fn(t, i)))
+            return true;
+    return false;
+}
+
 int ct_filter_enter(struct ct_thread *t, uintptr_t fn, uintptr_t site,
                     uint32_t d, int off)
 {
@@ -905,6 +923,8 @@ int ct_filter_enter(struct ct_thread *t, uintptr_t fn, uintptr_t site,
         tell_rules(t, f, s);
     /* The skip table of these rules counts into this drops table. */
     const struct ct_fskips *k = s->fast ? s->fast->skips : NULL;
+    if (k && t->skip_tab != k && holds_open_frame(t, k, d))
+        k = NULL;
     if (t->skip_tab != k) {
         flush_skips(t, f);
         t->skip_counts = f->skipped;

@@ -134,8 +134,10 @@ ct_fskip_enter(struct ct_thread *t, uintptr_t fn, uint64_t w, uint32_t ign)
 
 /*
  * The exit of fn on thread t.  Of a function with a slot: nothing to
- * undo, unless the top frame is fn's own (entered before the rules, or
- * left out the slow path's way), which the slow path ends, or a handler
+ * undo, unless the top frame is fn's own (left out the slow path's way;
+ * no frame of fn entered before the rules is open while the thread has
+ * the table, filter.c's holds_open_frame), which the slow path ends, or
+ * a handler
  * interrupted the tracer (busy), whose events the slow path drops and
  * counts, entries and exits alike.  Frames deeper than the hooks' shadow
  * stack are filter_fast.c's to look at.  Of any other function, when the

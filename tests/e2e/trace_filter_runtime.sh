@@ -43,6 +43,10 @@ ctl 'depth=3';          rounds 8   # main, outer, mid/jumper/rec(3)
 ctl 'outer:notrace';    rounds 16  # nothing
 ctl '-rec,-leaf';       rounds 32  # outer, mid, jumper
 ctl '';                 rounds 64  # all again
+# nest(6) waits inside nest(3) while nest is excluded: its inner calls
+# are left out, and the four frames open return as themselves.
+n=$((n + 1)); echo nest >&3; waitfor waiting
+ctl '-nest'; echo go >&3; waitfor_count "$n"
 echo exit >&3
 exec 3>&-
 wait $pid || fail "program status $?"
@@ -51,20 +55,28 @@ wait $pid || fail "program status $?"
 calls() { awk -v n="$2" '/^Flat profile/ { f = 1 } /Call graph/ { f = 0 }
     f && NF > 2 && $(NF-1) == n { print $4 }' "$1"; }
 got=""
-for f in outer mid leaf jumper rec next_line; do
+for f in outer mid leaf jumper rec next_line nest after; do
     got+="$f=$(calls "$T/r.txt" $f) "
 done
 # outer: 1+2+4+8+32+64; mid: 2+8+16+64+128; leaf: 7+14+448;
-# jumper as outer; rec: 3+6+4+8+192; next_line: the 8 lines' reads but
-# the one entered under outer@2.
+# jumper as outer; rec: 3+6+4+8+192; next_line: the 10 lines' reads but
+# the one entered under outer@2; nest: the four entered before -nest.
 expect_eq "calls kept" \
-    "outer=111 mid=218 leaf=469 jumper=111 rec=213 next_line=7 " "$got"
+    "outer=111 mid=218 leaf=469 jumper=111 rec=213 next_line=9 nest=4 after=4 " \
+    "$got"
 # Left out: 4 mid; 28 leaf + 8 rec + 1 next_line; 56 leaf + 16 rec; 16
-# outer + 32 mid + 112 leaf + 16 jumper + 48 rec; 96 rec + 224 leaf.
-has "Left out by the filter: 657 calls" "$T/r.txt" ||
+# outer + 32 mid + 112 leaf + 16 jumper + 48 rec; 96 rec + 224 leaf;
+# 3 nest.
+has "Left out by the filter: 660 calls" "$T/r.txt" ||
     fail "left out: $(grep 'Left out' "$T/r.txt")"
 expect_eq "nesting" \
     " Unmatched: 0 returns with no call, 0 calls with no return, 0 frames open at the end" \
     "$(grep '^ Unmatched:' "$T/r.txt")"
 expect_eq "lost" " Lost events: 0" "$(grep '^ Lost events:' "$T/r.txt")"
+# Each after() under the nest frame that made it: a return of a call
+# left out must not end an open frame of its function (a recursion).
+"$REPORT_SAN" --export=folded "$T/fp.raw" > "$T/folded" || fail "folded"
+expect_eq "after() under its own nest frames" \
+    "main;nest;after main;nest;nest;after main;nest;nest;nest;after main;nest;nest;nest;nest;after " \
+    "$(awk '$1 ~ /;after$/ { print $1 }' "$T/folded" | sort | tr '\n' ' ')"
 echo ok

@@ -7,7 +7,10 @@
  *   outer -> rec(3) -> rec(2) -> rec(1)       a recursion of 3 levels
  * so every count a filter leaves is known by construction.  Each line is
  * read in next_line, so a rule changed while the program waits for one
- * meets first the return of a call entered under the rules before. */
+ * meets first the return of a call entered under the rules before.
+ * "nest" runs nest(6), a recursion that prints "waiting" and reads a
+ * line in its fourth level, nest(3), so rules can change while four of
+ * its frames are open; each of those calls after() once it is back. */
 #include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,12 +54,31 @@ __attribute__((noinline)) char *next_line(char *buf, int size)
     return fgets(buf, size, stdin);
 }
 
+__attribute__((noinline)) void after(void) { sink++; }
+
+__attribute__((noinline)) void nest(int n, char *buf, int size)
+{
+    if (n == 3) {
+        printf("waiting\n");
+        next_line(buf, size);
+    }
+    if (n > 0)
+        nest(n - 1, buf, size);
+    if (n >= 3)
+        after();
+}
+
 int main(void)
 {
     char line[64];
     setvbuf(stdout, NULL, _IOLBF, 0);
     printf("ready\n");
     while (next_line(line, sizeof line) && strncmp(line, "exit", 4)) {
+        if (!strncmp(line, "nest", 4)) {
+            nest(6, line, sizeof line);
+            printf("done\n");
+            continue;
+        }
         long n = atol(line);
         for (long i = 0; i < n; i++)
             outer();
