@@ -137,9 +137,8 @@ ct_fskip_enter(struct ct_thread *t, uintptr_t fn, uint64_t w, uint32_t ign)
  * undo, unless the top frame is fn's own (left out the slow path's way;
  * no frame of fn entered before the rules is open while the thread has
  * the table, filter.c's holds_open_frame), which the slow path ends, or
- * a handler
- * interrupted the tracer (busy), whose events the slow path drops and
- * counts, entries and exits alike.  Frames deeper than the hooks' shadow
+ * a handler interrupted the tracer (busy), whose events the slow path
+ * drops and counts, entries and exits alike.  Frames deeper than the hooks' shadow
  * stack are filter_fast.c's to look at.  Of any other function, when the
  * table holds every excluded one: kept, as ct_fskip_enter.
  */
