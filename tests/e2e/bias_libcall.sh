@@ -42,15 +42,20 @@ has -E '^~ [0-9]+ functions?: less self time left than the bias taken off, so un
     fail "no count of the marked rows"
 
 # What comes off cheap@plt: at most a hooked call's self part per call
-# without the stub's excess; with it, more (a call shorter than the bias
-# keeps 0, hence only half of the excess is required).
+# without the stub's excess; with it, more: half the excess, or half of
+# what the hooked part leaves when that is less (a call shorter than the
+# bias keeps 0; on a loaded machine the figures measured at start may
+# come near or above what the calls took).
 "$REPORT_SAN" --subtract-bias=start --export=folded "$T/b.raw" > "$T/folded" || fail "folded"
 "$REPORT_SAN" --export=folded "$T/b.raw" > "$T/folded_raw" || fail "raw folded"
 sub_ns=$(awk '$1 == "main;caller;cheap@plt" {print $2}' "$T/folded")
 raw_ns=$(awk '$1 == "main;caller;cheap@plt" {print $2}' "$T/folded_raw")
 [ -n "$sub_ns" ] && [ -n "$raw_ns" ] || fail "no cheap@plt path in the folded exports"
 awk -v r="$raw_ns" -v s="$sub_ns" -v h="$hooked_self" -v l="$lib_self" \
-    'BEGIN { exit !(r - s > 20000 * (h + l / 2)) }' ||
+    'BEGIN { hooked = 20000 * h; left = r - hooked
+             more = 20000 * l / 2; if (left / 2 < more) more = left / 2
+             # (figures above what every call took: all of it comes off)
+             exit !(left > 0 ? r - s > hooked + more : s < r / 10) }' ||
     fail "cheap@plt lost $raw_ns - $sub_ns ns over 20000 calls: not the stub's excess (${hooked_self} + ${lib_self} ns a call)"
 # the same figure in the flat profile (its unit from its header) and the tree
 unit=$(sed -nE 's/^Every call timed; times are in (ns|us|ms|s),.*/\1/p' "$T/sub")
