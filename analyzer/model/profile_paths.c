@@ -9,16 +9,6 @@
  * leave in it, never below zero, as the trace's does per call.
  */
 #include "analyzer/model/profile_private.h"
-#include "analyzer/util.h"
-
-/* The bias the trace's views would take off the path's self time. */
-static uint64_t path_bias(const struct ct_profile_state *s,
-                          const struct ct_event *ev)
-{
-    uint64_t b = ct_sat_add(ev->count * s->bias.self,
-                            ev->path_kids * s->bias.child);
-    return b < ev->path_self ? b : ev->path_self;
-}
 
 void ct_prof_path(struct ct_profile *p, struct ct_pthread *th,
                   const struct ct_event *ev)
@@ -47,7 +37,7 @@ void ct_prof_path(struct ct_profile *p, struct ct_pthread *th,
     /* The thread's clock moves by the path's time: what is left of the
      * thread's span at its end is the time no traced function was open. */
     th->cur += ev->path_self;
-    uint64_t bias = path_bias(s, ev);
+    uint64_t bias = ct_path_bias(&s->bias, ev);
     uint64_t self = ev->path_self - bias;
     p->totals.overhead += bias;
     p->totals.cpu += self;

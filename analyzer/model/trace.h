@@ -19,6 +19,7 @@
 #include <stdio.h>
 
 #include "analyzer/model/functab.h"
+#include "analyzer/util.h"
 
 #define CT_FUNC_NONE UINT32_MAX
 
@@ -310,6 +311,15 @@ static inline struct ct_call_bias ct_call_bias(const struct ct_view_bias *b,
         return (struct ct_call_bias){b->self + b->lib_self,
                                      b->child + b->lib_child};
     return (struct ct_call_bias){b->self, b->child};
+}
+/* What comes off a profile's call path (CT_EV_PATH) in its self time: its
+ * calls' part inside each call and the part its own calls leave in it,
+ * never more than it has, as the trace's views take it per call. */
+static inline uint64_t ct_path_bias(const struct ct_view_bias *b,
+                                    const struct ct_event *ev)
+{
+    uint64_t t = ct_sat_add(ev->count * b->self, ev->path_kids * b->child);
+    return t < ev->path_self ? t : ev->path_self;
 }
 
 void ct_trace_info_init(struct ct_trace_info *info, const char *path,

@@ -260,11 +260,8 @@ static void on_path(struct ct_stacktree *t, const struct ct_event *ev)
     for (uint32_t i = 0; i < ev->depth; i++)
         if (ev->stack[i] != CT_FUNC_NONE)
             node = child(t, node, ev->stack[i]);
-    uint64_t b = ct_sat_add(ev->count * t->bias.self,
-                            ev->path_kids * t->bias.child);
     t->nodes[node].calls += ev->count;
-    t->nodes[node].self += ev->path_self - (b < ev->path_self ? b
-                                                              : ev->path_self);
+    t->nodes[node].self += ev->path_self - ct_path_bias(&t->bias, ev);
 }
 
 static int st_event(struct ct_sink *self, const struct ct_event *ev)
