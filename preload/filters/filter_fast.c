@@ -161,10 +161,6 @@ struct ct_ffast *ct_ffast_update(struct ct_ffast *ff, const struct ct_fspec *sp,
 
 /* ---------------------------------------------------------- the hooks */
 
-/* Stop bits under which the fast path may run: rules in force, and
- * hidden frames (which it keeps itself). */
-#define FAST_STOP ((uint64_t)(CT_STOP_FILTER | CT_STOP_HIDDEN))
-
 /* Busy cleared and the stop bits kept, in one store (as hot.c's
  * hook_done), with CT_STOP_HIDDEN as the hidden frames now say. */
 static inline __attribute__((always_inline)) void
@@ -180,8 +176,8 @@ fast_done(struct ct_thread *t)
 static inline __attribute__((always_inline)) int
 fast_gate(const struct ct_thread *t)
 {
-    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
-    return ((t->gate & ~FAST_STOP) | (t->expect ^ w)) == 0;
+    return ct_ffast_gate(t, __atomic_load_n(&ct_global_word,
+                                            __ATOMIC_RELAXED));
 }
 
 /* A frame left out: hidden on the shadow stack, its call counted. */
@@ -199,17 +195,21 @@ push_hidden(struct ct_thread *t, struct fthread *f, uintptr_t fn,
 }
 
 /* A call written, as hot.c writes it.  Out of line (a tail call), so
- * the encoding's registers cost the drop path nothing. */
+ * the encoding's registers cost the drop path nothing.  The depth and
+ * the thread's filter state are read again after the encoding, as
+ * hot.c's enter_record does, rather than kept in registers through it,
+ * which would cost saved registers. */
 static __attribute__((noinline)) void
-write_entry(struct ct_thread *t, struct fthread *f, uintptr_t fn,
-            uintptr_t site, uintptr_t sp, uint32_t d)
+write_entry(struct ct_thread *t, uintptr_t fn, uintptr_t site, uintptr_t sp)
 {
     uint64_t now = ct_read_tsc();
     uint64_t prev = t->prev_ticks;
     if (ct_unlikely(now < prev))
         now = prev;
-    t->pos = ct_enc_entry(t->pos, now - prev, fn, t->prev_fn, site,
-                          t->prev_site);
+    uint8_t *p = ct_enc_entry(t->pos, now - prev, fn, t->prev_fn, site,
+                              t->prev_site);
+    uint32_t d = *(volatile uint32_t *)&t->depth;
+    struct fthread *f = t->filter;
     t->stack[d] = fn;
     t->sp_not[d + 1] = ~sp;
     f->state[d] = FS_FAST;
@@ -217,6 +217,7 @@ write_entry(struct ct_thread *t, struct fthread *f, uintptr_t fn,
     t->prev_ticks = now;
     t->prev_fn = fn;
     t->prev_site = site;
+    t->pos = p;
     fast_done(t);
 }
 
@@ -234,16 +235,40 @@ static int skip_exit_deep(const struct ct_thread *t, uintptr_t fn)
     return d > ct_frames_kept(t) || ct_frame_fn(t, d - 1) != fn;
 }
 
-/* The class table's way: a byte per function and the thread's scope
- * (the hooks looked at the skip table already, hot.c). */
-void ct_filter_fast_enter(uintptr_t fn, uintptr_t site, uintptr_t sp)
+/* A call the class table leaves out for reason: hidden on the shadow
+ * stack, its call counted.  Out of line (a tail call, the thread busy),
+ * so that the path of a call kept holds few values at once and saves no
+ * registers.  A drop whose count is not where the first probe looks is
+ * the slow path's. */
+static __attribute__((noinline)) void
+drop_entry(struct ct_thread *t, uintptr_t fn, uintptr_t site, uintptr_t sp,
+           uint32_t reason)
 {
-    struct ct_thread *t = ct_self;
+    struct fthread *f = t->filter;
+    uint64_t *count = ct_fdrop_slot(f, fn, reason);
+    if (ct_unlikely(!count)) {
+        t->busy = 0;
+        ct_enter_slow_full(fn, site, sp);
+        return;
+    }
+    push_hidden(t, f, fn, sp, t->depth, count);
+    fast_done(t);
+}
+
+/* The class table's way: a byte per function and the thread's scope
+ * (the hooks looked at the skip table already, hot.c).  The slow path's
+ * entry points come by ct_filter_fast_enter and _exit, which test the
+ * gate; the hooks, which test it with the word in hand, straight here. */
+void ct_filter_fast_enter_gated(struct ct_thread *t, uintptr_t fn,
+                                uintptr_t site, uintptr_t sp)
+{
     const struct ct_ffast *ff = __atomic_load_n(&ct_ffast, __ATOMIC_ACQUIRE);
-    if (ct_unlikely(!t || !ff || !fast_gate(t)))
+    if (ct_unlikely(!ff))
         goto slow;
     t->busy = 1;
     ct_signal_fence();
+    /* The function's class first, while few values are live. */
+    uint8_t c = ct_ffast_lookup(ff, fn);
     struct fthread *f = t->filter;
     uint32_t d = t->depth;
     /* As hot.c: a caller's stack pointer above the top frame's means
@@ -252,25 +277,17 @@ void ct_filter_fast_enter(uintptr_t fn, uintptr_t site, uintptr_t sp)
                     t->sp_not[d] > ~sp))
         goto unbusy;
     uint32_t reason;
-    int how = ct_ffast_decide(ff, ct_ffast_lookup(ff, fn), d, &f->sc,
-                              f->npending,
+    int how = ct_ffast_decide(ff, c, d, &f->sc, f->npending,
                               __atomic_load_n(&ct_filter_flags,
                                               __ATOMIC_RELAXED),
                               &reason);
     if (how == FAST_DROP) {
-        /* No call out of here but the tail call to the slow path, so the
-         * fast path saves no registers: a drop whose count is not where
-         * the first probe looks is the slow path's. */
-        uint64_t *count = ct_fdrop_slot(f, fn, reason);
-        if (!count)
-            goto unbusy;
-        push_hidden(t, f, fn, sp, d, count);
-        fast_done(t);
+        drop_entry(t, fn, site, sp, reason);
         return;
     }
     if (how != FAST_WRITE || t->pos >= t->end)
         goto unbusy;
-    write_entry(t, f, fn, site, sp, d);
+    write_entry(t, fn, site, sp);
     return;
 unbusy:
     t->busy = 0;
@@ -278,13 +295,11 @@ slow:
     ct_enter_slow_full(fn, site, sp);
 }
 
-void ct_filter_fast_exit(uintptr_t fn, uintptr_t site)
+void ct_filter_fast_exit_gated(struct ct_thread *t, uintptr_t fn,
+                               uintptr_t site)
 {
-    struct ct_thread *t = ct_self;
-    if (t && t->depth > CT_HOT_DEPTH && skip_exit_deep(t, fn))
+    if (ct_unlikely(t->depth > CT_HOT_DEPTH) && skip_exit_deep(t, fn))
         return;
-    if (ct_unlikely(!t || !fast_gate(t)))
-        goto slow;
     t->busy = 1;
     ct_signal_fence();
     struct fthread *f = t->filter;
@@ -317,6 +332,24 @@ void ct_filter_fast_exit(uintptr_t fn, uintptr_t site)
     return;
 unbusy:
     t->busy = 0;
-slow:
     ct_exit_slow_full(fn, site);
+}
+
+void ct_filter_fast_enter(struct ct_thread *t, uintptr_t fn, uintptr_t site,
+                          uintptr_t sp)
+{
+    if (ct_likely(t && fast_gate(t)))
+        ct_filter_fast_enter_gated(t, fn, site, sp);
+    else
+        ct_enter_slow_full(fn, site, sp);
+}
+
+void ct_filter_fast_exit(struct ct_thread *t, uintptr_t fn, uintptr_t site)
+{
+    if (t && t->depth > CT_HOT_DEPTH && skip_exit_deep(t, fn))
+        return;
+    if (ct_likely(t && fast_gate(t)))
+        ct_filter_fast_exit_gated(t, fn, site);
+    else
+        ct_exit_slow_full(fn, site);
 }

@@ -162,11 +162,30 @@ ct_fskip_exit(const struct ct_thread *t, uintptr_t fn, uint64_t w,
                : CT_FSKIP_ASK;
 }
 
+/* Stop bits under which the class table's way may run: rules in force,
+ * and hidden frames (which it keeps itself). */
+#define CT_FFAST_STOP ((uint64_t)(CT_STOP_FILTER | CT_STOP_HIDDEN))
+
+/* Whether thread t may take the class table's way under global word w:
+ * no stop bits but those, not busy, and its `expect` is w. */
+static inline __attribute__((always_inline)) int
+ct_ffast_gate(const struct ct_thread *t, uint64_t w)
+{
+    return ((t->gate & ~CT_FFAST_STOP) | (t->expect ^ w)) == 0;
+}
+
 /* The filters' class table (filter_fast.c), which the hooks go to when
  * the skip table cannot settle a call under rules in force; it goes on to
- * the slow path itself. */
-void ct_filter_fast_enter(uintptr_t fn, uintptr_t site, uintptr_t sp);
-void ct_filter_fast_exit(uintptr_t fn, uintptr_t site);
+ * the slow path itself.  The _gated ones for a thread t that passed
+ * ct_ffast_gate (the hooks, which have the word in hand); the others
+ * test it, for any t (NULL: none yet). */
+void ct_filter_fast_enter_gated(struct ct_thread *t, uintptr_t fn,
+                                uintptr_t site, uintptr_t sp);
+void ct_filter_fast_exit_gated(struct ct_thread *t, uintptr_t fn,
+                               uintptr_t site);
+void ct_filter_fast_enter(struct ct_thread *t, uintptr_t fn, uintptr_t site,
+                          uintptr_t sp);
+void ct_filter_fast_exit(struct ct_thread *t, uintptr_t fn, uintptr_t site);
 
 #pragma GCC visibility pop
 #endif

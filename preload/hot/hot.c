@@ -126,7 +126,8 @@ static void enter_other(void *fn, void *site, uintptr_t sp);
 static void exit_other(void *fn, void *site);
 static void enter_kept(struct ct_thread *t, void *fn, void *site,
                        uintptr_t sp);
-static void CT_COLD exit_filtered(void *fn, void *site, int how);
+static void exit_filtered(struct ct_thread *t, void *fn, void *site,
+                          int how, uint64_t w);
 
 /* The ENTRY record and the frame, once the gate let the event through
  * (busy not yet set); the thread's stop bits were `stop` and stay so.
@@ -204,9 +205,10 @@ hook_enter(void *fn, void *site, uintptr_t sp, enum hook_kind kind)
         }
         /* Other rules: the filters' class table, straight away. */
         if (!OUT_OF_LINE(kind) &&
-            (t->stop & ~(uint32_t)CT_STOP_HIDDEN) == CT_STOP_FILTER) {
-            ct_filter_fast_enter((uintptr_t)fn, (uintptr_t)site,
-                                 CALLER_SP(kind, sp));
+            (t->stop & ~(uint32_t)CT_STOP_HIDDEN) == CT_STOP_FILTER &&
+            ct_ffast_gate(t, w)) {
+            ct_filter_fast_enter_gated(t, (uintptr_t)fn, (uintptr_t)site,
+                                       CALLER_SP(kind, sp));
             return;
         }
         goto other;
@@ -276,7 +278,7 @@ hook_exit(void *fn, void *site, enum hook_kind kind)
                 return;
             if (kind == HOOK_FENCED)
                 goto slow;
-            exit_filtered(fn, site, how);
+            exit_filtered(t, fn, site, how, w);
             return;
         }
         goto other;
@@ -303,19 +305,21 @@ enter_kept(struct ct_thread *t, void *fn, void *site, uintptr_t sp)
         ct_enter_slow((uintptr_t)fn, (uintptr_t)site, sp);
 }
 
-/* The TSC hooks' exit when their test failed and the skip table did not
- * settle it (`how`, ct_fskip_exit's answer): the return of a call it kept
- * is written as the fast path writes it, with the rules' stop bit kept.
- * Out of the hook, whose fast path would otherwise need more
- * registers. */
-static CT_COLD void exit_filtered(void *fn, void *site, int how)
+/* The TSC hooks' exit when their test failed under global word w and the
+ * skip table did not settle it (`how`, ct_fskip_exit's answer): the return of a call it kept
+ * is written as the fast path writes it, with the rules' stop bit kept;
+ * under other rules the class table's way, with the hook's thread.  Out
+ * of the hook, whose fast path would otherwise need more registers; not
+ * cold, as under an include every return comes here. */
+static __attribute__((noinline)) void
+exit_filtered(struct ct_thread *t, void *fn, void *site, int how, uint64_t w)
 {
-    struct ct_thread *t = ct_self;
     if (how == CT_FSKIP_KEEP &&
         exit_record(t, fn, HOOK_TSC, CT_STOP_FILTER) == 0)
         return;
-    if (t && (t->stop & ~(uint32_t)CT_STOP_HIDDEN) == CT_STOP_FILTER) {
-        ct_filter_fast_exit((uintptr_t)fn, (uintptr_t)site);
+    if ((t->stop & ~(uint32_t)CT_STOP_HIDDEN) == CT_STOP_FILTER &&
+        ct_ffast_gate(t, w)) {
+        ct_filter_fast_exit_gated(t, (uintptr_t)fn, (uintptr_t)site);
         return;
     }
     exit_other(fn, site);

@@ -519,7 +519,7 @@ static void leave_frames_below(struct ct_thread *t, uintptr_t sp)
 void ct_enter_slow(uintptr_t fn, uintptr_t site, uintptr_t sp)
 {
     if (__atomic_load_n(&ct_ffast, __ATOMIC_RELAXED))
-        ct_filter_fast_enter(fn, site, sp);
+        ct_filter_fast_enter(ct_self, fn, site, sp);
     else
         ct_enter_slow_full(fn, site, sp);
 }
@@ -608,7 +608,7 @@ static int64_t find_frame(const struct ct_thread *t, uintptr_t fn)
 void ct_exit_slow(uintptr_t fn, uintptr_t site)
 {
     if (__atomic_load_n(&ct_ffast, __ATOMIC_RELAXED))
-        ct_filter_fast_exit(fn, site);
+        ct_filter_fast_exit(ct_self, fn, site);
     else
         ct_exit_slow_full(fn, site);
 }
