@@ -117,7 +117,7 @@ static ssize_t read_string(uint8_t *dst, uintptr_t addr, size_t want,
         if (n == want || memchr(dst, 0, n))
             return (ssize_t)n;
     }
-    return ct_self_read(dst, addr, want);
+    return ct_self_read(ct_proc.pid, dst, addr, want);
 }
 
 /* A string, read straight into the payload after room for its tag and
@@ -295,7 +295,7 @@ static int read_at_site(uintptr_t addr, unsigned w, uintptr_t sp, uint64_t *v)
     uint8_t raw[8] = {0};
     if (!in_stack_window(addr, w, sp)) {
         int saved = errno;
-        ssize_t got = ct_self_read(raw, addr, w);
+        ssize_t got = ct_self_read(ct_proc.pid, raw, addr, w);
         errno = saved;
         if (got != (ssize_t)w)
             return -1;

@@ -677,7 +677,10 @@ const void *ct_plt_thread_slot(void)
 
 static int read_own(void *dst, const void *src, size_t len)
 {
-    return ct_self_read(dst, (uintptr_t)src, len) == (ssize_t)len ? 0 : -1;
+    return ct_self_read(ct_proc.pid, dst, (uintptr_t)src, len) ==
+                   (ssize_t)len
+               ? 0
+               : -1;
 }
 
 uintptr_t ct_plt_real_return_of(const void *slot, uintptr_t sp)

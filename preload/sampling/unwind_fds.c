@@ -32,6 +32,7 @@
 #include "preload/base/self_read.h"
 #include "preload/libcalls/plt.h"
 #include "preload/sampling/sample.h"
+#include "preload/tracer.h"
 
 /* Above any descriptor the kernel gives (its limit, nr_open, is at most
  * 2^30), so a call that reached the kernel with one would fail, EBADF. */
@@ -48,7 +49,7 @@ static int is_fake(int fd)
 static long byte_readable(const void *addr)
 {
     char c;
-    if (ct_self_read(&c, (uintptr_t)addr, 1) == 1)
+    if (ct_self_read(ct_proc.pid, &c, (uintptr_t)addr, 1) == 1)
         return 1;
     errno = EFAULT;
     return -1;
