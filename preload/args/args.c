@@ -158,17 +158,9 @@ put_string(struct pay *p, const struct ct_arg_item *it, uintptr_t addr,
 static void put_float(struct pay *p, const struct ct_arg_item *it,
                       const uint8_t *xmm)
 {
-    double d;
-    if (it->width == 4) {
-        float f;
-        memcpy(&f, xmm, 4);
-        d = f;
-    } else {
-        memcpy(&d, xmm, 8);
-    }
-    p->b[p->n++] = CT_VAL_DOUBLE;
-    memcpy(p->b + p->n, &d, 8);
-    p->n += 8;
+    uint64_t bits;
+    memcpy(&bits, xmm, 8);
+    put_fp_bits(p, it->width == 4 ? 4 : 8, bits);
 }
 
 /* An integer value v, not a string, as the item's format says. */

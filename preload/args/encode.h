@@ -77,6 +77,25 @@ put_int_as(struct pay *p, unsigned fmt, unsigned width, uint64_t v)
     }
 }
 
+/* A floating-point value of `bytes` (4: a float, else a double) whose
+ * bits are the low ones of `bits` (a register's or memory's, little-
+ * endian), kept as a double. */
+static inline void put_fp_bits(struct pay *p, unsigned bytes, uint64_t bits)
+{
+    double d;
+    if (bytes == 4) {
+        uint32_t b = (uint32_t)bits;
+        float f;
+        memcpy(&f, &b, 4);
+        d = f;
+    } else {
+        memcpy(&d, &bits, 8);
+    }
+    p->b[p->n++] = CT_VAL_DOUBLE;
+    memcpy(p->b + p->n, &d, 8);
+    p->n += 8;
+}
+
 /* Whether the w bytes at addr lie within the page of sp and the next,
  * above sp: the thread's stack in use at a hook's call, which can be read
  * in place without a fault. */

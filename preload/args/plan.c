@@ -2,7 +2,8 @@
  * CALLTRACE_ARGS' common case: a call and its ARGS in one pass of the
  * hooks' fast path, its ENTRY and its values under one test of the
  * thread's gate (ct_enter_open), for a rule of at most PLAN_ITEMS
- * integers, no string, each read from the registers
+ * integers and floating-point values, no string, each read from the
+ * registers
  * of the call's entry (a library call, a patched entry) or, at a hook's
  * call, from a register or the stack in use.  The rule's items are made
  * into a plan when a function is first given the rule, so that a call
@@ -16,18 +17,23 @@
 #include "preload/args/plan.h"
 #include "preload/tracer.h"
 
-/* Integers a plan keeps at most: 11 bytes each at most, so that the
- * payload's length fits one byte. */
+/* Values a plan keeps at most: 11 bytes each at most (an integer's tag
+ * and varint; a double's tag and 8 bytes), so that the payload's length
+ * fits one byte. */
 #define PLAN_ITEMS 8
 /* Their ARGS record: head, kind, length, values. */
 #define PLAN_BYTES (3 + 11 * PLAN_ITEMS)
 
 struct plan_item {
-    uint8_t reg;    /* REG, MEM: DWARF number, below 16; ABI: argN's N-1 */
+    uint8_t reg;    /* REG, MEM: DWARF number, below 16; ABI: argN's N-1,
+                       or fpargN's, with fp; a site's %xmmN: N, with fp
+                       and not mem                                      */
     uint8_t mem;    /* MEM: the value is at gpr[reg] + off             */
     uint8_t fmt;    /* enum ct_arg_fmt, an integer's                    */
     uint8_t width;  /* the item's: 1, 2, 4 or 8, or 0 (8 read, as is)   */
     int32_t off;
+    uint8_t fp;     /* a floating-point value's bytes (4: a float, 8),
+                       kept as a double; 0: an integer                  */
 };
 
 enum { PLAN_ENTRY = 1, PLAN_SITE = 2 };  /* the registers it reads */
@@ -47,14 +53,37 @@ static struct plan plans[CT_ARGS_MAX_RULES + CT_ARGS_MAX_MERGED + 1];
 
 static unsigned plan_kind(const struct ct_arg_item *it)
 {
-    if (it->src != CT_ARG_INT || it->fmt == CT_FMT_STR ||
-        it->fmt == CT_FMT_STRUCT || it->fmt == CT_FMT_ENUM)
+    /* a struct in vector registers is a value of the floating kind too */
+    if (it->fmt == CT_FMT_STR || it->fmt == CT_FMT_STRUCT ||
+        it->fmt == CT_FMT_ENUM)
+        return 0;
+    if (it->src == CT_ARG_FP) {
+        if (it->loc == CT_LOC_ABI)
+            return it->index - 1u < 8 ? PLAN_ENTRY : 0;
+        if (it->loc == CT_LOC_REG)
+            return it->reg - (unsigned)CT_REG_XMM0 < 8 ? PLAN_SITE : 0;
+        return it->loc == CT_LOC_MEM && it->reg < 16 ? PLAN_SITE : 0;
+    }
+    if (it->src != CT_ARG_INT)
         return 0;
     if (it->loc == CT_LOC_ABI && it->index - 1u < 6)
         return PLAN_ENTRY;
     if ((it->loc == CT_LOC_REG || it->loc == CT_LOC_MEM) && it->reg < 16)
         return PLAN_SITE;
     return 0;
+}
+
+/* Item it of kind k as a plan's item. */
+static struct plan_item plan_item(const struct ct_arg_item *it, unsigned k)
+{
+    bool fp = it->src == CT_ARG_FP, mem = it->loc == CT_LOC_MEM;
+    unsigned reg = k == PLAN_ENTRY ? it->index - 1u
+                   : fp && !mem    ? it->reg - (unsigned)CT_REG_XMM0
+                                   : it->reg;
+    return (struct plan_item){
+        .reg = (uint8_t)reg, .mem = mem, .fmt = it->fmt,
+        .width = it->width, .off = mem ? it->off : 0,
+        .fp = fp ? (it->width == 4 ? 4 : 8) : 0};
 }
 
 void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
@@ -70,9 +99,7 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
         if (!k || (kind && k != kind))
             return;
         kind = k;
-        pl->items[i] = (struct plan_item){
-            k == PLAN_ENTRY ? it->index - 1 : it->reg, it->loc == CT_LOC_MEM,
-            it->fmt, it->width, it->loc == CT_LOC_MEM ? it->off : 0};
+        pl->items[i] = plan_item(it, k);
     }
     pl->n = r->nitems;
     pl->has_at = r->has_at;
@@ -96,7 +123,14 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
     for (unsigned i = 0; i < pl->n; i++) {
         const struct plan_item *it = &pl->items[i];
         if (!g->site) {
-            v[i] = g->ints[g->step * it->reg];
+            if (it->fp)
+                memcpy(&v[i], g->xmm + 16 * it->reg, 8);
+            else
+                v[i] = g->ints[g->step * it->reg];
+            continue;
+        }
+        if (it->fp && !it->mem) {
+            memcpy(&v[i], g->site->xmm[it->reg], 8);
             continue;
         }
         uintptr_t x = g->site->gpr[it->reg];
@@ -116,8 +150,13 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
     p = ct_put_varint(p, ct_head(0, CT_REC_EXT));
     *p++ = CT_EXT_ARGS;
     struct pay pay = {p + 1, 0};
-    for (unsigned i = 0; i < pl->n; i++)
-        put_int_as(&pay, pl->items[i].fmt, pl->items[i].width, v[i]);
+    for (unsigned i = 0; i < pl->n; i++) {
+        const struct plan_item *it = &pl->items[i];
+        if (it->fp)
+            put_fp_bits(&pay, it->fp, v[i]);
+        else
+            put_int_as(&pay, it->fmt, it->width, v[i]);
+    }
     *p = (uint8_t)pay.n;
     ct_hot_close(pay.b + pay.n);
     return 0;
