@@ -15,7 +15,8 @@
 # (CALLTRACE_BUFSIZE=256M), so what is timed is the tracer's path, not
 # the kernel's page faults.  Kinds: an int, a long, a char, a pointer, a
 # double, a string literal (the program's constants), the same text on
-# the heap, four ints, an int's return value.
+# the heap and in a global buffer (.bss), four ints, an int's return
+# value.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
@@ -37,10 +38,11 @@ rows=(
   "double|double|k_dbl@fparg1/64|-A k_dbl@fparg1/64"
   "str|str|k_str@arg1/s|-A k_str@arg1/s"
   "heapstr|heapstr|k_str@arg1/s|-A k_str@arg1/s"
+  "datastr|datastr|k_str@arg1/s|-A k_str@arg1/s"
   "four|four|k_four@arg1/i32,arg2/i32,arg3/i32,arg4/i32|-A k_four@arg1/i32,arg2/i32,arg3/i32,arg4/i32"
   "retval|int|k_int@retval/i32|-R k_int@retval/i32"
 )
-want=" ${KINDS:-int long char ptr double str heapstr four retval} "
+want=" ${KINDS:-int long char ptr double str heapstr datastr four retval} "
 
 declare -A best
 ct_run() {  # NAME LIB KIND [RULE]

@@ -6,8 +6,8 @@
  *                                    by the thread's CPU clock; prints the
  *                                    fastest round's ns per call
  * KIND: int, long, char, ptr, double, str (a literal: read-only data of
- * the program), heapstr (the same text in a malloc'd buffer), four (four
- * ints). */
+ * the program), heapstr (the same text in a malloc'd buffer), datastr
+ * (in a global buffer: the program's .bss), four (four ints). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,10 +18,13 @@
 static const char *text = "GET /index.html";
 static char *heap_text;
 static char buf[64];
+static char data_text[64];
 
-enum kind { INT, LONG, CHAR, PTR, DOUBLE, STR, HEAPSTR, FOUR, NKINDS };
-static const char *kind_names[NKINDS] = {"int", "long", "char", "ptr",
-                                         "double", "str", "heapstr", "four"};
+enum kind { INT, LONG, CHAR, PTR, DOUBLE, STR, HEAPSTR, DATASTR, FOUR,
+            NKINDS };
+static const char *kind_names[NKINDS] = {"int",    "long",    "char",
+                                         "ptr",    "double",  "str",
+                                         "heapstr", "datastr", "four"};
 
 static long run(enum kind kind, long n)
 {
@@ -55,6 +58,10 @@ static long run(enum kind kind, long n)
         for (long i = 0; i < n; i++)
             s += k_str(heap_text);
         break;
+    case DATASTR:
+        for (long i = 0; i < n; i++)
+            s += k_str(data_text);
+        break;
     default:
         for (long i = 0; i < n; i++)
             s += k_four((int)i, 2, (int)i >> 3, 4);
@@ -83,6 +90,7 @@ int main(int argc, char **argv)
         return 2;
     }
     heap_text = strdup(text);
+    strcpy(data_text, text);
     if (rounds <= 0) {
         printf("%ld\n", run(kind, n));
         return 0;

@@ -9,10 +9,11 @@
  * integers in one pass with the call (plan.c), anything else after the
  * hook recorded it (ct_args_enter).  A call with no rule pays one
  * predictable branch in plt.c, nothing here.
- * A string is copied in place from the program's constants or the stack
- * page in use (base/stable_mem.h), else with process_vm_readv on the
- * process itself, which fails instead of faulting on a bad pointer; its
- * record is built straight in the block (record_in_place).
+ * A string is copied in place from the segments of the objects loaded at
+ * start (constants, writable data: base/stable_mem.h) or the stack page
+ * in use, else with process_vm_readv on the process itself, which fails
+ * instead of faulting on a bad pointer; its record is built straight in
+ * the block (record_in_place).
  */
 #include <errno.h>
 #include <pthread.h>
@@ -102,7 +103,7 @@ int ct_args_any(void)
 #define BIG_PAY (CT_ARGS_MAX_ITEMS * (CT_ARGS_STR_MAX + 4) + 16)
 
 /* Up to want bytes of the string at addr into dst: copied in place when
- * they lie in the program's constants (stable_mem.h) or above sp (0:
+ * they lie in the objects' segments (stable_mem.h) or above sp (0:
  * none) in sp's own page, which is mapped as the stack in use is; else
  * by the kernel, which fails instead of faulting.  The bytes read, or -1
  * (errno). */
@@ -442,7 +443,7 @@ static size_t item_room(const struct ct_arg_item *it)
  * fast path is open (in_place_open): its head written after, at the
  * length the payload came to, and the payload moved down to follow it.
  * No buffer and no stack of the tracer's, so no signal mask either: a
- * string in the program's constants costs a copy, any other the read
+ * string in the objects' segments costs a copy, any other the read
  * of ct_self_read.  A handler that interrupts it finds the path shut, as
  * it finds the hooks' (its events go the slow path's way).  False when
  * the path is shut or the record waits for its frame's entry (held).

@@ -1,11 +1,12 @@
 /*
  * Memory the tracer may read in place, without a system call and without
- * the risk of a fault: the read-only segments (text, constants, string
- * literals) of the objects loaded before the program started, which no
- * dlclose unloads (the program was linked with them) and which only a
- * program that unmaps or protects its own constants could take away
- * (docs/reliability.md).  A string an argument points at is read from
- * there by a copy (args/args.c), everything else by ct_self_read.
+ * the risk of a fault: the segments of the objects loaded before the
+ * program started, read-only (text, constants, string literals) and
+ * writable (.data, .bss: global buffers), which no dlclose unloads (the
+ * program was linked with them) and which only a program that unmaps or
+ * protects its own segments could take away (docs/reliability.md).  A
+ * string an argument points at is read from there by a copy
+ * (args/args.c), everything else by ct_self_read.
  */
 #ifndef CT_STABLE_MEM_H
 #define CT_STABLE_MEM_H
@@ -13,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* Notes the read-only segments of the objects loaded now; called once, at
+/* Notes the segments of the objects loaded now; called once, at
  * start, before any read. */
 void ct_stable_mem_note(void);
 

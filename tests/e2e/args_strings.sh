@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Strings an argument points at, wherever they are (docs/tracer.md,
 # "Strings"): tests/programs/args_strings.c passes a literal (read in
-# place from the program's constants), a heap copy and a text in writable
-# data (read by the kernel), and texts across 12 KiB of its stack, some of
-# them across the end of the call's stack page (read in place up to it,
-# the rest by the kernel).  Each text is shown whole and right, by
+# place from the program's constants), texts in writable data and .bss
+# (in place too), a heap copy (read by the kernel), and texts across 12
+# KiB of its stack, some of them across the end of the call's stack page
+# (read in place up to it, the rest by the kernel).  Each text is shown whole and right, by
 # construction from what the program printed:
 #   at a library call (arguments from the stub's registers), -O0 and -O2,
 #   with blocks of 4 KiB (the record often meets a block's end and takes

@@ -1,9 +1,10 @@
 /* Strings an argument points at, wherever they are, for CALLTRACE_ARGS
  * (tests/e2e/args_strings.sh): a literal (the program's constants, read in
- * place), a copy on the heap and one in writable data (read by the
- * kernel), and texts on the stack at every 8th byte of a 12 KiB buffer,
- * so that some start in the page of the call's stack pointer and end in
- * the next (read in place up to the page's end, then by the kernel).
+ * place), texts in writable data and .bss (in place too), a copy on the
+ * heap (read by the kernel), and texts on the stack at every 8th byte of
+ * a 12 KiB buffer, so that some start in the page of the call's stack
+ * pointer and end in the next (read in place up to the page's end, then
+ * by the kernel).
  * Each text says where it is, so the expected tree follows from the
  * program: lib_len@plt("<text>") = <its length>.
  *   args_strings          prints the texts it passed, one a line */
@@ -14,6 +15,7 @@
 int lib_len(const char *s);
 
 static char in_data[] = "a text in writable data";
+static char in_bss[64];
 
 __attribute__((noinline)) static void pass(const char *s)
 {
@@ -28,6 +30,8 @@ int main(void)
     pass(heap);
     free(heap);
     pass(in_data);
+    strcpy(in_bss, "a text in .bss");
+    pass(in_bss);
     memset(stack, 'x', sizeof stack);
     for (size_t off = 0; off + 64 < sizeof stack; off += 8) {
         int n = snprintf(stack + off, 64, "on the stack at %zu", off);

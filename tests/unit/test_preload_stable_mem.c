@@ -1,7 +1,8 @@
-/* The program's constants (stable_mem.c): a literal and a function's code
- * are in them, to the end of their segment and no further; the heap, the
- * stack, writable data and an address past every object are not; before
- * the table is made nothing is. */
+/* The segments of the objects loaded at start (stable_mem.c): a literal
+ * and a function's code are in them, to the end of their segment's file
+ * bytes and no further; writable data and .bss too, to the end of the
+ * segment in memory; the heap, the stack and an address past every
+ * object are not; before the table is made nothing is. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,6 +16,7 @@
 
 static const char literal[] = "a literal in the constants";
 static char writable[] = "a text in writable data";
+static char zeroed[64];  /* .bss */
 
 /* The end of the file-backed part of the read-only segment that holds
  * addr, by the loader's own list: what the span must stop at. */
@@ -62,6 +64,35 @@ static void constants_and_code(void **state)
     assert_int_equal(ct_stable_span(f.end - 1, 1), 1);
 }
 
+/* The end of the writable segment that holds addr, in memory. */
+static int find_data(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    struct find *f = arg;
+    for (uint16_t i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) &&
+            f->addr >= lo && f->addr < lo + ph->p_memsz)
+            f->end = lo + ph->p_memsz;
+    }
+    return 0;
+}
+
+static void writable_data(void **state)
+{
+    (void)state;
+    ct_stable_mem_note();
+    assert_int_equal(ct_stable_span((uintptr_t)writable, sizeof writable),
+                     sizeof writable);
+    assert_int_equal(ct_stable_span((uintptr_t)zeroed, sizeof zeroed),
+                     sizeof zeroed);
+    struct find f = {(uintptr_t)zeroed, 0};
+    dl_iterate_phdr(find_data, &f);
+    assert_true(f.end > f.addr);
+    assert_int_equal(ct_stable_span(f.end - 2, 100), 2);
+}
+
 static void not_constants(void **state)
 {
     (void)state;
@@ -70,7 +101,6 @@ static void not_constants(void **state)
     char *heap = strdup("on the heap");
     assert_int_equal(ct_stable_span((uintptr_t)on_stack, 8), 0);
     assert_int_equal(ct_stable_span((uintptr_t)heap, 8), 0);
-    assert_int_equal(ct_stable_span((uintptr_t)writable, 8), 0);
     assert_int_equal(ct_stable_span(0, 8), 0);
     assert_int_equal(ct_stable_span(16, 8), 0);
     assert_int_equal(ct_stable_span(UINTPTR_MAX - 4, 8), 0);
@@ -82,6 +112,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(nothing_before_the_table),
         cmocka_unit_test(constants_and_code),
+        cmocka_unit_test(writable_data),
         cmocka_unit_test(not_constants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
