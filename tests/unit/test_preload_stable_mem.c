@@ -18,10 +18,12 @@ static const char literal[] = "a literal in the constants";
 static char writable[] = "a text in writable data";
 static char zeroed[64];  /* .bss */
 
-/* The end of the file-backed part of the read-only segment that holds
- * addr, by the loader's own list: what the span must stop at. */
+/* The end of the segment that holds addr, by the loader's own list: of a
+ * read-only one its file-backed part, of a writable one (writable set)
+ * its end in memory: what the span must stop at. */
 struct find {
     uintptr_t addr, end;
+    int writable;
 };
 
 static int find_seg(struct dl_phdr_info *info, size_t size, void *arg)
@@ -31,9 +33,10 @@ static int find_seg(struct dl_phdr_info *info, size_t size, void *arg)
     for (uint16_t i = 0; i < info->dlpi_phnum; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && !(ph->p_flags & PF_W) &&
-            f->addr >= lo && f->addr < lo + ph->p_filesz)
-            f->end = lo + ph->p_filesz;
+        uintptr_t len = f->writable ? ph->p_memsz : ph->p_filesz;
+        if (ph->p_type == PT_LOAD && !(ph->p_flags & PF_W) == !f->writable &&
+            f->addr >= lo && f->addr < lo + len)
+            f->end = lo + len;
     }
     return 0;
 }
@@ -56,27 +59,12 @@ static void constants_and_code(void **state)
     /* libc's code too: loaded before the program started */
     assert_int_equal(ct_stable_span((uintptr_t)&strlen, 4), 4);
 
-    struct find f = {(uintptr_t)literal, 0};
+    struct find f = {(uintptr_t)literal, 0, 0};
     dl_iterate_phdr(find_seg, &f);
     assert_true(f.end > f.addr);
     uintptr_t last = f.end - 3;
     assert_int_equal(ct_stable_span(last, 100), 3);
     assert_int_equal(ct_stable_span(f.end - 1, 1), 1);
-}
-
-/* The end of the writable segment that holds addr, in memory. */
-static int find_data(struct dl_phdr_info *info, size_t size, void *arg)
-{
-    (void)size;
-    struct find *f = arg;
-    for (uint16_t i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_W) &&
-            f->addr >= lo && f->addr < lo + ph->p_memsz)
-            f->end = lo + ph->p_memsz;
-    }
-    return 0;
 }
 
 static void writable_data(void **state)
@@ -87,8 +75,8 @@ static void writable_data(void **state)
                      sizeof writable);
     assert_int_equal(ct_stable_span((uintptr_t)zeroed, sizeof zeroed),
                      sizeof zeroed);
-    struct find f = {(uintptr_t)zeroed, 0};
-    dl_iterate_phdr(find_data, &f);
+    struct find f = {(uintptr_t)zeroed, 0, 1};
+    dl_iterate_phdr(find_seg, &f);
     assert_true(f.end > f.addr);
     assert_int_equal(ct_stable_span(f.end - 2, 100), 2);
 }
