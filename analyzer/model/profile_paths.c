@@ -37,7 +37,7 @@ void ct_prof_path(struct ct_profile *p, struct ct_pthread *th,
     /* The thread's clock moves by the path's time: what is left of the
      * thread's span at its end is the time no traced function was open. */
     th->cur += ev->path_self;
-    uint64_t bias = ct_path_bias(&s->bias, ev);
+    uint64_t bias = ct_path_bias(&s->bias, p->info->funcs, ev);
     uint64_t self = ev->path_self - bias;
     p->totals.overhead += bias;
     p->totals.cpu += self;

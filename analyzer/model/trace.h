@@ -79,6 +79,7 @@ struct ct_event {
                              contain them, for --by-line; NULL if none     */
     uint64_t path_self;   /* PATH: ticks with exactly this path open       */
     uint64_t path_kids;   /* PATH: calls made from this path               */
+    uint64_t path_lib_kids; /* PATH: of path_kids, library calls         */
     uint64_t path_off;    /* PATH: of path_self, ticks off the CPU         */
 };
 
@@ -313,12 +314,17 @@ static inline struct ct_call_bias ct_call_bias(const struct ct_view_bias *b,
     return (struct ct_call_bias){b->self, b->child};
 }
 /* What comes off a profile's call path (CT_EV_PATH) in its self time: its
- * calls' part inside each call and the part its own calls leave in it,
- * never more than it has, as the trace's views take it per call. */
+ * calls' part inside each call and the part its own calls leave in it, a
+ * library call's stub excess included on either side, never more than it
+ * has: the rule ct_call_bias gives the trace's views per call. */
 static inline uint64_t ct_path_bias(const struct ct_view_bias *b,
+                                    const struct ct_functab *funcs,
                                     const struct ct_event *ev)
 {
-    uint64_t t = ct_sat_add(ev->count * b->self, ev->path_kids * b->child);
+    struct ct_call_bias own = ct_call_bias(
+        b, funcs, ev->depth ? ev->stack[ev->depth - 1] : CT_FUNC_NONE);
+    uint64_t t = ct_sat_add(ev->count * own.self, ev->path_kids * b->child);
+    t = ct_sat_add(t, ev->path_lib_kids * b->lib_child);
     return t < ev->path_self ? t : ev->path_self;
 }
 

@@ -17,7 +17,7 @@
 struct table {
     const struct ct_prof_node *nodes;
     uint32_t n;
-    uint64_t *self, *kids;
+    uint64_t *self, *kids, *lib_kids;  /* lib_kids: of kids, library calls */
     uint32_t *fid;
 };
 
@@ -116,6 +116,7 @@ static void read_one(struct ctr_reading *r, const struct block *b, uint64_t end_
     };
     t.self = ct_xcalloc(t.n, sizeof *t.self);
     t.kids = ct_xcalloc(t.n, sizeof *t.kids);
+    t.lib_kids = ct_xcalloc(t.n, sizeof *t.lib_kids);
     t.fid = ct_xcalloc(t.n, sizeof *t.fid);
     uint64_t first = b->first;
     for (uint32_t d = 0; d < h->depth; d++)
@@ -129,8 +130,11 @@ static void read_one(struct ctr_reading *r, const struct block *b, uint64_t end_
     for (uint32_t i = 1; i < t.n; i++) {
         t.self[i] = t.nodes[i].self;
         t.fid[i] = ct_functab_intern_addr(r->info->funcs, t.nodes[i].fn);
-        if (t.nodes[i].parent < i)
+        if (t.nodes[i].parent < i) {
             t.kids[t.nodes[i].parent] += t.nodes[i].calls;
+            if (ct_functab_is_libcall(r->info->funcs, t.fid[i]))
+                t.lib_kids[t.nodes[i].parent] += t.nodes[i].calls;
+        }
     }
     close_open(&t, h, end);
     r->info->profile_over_calls += h->over_calls;
@@ -150,7 +154,8 @@ static void read_one(struct ctr_reading *r, const struct block *b, uint64_t end_
             .kind = CT_EV_PATH, .thread = b->thread, .time = first,
             .func = CT_FUNC_NONE, .count = t.nodes[i].calls,
             .stack = r->ids, .depth = d, .path_self = t.self[i],
-            .path_kids = t.kids[i], .path_off = t.nodes[i].off,
+            .path_kids = t.kids[i], .path_lib_kids = t.lib_kids[i],
+            .path_off = t.nodes[i].off,
         };
         emit(r, &ev);
     }
@@ -172,6 +177,7 @@ static void read_one(struct ctr_reading *r, const struct block *b, uint64_t end_
     emit(r, &ev);
     free(t.self);
     free(t.kids);
+    free(t.lib_kids);
     free(t.fid);
 }
 

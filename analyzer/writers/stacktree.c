@@ -261,7 +261,8 @@ static void on_path(struct ct_stacktree *t, const struct ct_event *ev)
         if (ev->stack[i] != CT_FUNC_NONE)
             node = child(t, node, ev->stack[i]);
     t->nodes[node].calls += ev->count;
-    t->nodes[node].self += ev->path_self - ct_path_bias(&t->bias, ev);
+    t->nodes[node].self +=
+        ev->path_self - ct_path_bias(&t->bias, t->info->funcs, ev);
 }
 
 static int st_event(struct ct_sink *self, const struct ct_event *ev)

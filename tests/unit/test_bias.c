@@ -313,6 +313,54 @@ static void library_call_subtracted(void **state)
     fx_free(&x);
 }
 
+/* A profile's call path (CT_EV_PATH): count calls, self ticks, its own
+ * calls and, of them, library calls. */
+static void fx_path(struct fx *x, const uint32_t *stack, uint32_t depth,
+                    uint64_t count, uint64_t self, uint64_t kids,
+                    uint64_t lib_kids)
+{
+    struct ct_event ev = {.kind = CT_EV_PATH, .thread = 0, .time = 0,
+                          .func = CT_FUNC_NONE, .count = count,
+                          .stack = stack, .depth = depth, .path_self = self,
+                          .path_kids = kids, .path_lib_kids = lib_kids};
+    x->sink->event(x->sink, &ev);
+}
+
+/* The same calls as a profile's paths (CALLTRACE_MODE=profile) lose what
+ * the trace's calls lose, by the same rule (ct_path_bias beside
+ * ct_call_bias): main makes two library calls of 20 and 10 ticks and one
+ * hooked call of 20, and keeps 55 of its own. */
+static void library_call_paths(void **state)
+{
+    (void)state;
+    enum { LSELF = 4, LCHILD = 1 };
+    struct fx x;
+    init(&x);
+    x.info.bias_lib_ns = SELF + CHILD + LSELF + LCHILD;
+    x.info.bias_lib_self_ns = SELF + LSELF;
+    ct_functab_set_libcall_test(x.info.funcs, is_lib, NULL);
+    uint32_t main_fn = fx_fn(&x, "main");
+    uint32_t lib = ct_functab_intern_addr(x.info.funcs, 0x1000);
+    uint32_t hooked = ct_functab_intern_addr(x.info.funcs, 0x2000);
+    struct ct_event start = {.kind = CT_EV_STACK, .thread = 0, .time = 0,
+                             .func = CT_FUNC_NONE};
+    x.sink->event(x.sink, &start);
+    const uint32_t p_main[] = {main_fn}, p_lib[] = {main_fn, lib},
+                   p_hooked[] = {main_fn, hooked};
+    fx_path(&x, p_main, 1, 1, 55, 3, 2);
+    fx_path(&x, p_lib, 2, 2, 30, 0, 0);
+    fx_path(&x, p_hooked, 2, 1, 20, 0, 0);
+    fx_ev(&x, CT_EV_THREAD_END, 0, 105, CT_FUNC_NONE);
+    ct_profile_finish(x.p);
+    assert_int_equal(x.p->funcs[lib].self_ticks, 30 - 2 * (SELF + LSELF));
+    assert_int_equal(x.p->funcs[hooked].self_ticks, 20 - SELF);
+    assert_int_equal(x.p->funcs[main_fn].self_ticks,
+                     55 - SELF - 3 * CHILD - 2 * LCHILD);
+    assert_int_equal(x.p->totals.overhead,
+                     4 * SELF + 2 * LSELF + 3 * CHILD + 2 * LCHILD);
+    fx_free(&x);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -328,6 +376,7 @@ int main(void)
         cmocka_unit_test(unsplit),
         cmocka_unit_test(library_call_excess),
         cmocka_unit_test(library_call_subtracted),
+        cmocka_unit_test(library_call_paths),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
