@@ -277,21 +277,31 @@ static bool is_lib(void *ctx, uint64_t addr)
     return addr == 0x1000;
 }
 
-/* A library call (its function one the reader knows as such) loses the
- * stub's excess on top of the hooked call's figures: inside the call
- * (LSELF) and in its caller (LCHILD); a hooked call beside it does not;
- * still never below zero. */
+/* The library-call stub's excess over a hooked call: inside the call
+ * and in its caller. */
+enum { LSELF = 4, LCHILD = 1 };
+
+/* A fixture whose calls carry the stub's excess, with a library function
+ * (*lib, one the reader knows as such) and a hooked one (*hooked). */
+static void init_lib(struct fx *x, uint32_t *lib, uint32_t *hooked)
+{
+    init(x);
+    x->info.bias_lib_ns = SELF + CHILD + LSELF + LCHILD;
+    x->info.bias_lib_self_ns = SELF + LSELF;
+    ct_functab_set_libcall_test(x->info.funcs, is_lib, NULL);
+    *lib = ct_functab_intern_addr(x->info.funcs, 0x1000);
+    *hooked = ct_functab_intern_addr(x->info.funcs, 0x2000);
+}
+
+/* A library call loses the stub's excess on top of the hooked call's
+ * figures: inside the call (LSELF) and in its caller (LCHILD); a hooked
+ * call beside it does not; still never below zero. */
 static void library_call_subtracted(void **state)
 {
     (void)state;
-    enum { LSELF = 4, LCHILD = 1 };
     struct fx x;
-    init(&x);
-    x.info.bias_lib_ns = SELF + CHILD + LSELF + LCHILD;
-    x.info.bias_lib_self_ns = SELF + LSELF;
-    ct_functab_set_libcall_test(x.info.funcs, is_lib, NULL);
-    uint32_t lib = ct_functab_intern_addr(x.info.funcs, 0x1000);
-    uint32_t hooked = ct_functab_intern_addr(x.info.funcs, 0x2000);
+    uint32_t lib, hooked;
+    init_lib(&x, &lib, &hooked);
     assert_true(ct_functab_is_libcall(x.info.funcs, lib));
     assert_false(ct_functab_is_libcall(x.info.funcs, hooked));
     FX_CALL(&x, 0, 0, "main");
@@ -333,15 +343,10 @@ static void fx_path(struct fx *x, const uint32_t *stack, uint32_t depth,
 static void library_call_paths(void **state)
 {
     (void)state;
-    enum { LSELF = 4, LCHILD = 1 };
     struct fx x;
-    init(&x);
-    x.info.bias_lib_ns = SELF + CHILD + LSELF + LCHILD;
-    x.info.bias_lib_self_ns = SELF + LSELF;
-    ct_functab_set_libcall_test(x.info.funcs, is_lib, NULL);
+    uint32_t lib, hooked;
+    init_lib(&x, &lib, &hooked);
     uint32_t main_fn = fx_fn(&x, "main");
-    uint32_t lib = ct_functab_intern_addr(x.info.funcs, 0x1000);
-    uint32_t hooked = ct_functab_intern_addr(x.info.funcs, 0x2000);
     struct ct_event start = {.kind = CT_EV_STACK, .thread = 0, .time = 0,
                              .func = CT_FUNC_NONE};
     x.sink->event(x.sink, &start);
