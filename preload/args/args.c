@@ -161,7 +161,7 @@ static void put_float(struct pay *p, const struct ct_arg_item *it,
 {
     uint64_t bits;
     memcpy(&bits, xmm, 8);
-    put_fp_bits(p, it->width == 4 ? 4 : 8, bits);
+    put_fp_bits(p, fp_bytes(it), bits);
 }
 
 /* An integer value v, not a string, as the item's format says. */

@@ -77,6 +77,13 @@ put_int_as(struct pay *p, unsigned fmt, unsigned width, uint64_t v)
     }
 }
 
+/* The bytes of a floating-point item's value: 4 for a float (`/32`),
+ * else 8, a double. */
+static inline unsigned fp_bytes(const struct ct_arg_item *it)
+{
+    return it->width == 4 ? 4 : 8;
+}
+
 /* A floating-point value of `bytes` (4: a float, else a double) whose
  * bits are the low ones of `bits` (a register's or memory's, little-
  * endian), kept as a double. */

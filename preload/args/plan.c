@@ -83,7 +83,7 @@ static struct plan_item plan_item(const struct ct_arg_item *it, unsigned k)
     return (struct plan_item){
         .reg = (uint8_t)reg, .mem = mem, .fmt = it->fmt,
         .width = it->width, .off = mem ? it->off : 0,
-        .fp = fp ? (it->width == 4 ? 4 : 8) : 0};
+        .fp = fp ? (uint8_t)fp_bytes(it) : 0};
 }
 
 void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
