@@ -173,11 +173,18 @@ fast_done(struct ct_thread *t)
     t->gate = stop;
 }
 
+/* Stop bits under which the class table's way may run: rules in force,
+ * and hidden frames (which it keeps itself). */
+#define FAST_STOP ((uint64_t)(CT_STOP_FILTER | CT_STOP_HIDDEN))
+
+/* Whether thread t may take the class table's way now: no stop bits but
+ * those, not busy, and its `expect` is the global word.  The hooks ask
+ * ct_ffast_hook_gate instead, with the word in hand. */
 static inline __attribute__((always_inline)) int
 fast_gate(const struct ct_thread *t)
 {
-    return ct_ffast_gate(t, __atomic_load_n(&ct_global_word,
-                                            __ATOMIC_RELAXED));
+    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
+    return ((t->gate & ~FAST_STOP) | (t->expect ^ w)) == 0;
 }
 
 /* A frame left out: hidden on the shadow stack, its call counted. */
@@ -258,7 +265,8 @@ drop_entry(struct ct_thread *t, uintptr_t fn, uintptr_t site, uintptr_t sp,
 /* The class table's way: a byte per function and the thread's scope
  * (the hooks looked at the skip table already, hot.c).  The slow path's
  * entry points come by ct_filter_fast_enter and _exit, which test the
- * gate; the hooks, which test it with the word in hand, straight here. */
+ * gate; the hooks, which test it with the word in hand
+ * (ct_ffast_hook_gate), straight here. */
 void ct_filter_fast_enter_gated(struct ct_thread *t, uintptr_t fn,
                                 uintptr_t site, uintptr_t sp)
 {

@@ -138,8 +138,8 @@ ct_fskip_enter(struct ct_thread *t, uintptr_t fn, uint64_t w, uint32_t ign)
  * no frame of fn entered before the rules is open while the thread has
  * the table, filter.c's holds_open_frame), which the slow path ends, or
  * a handler interrupted the tracer (busy), whose events the slow path
- * drops and counts, entries and exits alike.  Frames deeper than the hooks' shadow
- * stack are filter_fast.c's to look at.  Of any other function, when the
+ * drops and counts, entries and exits alike.  Frames deeper than the
+ * hooks' shadow stack are filter_fast.c's to look at.  Of any other function, when the
  * table holds every excluded one: kept, as ct_fskip_enter.
  */
 static inline __attribute__((always_inline)) int
@@ -162,23 +162,21 @@ ct_fskip_exit(const struct ct_thread *t, uintptr_t fn, uint64_t w,
                : CT_FSKIP_ASK;
 }
 
-/* Stop bits under which the class table's way may run: rules in force,
- * and hidden frames (which it keeps itself). */
-#define CT_FFAST_STOP ((uint64_t)(CT_STOP_FILTER | CT_STOP_HIDDEN))
-
-/* Whether thread t may take the class table's way under global word w:
- * no stop bits but those, not busy, and its `expect` is w. */
+/* Whether the hooks' thread t goes the class table's way under global
+ * word w: rules in force (CT_STOP_FILTER), hidden frames or not, no other
+ * stop bit, not busy, and its `expect` is w; one test of the gate. */
 static inline __attribute__((always_inline)) int
-ct_ffast_gate(const struct ct_thread *t, uint64_t w)
+ct_ffast_hook_gate(const struct ct_thread *t, uint64_t w)
 {
-    return ((t->gate & ~CT_FFAST_STOP) | (t->expect ^ w)) == 0;
+    return (((t->gate & ~(uint64_t)CT_STOP_HIDDEN) ^ CT_STOP_FILTER) |
+            (t->expect ^ w)) == 0;
 }
 
 /* The filters' class table (filter_fast.c), which the hooks go to when
  * the skip table cannot settle a call under rules in force; it goes on to
  * the slow path itself.  The _gated ones for a thread t that passed
- * ct_ffast_gate (the hooks, which have the word in hand); the others
- * test it, for any t (NULL: none yet). */
+ * ct_ffast_hook_gate (the hooks, which have the word in hand); the others
+ * test the gate themselves, for any t (NULL: none yet). */
 void ct_filter_fast_enter_gated(struct ct_thread *t, uintptr_t fn,
                                 uintptr_t site, uintptr_t sp);
 void ct_filter_fast_exit_gated(struct ct_thread *t, uintptr_t fn,

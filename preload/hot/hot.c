@@ -204,9 +204,7 @@ hook_enter(void *fn, void *site, uintptr_t sp, enum hook_kind kind)
             return;
         }
         /* Other rules: the filters' class table, straight away. */
-        if (!OUT_OF_LINE(kind) &&
-            (t->stop & ~(uint32_t)CT_STOP_HIDDEN) == CT_STOP_FILTER &&
-            ct_ffast_gate(t, w)) {
+        if (!OUT_OF_LINE(kind) && ct_ffast_hook_gate(t, w)) {
             ct_filter_fast_enter_gated(t, (uintptr_t)fn, (uintptr_t)site,
                                        CALLER_SP(kind, sp));
             return;
@@ -306,19 +304,19 @@ enter_kept(struct ct_thread *t, void *fn, void *site, uintptr_t sp)
 }
 
 /* The TSC hooks' exit when their test failed under global word w and the
- * skip table did not settle it (`how`, ct_fskip_exit's answer): the return of a call it kept
- * is written as the fast path writes it, with the rules' stop bit kept;
- * under other rules the class table's way, with the hook's thread.  Out
- * of the hook, whose fast path would otherwise need more registers; not
- * cold, as under an include every return comes here. */
+ * skip table did not settle it (`how`, ct_fskip_exit's answer): the
+ * return of a call it kept is written as the fast path writes it, with
+ * the rules' stop bit kept; under other rules the class table's way, with
+ * the hook's thread.  Out of the hook, whose fast path would otherwise
+ * need more registers; not cold, as under an include every return comes
+ * here. */
 static __attribute__((noinline)) void
 exit_filtered(struct ct_thread *t, void *fn, void *site, int how, uint64_t w)
 {
     if (how == CT_FSKIP_KEEP &&
         exit_record(t, fn, HOOK_TSC, CT_STOP_FILTER) == 0)
         return;
-    if ((t->stop & ~(uint32_t)CT_STOP_HIDDEN) == CT_STOP_FILTER &&
-        ct_ffast_gate(t, w)) {
+    if (ct_ffast_hook_gate(t, w)) {
         ct_filter_fast_exit_gated(t, (uintptr_t)fn, (uintptr_t)site);
         return;
     }
