@@ -1,7 +1,7 @@
 /*
  * CALLTRACE_ARGS' common case: a call and its ARGS in one pass of the
  * hooks' fast path, its ENTRY and its values under one test of the
- * thread's gate (ct_enter_open), for a rule of at most PLAN_ITEMS
+ * thread's gate (ct_enter_with), for a rule of at most PLAN_ITEMS
  * integers and floating-point values, no string, each read from the
  * registers
  * of the call's entry (a library call, a patched entry) or, at a hook's
@@ -23,6 +23,7 @@
 #define PLAN_ITEMS 8
 /* Their ARGS record: head, kind, length, values. */
 #define PLAN_BYTES (3 + 11 * PLAN_ITEMS)
+_Static_assert(PLAN_BYTES <= CT_ENTER_WITH_MAX, "a plan's record fits");
 
 struct plan_item {
     uint8_t reg;    /* REG, MEM: DWARF number, below 16; ABI: argN's N-1,
@@ -108,56 +109,62 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
     __atomic_store_n(&pl->kind, (uint8_t)kind, __ATOMIC_RELEASE);
 }
 
+/* Item it's value, from the entry's registers or the site's; -1 when it
+ * is in memory outside the stack window. */
+static inline int item_value(const struct plan_item *it,
+                             const struct ct_arg_regs *g, uint64_t *v)
+{
+    if (!g->site) {
+        if (it->fp)
+            memcpy(v, g->xmm + 16 * it->reg, 8);
+        else
+            *v = g->ints[g->step * it->reg];
+        return 0;
+    }
+    if (it->fp && !it->mem) {
+        memcpy(v, g->site->xmm[it->reg], 8);
+        return 0;
+    }
+    uintptr_t x = g->site->gpr[it->reg];
+    if (it->mem) {
+        unsigned w = it->width ? it->width : 8;
+        x += (uintptr_t)(intptr_t)it->off;
+        if (!in_stack_window(x, w, g->site->gpr[7]))
+            return -1;
+        x = load_width(x, w);
+    }
+    *v = x;
+    return 0;
+}
+
 int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
                       const struct ct_arg_regs *g)
 {
     const struct plan *pl = &plans[rule];
     unsigned kind = __atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE);
-    uint64_t v[PLAN_ITEMS];
     if (kind != (g->site ? PLAN_SITE : PLAN_ENTRY))
         return -1;
     /* at a hook's call: not an inlined copy, and no return to take */
     if (g->site &&
         (pl->returns || !at_holds(pl->has_at, pl->at, (uintptr_t)fn, sp)))
         return -1;
-    for (unsigned i = 0; i < pl->n; i++) {
-        const struct plan_item *it = &pl->items[i];
-        if (!g->site) {
-            if (it->fp)
-                memcpy(&v[i], g->xmm + 16 * it->reg, 8);
-            else
-                v[i] = g->ints[g->step * it->reg];
-            continue;
-        }
-        if (it->fp && !it->mem) {
-            memcpy(&v[i], g->site->xmm[it->reg], 8);
-            continue;
-        }
-        uintptr_t x = g->site->gpr[it->reg];
-        if (it->mem) {
-            unsigned w = it->width ? it->width : 8;
-            x += (uintptr_t)(intptr_t)it->off;
-            if (!in_stack_window(x, w, g->site->gpr[7]))
-                return -1;
-            x = load_width(x, w);
-        }
-        v[i] = x;
-    }
-    uint8_t *p = ct_enter_open(fn, site, sp, PLAN_BYTES);
-    if (!p)
-        return -1;
-    /* stamped with the ENTRY's time (delta 0); the length byte last */
-    p = ct_put_varint(p, ct_head(0, CT_REC_EXT));
+    /* The ARGS record, encoded before the gate is taken (the thread's
+     * state untouched until ct_enter_with writes it after the ENTRY), and
+     * stamped with the ENTRY's time: delta 0. */
+    uint8_t rec[PLAN_BYTES];
+    uint8_t *p = ct_put_varint(rec, ct_head(0, CT_REC_EXT));
     *p++ = CT_EXT_ARGS;
     struct pay pay = {p + 1, 0};
     for (unsigned i = 0; i < pl->n; i++) {
         const struct plan_item *it = &pl->items[i];
+        uint64_t v;
+        if (item_value(it, g, &v) != 0)
+            return -1;
         if (it->fp)
-            put_fp_bits(&pay, it->fp, v[i]);
+            put_fp_bits(&pay, it->fp, v);
         else
-            put_int_as(&pay, it->fmt, it->width, v[i]);
+            put_int_as(&pay, it->fmt, it->width, v);
     }
     *p = (uint8_t)pay.n;
-    ct_hot_close(pay.b + pay.n);
-    return 0;
+    return ct_enter_with(fn, site, sp, rec, (size_t)(pay.b + pay.n - rec));
 }

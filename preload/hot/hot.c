@@ -35,6 +35,8 @@
  * end): the same records, with the push or pop of the patched frame.
  * This file is built with -mgeneral-regs-only, which those need.
  */
+#include <string.h>
+
 #include "preload/tracer.h"
 #include "preload/filters/filter_skip.h"
 #include "preload/patch/patch.h"
@@ -133,7 +135,7 @@ static void exit_filtered(struct ct_thread *t, void *fn, void *site,
  * (busy not yet set); the thread's stop bits were `stop` and stay so.
  * 0, or -1 (busy clear again) for what only the slow path does.  With
  * `more` (a constant: 0 in the hooks) the thread stays busy, for a record
- * of up to `more` bytes that follows in the same pass (ct_enter_open). */
+ * of up to `more` bytes that follows in the same pass (ct_enter_with). */
 static inline __attribute__((always_inline)) int
 enter_record(struct ct_thread *t, void *fn, void *site, uintptr_t sp,
              enum hook_kind kind, uint32_t stop, size_t more)
@@ -412,28 +414,44 @@ void ct_enter_at(void *fn, void *site, uintptr_t sp)
     hook_enter(fn, site, sp, HOOK_TSC_SP);
 }
 
-/* A call of the program's whose ARGS record (args/args.c) follows its
- * ENTRY in one pass: one test of the gate for the two.  The ENTRY and
- * the frame as the enter hook's fast path writes them, the thread left
- * busy, and where the next record goes returned; the caller writes at
- * most `more` bytes there and ends with ct_hot_close.  NULL, with
- * nothing written, wherever the fast path is shut. */
-uint8_t *ct_enter_open(void *fn, void *site, uintptr_t sp, size_t more)
+/* A call of the program's and its ARGS record (args/plan.c), encoded
+ * beforehand in rec[0 .. n): the ENTRY and the frame as the enter hook's
+ * fast path writes them, then those n bytes, under one test of the gate
+ * and one look-up of the thread.  0, or -1 with nothing written wherever
+ * the fast path is shut.  n is at least 4 (a record's head, its kind,
+ * its length and one value) and at most CT_ENTER_WITH_MAX. */
+int ct_enter_with(void *fn, void *site, uintptr_t sp, const uint8_t *rec,
+                  size_t n)
 {
     struct ct_thread *t = ct_self;
     if (ct_unlikely(!t))
-        return NULL;
+        return -1;
     uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
     if (ct_unlikely((t->gate | (t->expect ^ w)) != 0))
-        return NULL;
+        return -1;
     if (ct_unlikely(enter_record(t, fn, site, sp, HOOK_TSC_SP, 0,
-                                 more ? more : 1) != 0))
-        return NULL;
-    return t->pos;
+                                 CT_ENTER_WITH_MAX) != 0))
+        return -1;
+    /* Copied in words, the last one ending at rec's end (overlapping the
+     * one before), so that no byte past the record is written. */
+    uint8_t *p = t->pos;
+    uint32_t x;
+    uint64_t y;
+    if (n < 8) {
+        memcpy(&x, rec, 4), memcpy(p, &x, 4);
+        memcpy(&x, rec + n - 4, 4), memcpy(p + n - 4, &x, 4);
+    } else {
+        for (size_t i = 0; i + 8 < n; i += 8)
+            memcpy(&y, rec + i, 8), memcpy(p + i, &y, 8);
+        memcpy(&y, rec + n - 8, 8), memcpy(p + n - 8, &y, 8);
+    }
+    t->pos = p + n;
+    hook_done(t, HOOK_TSC_SP, 0);
+    return 0;
 }
 
 /* The end of a record written in place while the thread's gate was held
- * (ct_enter_open, or args.c's in-place records after the ENTRY): the
+ * (args.c's in-place records after the ENTRY): the
  * position moved past it and the whole gate cleared, its stop bits
  * having been zero, as the hooks end their fast path. */
 void ct_hot_close(uint8_t *end)

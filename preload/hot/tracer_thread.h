@@ -237,10 +237,12 @@ CT_API void __cyg_profile_func_exit(void *fn, void *site);
 /* The enter hook for a frame whose caller's stack pointer is sp (a library
  * call recorded by plt.c). */
 void ct_enter_at(void *fn, void *site, uintptr_t sp);
-/* The same with a record of up to `more` bytes after the ENTRY, written
- * in the same pass at the position returned (NULL: nothing written, the
- * fast path is shut) and ended by ct_hot_close(its end). */
-uint8_t *ct_enter_open(void *fn, void *site, uintptr_t sp, size_t more);
+/* The same with the n bytes of a record encoded in rec written after the
+ * ENTRY in the same pass (4 <= n <= CT_ENTER_WITH_MAX); -1 with nothing
+ * written where the fast path is shut. */
+#define CT_ENTER_WITH_MAX 96
+int ct_enter_with(void *fn, void *site, uintptr_t sp, const uint8_t *rec,
+                  size_t n);
 /* Ends a record written in place while the thread's gate was held. */
 void ct_hot_close(uint8_t *end);
 /* The hooks of CALLTRACE_CLOCK=tsc-fenced, which each object's imports

@@ -105,6 +105,44 @@ static void test_region_from_interrupting_handler(void **state)
     assert_int_equal(t->depth, depth - 1);
 }
 
+/* A call and its ARGS record in one pass (ct_enter_with, for args/plan.c):
+ * each length a plan may write lands whole after the ENTRY, copied in
+ * words, and not one byte past its end is written; the frame is pushed
+ * and the gate cleared as the enter hook leaves them.  Under the
+ * monotonic clock the hooks' fast path is shut: nothing is written. */
+static void test_enter_with_record(void **state)
+{
+    (void)state;
+    struct ct_thread *t = ct_self;
+    uint8_t rec[CT_ENTER_WITH_MAX];
+    for (size_t i = 0; i < sizeof rec; i++)
+        rec[i] = (uint8_t)(0xa0 + i);
+    uint8_t *pos = t->pos;
+    assert_int_equal(ct_enter_with((void *)fn_a, (void *)0x40, 0, rec, 4), -1);
+    assert_ptr_equal(t->pos, pos);
+    if (!ct_tsc_invariant())
+        skip();
+    ct_clock_init(0, 100);
+    __atomic_fetch_add(&ct_global_word, 2, __ATOMIC_RELEASE);
+    __cyg_profile_func_enter((void *)fn_a, (void *)0x40);  /* slow: new clock */
+    assert_int_equal(t->gate, 0);
+    uint32_t depth = t->depth;
+    for (size_t n = 4; n <= CT_ENTER_WITH_MAX; n++) {
+        pos = t->pos;
+        assert_int_equal(
+            ct_enter_with((void *)fn_b, (void *)0x44, 0, rec, n), 0);
+        assert_true(t->pos > pos + n);  /* the ENTRY, then the record */
+        assert_memory_equal(t->pos - n, rec, n);
+        for (size_t k = 0; k < 16; k++)
+            assert_int_equal(t->pos[k], 0);  /* the block's fresh bytes */
+        assert_int_equal(t->depth, depth + 1);
+        assert_int_equal(t->gate, 0);
+        __cyg_profile_func_exit((void *)fn_b, (void *)0x44);
+        assert_int_equal(t->depth, depth);
+    }
+    __cyg_profile_func_exit((void *)fn_a, (void *)0x40);
+}
+
 /* CALLTRACE_CLOCK=tsc-fenced: the TSC hooks leave by the same stop bit,
  * and the events are recorded by the fenced twins, as by the fenced hooks
  * themselves (ct_fenced_enter, ct_fenced_exit), whose clock is the
@@ -160,6 +198,7 @@ int main(void)
     const struct CMUnitTest file_tests[] = {
         cmocka_unit_test(test_monotonic_stop_bit),
         cmocka_unit_test(test_region_from_interrupting_handler),
+        cmocka_unit_test(test_enter_with_record),
         cmocka_unit_test(test_fenced_stop_bit),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
