@@ -530,6 +530,11 @@ void ct_args_exit(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
     run(t, &j, r->strings & 2);
 }
 
+uint32_t ct_args_returns(uint32_t rule)
+{
+    return rule && ct_args_rule(&spec, rule)->has_ret;
+}
+
 int ct_args_site_at(uint32_t rule)
 {
     return ct_args_rule(&spec, rule)->has_at;

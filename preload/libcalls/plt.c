@@ -584,7 +584,7 @@ uintptr_t ct_plt_exit(uintptr_t sp)
         }
         unlock_pending();
     }
-    if (ct_unlikely(SLOT(slot).args))
+    if (ct_unlikely(SLOT(slot).args_ret))
         ct_args_plt_exit(SLOT(slot).args, sp, depth, SLOT(slot).fn);
     pop_shadow_to(depth, SLOT(slot).fn);
     ct_signal_fence();
