@@ -109,12 +109,13 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
     __atomic_store_n(&pl->kind, (uint8_t)kind, __ATOMIC_RELEASE);
 }
 
-/* Item it's value, from the entry's registers or the site's; -1 when it
- * is in memory outside the stack window. */
-static inline int item_value(const struct plan_item *it,
-                             const struct ct_arg_regs *g, uint64_t *v)
+/* Item it's value, from the entry's registers or (at_site) the site's;
+ * -1 when it is in memory outside the stack window. */
+static inline __attribute__((always_inline)) int
+item_value(const struct plan_item *it, const struct ct_arg_regs *g,
+           bool at_site, uint64_t *v)
 {
-    if (!g->site) {
+    if (!at_site) {
         if (it->fp)
             memcpy(v, g->xmm + 16 * it->reg, 8);
         else
@@ -137,17 +138,13 @@ static inline int item_value(const struct plan_item *it,
     return 0;
 }
 
-int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
-                      const struct ct_arg_regs *g)
+/* The call and its ARGS by plan pl, whose kind has been checked; made
+ * twice, for the entry's registers and for a site's, so that each reads
+ * its own places without testing which at every item. */
+static inline __attribute__((always_inline)) int
+plan_write(const struct plan *pl, void *fn, void *site, uintptr_t sp,
+           const struct ct_arg_regs *g, bool at_site)
 {
-    const struct plan *pl = &plans[rule];
-    unsigned kind = __atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE);
-    if (kind != (g->site ? PLAN_SITE : PLAN_ENTRY))
-        return -1;
-    /* at a hook's call: not an inlined copy, and no return to take */
-    if (g->site &&
-        (pl->returns || !at_holds(pl->has_at, pl->at, (uintptr_t)fn, sp)))
-        return -1;
     /* The ARGS record, encoded before the gate is taken (the thread's
      * state untouched until ct_enter_with writes it after the ENTRY), and
      * stamped with the ENTRY's time: delta 0. */
@@ -158,7 +155,7 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
     for (unsigned i = 0; i < pl->n; i++) {
         const struct plan_item *it = &pl->items[i];
         uint64_t v;
-        if (item_value(it, g, &v) != 0)
+        if (item_value(it, g, at_site, &v) != 0)
             return -1;
         if (it->fp)
             put_fp_bits(&pay, it->fp, v);
@@ -167,4 +164,19 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
     }
     *p = (uint8_t)pay.n;
     return ct_enter_with(fn, site, sp, rec, (size_t)(pay.b + pay.n - rec));
+}
+
+int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
+                      const struct ct_arg_regs *g)
+{
+    const struct plan *pl = &plans[rule];
+    unsigned kind = __atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE);
+    if (!g->site)
+        return kind == PLAN_ENTRY ? plan_write(pl, fn, site, sp, g, false)
+                                  : -1;
+    /* at a hook's call: not an inlined copy, and no return to take */
+    if (kind != PLAN_SITE || pl->returns ||
+        !at_holds(pl->has_at, pl->at, (uintptr_t)fn, sp))
+        return -1;
+    return plan_write(pl, fn, site, sp, g, true);
 }
