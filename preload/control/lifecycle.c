@@ -286,10 +286,9 @@ void ct_process_start(void)
         }
         ct_plt_start(ct_proc.calls_off ? CT_LIBCALLS_NONE
                                        : ct_proc.cfg.libcalls);
-        /* a profile records no library call one by one; without library
-         * calls (the sampling mode's too) it measures nothing */
-        if (!ct_profile_stop)
-            ct_plt_measure_bias();
+        /* without library calls (the sampling mode's too) it measures
+         * nothing */
+        ct_plt_measure_bias();
         /* after the library calls' slots, which it lists (the readers'
          * bias), and before any call of the program's is recorded */
         ct_maps_write();

@@ -7,11 +7,13 @@
  * hooks'.  The calls go through a slot of the stubs' table of their own,
  * whose target is a function of the tracer's that does nothing but note
  * the enter record's clock read: the same stub, trampolines and records
- * as a call the program makes through its PLT.
+ * as a call the program makes through its PLT.  In the profile mode the
+ * calls take the profile's path, as the run's do (profile_bias.c).
  */
 #include <stdint.h>
 
 #include "preload/libcalls/plt.h"
+#include "preload/profile/profile_mode.h"
 #include "preload/tracer.h"
 
 /* The enter record's clock read in the last call. */
@@ -47,7 +49,9 @@ void ct_plt_measure_bias(void)
     lib_stub = (uintptr_t (*)(uintptr_t))stub;
     const struct ct_bias_call call = {lib_call, &lib_in};
     struct ct_bias_figures f;
-    if (ct_bias_measure(&call, &f) != 0)
+    /* under the path the run's calls take: the profile's, or the trace's */
+    if ((ct_profile_stop ? ct_profile_bias_measure(lib_call, &f)
+                         : ct_bias_measure(&call, &f)) != 0)
         return;
     ct_proc.bias_lib_ps = f.pair_ps;
     ct_proc.bias_lib_self_ps = f.self_ps;

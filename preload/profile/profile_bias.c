@@ -5,7 +5,8 @@
  * through the real hooks and the slow path, on a scratch thread state
  * with a table in memory of its own, split at the profile's clock reads
  * (the entry's start, the return's time) into the part inside the call
- * and the part in its caller.
+ * and the part in its caller.  A library call's, through a stub, is
+ * measured the same way (plt_bias.c).
  */
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -32,13 +33,14 @@ __attribute__((noinline)) static uintptr_t calib_leaf(uintptr_t x)
     return x + 1;
 }
 
-static struct round one_round(struct ct_thread *t)
+static struct round one_round(struct ct_thread *t,
+                              uintptr_t (*call)(uintptr_t))
 {
     struct round r = {0, 0, 0};
     uint64_t t0 = ct_mono_ns(), last_exit = 0;
     uintptr_t x = 0;
     for (int i = 0; i < PAIRS; i++) {
-        x = calib_leaf(x);
+        x = call(x);
         uint64_t in, out;
         ct_profile_bias_stamps(t, &in, &out);
         r.inside += out > in ? out - in : 0;
@@ -51,16 +53,17 @@ static struct round one_round(struct ct_thread *t)
     return r;
 }
 
-void ct_profile_measure_bias(void)
+int ct_profile_bias_measure(uintptr_t (*call)(uintptr_t),
+                            struct ct_bias_figures *f)
 {
     size_t len = sizeof(struct ct_thread);
     struct ct_thread *t = mmap(NULL, len, PROT_READ | PROT_WRITE,
                                MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (t == MAP_FAILED)
-        return;
+        return -1;
     if (ct_profile_bias_begin(t) != 0) {
         munmap(t, len);
-        return;
+        return -1;
     }
     struct ct_thread *saved_self = ct_self;
     uint64_t saved_word = ct_global_word;
@@ -72,7 +75,7 @@ void ct_profile_measure_bias(void)
     t->stop = ct_profile_stop | (ct_clock_is_tsc ? 0 : CT_STOP_CLOCK);
     struct round r[ROUNDS];
     for (int i = 0; i < ROUNDS; i++)
-        r[i] = one_round(t);
+        r[i] = one_round(t, call);
     ct_self = saved_self;
     ct_global_word = saved_word;
     ct_proc.calls_ran = saved_ran;
@@ -88,11 +91,22 @@ void ct_profile_measure_bias(void)
     double in = (double)r[0].inside / PAIRS;
     double between = (double)r[0].between / (PAIRS - 1);
     double frac = in + between > 0 ? in / (in + between) : 0.5;
-    ct_proc.bias_ps = pair;
-    ct_proc.bias_self_ps = (uint64_t)((double)pair * frac + 0.5);
-    if (!ct_proc.bias_self_ps)
-        ct_proc.bias_self_ps = 1;
-    ct_proc.bias_child_ps = pair > ct_proc.bias_self_ps
-                                ? pair - ct_proc.bias_self_ps : 0;
-    ct_proc.bias_spread_ps = (r[ROUNDS / 2].ns - r[0].ns) * 1000 / PAIRS;
+    f->pair_ps = pair;
+    f->self_ps = (uint64_t)((double)pair * frac + 0.5);
+    if (!f->self_ps)
+        f->self_ps = 1;  /* 0 means "not split" to readers */
+    f->child_ps = pair > f->self_ps ? pair - f->self_ps : 0;
+    f->spread_ps = (r[ROUNDS / 2].ns - r[0].ns) * 1000 / PAIRS;
+    return 0;
+}
+
+void ct_profile_measure_bias(void)
+{
+    struct ct_bias_figures f;
+    if (ct_profile_bias_measure(calib_leaf, &f) != 0)
+        return;
+    ct_proc.bias_ps = f.pair_ps;
+    ct_proc.bias_self_ps = f.self_ps;
+    ct_proc.bias_child_ps = f.child_ps;
+    ct_proc.bias_spread_ps = f.spread_ps;
 }

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 struct ct_thread;
+struct ct_bias_figures;
 
 /* CT_STOP_PROFILE while the profile mode is on, else 0: every thread's
  * stop word carries it, so each call reaches the slow path. */
@@ -37,6 +38,12 @@ void ct_profile_switch(struct ct_thread *t);
 /* The tracer's cost per call in the profile mode, measured at start as
  * bias.c measures the trace mode's (profile_bias.c), into ct_proc.bias_*. */
 void ct_profile_measure_bias(void);
+/* Rounds of calls of `call` (one call of a function the profile records,
+ * or a library call through a stub) under the profile's path, on a
+ * scratch thread state with a table of its own: 0, or -1 without the
+ * scratch memory. */
+int ct_profile_bias_measure(uintptr_t (*call)(uintptr_t),
+                            struct ct_bias_figures *f);
 /* For it: a table of t's own in memory, the clock reads of the latest
  * call's entry and return, the table let go. */
 int ct_profile_bias_begin(struct ct_thread *t);

@@ -10,7 +10,8 @@
 # cheap@plt than a hooked call's figure could take (the test fails on a
 # reader that takes only that), the report, the folded export and the
 # tree agree, and its row stays marked `~`; raw it is not.  With library
-# calls not recorded, or in the profile mode, there is no such figure.
+# calls not recorded there is no such figure; the profile mode measures
+# its own, under the profile's path, and takes it off the same way.
 . "$(dirname "$0")/lib.sh"
 unset CALLTRACE_LIBCALLS   # the default: recorded
 gcc -std=gnu11 -O2 -shared -fPIC -o "$T/libcheap.so" "$PROGRAMS/bias_libcall_lib.c"
@@ -32,9 +33,6 @@ re='^ +library calls: ([0-9.]+) ns each through the tracer.s stub at start, ([0-
 line=$(grep 'library calls:' "$T/sub")
 [[ $line =~ $re ]] || fail "library calls line: $line"
 expect_eq "library call figure" "$lib" "${BASH_REMATCH[1]}"
-lib_self=${BASH_REMATCH[3]}
-hooked_self=$(sed -nE 's/^ Bias: subtracted, [0-9.]+ ns per call \(([0-9.]+) inside the call.*/\1/p' "$T/sub")
-[ -n "$hooked_self" ] || fail "no split bias in: $(grep 'Bias:' "$T/sub")"
 row() { awk '$4 ~ /^[0-9]+$/ && $7 == "cheap@plt"' "$1"; }
 expect_eq "cheap@plt calls" 20000 "$(row "$T/sub" | awk '{print $4}')"
 row "$T/sub" | has ' ~$' || fail "cheap@plt not marked with the bias off: $(row "$T/sub")"
@@ -45,18 +43,31 @@ has -E '^~ [0-9]+ functions?: less self time left than the bias taken off, so un
 # without the stub's excess; with it, more: half the excess, or half of
 # what the hooked part leaves when that is less (a call shorter than the
 # bias keeps 0; on a loaded machine the figures measured at start may
-# come near or above what the calls took).
-"$REPORT_SAN" --subtract-bias=start --export=folded "$T/b.raw" > "$T/folded" || fail "folded"
-"$REPORT_SAN" --export=folded "$T/b.raw" > "$T/folded_raw" || fail "raw folded"
-sub_ns=$(awk '$1 == "main;caller;cheap@plt" {print $2}' "$T/folded")
-raw_ns=$(awk '$1 == "main;caller;cheap@plt" {print $2}' "$T/folded_raw")
-[ -n "$sub_ns" ] && [ -n "$raw_ns" ] || fail "no cheap@plt path in the folded exports"
-awk -v r="$raw_ns" -v s="$sub_ns" -v h="$hooked_self" -v l="$lib_self" \
-    'BEGIN { hooked = 20000 * h; left = r - hooked
-             more = 20000 * l / 2; if (left / 2 < more) more = left / 2
-             # (figures above what every call took: all of it comes off)
-             exit !(left > 0 ? r - s > hooked + more : s < r / 10) }' ||
-    fail "cheap@plt lost $raw_ns - $sub_ns ns over 20000 calls: not the stub's excess (${hooked_self} + ${lib_self} ns a call)"
+# come near or above what the calls took).  TRACE's folded exports, raw
+# and with the bias off, into $T/TRACE.folded{,_raw}; the figures of its
+# report's summary (SUB).
+stub_excess_taken() {  # TRACE SUB
+    local tr=$1 sub=$2 b=$T/$(basename "$1")
+    "$REPORT_SAN" --subtract-bias=start --export=folded "$tr" > "$b.folded" || fail "folded of $tr"
+    "$REPORT_SAN" --export=folded "$tr" > "$b.folded_raw" || fail "raw folded of $tr"
+    local line hooked_self lib_self
+    line=$(grep 'library calls:' "$sub")
+    [[ $line =~ $re ]] || fail "library calls line of $tr: $line"
+    lib_self=${BASH_REMATCH[3]}
+    hooked_self=$(sed -nE 's/^ Bias: subtracted, [0-9.]+ ns per call \(([0-9.]+) inside the call.*/\1/p' "$sub")
+    [ -n "$hooked_self" ] || fail "no split bias in: $(grep 'Bias:' "$sub")"
+    sub_ns=$(awk '$1 == "main;caller;cheap@plt" {print $2}' "$b.folded")
+    raw_ns=$(awk '$1 == "main;caller;cheap@plt" {print $2}' "$b.folded_raw")
+    [ -n "$sub_ns" ] && [ -n "$raw_ns" ] || fail "no cheap@plt path in the folded exports of $tr"
+    awk -v r="$raw_ns" -v s="$sub_ns" -v h="$hooked_self" -v l="$lib_self" \
+        'BEGIN { hooked = 20000 * h; left = r - hooked
+                 more = 20000 * l / 2; if (left / 2 < more) more = left / 2
+                 # (figures above what every call took: all of it comes off)
+                 exit !(left > 0 ? r - s > hooked + more : s < r / 10) }' ||
+        fail "cheap@plt of $tr lost $raw_ns - $sub_ns ns over 20000 calls: not the stub's excess (${hooked_self} + ${lib_self} ns a call)"
+}
+stub_excess_taken "$T/b.raw" "$T/sub"
+said="cheap@plt: raw $raw_ns ns, with the bias off $sub_ns"
 # the same figure in the flat profile (its unit from its header) and the tree
 unit=$(sed -nE 's/^Every call timed; times are in (ns|us|ms|s),.*/\1/p' "$T/sub")
 flat=$(row "$T/sub" | awk '{print $3}')
@@ -79,8 +90,19 @@ CALLTRACE_LIBCALLS=none run_traced "$T/n.raw" "$T/bl" > /dev/null || fail "run w
 "$FRONT" info "$T/n.raw" | has 'per library call' && fail "a library call figure without library calls"
 "$REPORT_SAN" -p -b --subtract-bias "$T/n.raw" | has 'library calls:' &&
     fail "a library calls line without library calls"
-# the profile mode writes no call one by one
+# The profile mode measures its library calls' cost under its own path
+# (the calls in the run take it), and its views take the stub's excess
+# off as the trace's do.
 rm -f "$T"/p.raw*
 CALLTRACE_MODE=profile run_traced "$T/p.raw" "$T/bl" > /dev/null || fail "profile run"
-"$FRONT" info "$T/p.raw" | has 'per library call' && fail "a library call figure in a profile"
-echo "library call $lib ns, hooked call $hooked ns; cheap@plt: raw $raw_ns ns, with the bias off $sub_ns; $(row "$T/sub")"
+"$FRONT" info "$T/p.raw" > "$T/pinfo" || fail "calltrace info of the profile"
+plib=$(sed -nE 's/^ +([0-9.]+) ns per library call \(measured at start\)$/\1/p' "$T/pinfo")
+phooked=$(sed -nE 's/^tracer cost: +([0-9.]+) ns per call.*/\1/p' "$T/pinfo")
+[ -n "$plib" ] && [ -n "$phooked" ] || fail "no library call figure in a profile: $(grep -A1 'tracer cost' "$T/pinfo")"
+awk -v l="$plib" -v h="$phooked" 'BEGIN { exit !(l > h) }' ||
+    fail "a profile's library call ($plib ns) costs no more than its hooked one ($phooked ns)"
+"$REPORT_SAN" -p -b --subtract-bias=start "$T/p.raw" > "$T/psub" || fail "report of the profile"
+expect_eq "the profile's cheap@plt calls" 20000 "$(row "$T/psub" | awk '{print $4}')"
+stub_excess_taken "$T/p.raw" "$T/psub"
+echo "library call $lib ns, hooked call $hooked ns; $said; $(row "$T/sub")"
+echo "profile: library call $plib ns, hooked call $phooked ns; cheap@plt: raw $raw_ns ns, with the bias off $sub_ns"
