@@ -1,28 +1,33 @@
 /*
  * CALLTRACE_ARGS' common case: a call and its ARGS in one pass of the
  * hooks' fast path, its ENTRY and its values under one test of the
- * thread's gate (ct_enter_with), for a rule of at most PLAN_ITEMS
- * integers and floating-point values, no string, each read from the
- * registers
- * of the call's entry (a library call, a patched entry) or, at a hook's
- * call, from a register or the stack in use.  The rule's items are made
- * into a plan when a function is first given the rule, so that a call
- * reads nothing of the rule itself.  Anything the plan does not cover (a
- * place outside the stack window, the fast path shut by a filter, a full
- * block, the first call of a thread) is recorded by the hook and given
- * its ARGS by args.c's general path, which writes the same values.
+ * thread's gate (ct_enter_with, or ct_enter_open with a string), for a
+ * rule of at most PLAN_ITEMS integers and floating-point values and at
+ * most one string, each read from the registers of the call's entry (a
+ * library call, a patched entry) or, at a hook's call, from a register
+ * or the stack in use.  The rule's items are made into a plan when a
+ * function is first given the rule, so that a call reads nothing of the
+ * rule itself.  Anything the plan does not cover (a place outside the
+ * stack window, a string outside the objects' segments, the fast path
+ * shut by a filter, a full block, the first call of a thread) is
+ * recorded by the hook and given its ARGS by args.c's general path,
+ * which writes the same values.
  */
+#include <string.h>
+
 #include "preload/args/args.h"
 #include "preload/args/encode.h"
 #include "preload/args/plan.h"
+#include "preload/base/stable_mem.h"
 #include "preload/tracer.h"
 
 /* Values a plan keeps at most: 11 bytes each at most (an integer's tag
- * and varint; a double's tag and 8 bytes), so that the payload's length
- * fits one byte. */
+ * and varint; a double's tag and 8 bytes; a string's tag and length,
+ * its text copied from where it is). */
 #define PLAN_ITEMS 8
-/* Their ARGS record: head, kind, length, values. */
-#define PLAN_BYTES (3 + 11 * PLAN_ITEMS)
+/* Their ARGS record's head at most: its head, kind and length. */
+#define PLAN_HEAD 4
+#define PLAN_BYTES (PLAN_HEAD + 11 * PLAN_ITEMS)
 _Static_assert(PLAN_BYTES <= CT_ENTER_WITH_MAX, "a plan's record fits");
 
 struct plan_item {
@@ -35,6 +40,7 @@ struct plan_item {
     int32_t off;
     uint8_t fp;     /* a floating-point value's bytes (4: a float, 8),
                        kept as a double; 0: an integer                  */
+    uint16_t strmax;/* a string's most bytes kept; 0: not a string     */
 };
 
 enum { PLAN_ENTRY = 1, PLAN_SITE = 2 };  /* the registers it reads */
@@ -55,8 +61,8 @@ static struct plan plans[CT_ARGS_MAX_RULES + CT_ARGS_MAX_MERGED + 1];
 static unsigned plan_kind(const struct ct_arg_item *it)
 {
     /* a struct in vector registers is a value of the floating kind too */
-    if (it->fmt == CT_FMT_STR || it->fmt == CT_FMT_STRUCT ||
-        it->fmt == CT_FMT_ENUM)
+    if (it->fmt == CT_FMT_STRUCT || it->fmt == CT_FMT_ENUM ||
+        (it->fmt == CT_FMT_STR && !it->strmax))
         return 0;
     if (it->src == CT_ARG_FP) {
         if (it->loc == CT_LOC_ABI)
@@ -84,20 +90,22 @@ static struct plan_item plan_item(const struct ct_arg_item *it, unsigned k)
     return (struct plan_item){
         .reg = (uint8_t)reg, .mem = mem, .fmt = it->fmt,
         .width = it->width, .off = mem ? it->off : 0,
-        .fp = fp ? (uint8_t)fp_bytes(it) : 0};
+        .fp = fp ? (uint8_t)fp_bytes(it) : 0,
+        .strmax = it->fmt == CT_FMT_STR ? it->strmax : 0};
 }
 
 void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
                        bool keeps_return)
 {
     struct plan *pl = &plans[id];
-    unsigned kind = 0;
-    if (pl->kind || !r->nitems || r->nitems > PLAN_ITEMS || (r->strings & 1))
+    unsigned kind = 0, strings = 0;
+    if (pl->kind || !r->nitems || r->nitems > PLAN_ITEMS)
         return;
     for (unsigned i = 0; i < r->nitems; i++) {
         const struct ct_arg_item *it = &r->items[i];
         unsigned k = plan_kind(it);
-        if (!k || (kind && k != kind))
+        strings += it->fmt == CT_FMT_STR;
+        if (!k || (kind && k != kind) || strings > 1)
             return;
         kind = k;
         pl->items[i] = plan_item(it, k);
@@ -138,6 +146,72 @@ item_value(const struct plan_item *it, const struct ct_arg_regs *g,
     return 0;
 }
 
+/* n bytes from s to d in words, the last one ending at the end (over
+ * the one before): no call into the C library, whose copies may use (and
+ * clear the upper halves of) the vector registers a library call's
+ * arguments are still in. */
+static inline void copy_bytes(uint8_t *d, const uint8_t *s, size_t n)
+{
+    uint64_t w;
+    uint32_t x;
+    if (n >= 8) {
+        for (size_t i = 0; i + 8 < n; i += 8)
+            memcpy(&w, s + i, 8), memcpy(d + i, &w, 8);
+        memcpy(&w, s + n - 8, 8), memcpy(d + n - 8, &w, 8);
+    } else if (n >= 4) {
+        memcpy(&x, s, 4), memcpy(d, &x, 4);
+        memcpy(&x, s + n - 4, 4), memcpy(d + n - 4, &x, 4);
+    } else {
+        for (size_t i = 0; i < n; i++)
+            d[i] = s[i];
+    }
+}
+
+/* The length of the text at s, at most got bytes, all readable: a word
+ * at a time while a whole word is left (the lowest byte that is zero is
+ * the lowest whose bit the test sets), then a byte at a time. */
+static inline size_t text_len(const uint8_t *s, size_t got)
+{
+    size_t n = 0;
+    for (; n + 8 <= got; n += 8) {
+        uint64_t w;
+        memcpy(&w, s + n, 8);
+        uint64_t z = (w - 0x0101010101010101ull) & ~w & 0x8080808080808080ull;
+        if (z)
+            return n + (size_t)__builtin_ctzll(z) / 8;
+    }
+    while (n < got && s[n])
+        n++;
+    return n;
+}
+
+/* A string item's tag and length into pay, the text left where it is
+ * (*text, *len): when it lies whole in the objects' segments
+ * (stable_mem.h), which a copy reads without a fault, as args.c's
+ * put_string keeps it; -1 elsewhere, for the general path to read. */
+static int plan_string(struct pay *pay, const struct plan_item *it,
+                       uintptr_t addr, const char **text, size_t *len)
+{
+    if (!addr) {
+        pay->b[pay->n++] = CT_VAL_NULLSTR;
+        return 0;
+    }
+    size_t want = (size_t)it->strmax + 1;
+    size_t got = ct_stable_span(addr, want);
+    if (!got)
+        return -1;
+    size_t n = text_len((const uint8_t *)addr, got);
+    bool whole = n < got;
+    if (!whole && got < want)
+        return -1;  /* it runs on past the segment */
+    if (!whole)
+        n = it->strmax;
+    put_tag(pay, whole ? CT_VAL_STR : CT_VAL_STR_CUT, n);
+    *text = (const char *)addr;
+    *len = n;
+    return 0;
+}
+
 /* The call and its ARGS by plan pl, whose kind has been checked; made
  * twice, for the entry's registers and for a site's, so that each reads
  * its own places without testing which at every item. */
@@ -145,25 +219,50 @@ static inline __attribute__((always_inline)) int
 plan_write(const struct plan *pl, void *fn, void *site, uintptr_t sp,
            const struct ct_arg_regs *g, bool at_site)
 {
-    /* The ARGS record, encoded before the gate is taken (the thread's
-     * state untouched until ct_enter_with writes it after the ENTRY), and
-     * stamped with the ENTRY's time: delta 0. */
+    /* The ARGS record's values, encoded before the gate is taken (the
+     * thread's state untouched until the ENTRY is written) after room
+     * for its head; a string's text stays where it is until then, its
+     * tag and length ending the bytes before it (at). */
     uint8_t rec[PLAN_BYTES];
-    uint8_t *p = ct_put_varint(rec, ct_head(0, CT_REC_EXT));
-    *p++ = CT_EXT_ARGS;
-    struct pay pay = {p + 1, 0};
+    struct pay pay = {rec + PLAN_HEAD, 0};
+    const char *text = NULL;
+    size_t len = 0, at = 0;
     for (unsigned i = 0; i < pl->n; i++) {
         const struct plan_item *it = &pl->items[i];
         uint64_t v;
         if (item_value(it, g, at_site, &v) != 0)
             return -1;
-        if (it->fp)
+        if (it->strmax) {
+            if (plan_string(&pay, it, v, &text, &len) != 0)
+                return -1;
+            at = pay.n;
+        } else if (it->fp) {
             put_fp_bits(&pay, it->fp, v);
-        else
+        } else {
             put_int_as(&pay, it->fmt, it->width, v);
+        }
     }
-    *p = (uint8_t)pay.n;
-    return ct_enter_with(fn, site, sp, rec, (size_t)(pay.b + pay.n - rec));
+    /* The head, stamped with the ENTRY's time (delta 0), ending where the
+     * values begin. */
+    uint8_t head[PLAN_HEAD + 2];
+    uint8_t *h = ct_put_varint(head, ct_head(0, CT_REC_EXT));
+    *h++ = CT_EXT_ARGS;
+    h = ct_put_varint(h, pay.n + len);
+    size_t hn = (size_t)(h - head);
+    if (hn > PLAN_HEAD)
+        return -1;  /* never: a 1-byte head, kind, at most 2 of length */
+    uint8_t *start = pay.b - hn;
+    memcpy(start, head, hn);
+    if (!len)
+        return ct_enter_with(fn, site, sp, start, hn + pay.n);
+    uint8_t *p = ct_enter_open(fn, site, sp, hn + pay.n + len);
+    if (!p)
+        return -1;
+    copy_bytes(p, start, hn + at);
+    copy_bytes(p + hn + at, (const uint8_t *)text, len);
+    copy_bytes(p + hn + at + len, pay.b + at, pay.n - at);
+    ct_hot_close(p + hn + pay.n + len);
+    return 0;
 }
 
 int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,

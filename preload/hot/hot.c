@@ -450,8 +450,26 @@ int ct_enter_with(void *fn, void *site, uintptr_t sp, const uint8_t *rec,
     return 0;
 }
 
+/* The same for a record the caller writes itself, of n bytes at the
+ * position returned (args/plan.c's with a string's text), ended by
+ * ct_hot_close; NULL, with nothing written, wherever the fast path is
+ * shut. */
+uint8_t *ct_enter_open(void *fn, void *site, uintptr_t sp, size_t n)
+{
+    struct ct_thread *t = ct_self;
+    if (ct_unlikely(!t))
+        return NULL;
+    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
+    if (ct_unlikely((t->gate | (t->expect ^ w)) != 0))
+        return NULL;
+    if (ct_unlikely(enter_record(t, fn, site, sp, HOOK_TSC_SP, 0,
+                                 n ? n : 1) != 0))
+        return NULL;
+    return t->pos;
+}
+
 /* The end of a record written in place while the thread's gate was held
- * (args.c's in-place records after the ENTRY): the
+ * (ct_enter_open, or args.c's in-place records after the ENTRY): the
  * position moved past it and the whole gate cleared, its stop bits
  * having been zero, as the hooks end their fast path. */
 void ct_hot_close(uint8_t *end)

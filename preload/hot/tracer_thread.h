@@ -243,6 +243,10 @@ void ct_enter_at(void *fn, void *site, uintptr_t sp);
 #define CT_ENTER_WITH_MAX 96
 int ct_enter_with(void *fn, void *site, uintptr_t sp, const uint8_t *rec,
                   size_t n);
+/* The same with a record of n bytes the caller writes at the position
+ * returned (NULL: nothing written, the fast path is shut) and ends with
+ * ct_hot_close(its end). */
+uint8_t *ct_enter_open(void *fn, void *site, uintptr_t sp, size_t n);
 /* Ends a record written in place while the thread's gate was held. */
 void ct_hot_close(uint8_t *end);
 /* The hooks of CALLTRACE_CLOCK=tsc-fenced, which each object's imports

@@ -4,7 +4,8 @@
 # place from the program's constants), texts in writable data and .bss
 # (in place too), a heap copy (read by the kernel), and texts across 12
 # KiB of its stack, some of them across the end of the call's stack page
-# (read in place up to it, the rest by the kernel).  Each text is shown whole and right, by
+# (read in place up to it, the rest by the kernel), and texts in .bss of
+# every length from 0 to 64.  Each text is shown whole and right, by
 # construction from what the program printed:
 #   at a library call (arguments from the stub's registers), -O0 and -O2,
 #   with blocks of 4 KiB (the record often meets a block's end and takes
