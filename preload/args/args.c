@@ -530,9 +530,13 @@ void ct_args_exit(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
     run(t, &j, r->strings & 2);
 }
 
-uint32_t ct_args_returns(uint32_t rule)
+uint32_t ct_args_keeps(uint32_t rule)
 {
-    return rule && ct_args_rule(&spec, rule)->has_ret;
+    if (!rule)
+        return 0;
+    const struct ct_args_rule *r = ct_args_rule(&spec, rule);
+    return (r->nitems ? CT_ARGS_KEEPS_ARGS : 0) |
+           (r->has_ret ? CT_ARGS_KEEPS_RETURN : 0);
 }
 
 int ct_args_site_at(uint32_t rule)
@@ -617,6 +621,7 @@ void ct_args_plt_call(uint32_t rule, void *fn, uintptr_t *retp)
 void ct_args_plt_exit(uint32_t rule, uintptr_t sp, uint32_t depth,
                       uintptr_t fn)
 {
-    ct_args_exit(rule, RET_RAX(sp), (const uint8_t *)sp - RET_XMM0_OFFSET,
-                 depth, fn);
+    const uint8_t *xmm0 = (const uint8_t *)sp - RET_XMM0_OFFSET;
+    if (ct_args_plan_return(rule, RET_RAX(sp), xmm0, depth, (void *)fn) != 0)
+        ct_args_exit(rule, RET_RAX(sp), xmm0, depth, fn);
 }

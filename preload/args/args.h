@@ -17,9 +17,12 @@ void ct_args_start(void);
 /* The rule of a function, 0 if none: a library call's (libcall, plt.c
  * when it patches) or a patched function's (patch_objects.c). */
 uint32_t ct_args_rule_for(const char *name, int libcall);
-/* Whether rule (0: none) keeps a library call's return value: its
- * return is then given to ct_args_plt_exit. */
-uint32_t ct_args_returns(uint32_t rule);
+/* What rule (0: none) keeps of a library call: its arguments (the call
+ * is then given to ct_args_plt_call), its return value (the return to
+ * ct_args_plt_exit), both or neither. */
+#define CT_ARGS_KEEPS_ARGS 1u
+#define CT_ARGS_KEEPS_RETURN 2u
+uint32_t ct_args_keeps(uint32_t rule);
 /* Whether CALLTRACE_ARGS gave any rule. */
 int ct_args_any(void);
 

@@ -52,6 +52,9 @@ struct plan {
     uint8_t returns;/* SITE: the return value is kept: never one pass  */
     uint32_t at;
     struct plan_item items[PLAN_ITEMS];
+    uint8_t ret_ready; /* 1: ret is a library call's return value's
+                          plan (an integer, or fp); written last        */
+    struct plan_item ret;
 };
 
 /* By rule id (1 .. CT_ARGS_MAX_RULES, then the merged sets): made under
@@ -94,11 +97,27 @@ static struct plan_item plan_item(const struct ct_arg_item *it, unsigned k)
         .strmax = it->fmt == CT_FMT_STR ? it->strmax : 0};
 }
 
+/* The return value's plan, for a library call's return (the stub's %rax
+ * or %xmm0): an integer or a floating-point value, nothing that names a
+ * type or points at a text. */
+static void plan_return(struct plan *pl, const struct ct_args_rule *r)
+{
+    const struct ct_arg_item *it = &r->ret;
+    if (pl->ret_ready || !r->has_ret || it->fmt == CT_FMT_STR ||
+        it->fmt == CT_FMT_STRUCT || it->fmt == CT_FMT_ENUM)
+        return;
+    pl->ret = (struct plan_item){
+        .fmt = it->fmt, .width = it->width,
+        .fp = it->fmt == CT_FMT_FLOAT ? (uint8_t)fp_bytes(it) : 0};
+    __atomic_store_n(&pl->ret_ready, 1, __ATOMIC_RELEASE);
+}
+
 void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
                        bool keeps_return)
 {
     struct plan *pl = &plans[id];
     unsigned kind = 0, strings = 0;
+    plan_return(pl, r);
     if (pl->kind || !r->nitems || r->nitems > PLAN_ITEMS)
         return;
     for (unsigned i = 0; i < r->nitems; i++) {
@@ -212,6 +231,23 @@ static int plan_string(struct pay *pay, const struct plan_item *it,
     return 0;
 }
 
+/* An ARGS or RETVAL record's head (kind sub) for a payload of n bytes,
+ * ending at end, stamped with the time of the record before (delta 0);
+ * where it starts, or NULL (never: a 1-byte head, the kind, at most 2
+ * bytes of length, in PLAN_HEAD). */
+static inline uint8_t *head_before(uint8_t *end, uint8_t sub, size_t n)
+{
+    uint8_t head[PLAN_HEAD + 8];
+    uint8_t *h = ct_put_varint(head, ct_head(0, CT_REC_EXT));
+    *h++ = sub;
+    h = ct_put_varint(h, n);
+    size_t hn = (size_t)(h - head);
+    if (hn > PLAN_HEAD)
+        return NULL;
+    memcpy(end - hn, head, hn);
+    return end - hn;
+}
+
 /* The call and its ARGS by plan pl, whose kind has been checked; made
  * twice, for the entry's registers and for a site's, so that each reads
  * its own places without testing which at every item. */
@@ -242,17 +278,12 @@ plan_write(const struct plan *pl, void *fn, void *site, uintptr_t sp,
             put_int_as(&pay, it->fmt, it->width, v);
         }
     }
-    /* The head, stamped with the ENTRY's time (delta 0), ending where the
-     * values begin. */
-    uint8_t head[PLAN_HEAD + 2];
-    uint8_t *h = ct_put_varint(head, ct_head(0, CT_REC_EXT));
-    *h++ = CT_EXT_ARGS;
-    h = ct_put_varint(h, pay.n + len);
-    size_t hn = (size_t)(h - head);
-    if (hn > PLAN_HEAD)
-        return -1;  /* never: a 1-byte head, kind, at most 2 of length */
-    uint8_t *start = pay.b - hn;
-    memcpy(start, head, hn);
+    /* The head, stamped with the ENTRY's time, ending where the values
+     * begin. */
+    uint8_t *start = head_before(pay.b, CT_EXT_ARGS, pay.n + len);
+    if (!start)
+        return -1;
+    size_t hn = (size_t)(pay.b - start);
     if (!len)
         return ct_enter_with(fn, site, sp, start, hn + pay.n);
     uint8_t *p = ct_enter_open(fn, site, sp, hn + pay.n + len);
@@ -278,4 +309,25 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
         !at_holds(pl->has_at, pl->at, (uintptr_t)fn, sp))
         return -1;
     return plan_write(pl, fn, site, sp, g, true);
+}
+
+int ct_args_plan_return(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
+                        uint32_t depth, void *fn)
+{
+    const struct plan *pl = &plans[rule];
+    if (!__atomic_load_n(&pl->ret_ready, __ATOMIC_ACQUIRE))
+        return -1;
+    uint8_t rec[PLAN_HEAD + 11];
+    struct pay pay = {rec + PLAN_HEAD, 0};
+    if (pl->ret.fp) {
+        uint64_t v;
+        memcpy(&v, xmm0, 8);
+        put_fp_bits(&pay, pl->ret.fp, v);
+    } else {
+        put_int_as(&pay, pl->ret.fmt, pl->ret.width, rax);
+    }
+    uint8_t *start = head_before(pay.b, CT_EXT_RETVAL, pay.n);
+    if (!start)
+        return -1;
+    return ct_exit_with(fn, depth, start, (size_t)(pay.b + pay.n - start));
 }

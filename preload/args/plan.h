@@ -26,6 +26,13 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
  * rule that keeps the return value. */
 int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
                        const struct ct_arg_regs *g);
+/* A library call's return with the return value its rule keeps, from
+ * the stub's %rax or %xmm0 (xmm0): its RETVAL and its EXIT written in
+ * one pass, the frame at depth (its caller's depth) closed; -1 with
+ * nothing written when the rule's return value has no plan, the call is
+ * not the thread's top frame, or the fast path is shut. */
+int ct_args_plan_return(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
+                        uint32_t depth, void *fn);
 #pragma GCC visibility pop
 
 #endif /* CT_ARGS_PLAN_H */

@@ -131,6 +131,25 @@ static void enter_kept(struct ct_thread *t, void *fn, void *site,
 static void exit_filtered(struct ct_thread *t, void *fn, void *site,
                           int how, uint64_t w);
 
+/* A record encoded beforehand, rec[0 .. n) with 4 <= n, copied to p in
+ * words, the last one ending at its end (over the one before), so that
+ * no byte past it is written; where the next record goes. */
+static inline __attribute__((always_inline)) uint8_t *
+copy_record(uint8_t *p, const uint8_t *rec, size_t n)
+{
+    uint32_t x;
+    uint64_t y;
+    if (n < 8) {
+        memcpy(&x, rec, 4), memcpy(p, &x, 4);
+        memcpy(&x, rec + n - 4, 4), memcpy(p + n - 4, &x, 4);
+    } else {
+        for (size_t i = 0; i + 8 < n; i += 8)
+            memcpy(&y, rec + i, 8), memcpy(p + i, &y, 8);
+        memcpy(&y, rec + n - 8, 8), memcpy(p + n - 8, &y, 8);
+    }
+    return p + n;
+}
+
 /* The ENTRY record and the frame, once the gate let the event through
  * (busy not yet set); the thread's stop bits were `stop` and stay so.
  * 0, or -1 (busy clear again) for what only the slow path does.  With
@@ -225,9 +244,12 @@ slow:
     ct_enter_slow((uintptr_t)fn, (uintptr_t)site, CALLER_SP(kind, sp));
 }
 
-/* The EXIT record, as enter_record. */
+/* The EXIT record, as enter_record; with `more` (a constant: 0 in the
+ * hooks) the more bytes of a record encoded beforehand in rec go first
+ * (ct_exit_with). */
 static inline __attribute__((always_inline)) int
-exit_record(struct ct_thread *t, void *fn, enum hook_kind kind, uint32_t stop)
+exit_record(struct ct_thread *t, void *fn, enum hook_kind kind, uint32_t stop,
+            const uint8_t *rec, size_t more)
 {
     t->busy = 1;
     ct_signal_fence();
@@ -237,10 +259,14 @@ exit_record(struct ct_thread *t, void *fn, enum hook_kind kind, uint32_t stop)
      * depth 0 (d wraps) or deeper than the shadow stack is sorted out by
      * the slow path. */
     if (ct_unlikely(p >= t->end || d - 1 >= CT_HOT_DEPTH ||
-                    t->stack[(uintptr_t)d - 1] != (uintptr_t)fn)) {
+                    t->stack[(uintptr_t)d - 1] != (uintptr_t)fn ||
+                    (more && (size_t)(ct_room_end(t->end) - p) <
+                                 CT_REC_MAX_HOT + more))) {
         t->busy = 0;
         return -1;
     }
+    if (more)
+        p = copy_record(p, rec, more);
     uint64_t now = hook_clock(kind);
     uint64_t prev = t->prev_ticks;
     if (ct_unlikely(now < prev))
@@ -283,7 +309,7 @@ hook_exit(void *fn, void *site, enum hook_kind kind)
         }
         goto other;
     }
-    if (ct_likely(exit_record(t, fn, kind, 0) == 0))
+    if (ct_likely(exit_record(t, fn, kind, 0, NULL, 0) == 0))
         return;
     goto slow;
 other:
@@ -316,7 +342,7 @@ static __attribute__((noinline)) void
 exit_filtered(struct ct_thread *t, void *fn, void *site, int how, uint64_t w)
 {
     if (how == CT_FSKIP_KEEP &&
-        exit_record(t, fn, HOOK_TSC, CT_STOP_FILTER) == 0)
+        exit_record(t, fn, HOOK_TSC, CT_STOP_FILTER, NULL, 0) == 0)
         return;
     if (ct_ffast_hook_gate(t, w)) {
         ct_filter_fast_exit_gated(t, (uintptr_t)fn, (uintptr_t)site);
@@ -432,22 +458,27 @@ int ct_enter_with(void *fn, void *site, uintptr_t sp, const uint8_t *rec,
     if (ct_unlikely(enter_record(t, fn, site, sp, HOOK_TSC_SP, 0,
                                  CT_ENTER_WITH_MAX) != 0))
         return -1;
-    /* Copied in words, the last one ending at rec's end (overlapping the
-     * one before), so that no byte past the record is written. */
-    uint8_t *p = t->pos;
-    uint32_t x;
-    uint64_t y;
-    if (n < 8) {
-        memcpy(&x, rec, 4), memcpy(p, &x, 4);
-        memcpy(&x, rec + n - 4, 4), memcpy(p + n - 4, &x, 4);
-    } else {
-        for (size_t i = 0; i + 8 < n; i += 8)
-            memcpy(&y, rec + i, 8), memcpy(p + i, &y, 8);
-        memcpy(&y, rec + n - 8, 8), memcpy(p + n - 8, &y, 8);
-    }
-    t->pos = p + n;
+    t->pos = copy_record(t->pos, rec, n);
     hook_done(t, HOOK_TSC_SP, 0);
     return 0;
+}
+
+/* A library call's return (args/plan.c): its RETVAL record, encoded
+ * beforehand in rec[0 .. n) and stamped with the thread's latest time,
+ * then its EXIT, as the exit hook's fast path writes it, under one test
+ * of the gate.  Only for the thread's top frame, of fn, opened at depth
+ * (its caller's); 0, or -1 with nothing written.  4 <= n <=
+ * CT_ENTER_WITH_MAX. */
+int ct_exit_with(void *fn, uint32_t depth, const uint8_t *rec, size_t n)
+{
+    struct ct_thread *t = ct_self;
+    if (ct_unlikely(!t))
+        return -1;
+    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
+    if (ct_unlikely((t->gate | (t->expect ^ w)) != 0 ||
+                    t->depth != depth + 1))
+        return -1;
+    return exit_record(t, fn, HOOK_TSC, 0, rec, n);
 }
 
 /* The same for a record the caller writes itself, of n bytes at the
@@ -559,7 +590,7 @@ uintptr_t ct_patch_leave_fast(uintptr_t sp)
         return 0;
     uintptr_t ret = ps->f[n - 1].ret;
     if (ct_unlikely(exit_record(t, (void *)ps->f[n - 1].fn, HOOK_TSC_SP,
-                                0) != 0))
+                                0, NULL, 0) != 0))
         return 0;
     ct_signal_fence();
     ps->n = n - 1;

@@ -243,6 +243,11 @@ void ct_enter_at(void *fn, void *site, uintptr_t sp);
 #define CT_ENTER_WITH_MAX 96
 int ct_enter_with(void *fn, void *site, uintptr_t sp, const uint8_t *rec,
                   size_t n);
+/* A library call's return with the n bytes of its RETVAL record, encoded
+ * in rec, written before its EXIT in one pass: the thread's top frame,
+ * of fn, opened at depth; -1 with nothing written otherwise or where the
+ * fast path is shut. */
+int ct_exit_with(void *fn, uint32_t depth, const uint8_t *rec, size_t n);
 /* The same with a record of n bytes the caller writes at the position
  * returned (NULL: nothing written, the fast path is shut) and ends with
  * ct_hot_close(its end). */

@@ -491,7 +491,7 @@ uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp)
     uint32_t before = t ? t->depth : 0;
     /* The library function's frame starts at the return address; a rule
      * of CALLTRACE_ARGS adds its values to the call. */
-    if (ct_unlikely(SLOT(slot).args))
+    if (ct_unlikely(SLOT(slot).args_keeps & CT_ARGS_KEEPS_ARGS))
         ct_args_plt_call(SLOT(slot).args, (void *)SLOT(slot).fn, retp);
     else
         ct_enter_at((void *)SLOT(slot).fn, (void *)*retp, (uintptr_t)retp);
@@ -584,7 +584,7 @@ uintptr_t ct_plt_exit(uintptr_t sp)
         }
         unlock_pending();
     }
-    if (ct_unlikely(SLOT(slot).args_ret))
+    if (ct_unlikely(SLOT(slot).args_keeps & CT_ARGS_KEEPS_RETURN))
         ct_args_plt_exit(SLOT(slot).args, sp, depth, SLOT(slot).fn);
     pop_shadow_to(depth, SLOT(slot).fn);
     ct_signal_fence();

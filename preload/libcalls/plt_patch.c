@@ -293,7 +293,7 @@ static uintptr_t patch_slot(uintptr_t *got, uintptr_t plt, int maybe_lazy,
     SLOT(i).map = maybe_lazy ? map : NULL;
     SLOT(i).reloc = reloc;
     SLOT(i).args = ct_args_rule_for(name, 1);
-    SLOT(i).args_ret = ct_args_returns(SLOT(i).args);
+    SLOT(i).args_keeps = ct_args_keeps(SLOT(i).args);
     SLOT_NAME(i) = ct_scratch_keep(name);
     SLOT_MARK(i) = mark;
     plt_publish(i);
@@ -565,7 +565,7 @@ uintptr_t ct_plt_pointer_slot(uintptr_t target, const char *name)
         stub = plt_stub_addr(i);
         uint32_t rule = name ? ct_args_rule_for(name, 1) : 0;
         SLOT(i) = (struct plt_slot){target, NULL, stub, LAZY_NO, 0, NULL,
-                                     rule, ct_args_returns(rule)};
+                                     rule, ct_args_keeps(rule)};
         SLOT_NAME(i) = name ? ct_scratch_keep(name) : NULL;
         SLOT_MARK(i) = name ? "@dlsym" : NULL;
         plt_publish(i);

@@ -26,9 +26,9 @@ struct plt_slot {
     void *map;            /* its object's link map (GOT[1]); 0: not bound
                            * by us (bind_lazy) */
     uint32_t args;        /* its CALLTRACE_ARGS rule + 1, 0 if none (args.c) */
-    uint32_t args_ret;    /* 1: that rule keeps the return value, so the
-                           * return asks args.c for it; 0: the return does
-                           * not call args.c at all                        */
+    uint32_t args_keeps;  /* what that rule keeps (CT_ARGS_KEEPS_*): a call
+                           * or a return that keeps nothing does not call
+                           * args.c at all                                 */
 };
 
 /* plt_slot.lazy: may the lazy resolver still write the GOT slot? */

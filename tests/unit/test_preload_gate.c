@@ -108,8 +108,10 @@ static void test_region_from_interrupting_handler(void **state)
 /* A call and its ARGS record in one pass (ct_enter_with, for args/plan.c):
  * each length a plan may write lands whole after the ENTRY, copied in
  * words, and not one byte past its end is written; the frame is pushed
- * and the gate cleared as the enter hook leaves them.  Under the
- * monotonic clock the hooks' fast path is shut: nothing is written. */
+ * and the gate cleared as the enter hook leaves them.  Its return with a
+ * RETVAL record (ct_exit_with): the record before the EXIT, the frame
+ * popped, only for the top frame at its depth.  Under the monotonic
+ * clock the hooks' fast path is shut: nothing is written. */
 static void test_enter_with_record(void **state)
 {
     (void)state;
@@ -137,8 +139,20 @@ static void test_enter_with_record(void **state)
             assert_int_equal(t->pos[k], 0);  /* the block's fresh bytes */
         assert_int_equal(t->depth, depth + 1);
         assert_int_equal(t->gate, 0);
-        __cyg_profile_func_exit((void *)fn_b, (void *)0x44);
+        /* its return: not at another depth, nor for another function */
+        pos = t->pos;
+        assert_int_equal(ct_exit_with((void *)fn_b, depth + 1, rec, n), -1);
+        assert_int_equal(ct_exit_with((void *)fn_a, depth, rec, n), -1);
+        assert_ptr_equal(t->pos, pos);
+        assert_int_equal(t->gate, 0);
+        /* the record, then the EXIT (its head and time: 1-10 bytes) */
+        assert_int_equal(ct_exit_with((void *)fn_b, depth, rec, n), 0);
+        assert_memory_equal(pos, rec, n);
+        assert_true(t->pos > pos + n && t->pos <= pos + n + 10);
+        for (size_t k = 0; k < 16; k++)
+            assert_int_equal(t->pos[k], 0);
         assert_int_equal(t->depth, depth);
+        assert_int_equal(t->gate, 0);
     }
     __cyg_profile_func_exit((void *)fn_a, (void *)0x40);
 }
