@@ -50,6 +50,7 @@ struct plan {
     uint8_t n;
     uint8_t has_at; /* SITE: the rule's `at+N` (encode.h, at_holds)   */
     uint8_t returns;/* SITE: the return value is kept: never one pass  */
+    uint8_t has_str;/* one of the items is a string                   */
     uint32_t at;
     struct plan_item items[PLAN_ITEMS];
     uint8_t ret_ready; /* 1: ret is a library call's return value's
@@ -130,6 +131,7 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
         pl->items[i] = plan_item(it, k);
     }
     pl->n = r->nitems;
+    pl->has_str = strings > 0;
     pl->has_at = r->has_at;
     pl->at = r->at;
     pl->returns = keeps_return;
@@ -208,7 +210,8 @@ static inline size_t text_len(const uint8_t *s, size_t got)
  * (*text, *len): when it lies whole in the objects' segments
  * (stable_mem.h), which a copy reads without a fault, as args.c's
  * put_string keeps it; -1 elsewhere, for the general path to read. */
-static int plan_string(struct pay *pay, const struct plan_item *it,
+static inline __attribute__((always_inline)) int
+plan_string(struct pay *pay, const struct plan_item *it,
                        uintptr_t addr, const char **text, size_t *len)
 {
     if (!addr) {
@@ -231,29 +234,28 @@ static int plan_string(struct pay *pay, const struct plan_item *it,
     return 0;
 }
 
-/* An ARGS or RETVAL record's head (kind sub) for a payload of n bytes,
- * ending at end, stamped with the time of the record before (delta 0);
- * where it starts, or NULL (never: a 1-byte head, the kind, at most 2
- * bytes of length, in PLAN_HEAD). */
+/* An ARGS or RETVAL record's head (kind sub) for a payload of n bytes
+ * (below 16384), ending at end, stamped with the time of the record
+ * before (delta 0): a 1-byte head, the kind, 1 or 2 bytes of length,
+ * written in place (a copy of a length not known when compiled would be
+ * a call into the C library).  Where it starts, or NULL (never). */
 static inline uint8_t *head_before(uint8_t *end, uint8_t sub, size_t n)
 {
-    uint8_t head[PLAN_HEAD + 8];
-    uint8_t *h = ct_put_varint(head, ct_head(0, CT_REC_EXT));
-    *h++ = sub;
-    h = ct_put_varint(h, n);
-    size_t hn = (size_t)(h - head);
-    if (hn > PLAN_HEAD)
+    uint8_t *s = end - (n < 128 ? 3 : 4);
+    uint8_t *q = ct_put_varint(s, ct_head(0, CT_REC_EXT));
+    if (q != s + 1 || n >= 16384)
         return NULL;
-    memcpy(end - hn, head, hn);
-    return end - hn;
+    *q++ = sub;
+    return ct_put_varint(q, n) == end ? s : NULL;
 }
 
 /* The call and its ARGS by plan pl, whose kind has been checked; made
- * twice, for the entry's registers and for a site's, so that each reads
- * its own places without testing which at every item. */
+ * for the entry's registers and for a site's, with a string and without,
+ * so that each reads its own places and tests for no string at every
+ * item when it has none. */
 static inline __attribute__((always_inline)) int
 plan_write(const struct plan *pl, void *fn, void *site, uintptr_t sp,
-           const struct ct_arg_regs *g, bool at_site)
+           const struct ct_arg_regs *g, bool at_site, bool with_str)
 {
     /* The ARGS record's values, encoded before the gate is taken (the
      * thread's state untouched until the ENTRY is written) after room
@@ -268,7 +270,7 @@ plan_write(const struct plan *pl, void *fn, void *site, uintptr_t sp,
         uint64_t v;
         if (item_value(it, g, at_site, &v) != 0)
             return -1;
-        if (it->strmax) {
+        if (with_str && it->strmax) {
             if (plan_string(&pay, it, v, &text, &len) != 0)
                 return -1;
             at = pay.n;
@@ -284,7 +286,7 @@ plan_write(const struct plan *pl, void *fn, void *site, uintptr_t sp,
     if (!start)
         return -1;
     size_t hn = (size_t)(pay.b - start);
-    if (!len)
+    if (!with_str || !len)
         return ct_enter_with(fn, site, sp, start, hn + pay.n);
     uint8_t *p = ct_enter_open(fn, site, sp, hn + pay.n + len);
     if (!p)
@@ -301,14 +303,18 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
 {
     const struct plan *pl = &plans[rule];
     unsigned kind = __atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE);
-    if (!g->site)
-        return kind == PLAN_ENTRY ? plan_write(pl, fn, site, sp, g, false)
-                                  : -1;
+    if (!g->site) {
+        if (kind != PLAN_ENTRY)
+            return -1;
+        return pl->has_str ? plan_write(pl, fn, site, sp, g, false, true)
+                           : plan_write(pl, fn, site, sp, g, false, false);
+    }
     /* at a hook's call: not an inlined copy, and no return to take */
     if (kind != PLAN_SITE || pl->returns ||
         !at_holds(pl->has_at, pl->at, (uintptr_t)fn, sp))
         return -1;
-    return plan_write(pl, fn, site, sp, g, true);
+    return pl->has_str ? plan_write(pl, fn, site, sp, g, true, true)
+                       : plan_write(pl, fn, site, sp, g, true, false);
 }
 
 int ct_args_plan_return(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
