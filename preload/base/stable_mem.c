@@ -1,8 +1,10 @@
 /*
  * The segments of the objects loaded at start (stable_mem.h),
- * kept in a small table that is written once, at start, and never
- * changed: each entry is in place before the count that shows it is
- * stored (release), so a reader needs no lock.
+ * kept in a small table sorted by address, which is written once, at
+ * start, and never changed: the table is filled and sorted before the
+ * count that shows it is stored (release), so a reader needs no lock,
+ * and a look-up (at every string a rule keeps, found there or not) is a
+ * binary search.
  */
 #include <link.h>
 
@@ -12,15 +14,23 @@
  * before.  A program with its libraries has four or so per object. */
 #define MAX_SEGS 256
 
-static struct seg {
+struct seg {
     uintptr_t lo, hi;
-} segs[MAX_SEGS];
+};
+static struct seg segs[MAX_SEGS];
 static uint32_t nsegs;
+
+/* The table being filled, before it is shown. */
+struct filling {
+    struct seg *s;
+    uint32_t n;
+};
 
 static int note_object(struct dl_phdr_info *info, size_t size, void *arg)
 {
-    (void)size, (void)arg;
-    uint32_t n = nsegs;
+    (void)size;
+    struct filling *f = arg;
+    uint32_t n = f->n;
     for (uint16_t i = 0; i < info->dlpi_phnum && n < MAX_SEGS; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R) || !ph->p_memsz)
@@ -29,27 +39,43 @@ static int note_object(struct dl_phdr_info *info, size_t size, void *arg)
          * past them are as readable, but nothing is there to read).  A
          * writable one to its end: its .bss past the file's bytes is
          * mapped by the loader, zeroed. */
-        segs[n].lo = info->dlpi_addr + ph->p_vaddr;
-        segs[n].hi = info->dlpi_addr + ph->p_vaddr +
+        f->s[n].lo = info->dlpi_addr + ph->p_vaddr;
+        f->s[n].hi = info->dlpi_addr + ph->p_vaddr +
                      ((ph->p_flags & PF_W) ? ph->p_memsz : ph->p_filesz);
-        __atomic_store_n(&nsegs, ++n, __ATOMIC_RELEASE);
+        f->n = ++n;
     }
     return 0;
 }
 
 void ct_stable_mem_note(void)
 {
-    if (!nsegs)
-        dl_iterate_phdr(note_object, NULL);
+    if (__atomic_load_n(&nsegs, __ATOMIC_ACQUIRE))
+        return;
+    struct filling f = {segs, 0};
+    dl_iterate_phdr(note_object, &f);
+    for (uint32_t i = 1; i < f.n; i++)  /* a few dozen: insertion */
+        for (uint32_t j = i; j > 0 && segs[j].lo < segs[j - 1].lo; j--) {
+            struct seg x = segs[j];
+            segs[j] = segs[j - 1];
+            segs[j - 1] = x;
+        }
+    __atomic_store_n(&nsegs, f.n, __ATOMIC_RELEASE);
 }
 
 size_t ct_stable_span(uintptr_t addr, size_t n)
 {
-    uint32_t count = __atomic_load_n(&nsegs, __ATOMIC_ACQUIRE);
-    for (uint32_t i = 0; i < count; i++)
-        if (addr >= segs[i].lo && addr < segs[i].hi) {
-            size_t left = segs[i].hi - addr;
-            return left < n ? left : n;
-        }
-    return 0;
+    /* the last segment that starts at or below addr: the only one that
+     * may hold it (segments do not overlap) */
+    uint32_t lo = 0, hi = __atomic_load_n(&nsegs, __ATOMIC_ACQUIRE);
+    while (lo < hi) {
+        uint32_t mid = (lo + hi) / 2;
+        if (segs[mid].lo <= addr)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (!lo || addr >= segs[lo - 1].hi)
+        return 0;
+    size_t left = segs[lo - 1].hi - addr;
+    return left < n ? left : n;
 }

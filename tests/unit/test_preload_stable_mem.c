@@ -2,7 +2,8 @@
  * and a function's code are in them, to the end of their segment's file
  * bytes and no further; writable data and .bss too, to the end of the
  * segment in memory; the heap, the stack and an address past every
- * object are not; before the table is made nothing is. */
+ * object are not; before the table is made nothing is; every segment of
+ * every object is found by the binary search. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -81,6 +82,36 @@ static void writable_data(void **state)
     assert_int_equal(ct_stable_span(f.end - 2, 100), 2);
 }
 
+/* Every segment of every object, wherever it falls in the sorted table:
+ * its first byte, its middle and its last byte are found, and the span
+ * stops at its end.  (The look-up is a binary search over the table.) */
+static int check_object(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    int *checked = arg;
+    for (uint16_t i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t len = (ph->p_flags & PF_W) ? ph->p_memsz : ph->p_filesz;
+        if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_R) || !len)
+            continue;
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        assert_int_equal(ct_stable_span(lo, len + 64), len);
+        assert_int_equal(ct_stable_span(lo + len / 2, len), len - len / 2);
+        assert_int_equal(ct_stable_span(lo + len - 1, 64), 1);
+        (*checked)++;
+    }
+    return 0;
+}
+
+static void every_segment(void **state)
+{
+    (void)state;
+    ct_stable_mem_note();
+    int checked = 0;
+    dl_iterate_phdr(check_object, &checked);
+    assert_true(checked >= 8);  /* the program, libc, the loader, cmocka */
+}
+
 static void not_constants(void **state)
 {
     (void)state;
@@ -101,6 +132,7 @@ int main(void)
         cmocka_unit_test(nothing_before_the_table),
         cmocka_unit_test(constants_and_code),
         cmocka_unit_test(writable_data),
+        cmocka_unit_test(every_segment),
         cmocka_unit_test(not_constants),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
