@@ -33,6 +33,7 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "preload/args/plan.h"
 #include "preload/base/budget.h"
 #include "preload/args/args.h"
 #include "preload/patch/patch.h"
@@ -234,14 +235,18 @@ uintptr_t ct_patch_enter_args(const struct ct_sled *s, uintptr_t *slot,
     return fn;
 }
 
-void ct_patch_exit_args(uintptr_t fn, const uint8_t *rv)
+int ct_patch_exit_args(uintptr_t fn, const uint8_t *rv)
 {
     struct ct_thread *t = ct_self;
     uint32_t rule = rule_for(fn);
     uint64_t rax;
     memcpy(&rax, rv + 40, 8);
-    if (rule && t && t->depth > 0)
-        ct_args_exit(rule, rax, rv, t->depth - 1, fn);
+    if (!rule || !t || t->depth == 0)
+        return 0;
+    if (ct_args_plan_return(rule, rax, rv, t->depth - 1, (void *)fn) == 0)
+        return 1;
+    ct_args_exit(rule, rax, rv, t->depth - 1, fn);
+    return 0;
 }
 
 /* Each context (hot/context.c) has patched calls of its own open: one

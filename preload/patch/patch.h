@@ -111,8 +111,10 @@ void ct_patch_leave(uintptr_t sp, uintptr_t out[2]);
 uintptr_t ct_patch_enter_args(const struct ct_sled *s, uintptr_t *slot,
                               uintptr_t *saved);
 /* fn returns with the return values saved at rv (%xmm0 at 0, %rax at
- * 40, base/tramp_regs.h): its RETVAL record, before its EXIT. */
-void ct_patch_exit_args(uintptr_t fn, const uint8_t *rv);
+ * 40, base/tramp_regs.h): its RETVAL record, before its EXIT; 1 when
+ * its EXIT was written with it (the rule's plan, args/plan.c), else 0
+ * and the trampoline writes it. */
+int ct_patch_exit_args(uintptr_t fn, const uint8_t *rv);
 
 #pragma GCC visibility pop
 

@@ -148,7 +148,8 @@
  * the ring, its return not to be recorded) and return address at
  * 48(%rsp), and the return address goes into the slot at 72(%rsp), which
  * the last ret pops.  With \args 1 the RETVAL record comes first
- * (ct_patch_exit_args).
+ * (ct_patch_exit_args), which writes the EXIT too when the rule's plan
+ * can (then ct_exit_at is not called).
  */
         .macro  return_trampoline name, args
         .globl  \name
@@ -181,6 +182,8 @@
         .if \args
         movq    %rsp, %rsi              /* its return values            */
         call    ct_patch_exit_args
+        testl   %eax, %eax              /* its EXIT written with them   */
+        jnz     1f
         movq    48(%rsp), %rdi
         movq    56(%rsp), %rsi
         .endif
