@@ -55,6 +55,7 @@ for ((r = 0; r < RUNS; r++)); do
         bl=(env CALLTRACE_OUTPUT="$W/t.raw" CALLTRACE_LIBCALLS=none LD_PRELOAD="$BASE_LIB")
         cpu_run bbase "${bl[@]}" "$W/prog" "$N"
         cpu_run bint "${bl[@]}" CALLTRACE_ARGS="leaf@arg1/i32$loc" "$W/prog" "$N"
+        cpu_run bintret "${bl[@]}" CALLTRACE_ARGS="leaf@arg1/i32$loc,retval/i32%rbp+8" "$W/prog" "$N"
     fi
     if [ $have_uftrace = 1 ]; then
         cpu_run ubase uftrace record --no-libcall -d "$W/u.data" "$W/prog_pg" "$N"
@@ -77,6 +78,7 @@ for ((r = 0; r < RUNS; r++)); do
     if [ -n "${BASE_LIB:-}" ]; then
         in_process bbase "$BASE_LIB"
         in_process bint "$BASE_LIB" "leaf@arg1/i32$loc"
+        in_process bintret "$BASE_LIB" "leaf@arg1/i32$loc,retval/i32%rbp+8"
     fi
 done
 
@@ -91,6 +93,7 @@ cpu_row "calltrace, hooks, \`leaf@arg1/i32$loc,retval/i32%rbp+8\`" intret base
 if [ -n "${BASE_LIB:-}" ]; then
     cpu_row "BASE_LIB, hooks, no CALLTRACE_ARGS (its baseline)" bbase bbase
     cpu_row "BASE_LIB, hooks, \`leaf@arg1/i32$loc\`" bint bbase
+    cpu_row "BASE_LIB, hooks, \`leaf@arg1/i32$loc,retval/i32%rbp+8\`" bintret bbase
 fi
 if [ $have_uftrace = 1 ]; then
     cpu_row "uftrace record, -pg (its baseline)" ubase ubase
@@ -105,5 +108,6 @@ fi
     if [ -n "${BASE_LIB:-}" ]; then
         echo "BASE_LIB, hooks, no CALLTRACE_ARGS (its baseline)|bbase|bbase"
         echo "BASE_LIB, hooks, \`leaf@arg1/i32$loc\`|bint|bbase"
+        echo "BASE_LIB, hooks, \`leaf@arg1/i32$loc,retval/i32%rbp+8\`|bintret|bbase"
     fi
 } | best_table "In the process: the fastest of 20 rounds of 200,000 calls, thread CPU time, over $RUNS runs"

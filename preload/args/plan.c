@@ -19,6 +19,7 @@
 #include "preload/args/encode.h"
 #include "preload/args/plan.h"
 #include "preload/base/stable_mem.h"
+#include "preload/patch/patch.h"
 #include "preload/tracer.h"
 
 /* Values a plan keeps at most: 11 bytes each at most (an integer's tag
@@ -49,7 +50,10 @@ struct plan {
     uint8_t kind;   /* 0: none; written last, with release             */
     uint8_t n;
     uint8_t has_at; /* SITE: the rule's `at+N` (encode.h, at_holds)   */
-    uint8_t returns;/* SITE: the return value is kept: never one pass  */
+    uint8_t returns;/* SITE: the return value is kept, the return
+                       address in the frame at gpr[ret_reg] + ret_off  */
+    uint8_t ret_reg;
+    int32_t ret_off;
     uint8_t has_str;/* one of the items is a string                   */
     uint32_t at;
     struct plan_item items[PLAN_ITEMS];
@@ -135,6 +139,8 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
     pl->has_at = r->has_at;
     pl->at = r->at;
     pl->returns = keeps_return;
+    pl->ret_reg = r->ret.reg < 16 ? r->ret.reg : 7;
+    pl->ret_off = r->ret.off;
     __atomic_store_n(&pl->kind, (uint8_t)kind, __ATOMIC_RELEASE);
 }
 
@@ -249,6 +255,24 @@ static inline uint8_t *head_before(uint8_t *end, uint8_t sub, size_t n)
     return ct_put_varint(q, n) == end ? s : NULL;
 }
 
+/* At a hook's call whose return value the rule keeps: the return
+ * address, where the rule says, swapped for the patchable-entry mode's
+ * return trampoline, as args.c's general path swaps it (return_slot):
+ * when the place lies in the stack window and holds site, the address
+ * the hook was given.  -1, with nothing changed, elsewhere (the general
+ * path reads it then). */
+static int plan_take_return(const struct plan *pl, void *fn, void *site,
+                            const struct ct_site_regs *regs)
+{
+    uintptr_t sp = regs->gpr[7];
+    uintptr_t slot = regs->gpr[pl->ret_reg] + (uintptr_t)(intptr_t)pl->ret_off;
+    if ((slot & 7) || !in_stack_window(slot, 8, sp) ||
+        *(const uintptr_t *)slot != (uintptr_t)site)
+        return -1;
+    ct_patch_take_return((uintptr_t)fn, (uintptr_t *)slot);
+    return 0;
+}
+
 /* The call and its ARGS by plan pl, whose kind has been checked; made
  * for the entry's registers and for a site's, with a string and without,
  * so that each reads its own places and tests for no string at every
@@ -286,6 +310,11 @@ plan_write(const struct plan *pl, void *fn, void *site, uintptr_t sp,
     if (!start)
         return -1;
     size_t hn = (size_t)(pay.b - start);
+    /* Before the ENTRY, as the general path does: a tail call may end a
+     * frame there.  Should the write below not be made, the general path
+     * finds the return taken already and leaves it. */
+    if (at_site && pl->returns && plan_take_return(pl, fn, site, g->site) != 0)
+        return -1;
     if (!with_str || !len)
         return ct_enter_with(fn, site, sp, start, hn + pay.n);
     uint8_t *p = ct_enter_open(fn, site, sp, hn + pay.n + len);
@@ -309,9 +338,8 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
         return pl->has_str ? plan_write(pl, fn, site, sp, g, false, true)
                            : plan_write(pl, fn, site, sp, g, false, false);
     }
-    /* at a hook's call: not an inlined copy, and no return to take */
-    if (kind != PLAN_SITE || pl->returns ||
-        !at_holds(pl->has_at, pl->at, (uintptr_t)fn, sp))
+    /* at a hook's call: not an inlined copy */
+    if (kind != PLAN_SITE || !at_holds(pl->has_at, pl->at, (uintptr_t)fn, sp))
         return -1;
     return pl->has_str ? plan_write(pl, fn, site, sp, g, true, true)
                        : plan_write(pl, fn, site, sp, g, true, false);

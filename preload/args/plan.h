@@ -22,8 +22,10 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
  * from the registers g, written in one pass by the rule's plan; -1 with
  * nothing written when the rule has none for these registers, a place
  * is outside the stack window, or the hooks' fast path is shut; at a
- * hook's call also for a copy the rule's `at+N` does not name and for a
- * rule that keeps the return value. */
+ * hook's call also for a copy the rule's `at+N` does not name and, for a
+ * rule that keeps the return value, a return address outside the stack
+ * window (when it is inside, the plan takes the return as the general
+ * path does, before the ENTRY). */
 int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
                        const struct ct_arg_regs *g);
 /* A library call's return with the return value its rule keeps, from
