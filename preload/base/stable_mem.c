@@ -62,11 +62,23 @@ void ct_stable_mem_note(void)
     __atomic_store_n(&nsegs, f.n, __ATOMIC_RELEASE);
 }
 
+/* The segment of the latest text found, looked at first: a program's
+ * strings mostly come from one or two segments.  Written only when it
+ * changes, so threads that find their texts in one segment share the
+ * line without writing it. */
+static uint32_t hint;
+
 size_t ct_stable_span(uintptr_t addr, size_t n)
 {
+    uint32_t count = __atomic_load_n(&nsegs, __ATOMIC_ACQUIRE);
+    uint32_t h = __atomic_load_n(&hint, __ATOMIC_RELAXED);
+    if (h < count && addr >= segs[h].lo && addr < segs[h].hi) {
+        size_t left = segs[h].hi - addr;
+        return left < n ? left : n;
+    }
     /* the last segment that starts at or below addr: the only one that
      * may hold it (segments do not overlap) */
-    uint32_t lo = 0, hi = __atomic_load_n(&nsegs, __ATOMIC_ACQUIRE);
+    uint32_t lo = 0, hi = count;
     while (lo < hi) {
         uint32_t mid = (lo + hi) / 2;
         if (segs[mid].lo <= addr)
@@ -76,6 +88,7 @@ size_t ct_stable_span(uintptr_t addr, size_t n)
     }
     if (!lo || addr >= segs[lo - 1].hi)
         return 0;
+    __atomic_store_n(&hint, lo - 1, __ATOMIC_RELAXED);
     size_t left = segs[lo - 1].hi - addr;
     return left < n ? left : n;
 }
