@@ -30,10 +30,6 @@ struct bias_scratch {
 };
 
 /* One round: its ns, and the ticks inside the calls and between them. */
-struct bias_round {
-    uint64_t ns, inside, between;
-};
-
 /* The enter hook's clock read in the last call of calib_leaf. */
 static volatile uint64_t calib_in;
 
@@ -58,11 +54,11 @@ CALIB_LEAF(calib_leaf, __cyg_profile_func_enter, __cyg_profile_func_exit)
  * pointed at (clock_hooks.c). */
 CALIB_LEAF(calib_leaf_fenced, ct_fenced_enter, ct_fenced_exit)
 
-static struct bias_round bias_round(struct ct_thread *scratch, uint8_t *buf,
-                                    const struct ct_bias_call *call)
+static struct ct_bias_round bias_round(struct ct_thread *scratch, uint8_t *buf,
+                                       const struct ct_bias_call *call)
 {
     volatile uint64_t *stamp = &scratch->prev_ticks;
-    struct bias_round r = {0, 0, 0};
+    struct ct_bias_round r = {0, 0, 0};
     scratch->pos = buf;
     scratch->end = ct_hot_end(buf + BIAS_BUF);
     scratch->prev_ticks = ct_now();
@@ -82,14 +78,27 @@ static struct bias_round bias_round(struct ct_thread *scratch, uint8_t *buf,
 }
 
 /* Sorts the rounds by time (five of them: insertion). */
-static void sort_rounds(struct bias_round *r, int n)
+void ct_bias_figures_of(struct ct_bias_round *r, int n, int pairs,
+                        struct ct_bias_figures *f)
 {
     for (int i = 1; i < n; i++)
         for (int j = i; j > 0 && r[j].ns < r[j - 1].ns; j--) {
-            struct bias_round x = r[j];
+            struct ct_bias_round x = r[j];
             r[j] = r[j - 1];
             r[j - 1] = x;
         }
+    uint64_t pair = r[0].ns * 1000 / (uint64_t)pairs;
+    /* Per pair in ticks: inside over `pairs` calls, between over the
+     * pairs - 1 gaps; the split applies to the pair's picoseconds. */
+    double in = (double)r[0].inside / pairs;
+    double between = (double)r[0].between / (pairs - 1);
+    double frac = in + between > 0 ? in / (in + between) : 0.5;
+    f->pair_ps = pair;
+    f->self_ps = (uint64_t)((double)pair * frac + 0.5);
+    if (!f->self_ps)
+        f->self_ps = 1;  /* 0 means "not split" to readers */
+    f->child_ps = pair > f->self_ps ? pair - f->self_ps : 0;
+    f->spread_ps = (r[n / 2].ns - r[0].ns) * 1000 / (uint64_t)pairs;
 }
 
 /*
@@ -113,25 +122,13 @@ int ct_bias_measure(const struct ct_bias_call *call, struct ct_bias_figures *f)
     ct_self = scratch;
     scratch->expect = 0;
     scratch->stop = ct_clock_is_tsc ? 0 : CT_STOP_CLOCK;  /* as the slow path sets it */
-    struct bias_round r[BIAS_ROUNDS];
+    struct ct_bias_round r[BIAS_ROUNDS];
     for (int i = 0; i < BIAS_ROUNDS; i++)
         r[i] = bias_round(scratch, bs->buf, call);
     ct_self = saved_self;
     ct_global_word = saved_word;
     munmap(bs, sizeof *bs);
-    sort_rounds(r, BIAS_ROUNDS);
-    uint64_t pair = r[0].ns * 1000 / BIAS_PAIRS;
-    /* Per pair in ticks: inside over BIAS_PAIRS calls, between over the
-     * BIAS_PAIRS - 1 gaps; the split applies to the pair's picoseconds. */
-    double in = (double)r[0].inside / BIAS_PAIRS;
-    double between = (double)r[0].between / (BIAS_PAIRS - 1);
-    double frac = in + between > 0 ? in / (in + between) : 0.5;
-    f->pair_ps = pair;
-    f->self_ps = (uint64_t)((double)pair * frac + 0.5);
-    if (!f->self_ps)
-        f->self_ps = 1;  /* 0 means "not split" to readers */
-    f->child_ps = pair > f->self_ps ? pair - f->self_ps : 0;
-    f->spread_ps = (r[BIAS_ROUNDS / 2].ns - r[0].ns) * 1000 / BIAS_PAIRS;
+    ct_bias_figures_of(r, BIAS_ROUNDS, BIAS_PAIRS, f);
     return 0;
 }
 

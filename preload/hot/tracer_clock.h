@@ -137,6 +137,18 @@ struct ct_bias_figures {
  * scratch memory. */
 int ct_bias_measure(const struct ct_bias_call *call,
                     struct ct_bias_figures *f);
+/* One round of a calibration: its monotonic nanoseconds, and in ticks
+ * the time inside the calls (enter read to exit read) and between them
+ * (exit read to the next enter read). */
+struct ct_bias_round {
+    uint64_t ns, inside, between;
+};
+/* The figures of n rounds (sorted here) of `pairs` calls each: from the
+ * fastest round (noise only adds), the pair, its split at the clock
+ * reads, and the median round's excess over the fastest (bias.c; the
+ * profile mode's calibration too). */
+void ct_bias_figures_of(struct ct_bias_round *r, int n, int pairs,
+                        struct ct_bias_figures *f);
 
 #pragma GCC visibility pop
 

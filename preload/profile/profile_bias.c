@@ -17,10 +17,6 @@
 
 enum { ROUNDS = 5, PAIRS = 50 };
 
-struct round {
-    uint64_t ns, inside, between;
-};
-
 static volatile uint64_t calib_work;
 
 /* A function as -finstrument-functions makes it (see bias.c). */
@@ -33,10 +29,10 @@ __attribute__((noinline)) static uintptr_t calib_leaf(uintptr_t x)
     return x + 1;
 }
 
-static struct round one_round(struct ct_thread *t,
-                              uintptr_t (*call)(uintptr_t))
+static struct ct_bias_round one_round(struct ct_thread *t,
+                                     uintptr_t (*call)(uintptr_t))
 {
-    struct round r = {0, 0, 0};
+    struct ct_bias_round r = {0, 0, 0};
     uint64_t t0 = ct_mono_ns(), last_exit = 0;
     uintptr_t x = 0;
     for (int i = 0; i < PAIRS; i++) {
@@ -73,7 +69,7 @@ int ct_profile_bias_measure(uintptr_t (*call)(uintptr_t),
     t->tid = (uint32_t)syscall(SYS_gettid);  /* 0 would be a forked child */
     t->expect = 0;
     t->stop = ct_profile_stop | (ct_clock_is_tsc ? 0 : CT_STOP_CLOCK);
-    struct round r[ROUNDS];
+    struct ct_bias_round r[ROUNDS];
     for (int i = 0; i < ROUNDS; i++)
         r[i] = one_round(t, call);
     ct_self = saved_self;
@@ -81,22 +77,7 @@ int ct_profile_bias_measure(uintptr_t (*call)(uintptr_t),
     ct_proc.calls_ran = saved_ran;
     ct_profile_bias_end(t);
     munmap(t, len);
-    for (int i = 1; i < ROUNDS; i++)
-        for (int j = i; j > 0 && r[j].ns < r[j - 1].ns; j--) {
-            struct round x = r[j];
-            r[j] = r[j - 1];
-            r[j - 1] = x;
-        }
-    uint64_t pair = r[0].ns * 1000 / PAIRS;
-    double in = (double)r[0].inside / PAIRS;
-    double between = (double)r[0].between / (PAIRS - 1);
-    double frac = in + between > 0 ? in / (in + between) : 0.5;
-    f->pair_ps = pair;
-    f->self_ps = (uint64_t)((double)pair * frac + 0.5);
-    if (!f->self_ps)
-        f->self_ps = 1;  /* 0 means "not split" to readers */
-    f->child_ps = pair > f->self_ps ? pair - f->self_ps : 0;
-    f->spread_ps = (r[ROUNDS / 2].ns - r[0].ns) * 1000 / PAIRS;
+    ct_bias_figures_of(r, ROUNDS, PAIRS, f);
     return 0;
 }
 
