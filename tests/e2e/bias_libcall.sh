@@ -19,14 +19,20 @@ build_traced "$T/bl" "$PROGRAMS/bias_libcall.c" -L"$T" -lcheap -Wl,-rpath,"$T"
 run_traced "$T/b.raw" "$T/bl" > "$T/out" || fail "bias_libcall failed"
 expect_eq "program output" 20000 "$(cat "$T/out")"
 
-"$FRONT" info "$T/b.raw" > "$T/info" || fail "calltrace info"
-hooked=$(sed -nE 's/^tracer cost: +([0-9.]+) ns per call.*/\1/p' "$T/info")
-lib=$(sed -nE 's/^ +([0-9.]+) ns per library call \(measured at start\)$/\1/p' "$T/info")
-[ -n "$hooked" ] && [ -n "$lib" ] || fail "no tracer costs in: $(grep -A1 'tracer cost' "$T/info")"
-# the stub saves the argument registers, keeps a frame and returns through
-# a trampoline around the same hooks: more than a hooked call, by design
-awk -v l="$lib" -v h="$hooked" 'BEGIN { exit !(l > h) }' ||
-    fail "a library call ($lib ns) costs no more than a hooked one ($hooked ns)"
+# tracer_costs RAW: the costs `calltrace info` prints for RAW, a hooked
+# call's and a library call's, into $hooked and $lib.  The stub saves the
+# argument registers, keeps a frame and returns through a trampoline
+# around the same hooks: more than a hooked call, by design.
+tracer_costs() {
+    "$FRONT" info "$1" > "$T/info" || fail "calltrace info $1"
+    hooked=$(sed -nE 's/^tracer cost: +([0-9.]+) ns per call.*/\1/p' "$T/info")
+    lib=$(sed -nE 's/^ +([0-9.]+) ns per library call \(measured at start\)$/\1/p' "$T/info")
+    [ -n "$hooked" ] && [ -n "$lib" ] ||
+        fail "no tracer costs in $1: $(grep -A1 'tracer cost' "$T/info")"
+    awk -v l="$lib" -v h="$hooked" 'BEGIN { exit !(l > h) }' ||
+        fail "$1: a library call ($lib ns) costs no more than a hooked one ($hooked ns)"
+}
+tracer_costs "$T/b.raw"
 
 "$REPORT_SAN" -p -b --subtract-bias=start "$T/b.raw" > "$T/sub" || fail "report --subtract-bias"
 re='^ +library calls: ([0-9.]+) ns each through the tracer.s stub at start, ([0-9.]+) more than a hooked call.s \(([0-9.]+) inside the call, ([0-9.]+) in its caller\), taken off them too$'
@@ -95,14 +101,10 @@ CALLTRACE_LIBCALLS=none run_traced "$T/n.raw" "$T/bl" > /dev/null || fail "run w
 # off as the trace's do.
 rm -f "$T"/p.raw*
 CALLTRACE_MODE=profile run_traced "$T/p.raw" "$T/bl" > /dev/null || fail "profile run"
-"$FRONT" info "$T/p.raw" > "$T/pinfo" || fail "calltrace info of the profile"
-plib=$(sed -nE 's/^ +([0-9.]+) ns per library call \(measured at start\)$/\1/p' "$T/pinfo")
-phooked=$(sed -nE 's/^tracer cost: +([0-9.]+) ns per call.*/\1/p' "$T/pinfo")
-[ -n "$plib" ] && [ -n "$phooked" ] || fail "no library call figure in a profile: $(grep -A1 'tracer cost' "$T/pinfo")"
-awk -v l="$plib" -v h="$phooked" 'BEGIN { exit !(l > h) }' ||
-    fail "a profile's library call ($plib ns) costs no more than its hooked one ($phooked ns)"
+said="library call $lib ns, hooked call $hooked ns; $said"
+tracer_costs "$T/p.raw"
 "$REPORT_SAN" -p -b --subtract-bias=start "$T/p.raw" > "$T/psub" || fail "report of the profile"
 expect_eq "the profile's cheap@plt calls" 20000 "$(row "$T/psub" | awk '{print $4}')"
 stub_excess_taken "$T/p.raw" "$T/psub"
-echo "library call $lib ns, hooked call $hooked ns; $said; $(row "$T/sub")"
-echo "profile: library call $plib ns, hooked call $phooked ns; cheap@plt: raw $raw_ns ns, with the bias off $sub_ns"
+echo "$said; $(row "$T/sub")"
+echo "profile: library call $lib ns, hooked call $hooked ns; cheap@plt: raw $raw_ns ns, with the bias off $sub_ns"
