@@ -1,7 +1,8 @@
 /*
  * CALLTRACE_ARGS' common case: a call and its ARGS in one pass of the
  * hooks' fast path, its ENTRY and its values under one test of the
- * thread's gate (ct_enter_with, or ct_enter_open with a string), for a
+ * thread's gate (ct_enter_with, or ct_enter_open with a string), and a
+ * return and its RETVAL the same way (ct_exit_with), for a
  * rule of at most PLAN_ITEMS integers and floating-point values and at
  * most one string, each read from the registers of the call's entry (a
  * library call, a patched entry) or, at a hook's call, from a register
@@ -57,8 +58,8 @@ struct plan {
     uint8_t has_str;/* one of the items is a string                   */
     uint32_t at;
     struct plan_item items[PLAN_ITEMS];
-    uint8_t ret_ready; /* 1: ret is a library call's return value's
-                          plan (an integer, or fp); written last        */
+    uint8_t ret_ready; /* 1: ret is the return value's plan (an
+                          integer, or fp); written last                 */
     struct plan_item ret;
 };
 
@@ -102,9 +103,9 @@ static struct plan_item plan_item(const struct ct_arg_item *it, unsigned k)
         .strmax = it->fmt == CT_FMT_STR ? it->strmax : 0};
 }
 
-/* The return value's plan, for a library call's return (the stub's %rax
- * or %xmm0): an integer or a floating-point value, nothing that names a
- * type or points at a text. */
+/* The return value's plan, for a return whose %rax and %xmm0 were saved
+ * (a library call's stub, a taken return's trampoline): an integer or a
+ * floating-point value, nothing that names a type or points at a text. */
 static void plan_return(struct plan *pl, const struct ct_args_rule *r)
 {
     const struct ct_arg_item *it = &r->ret;

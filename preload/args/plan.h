@@ -1,6 +1,6 @@
 /*
- * One-pass plans of CALLTRACE_ARGS rules (plan.c): a call and its ARGS
- * written under one test of the hooks' gate.
+ * One-pass plans of CALLTRACE_ARGS rules (plan.c): a call and its ARGS,
+ * or a return and its RETVAL, written under one test of the hooks' gate.
  */
 #ifndef CT_ARGS_PLAN_H
 #define CT_ARGS_PLAN_H
@@ -12,10 +12,10 @@
 #include "settings/args_spec.h"
 
 #pragma GCC visibility push(hidden)
-/* Rule r, of id `id`, made into a plan if it can be (keeps_return: it
- * keeps a hooked call's return value, which a plan leaves to args.c):
- * called once per id (more calls change nothing), before the id is given
- * to any call. */
+/* Rule r, of id `id`, made into a plan if it can be, and its return
+ * value's too (keeps_return: it keeps a hooked call's return value, whose
+ * return the plan takes at the call): called once per id (more calls
+ * change nothing), before the id is given to any call. */
 void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
                        bool keeps_return);
 /* The call of fn from site, the caller's stack pointer sp, and its ARGS
@@ -28,9 +28,10 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
  * path does, before the ENTRY). */
 int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
                        const struct ct_arg_regs *g);
-/* A library call's return with the return value its rule keeps, from
- * the stub's %rax or %xmm0 (xmm0): its RETVAL and its EXIT written in
- * one pass, the frame at depth (its caller's depth) closed; -1 with
+/* A return with the return value its rule keeps, from the %rax or %xmm0
+ * (xmm0) a library call's stub or a taken return's trampoline saved: its
+ * RETVAL and its EXIT written in one pass, the frame at depth (its
+ * caller's depth) closed; -1 with
  * nothing written when the rule's return value has no plan, the call is
  * not the thread's top frame, or the fast path is shut. */
 int ct_args_plan_return(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
