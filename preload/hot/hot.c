@@ -463,7 +463,8 @@ int ct_enter_with(void *fn, void *site, uintptr_t sp, const uint8_t *rec,
     return 0;
 }
 
-/* A library call's return (args/plan.c): its RETVAL record, encoded
+/* A return whose value a rule keeps (args/plan.c; a library call's, or a
+ * taken return's at its trampoline): its RETVAL record, encoded
  * beforehand in rec[0 .. n) and stamped with the thread's latest time,
  * then its EXIT, as the exit hook's fast path writes it, under one test
  * of the gate.  Only for the thread's top frame, of fn, opened at depth

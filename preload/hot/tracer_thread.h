@@ -243,7 +243,7 @@ void ct_enter_at(void *fn, void *site, uintptr_t sp);
 #define CT_ENTER_WITH_MAX 96
 int ct_enter_with(void *fn, void *site, uintptr_t sp, const uint8_t *rec,
                   size_t n);
-/* A library call's return with the n bytes of its RETVAL record, encoded
+/* A return with the n bytes of its RETVAL record, encoded
  * in rec, written before its EXIT in one pass: the thread's top frame,
  * of fn, opened at depth; -1 with nothing written otherwise or where the
  * fast path is shut. */
