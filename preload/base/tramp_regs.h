@@ -65,5 +65,63 @@
         ct_load_return_gprs
         .endm
 
+/* The upper halves of %ymm0-%ymm\last (bits 128-255), 16 bytes each
+ * from \off(%rsp), when the CPU has AVX and tells whether its state is
+ * in use (ct_vec_upper, base/vec_upper.c) and it is: XGETBV 1 says
+ * whether the AVX state is in its initial state (every upper half zero,
+ * as after a vzeroupper), and then nothing is saved or put back.  A
+ * program that uses no AVX so keeps its registers clean: any 256-bit
+ * instruction here, even one that only reads an upper half, would make
+ * every SSE instruction after it pay for the merge (the program's and the
+ * tracer's), several times the call's cost.  The byte at \flag(%rsp)
+ * says whether they were kept.  The C library's AVX2 string and memory
+ * functions, which the tracer's C code may reach, end in vzeroupper,
+ * which clears the halves: a library call's or a patched function's
+ * __m256 arguments, or its __m256 return value, would reach it cut.
+ * Clobbers %rax, %rcx and %rdx, which the trampolines keep before.
+ * ct_load_upper_halves comes after the movups that restore the low
+ * halves, which leave the upper ones alone. */
+        .macro  ct_save_upper_halves off, last, flag
+        movb    $0, \flag(%rsp)
+        testb   $1, ct_vec_upper(%rip)
+        jz      8f
+        movl    $1, %ecx
+        xgetbv
+        testb   $4, %al                 /* the AVX state is in use      */
+        jz      8f
+        movb    $1, \flag(%rsp)
+        vextractf128 $1, %ymm0, \off+0(%rsp)
+        .if \last >= 1
+        vextractf128 $1, %ymm1, \off+16(%rsp)
+        .endif
+        .if \last >= 7
+        vextractf128 $1, %ymm2, \off+32(%rsp)
+        vextractf128 $1, %ymm3, \off+48(%rsp)
+        vextractf128 $1, %ymm4, \off+64(%rsp)
+        vextractf128 $1, %ymm5, \off+80(%rsp)
+        vextractf128 $1, %ymm6, \off+96(%rsp)
+        vextractf128 $1, %ymm7, \off+112(%rsp)
+        .endif
+8:
+        .endm
+
+        .macro  ct_load_upper_halves off, last, flag
+        testb   $1, \flag(%rsp)
+        jz      8f
+        vinsertf128 $1, \off+0(%rsp), %ymm0, %ymm0
+        .if \last >= 1
+        vinsertf128 $1, \off+16(%rsp), %ymm1, %ymm1
+        .endif
+        .if \last >= 7
+        vinsertf128 $1, \off+32(%rsp), %ymm2, %ymm2
+        vinsertf128 $1, \off+48(%rsp), %ymm3, %ymm3
+        vinsertf128 $1, \off+64(%rsp), %ymm4, %ymm4
+        vinsertf128 $1, \off+80(%rsp), %ymm5, %ymm5
+        vinsertf128 $1, \off+96(%rsp), %ymm6, %ymm6
+        vinsertf128 $1, \off+112(%rsp), %ymm7, %ymm7
+        .endif
+8:
+        .endm
+
 #endif
 #endif

@@ -17,6 +17,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
+#include "preload/base/vec_upper.h"
 #include "preload/args/args.h"
 #include "preload/file/keeper.h"
 #include "preload/patch/patch.h"
@@ -278,6 +279,8 @@ void ct_process_start(void)
         else if (ct_env_get("CALLTRACE_ARGS"))
             ct_message("calltrace: CALLTRACE_ARGS: the profile mode keeps "
                        "no call's values; the rules are not used");
+        /* before any stub or patched entry is used */
+        ct_vec_upper_init();
         /* Before the library calls: an object with patched entries calls
          * no hook, and its library calls are recorded all the same. */
         if (!ct_proc.calls_off) {

@@ -61,16 +61,18 @@ plt_entry:
         .cfi_adjust_cfa_offset 8
         pushq   %r9
         .cfi_adjust_cfa_offset 8
-        subq    $128, %rsp              /* movups: a caller may misalign */
-        .cfi_adjust_cfa_offset 128
-        ct_save_vector_args 0
+        subq    $272, %rsp              /* movups: a caller may misalign */
+        .cfi_adjust_cfa_offset 272
+        ct_save_vector_args 144         /* retp - 184, as args.c reads them */
+        ct_save_upper_halves 16, 7, 0
         movl    %r11d, %edi             /* slot number */
-        leaq    184(%rsp), %rsi         /* where the return address is */
+        leaq    328(%rsp), %rsi         /* where the return address is */
         call    ct_plt_enter
         movq    %rax, %r11              /* where to go */
-        ct_load_vector_args 0
-        addq    $128, %rsp
-        .cfi_adjust_cfa_offset -128
+        ct_load_vector_args 144
+        ct_load_upper_halves 16, 7, 0
+        addq    $272, %rsp
+        .cfi_adjust_cfa_offset -272
         popq    %r9
         .cfi_adjust_cfa_offset -8
         popq    %r8
@@ -105,9 +107,11 @@ plt_entry:
 
 /*
  * A recorded library call returns here (its return address was swapped).
- * Keeps the return values (%rax, %rdx, %xmm0, %xmm1; the x87 stack is not
- * used by the tracer), asks ct_plt_exit for the real return address and
- * goes there.
+ * Keeps the return values (%rax, %rdx, %xmm0, %xmm1 and, with AVX, the
+ * upper halves of %ymm0 and %ymm1; the x87 stack is not used by the
+ * tracer), asks ct_plt_exit for the real return address and goes there.
+ * The values 48 bytes up, so that %rax is just below the stack pointer on
+ * arrival and %xmm0 48 below it (args.c reads them there).
  */
         .p2align 4
         .globl  ct_plt_return
@@ -117,11 +121,17 @@ ct_plt_return:
         endbr64
         subq    $48, %rsp
         ct_save_return_values
-        leaq    48(%rsp), %rdi          /* the stack pointer on arrival */
+        subq    $48, %rsp
+        ct_save_upper_halves 0, 1, 32
+        leaq    96(%rsp), %rdi          /* the stack pointer on arrival */
         call    ct_plt_exit
         movq    %rax, %r11
-        ct_load_return_values
-        addq    $48, %rsp
+        movups  48(%rsp), %xmm0
+        movups  64(%rsp), %xmm1
+        ct_load_upper_halves 0, 1, 32
+        movq    80(%rsp), %rdx
+        movq    88(%rsp), %rax
+        addq    $96, %rsp
         jmp     *%r11
         .size   ct_plt_return, . - ct_plt_return
 

@@ -28,8 +28,9 @@
  * 0(%rsp): %rdi, %rsi, %rdx, %rcx, %r8, %r9, %rax (how many vector
  * registers a variadic call passes) and %r10 (a nested function's chain);
  * %r11 (the entry) beside them at 64(%rsp).  72(%rsp) is where
- * ct_patch_enter leaves the call's site, and the vector registers follow
- * from 80(%rsp): 216 bytes in all. */
+ * ct_patch_enter leaves the call's site, the vector registers follow
+ * from 80(%rsp) and, with AVX, their upper halves from 208(%rsp), whether
+ * they were kept at 336(%rsp): 360 bytes in all. */
         .macro  save_args
         movq    %rdi, 0(%rsp)
         movq    %rsi, 8(%rsp)
@@ -58,6 +59,7 @@
         load_args
         movq    64(%rsp), %r11
         ct_load_vector_args 80
+        ct_load_upper_halves 208, 7, 336
         .endm
 
 /*
@@ -89,12 +91,12 @@
         .type   \name, @function
 \name:
         .cfi_startproc
-        subq    $216, %rsp
-        .cfi_adjust_cfa_offset 216
+        subq    $360, %rsp
+        .cfi_adjust_cfa_offset 360
         save_args
         .if \fast
         movq    %r11, %rdi              /* the entry                    */
-        leaq    216(%rsp), %rsi         /* its return address's slot    */
+        leaq    360(%rsp), %rsi         /* its return address's slot    */
         call    ct_patch_enter_fast
         testq   %rax, %rax
         jz      1f
@@ -104,8 +106,9 @@
 1:
         .endif
         ct_save_vector_args 80
+        ct_save_upper_halves 208, 7, 336
         movq    64(%rsp), %rdi          /* the entry                    */
-        leaq    216(%rsp), %rsi         /* its return address's slot    */
+        leaq    360(%rsp), %rsi         /* its return address's slot    */
         movq    %rsp, %rdx              /* the registers saved          */
         call    \keep
         testq   %rax, %rax
@@ -113,19 +116,19 @@
         /* Not recorded: the function runs as if unpatched. */
         load_entry                      /* %r11: the body               */
         .cfi_remember_state
-        leaq    216(%rsp), %rsp
-        .cfi_adjust_cfa_offset -216
+        leaq    360(%rsp), %rsp
+        .cfi_adjust_cfa_offset -360
         jmp     *%r11
 2:      .cfi_restore_state
         .if \fast
         movq    %rax, %rdi              /* the function                 */
         movq    72(%rsp), %rsi          /* where it returns to          */
-        leaq    216(%rsp), %rdx         /* its caller's stack pointer   */
+        leaq    360(%rsp), %rdx         /* its caller's stack pointer   */
         call    ct_enter_at
         .endif
         load_entry
-3:      leaq    224(%rsp), %rsp
-        .cfi_adjust_cfa_offset -224
+3:      leaq    368(%rsp), %rsp
+        .cfi_adjust_cfa_offset -368
         call    *%r11
         .cfi_endproc
         .size   \name, . - \name
@@ -144,10 +147,12 @@
  *
  * Otherwise the full way.  The return values are %rax, %rdx, %xmm0,
  * %xmm1 (x87's are not touched by the tracer's C code), kept from
- * 0(%rsp); ct_patch_leave gives the frame's function (0: a frame found in
- * the ring, its return not to be recorded) and return address at
- * 48(%rsp), and the return address goes into the slot at 72(%rsp), which
- * the last ret pops.  With \args 1 the RETVAL record comes first
+ * 0(%rsp), with AVX the upper halves of %ymm0 and %ymm1 from 64(%rsp)
+ * (whether they were kept at 96(%rsp));
+ * ct_patch_leave gives the frame's function (0: a frame found in the
+ * ring, its return not to be recorded) and return address at 48(%rsp),
+ * and the return address goes into the slot at 104(%rsp), which the last
+ * ret pops.  With \args 1 the RETVAL record comes first
  * (ct_patch_exit_args), which writes the EXIT too when the rule's plan
  * can (then ct_exit_at is not called).
  */
@@ -156,26 +161,27 @@
         .hidden \name
         .type   \name, @function
 \name:
-        subq    $80, %rsp
+        subq    $112, %rsp
         .if !\args
         ct_save_return_gprs
-        leaq    80(%rsp), %rdi          /* the stack pointer at return  */
+        leaq    112(%rsp), %rdi         /* the stack pointer at return  */
         call    ct_patch_leave_fast
         testq   %rax, %rax
         jz      2f
-        movq    %rax, 72(%rsp)          /* into the slot                */
+        movq    %rax, 104(%rsp)         /* into the slot                */
         ct_load_return_gprs
-        addq    $72, %rsp
+        addq    $104, %rsp
         ret
 2:      ct_save_return_vectors
         .else
         ct_save_return_values
         .endif
-        leaq    80(%rsp), %rdi          /* the stack pointer at return  */
+        ct_save_upper_halves 64, 1, 96
+        leaq    112(%rsp), %rdi         /* the stack pointer at return  */
         leaq    48(%rsp), %rsi
         call    ct_patch_leave
         movq    56(%rsp), %rsi
-        movq    %rsi, 72(%rsp)
+        movq    %rsi, 104(%rsp)
         movq    48(%rsp), %rdi          /* the function                 */
         testq   %rdi, %rdi
         jz      1f
@@ -189,7 +195,8 @@
         .endif
         call    ct_exit_at
 1:      ct_load_return_values
-        addq    $72, %rsp
+        ct_load_upper_halves 64, 1, 96
+        addq    $104, %rsp
         ret
         .size   \name, . - \name
         .endm
