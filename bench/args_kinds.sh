@@ -85,7 +85,7 @@ echo "A library call through the PLT, ns per call (fastest of 20 rounds of $N ca
 echo
 head="| kind | calltrace rule | calltrace, no rule | calltrace, over it |"
 line="|---|---|---|---|"
-[ -n "${BASE_LIB:-}" ] && head+=" BASE_LIB, over its own |" line+="---|"
+[ -n "${BASE_LIB:-}" ] && head+=" BASE_LIB, no rule | BASE_LIB, over its own |" line+="---|---|"
 [ $have_uftrace = 1 ] && head+=" uftrace, no -A | uftrace, over it |" line+="---|---|"
 echo "$head"
 echo "$line"
@@ -97,7 +97,7 @@ for row in "${rows[@]}"; do
         -v bc="${best[bl-$name]:-}" -v ub="${best[uf-base-$name]:-}" \
         -v uc="${best[uf-$name]:-}" 'BEGIN {
         printf "| %s | `%s` | %.1f | %+.1f |", n, r, b, c - b
-        if (bb != "") printf " %+.1f |", bc - bb
+        if (bb != "") printf " %.1f | %+.1f |", bb, bc - bb
         if (ub != "") printf " %.1f | %+.1f |", ub, uc - ub
         printf "\n" }'
 done
