@@ -66,30 +66,24 @@
         .endm
 
 /* The upper halves of %ymm0-%ymm\last (bits 128-255), 16 bytes each
- * from \off(%rsp), when the CPU has AVX and tells whether its state is
- * in use (ct_vec_upper, base/vec_upper.c) and it is: XGETBV 1 says
- * whether the AVX state is in its initial state (every upper half zero,
- * as after a vzeroupper), and then nothing is saved or put back.  A
- * program that uses no AVX so keeps its registers clean: any 256-bit
- * instruction here, even one that only reads an upper half, would make
- * every SSE instruction after it pay for the merge (the program's and the
- * tracer's), several times the call's cost.  The byte at \flag(%rsp)
- * says whether they were kept.  The C library's AVX2 string and memory
+ * from \off(%rsp), when the CPU has AVX (ct_vec_upper, base/vec_upper.c);
+ * the byte at \flag(%rsp) says whether one of them is not zero, and only
+ * then are they put back.  The C library's AVX2 string and memory
  * functions, which the tracer's C code may reach, end in vzeroupper,
  * which clears the halves: a library call's or a patched function's
- * __m256 arguments, or its __m256 return value, would reach it cut.
- * Clobbers %rax, %rcx and %rdx, which the trampolines keep before.
- * ct_load_upper_halves comes after the movups that restore the low
- * halves, which leave the upper ones alone. */
+ * __m256 arguments, or its __m256 return value, would reach it cut.  A
+ * program that uses no AVX keeps its registers clean: the halves are
+ * stored to memory (a vextractf128 into a register, or a write of an
+ * upper half, would make every SSE instruction after it pay for dirty
+ * upper halves, the program's and the tracer's, many times the call's
+ * cost) and tested there with the general registers.  Clobbers %rax,
+ * which the trampolines keep before.  ct_load_upper_halves comes after
+ * the movups that restore the low halves, which leave the upper ones
+ * alone. */
         .macro  ct_save_upper_halves off, last, flag
         movb    $0, \flag(%rsp)
         testb   $1, ct_vec_upper(%rip)
         jz      8f
-        movl    $1, %ecx
-        xgetbv
-        testb   $4, %al                 /* the AVX state is in use      */
-        jz      8f
-        movb    $1, \flag(%rsp)
         vextractf128 $1, %ymm0, \off+0(%rsp)
         .if \last >= 1
         vextractf128 $1, %ymm1, \off+16(%rsp)
@@ -102,6 +96,27 @@
         vextractf128 $1, %ymm6, \off+96(%rsp)
         vextractf128 $1, %ymm7, \off+112(%rsp)
         .endif
+        movq    \off+0(%rsp), %rax
+        orq     \off+8(%rsp), %rax
+        .if \last >= 1
+        orq     \off+16(%rsp), %rax
+        orq     \off+24(%rsp), %rax
+        .endif
+        .if \last >= 7
+        orq     \off+32(%rsp), %rax
+        orq     \off+40(%rsp), %rax
+        orq     \off+48(%rsp), %rax
+        orq     \off+56(%rsp), %rax
+        orq     \off+64(%rsp), %rax
+        orq     \off+72(%rsp), %rax
+        orq     \off+80(%rsp), %rax
+        orq     \off+88(%rsp), %rax
+        orq     \off+96(%rsp), %rax
+        orq     \off+104(%rsp), %rax
+        orq     \off+112(%rsp), %rax
+        orq     \off+120(%rsp), %rax
+        .endif
+        setnz   \flag(%rsp)
 8:
         .endm
 
