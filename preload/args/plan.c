@@ -174,27 +174,6 @@ item_value(const struct plan_item *it, const struct ct_arg_regs *g,
     return 0;
 }
 
-/* n bytes from s to d in words, the last one ending at the end (over
- * the one before): no call into the C library, whose copies may use (and
- * clear the upper halves of) the vector registers a library call's
- * arguments are still in. */
-static inline void copy_bytes(uint8_t *d, const uint8_t *s, size_t n)
-{
-    uint64_t w;
-    uint32_t x;
-    if (n >= 8) {
-        for (size_t i = 0; i + 8 < n; i += 8)
-            memcpy(&w, s + i, 8), memcpy(d + i, &w, 8);
-        memcpy(&w, s + n - 8, 8), memcpy(d + n - 8, &w, 8);
-    } else if (n >= 4) {
-        memcpy(&x, s, 4), memcpy(d, &x, 4);
-        memcpy(&x, s + n - 4, 4), memcpy(d + n - 4, &x, 4);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            d[i] = s[i];
-    }
-}
-
 /* The length of the text at s, at most got bytes, all readable: a word
  * at a time while a whole word is left (the lowest byte that is zero is
  * the lowest whose bit the test sets), then a byte at a time. */
@@ -243,17 +222,13 @@ plan_string(struct pay *pay, const struct plan_item *it,
 
 /* An ARGS or RETVAL record's head (kind sub) for a payload of n bytes
  * (below 16384), ending at end, stamped with the time of the record
- * before (delta 0): a 1-byte head, the kind, 1 or 2 bytes of length,
- * written in place (a copy of a length not known when compiled would be
- * a call into the C library).  Where it starts, or NULL (never). */
+ * before (delta 0): a 1-byte head, the kind, 1 or 2 bytes of length.
+ * Where it starts, or NULL (never: n is below 16384, and the head fits
+ * the room before the values). */
 static inline uint8_t *head_before(uint8_t *end, uint8_t sub, size_t n)
 {
     uint8_t *s = end - (n < 128 ? 3 : 4);
-    uint8_t *q = ct_put_varint(s, ct_head(0, CT_REC_EXT));
-    if (q != s + 1 || n >= 16384)
-        return NULL;
-    *q++ = sub;
-    return ct_put_varint(q, n) == end ? s : NULL;
+    return n < 16384 && ct_enc_ext_head(s, 0, sub, n) == end ? s : NULL;
 }
 
 /* At a hook's call whose return value the rule keeps: the return
@@ -321,10 +296,9 @@ plan_write(const struct plan *pl, void *fn, void *site, uintptr_t sp,
     uint8_t *p = ct_enter_open(fn, site, sp, hn + pay.n + len);
     if (!p)
         return -1;
-    copy_bytes(p, start, hn + at);
-    copy_bytes(p + hn + at, (const uint8_t *)text, len);
-    copy_bytes(p + hn + at + len, pay.b + at, pay.n - at);
-    ct_hot_close(p + hn + pay.n + len);
+    p = ct_copy_words(p, start, hn + at);
+    p = ct_copy_words(p, (const uint8_t *)text, len);
+    ct_hot_close(ct_copy_words(p, pay.b + at, pay.n - at));
     return 0;
 }
 

@@ -35,8 +35,6 @@
  * end): the same records, with the push or pop of the patched frame.
  * This file is built with -mgeneral-regs-only, which those need.
  */
-#include <string.h>
-
 #include "preload/tracer.h"
 #include "preload/filters/filter_skip.h"
 #include "preload/patch/patch.h"
@@ -131,23 +129,16 @@ static void enter_kept(struct ct_thread *t, void *fn, void *site,
 static void exit_filtered(struct ct_thread *t, void *fn, void *site,
                           int how, uint64_t w);
 
-/* A record encoded beforehand, rec[0 .. n) with 4 <= n, copied to p in
- * words, the last one ending at its end (over the one before), so that
- * no byte past it is written; where the next record goes. */
+/* A record encoded beforehand, rec[0 .. n), copied to p (ct_copy_words).
+ * Its callers' records are never shorter than 4 bytes (a head, a kind, a
+ * length and one value): said here, the copy needs no byte loop, whose
+ * registers the entry points below would save. */
 static inline __attribute__((always_inline)) uint8_t *
 copy_record(uint8_t *p, const uint8_t *rec, size_t n)
 {
-    uint32_t x;
-    uint64_t y;
-    if (n < 8) {
-        memcpy(&x, rec, 4), memcpy(p, &x, 4);
-        memcpy(&x, rec + n - 4, 4), memcpy(p + n - 4, &x, 4);
-    } else {
-        for (size_t i = 0; i + 8 < n; i += 8)
-            memcpy(&y, rec + i, 8), memcpy(p + i, &y, 8);
-        memcpy(&y, rec + n - 8, 8), memcpy(p + n - 8, &y, 8);
-    }
-    return p + n;
+    if (n < 4)
+        __builtin_unreachable();
+    return ct_copy_words(p, rec, n);
 }
 
 /* The ENTRY record and the frame, once the gate let the event through
@@ -440,6 +431,19 @@ void ct_enter_at(void *fn, void *site, uintptr_t sp)
     hook_enter(fn, site, sp, HOOK_TSC_SP);
 }
 
+/* The calling thread when the hooks' fast path is open to it (no stop
+ * bit, not busy, its `expect` the global word), else NULL: the one test
+ * of the gate of the entry points below. */
+static inline __attribute__((always_inline)) struct ct_thread *
+open_thread(void)
+{
+    struct ct_thread *t = ct_self;
+    if (ct_unlikely(!t))
+        return NULL;
+    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
+    return ct_likely((t->gate | (t->expect ^ w)) == 0) ? t : NULL;
+}
+
 /* A call of the program's and its ARGS record (args/plan.c), encoded
  * beforehand in rec[0 .. n): the ENTRY and the frame as the enter hook's
  * fast path writes them, then those n bytes, under one test of the gate
@@ -449,14 +453,9 @@ void ct_enter_at(void *fn, void *site, uintptr_t sp)
 int ct_enter_with(void *fn, void *site, uintptr_t sp, const uint8_t *rec,
                   size_t n)
 {
-    struct ct_thread *t = ct_self;
-    if (ct_unlikely(!t))
-        return -1;
-    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
-    if (ct_unlikely((t->gate | (t->expect ^ w)) != 0))
-        return -1;
-    if (ct_unlikely(enter_record(t, fn, site, sp, HOOK_TSC_SP, 0,
-                                 CT_ENTER_WITH_MAX) != 0))
+    struct ct_thread *t = open_thread();
+    if (ct_unlikely(!t || enter_record(t, fn, site, sp, HOOK_TSC_SP, 0,
+                                       CT_ENTER_WITH_MAX) != 0))
         return -1;
     t->pos = copy_record(t->pos, rec, n);
     hook_done(t, HOOK_TSC_SP, 0);
@@ -472,12 +471,8 @@ int ct_enter_with(void *fn, void *site, uintptr_t sp, const uint8_t *rec,
  * CT_ENTER_WITH_MAX. */
 int ct_exit_with(void *fn, uint32_t depth, const uint8_t *rec, size_t n)
 {
-    struct ct_thread *t = ct_self;
-    if (ct_unlikely(!t))
-        return -1;
-    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
-    if (ct_unlikely((t->gate | (t->expect ^ w)) != 0 ||
-                    t->depth != depth + 1))
+    struct ct_thread *t = open_thread();
+    if (ct_unlikely(!t || t->depth != depth + 1))
         return -1;
     return exit_record(t, fn, HOOK_TSC, 0, rec, n);
 }
@@ -488,14 +483,9 @@ int ct_exit_with(void *fn, uint32_t depth, const uint8_t *rec, size_t n)
  * shut. */
 uint8_t *ct_enter_open(void *fn, void *site, uintptr_t sp, size_t n)
 {
-    struct ct_thread *t = ct_self;
-    if (ct_unlikely(!t))
-        return NULL;
-    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
-    if (ct_unlikely((t->gate | (t->expect ^ w)) != 0))
-        return NULL;
-    if (ct_unlikely(enter_record(t, fn, site, sp, HOOK_TSC_SP, 0,
-                                 n ? n : 1) != 0))
+    struct ct_thread *t = open_thread();
+    if (ct_unlikely(!t || enter_record(t, fn, site, sp, HOOK_TSC_SP, 0,
+                                       n ? n : 1) != 0))
         return NULL;
     return t->pos;
 }

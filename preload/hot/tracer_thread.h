@@ -11,6 +11,8 @@
 #ifndef CT_TRACER_THREAD_H
 #define CT_TRACER_THREAD_H
 
+#include <string.h>
+
 #include "preload/tracer_base.h"
 
 #pragma GCC visibility push(hidden)
@@ -459,6 +461,32 @@ static inline __attribute__((always_inline)) uint8_t *
 ct_enc_exit(uint8_t *p, uint64_t dt)
 {
     return ct_put_varint(p, ct_head(dt, CT_REC_EXIT));
+}
+
+/* n bytes of a record encoded beforehand, from s to d, in words, the last
+ * one ending at the end (over the one before), so that no byte past it
+ * is written; where the next record goes.  No call into the C library,
+ * whose copies may use (and clear the upper halves of) the vector
+ * registers a library call's arguments are still in. */
+static inline __attribute__((always_inline)) uint8_t *
+ct_copy_words(uint8_t *d, const uint8_t *s, size_t n)
+{
+    uint64_t w;
+    uint32_t x;
+    if (n < 8) {
+        if (ct_likely(n >= 4)) {
+            memcpy(&x, s, 4), memcpy(d, &x, 4);
+            memcpy(&x, s + n - 4, 4), memcpy(d + n - 4, &x, 4);
+        } else {
+            for (size_t i = 0; i < n; i++)
+                d[i] = s[i];
+        }
+    } else {
+        for (size_t i = 0; i + 8 < n; i += 8)
+            memcpy(&w, s + i, 8), memcpy(d + i, &w, 8);
+        memcpy(&w, s + n - 8, 8), memcpy(d + n - 8, &w, 8);
+    }
+    return d + n;
 }
 
 static inline uint8_t *ct_enc_ext_head(uint8_t *p, uint64_t dt, uint8_t sub,
