@@ -57,15 +57,20 @@ has -E '^ Bias: subtracted, [0-9.]+ ns per call \(' "$T/start" || fail "no bias 
 has "takes run or start, got 'sometimes'" "$T/err" || fail "error: $(cat "$T/err")"
 
 # The same figure in every view: each function's self time in the flat
-# profile (ms, 2 decimals) is the folded export's (ns), and the tree's
-# calls of t_cheap add up to the folded export's main;t_mid;t_cheap.
+# profile (2 decimals, in the unit its header names, which follows the
+# run's length) is the folded export's (ns), and the tree's calls of
+# t_cheap add up to the folded export's main;t_mid;t_cheap.
 "$REPORT_SAN" --subtract-bias --export=folded "$T/b.raw" > "$T/folded" || fail "folded"
 "$REPORT_SAN" -p -b --subtract-bias "$T/b.raw" > "$T/flat" || fail "flat"
+unit=$(sed -nE 's/^Every call timed; times are in (ns|us|ms|s),.*/\1/p' "$T/flat")
+[ -n "$unit" ] || fail "no unit in the flat profile's header"
 for f in t_busy t_cheap t_mid; do
     ns=$(awk -v f="$f" '{ n = split($1, p, ";"); if (p[n] == f) s += $2 } END { print s + 0 }' "$T/folded")
-    ms=$(awk -v n="$f" '$7 == n && $4 ~ /^[0-9]+$/ {print $3}' "$T/flat")
-    awk -v ns="$ns" -v ms="$ms" 'BEGIN { d = ns / 1e6 - ms; exit !(d < 0.0051 && d > -0.0051) }' ||
-        fail "$f: folded $ns ns, flat profile $ms ms"
+    v=$(awk -v n="$f" '$7 == n && $4 ~ /^[0-9]+$/ {print $3}' "$T/flat")
+    awk -v ns="$ns" -v v="$v" -v u="$unit" 'BEGIN {
+        m = u == "s" ? 1e9 : u == "ms" ? 1e6 : u == "us" ? 1e3 : 1
+        d = ns / m - v; exit !(v != "" && d < 0.0051 && d > -0.0051) }' ||
+        fail "$f: folded $ns ns, flat profile $v $unit"
 done
 "$REPORT_SAN" --subtract-bias --tree "$T/b.raw" > "$T/tree" || fail "tree"
 # (a call with a block switch in it ends "[tracer T]")
