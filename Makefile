@@ -156,10 +156,12 @@ $(BUILD)/tsan/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
 
-# The hooks' file uses no vector register, and must not: the patchable
-# entries' trampolines call its fast paths without saving any
-# (preload/hot/hot.c, preload/patch/patch_tramp.S).
-$(BUILD)/preload/hot/hot.o: PRELOAD_CFLAGS += -mgeneral-regs-only
+# The hooks' file and the library calls' C use no vector register, and
+# must not: the patchable entries' trampolines and the library-call stubs
+# call their fast paths without saving any (preload/hot/hot.c,
+# preload/patch/patch_tramp.S, preload/libcalls/plt.c and plt_tramp.S).
+$(BUILD)/preload/hot/hot.o $(BUILD)/preload/libcalls/plt.o: \
+    PRELOAD_CFLAGS += -mgeneral-regs-only
 
 $(BUILD)/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)

@@ -3,7 +3,10 @@
 # against uftrace and a do-nothing LD_AUDIT module in the same run.
 #   bench/libcalls.sh [RUNS]        (BUILD=build-x to pick the library,
 #                                    LIBCALLS_N=2000000 library calls,
-#                                    FIB_N=27 for the program without any)
+#                                    FIB_N=27 for the program without any,
+#                                    BASE=old/libcalltrace.so for a row of
+#                                    another build's library calls, in the
+#                                    same rounds)
 # Prints Markdown; the figures in RESULTS-tracer.md come from it.
 #
 # 1. bench/libcalls_prog.c makes N calls to lib_step (a three-instruction
@@ -45,6 +48,10 @@ for ((r = 0; r < RUNS; r++)); do
     timed_run noop env LD_PRELOAD="$W/noop.so" "$W/prog" "$N"
     rm -f "$W"/p.raw*
     timed_run plt env CALLTRACE_OUTPUT="$W/p.raw" LD_PRELOAD="$LIB" "$W/prog" "$N"
+    if [ -n "${BASE:-}" ]; then
+        rm -f "$W"/b.raw*
+        timed_run base env CALLTRACE_OUTPUT="$W/b.raw" LD_PRELOAD="$BASE" "$W/prog" "$N"
+    fi
     rm -f "$W"/n.raw*
     timed_run none env CALLTRACE_LIBCALLS=none CALLTRACE_OUTPUT="$W/n.raw" LD_PRELOAD="$LIB" "$W/prog" "$N"
     timed_run audit env LD_AUDIT="$W/audit.so" LD_PRELOAD="$W/noop.so" "$W/prog" "$N"
@@ -69,6 +76,7 @@ awk -v n="$N" -v runs="$RUNS" -v rec="${recorded:-0}" -v fib="$FIB" -v uft=$have
     -v nw="$(med "${wall[noop]}")" -v nc="$(med "${cpu[noop]}")" \
     -v pw="$(med "${wall[plt]}")" -v pc="$(med "${cpu[plt]}")" \
     -v ow="$(med "${wall[none]}")" -v oc="$(med "${cpu[none]}")" \
+    -v bw="$(med "${wall[base]:-0}")" -v bc="$(med "${cpu[base]:-0}")" -v base="${BASE:-}" \
     -v aw="$(med "${wall[audit]}")" -v ac="$(med "${cpu[audit]}")" \
     -v rw="$(med "${wall[auditrec]}")" -v rc="$(med "${cpu[auditrec]}")" \
     -v uw="$(med "${wall[uft]:-0}")" -v uc="$(med "${cpu[uft]:-0}")" \
@@ -82,6 +90,8 @@ awk -v n="$N" -v runs="$RUNS" -v rec="${recorded:-0}" -v fib="$FIB" -v uft=$have
     printf "|---|---|---|---|---|\n"
     printf "| empty hooks (baseline) | %.1f | 0 | 0 | 1.00 |\n", nw/1e6
     printf "| calltrace, CALLTRACE_LIBCALLS=plt (default) | %.1f | %.1f | %.1f | %.2f |\n", pw/1e6, (pw-nw)/n, (pc-nc)/n, pw/nw
+    if (base != "")
+        printf "| BASE, CALLTRACE_LIBCALLS=plt | %.1f | %.1f | %.1f | %.2f |\n", bw/1e6, (bw-nw)/n, (bc-nc)/n, bw/nw
     printf "| calltrace, CALLTRACE_LIBCALLS=none | %.1f | %.1f | %.1f | %.2f |\n", ow/1e6, (ow-nw)/n, (oc-nc)/n, ow/nw
     printf "| LD_AUDIT, empty la_pltenter + la_pltexit | %.1f | %.1f | %.1f | %.2f |\n", aw/1e6, (aw-nw)/n, (ac-nc)/n, aw/nw
     printf "| LD_AUDIT, each callback stores the TSC | %.1f | %.1f | %.1f | %.2f |\n", rw/1e6, (rw-nw)/n, (rc-nc)/n, rw/nw
@@ -96,4 +106,6 @@ awk -v n="$N" -v runs="$RUNS" -v rec="${recorded:-0}" -v fib="$FIB" -v uft=$have
         printf "| uftrace record | %.1f | %.1f | %.1f | %.2f |\n", fuw/1e6, fuc/1e6, (fuc-fnc)/fcalls, fuw/fnw
     printf "\nplt minus none, no library call made: %.2f ms elapsed, %.2f ms CPU per process\n", (fpw-fow)/1e6, (fpc-foc)/1e6
     printf "stub + trampoline per library call (CPU, library-call row minus the hooks per instrumented call): %.1f ns\n", (pc-nc)/n - (foc-fnc)/fcalls
+    if (base != "")
+        printf "the same of BASE (its library-call row minus this build'"'"'s hooks): %.1f ns\n", (bc-nc)/n - (foc-fnc)/fcalls
 }'

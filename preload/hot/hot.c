@@ -477,6 +477,31 @@ int ct_exit_with(void *fn, uint32_t depth, const uint8_t *rec, size_t n)
     return exit_record(t, fn, HOOK_TSC, 0, rec, n);
 }
 
+/*
+ * The library-call stub's fast paths (libcalls/plt.c, ct_plt_enter_fast
+ * and ct_plt_exit_fast): a library call's ENTRY, with its caller's stack
+ * pointer sp, and the EXIT of the thread's top frame, of fn, opened at
+ * depth, as the hooks' fast paths write them.  0, or -1 with nothing
+ * written wherever the fast path is shut (the stub then takes its full
+ * way, whose hooks take the slow path).  Like the rest of this file they
+ * use no vector register.
+ */
+int ct_enter_try(void *fn, void *site, uintptr_t sp)
+{
+    struct ct_thread *t = open_thread();
+    if (ct_unlikely(!t))
+        return -1;
+    return enter_record(t, fn, site, sp, HOOK_TSC_SP, 0, 0);
+}
+
+int ct_exit_try(void *fn, uint32_t depth)
+{
+    struct ct_thread *t = open_thread();
+    if (ct_unlikely(!t || t->depth != depth + 1))
+        return -1;
+    return exit_record(t, fn, HOOK_TSC, 0, NULL, 0);
+}
+
 /* The same for a record the caller writes itself, of n bytes at the
  * position returned (args/plan.c's with a string's text), ended by
  * ct_hot_close; NULL, with nothing written, wherever the fast path is

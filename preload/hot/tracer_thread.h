@@ -250,6 +250,11 @@ int ct_enter_with(void *fn, void *site, uintptr_t sp, const uint8_t *rec,
  * of fn, opened at depth; -1 with nothing written otherwise or where the
  * fast path is shut. */
 int ct_exit_with(void *fn, uint32_t depth, const uint8_t *rec, size_t n);
+/* A library call's ENTRY (caller's stack pointer sp), and the EXIT of the
+ * top frame, of fn, opened at depth, by the fast path alone: 0, or -1
+ * with nothing written (the library-call stub's fast way, plt.c). */
+int ct_enter_try(void *fn, void *site, uintptr_t sp);
+int ct_exit_try(void *fn, uint32_t depth);
 /* The same with a record of n bytes the caller writes at the position
  * returned (NULL: nothing written, the fast path is shut) and ends with
  * ct_hot_close(its end). */

@@ -592,6 +592,109 @@ uintptr_t ct_plt_exit(uintptr_t sp)
     return ret;
 }
 
+/*
+ * The stub's and the return trampoline's fast ways (plt_tramp.S), tried
+ * before ct_plt_enter and ct_plt_exit with only the general registers
+ * saved: this file is built with -mgeneral-regs-only, and the hooks' fast
+ * paths they call (ct_enter_try, ct_exit_try) are too, so the vector
+ * registers, a call's floating-point and vector arguments and its return
+ * values, are never touched on the way and need no saving (saving them,
+ * with their upper halves, was about a third of a library call's cost).
+ * The plain case only: a bound slot with no CALLTRACE_ARGS rule for this
+ * end, no resolution pending anywhere, the thread's state there, no frame
+ * left below by a jump, not a tail call, room for the frame in the
+ * segments mapped, and the hooks' fast path open.  Anything else returns
+ * 0 with nothing changed, and the full way does it all.
+ *
+ * Under the sanitizers, whose calls would clobber vector registers the
+ * trampolines do not save here, they always say 0.
+ */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+__attribute__((no_sanitize("address", "thread"))) uintptr_t
+ct_plt_enter_fast(uint32_t slot, uintptr_t *retp)
+{
+    (void)slot, (void)retp;
+    return 0;
+}
+
+__attribute__((no_sanitize("address", "thread"))) uintptr_t
+ct_plt_exit_fast(uintptr_t sp)
+{
+    (void)sp;
+    return 0;
+}
+#else
+uintptr_t ct_plt_enter_fast(uint32_t slot, uintptr_t *retp)
+{
+    struct plt_thread *pt = plt_self;
+    if (ct_unlikely(!pt || pt->in_tracer))
+        return 0;
+    const struct plt_slot *s = &SLOT(slot);
+    uint32_t n = pt->n;
+    uintptr_t ret = *retp;
+    if (ct_unlikely(__atomic_load_n(&s->lazy, __ATOMIC_ACQUIRE) != LAZY_NO ||
+                    (s->args_keeps & CT_ARGS_KEEPS_ARGS) ||
+                    __atomic_load_n(&npending, __ATOMIC_RELAXED) ||
+                    ret == (uintptr_t)ct_plt_return ||
+                    n >= CT_PLT_MAX_FRAMES || !pt->seg[n / FRAME_SEG] ||
+                    (n && (uintptr_t)frame_at(pt, n - 1)->retp <=
+                              (uintptr_t)retp)))
+        return 0;
+    pt->in_tracer = 1;
+    ct_signal_fence();
+    /* (The hooks' gate is shut to a thread another shares, a CLONE_VM
+     * child's: ct_thread_foreign needs no test of its own here.) */
+    if (ct_unlikely(ct_enter_try((void *)s->fn, (void *)ret,
+                                 (uintptr_t)retp) != 0)) {
+        ct_signal_fence();
+        pt->in_tracer = 0;
+        return 0;
+    }
+    struct plt_frame *f = frame_at(pt, n);
+    f->ret = ret;
+    f->retp = retp;
+    f->slot = slot;
+    f->depth = ct_self->depth - 1;
+    f->armed = 1;
+    *retp = (uintptr_t)ct_plt_return;
+    ct_signal_fence();
+    pt->n = n + 1;
+    ct_signal_fence();
+    pt->in_tracer = 0;
+    return __atomic_load_n(&s->target, __ATOMIC_ACQUIRE);
+}
+
+uintptr_t ct_plt_exit_fast(uintptr_t sp)
+{
+    struct plt_thread *pt = plt_self;
+    uintptr_t *retp = (uintptr_t *)(sp - sizeof(uintptr_t));
+    if (ct_unlikely(!pt || pt->in_tracer || pt->n == 0))
+        return 0;
+    uint32_t n = pt->n;
+    const struct plt_frame *f = frame_at(pt, n - 1);
+    /* (a tail call's frame shares its slot with the one below: full way) */
+    if (ct_unlikely(f->retp != retp ||
+                    (n > 1 && frame_at(pt, n - 2)->retp == retp) ||
+                    __atomic_load_n(&npending, __ATOMIC_RELAXED) ||
+                    lazy_of(f->slot) != LAZY_NO ||
+                    (SLOT(f->slot).args_keeps & CT_ARGS_KEEPS_RETURN)))
+        return 0;
+    pt->in_tracer = 1;
+    ct_signal_fence();
+    if (ct_unlikely(ct_exit_try((void *)SLOT(f->slot).fn, f->depth) != 0)) {
+        ct_signal_fence();
+        pt->in_tracer = 0;
+        return 0;
+    }
+    uintptr_t ret = f->ret;
+    ct_signal_fence();
+    pt->n = n - 1;
+    ct_signal_fence();
+    pt->in_tracer = 0;
+    return ret;
+}
+#endif
+
 void ct_plt_settle(void)
 {
     struct plt_thread *pt = plt_self;

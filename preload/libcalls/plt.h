@@ -34,7 +34,11 @@ int ct_plt_point_import(struct dl_phdr_info *info, const char *name,
  * open on its new stack. */
 void ct_plt_clone_fresh(void);
 
-/* Called by the stubs and the trampoline (plt_tramp.S). */
+/* Called by the stubs and the trampoline (plt_tramp.S): the fast ways
+ * first, with only the general registers saved (0: not taken, nothing
+ * done), then the full ones. */
+uintptr_t ct_plt_enter_fast(uint32_t slot, uintptr_t *retp);
+uintptr_t ct_plt_exit_fast(uintptr_t sp);
 uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp);
 uintptr_t ct_plt_exit(uintptr_t sp);
 

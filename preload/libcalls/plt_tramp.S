@@ -35,8 +35,12 @@ ct_plt_stubs:
 
 /*
  * Called with the caller's return address at (%rsp) and every argument
- * register live.  Saves them, asks ct_plt_enter where to go (it may swap
- * the return address for ct_plt_return), restores them and jumps there.
+ * register live.  Saves the general ones and tries ct_plt_enter_fast,
+ * which touches no vector register; when it declines, saves the vector
+ * ones too and asks ct_plt_enter.  Either says where to go (and may have
+ * swapped the return address for ct_plt_return); the registers come back
+ * and the call jumps there.  The slot's number waits at 8(%rsp) for the
+ * full way (the fast call clobbers %r11).
  */
         .p2align 4
         .type   plt_entry, @function
@@ -63,15 +67,28 @@ plt_entry:
         .cfi_adjust_cfa_offset 8
         subq    $272, %rsp              /* movups: a caller may misalign */
         .cfi_adjust_cfa_offset 272
+        movq    %r11, 8(%rsp)
+        /* The profile mode's calls all take the hooks' slow path, which
+         * the fast way cannot: straight to the full one. */
+        cmpl    $0, ct_profile_stop(%rip)
+        jnz     6f
+        movl    %r11d, %edi             /* slot number */
+        leaq    328(%rsp), %rsi         /* where the return address is */
+        call    ct_plt_enter_fast
+        testq   %rax, %rax
+        jnz     4f
+6:
         ct_save_vector_args 144         /* retp - 184, as args.c reads them */
         ct_save_upper_halves 16, 7, 0
-        movl    %r11d, %edi             /* slot number */
+        movl    8(%rsp), %edi           /* slot number */
         leaq    328(%rsp), %rsi         /* where the return address is */
         call    ct_plt_enter
         movq    %rax, %r11              /* where to go */
         ct_load_vector_args 144
         ct_load_upper_halves 16, 7, 0
-        addq    $272, %rsp
+        jmp     5f
+4:      movq    %rax, %r11              /* where to go */
+5:      addq    $272, %rsp
         .cfi_adjust_cfa_offset -272
         popq    %r9
         .cfi_adjust_cfa_offset -8
@@ -107,9 +124,11 @@ plt_entry:
 
 /*
  * A recorded library call returns here (its return address was swapped).
- * Keeps the return values (%rax, %rdx, %xmm0, %xmm1 and, with AVX, the
- * upper halves of %ymm0 and %ymm1; the x87 stack is not used by the
- * tracer), asks ct_plt_exit for the real return address and goes there.
+ * Keeps %rax and %rdx and tries ct_plt_exit_fast, which touches no vector
+ * register; when it declines, keeps the other return values too (%xmm0,
+ * %xmm1 and, with AVX, the upper halves of %ymm0 and %ymm1; the x87
+ * stack is not used by the tracer) and asks ct_plt_exit.  Either gives
+ * the real return address, where the call goes back to.
  * The values 48 bytes up, so that %rax is just below the stack pointer on
  * arrival and %xmm0 48 below it (args.c reads them there).
  */
@@ -120,15 +139,24 @@ plt_entry:
 ct_plt_return:
         endbr64
         subq    $48, %rsp
-        ct_save_return_values
+        ct_save_return_gprs
         subq    $48, %rsp
-        ct_save_upper_halves 0, 1, 32
+        cmpl    $0, ct_profile_stop(%rip)   /* as at the entry */
+        jnz     2f
         leaq    96(%rsp), %rdi          /* the stack pointer on arrival */
+        call    ct_plt_exit_fast
+        testq   %rax, %rax
+        jnz     1f
+2:
+        movups  %xmm0, 48(%rsp)         /* ct_save_return_vectors, 48 up */
+        movups  %xmm1, 64(%rsp)
+        ct_save_upper_halves 0, 1, 32
+        leaq    96(%rsp), %rdi
         call    ct_plt_exit
-        movq    %rax, %r11
         movups  48(%rsp), %xmm0
         movups  64(%rsp), %xmm1
         ct_load_upper_halves 0, 1, 32
+1:      movq    %rax, %r11
         movq    80(%rsp), %rdx
         movq    88(%rsp), %rax
         addq    $96, %rsp
