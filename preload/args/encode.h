@@ -84,20 +84,34 @@ static inline unsigned fp_bytes(const struct ct_arg_item *it)
     return it->width == 4 ? 4 : 8;
 }
 
+/* A float's bits as the double of the same value, with integers alone
+ * (plan.c, which the library-call stub's fast way calls, is built with
+ * -mgeneral-regs-only): what cvtss2sd gives, a signalling NaN made quiet
+ * as it makes it. */
+static inline uint64_t ct_float_to_double_bits(uint32_t f)
+{
+    uint64_t sign = (uint64_t)(f >> 31) << 63;
+    uint32_t exp = (f >> 23) & 0xff, man = f & 0x7fffff;
+    if (exp == 0xff)  /* infinity, NaN (quiet, its payload kept) */
+        return sign | 0x7ff0000000000000ull |
+               (man ? 0x0008000000000000ull : 0) | ((uint64_t)man << 29);
+    if (exp == 0) {
+        if (!man)
+            return sign;
+        /* subnormal: man * 2^-149, its top bit at top */
+        int top = 31 - __builtin_clz(man);
+        return sign | ((uint64_t)(top - 149 + 1023) << 52) |
+               ((uint64_t)((man << (23 - top)) & 0x7fffff) << 29);
+    }
+    return sign | ((uint64_t)(exp - 127 + 1023) << 52) | ((uint64_t)man << 29);
+}
+
 /* A floating-point value of `bytes` (4: a float, else a double) whose
  * bits are the low ones of `bits` (a register's or memory's, little-
  * endian), kept as a double. */
 static inline void put_fp_bits(struct pay *p, unsigned bytes, uint64_t bits)
 {
-    double d;
-    if (bytes == 4) {
-        uint32_t b = (uint32_t)bits;
-        float f;
-        memcpy(&f, &b, 4);
-        d = f;
-    } else {
-        memcpy(&d, &bits, 8);
-    }
+    uint64_t d = bytes == 4 ? ct_float_to_double_bits((uint32_t)bits) : bits;
     p->b[p->n++] = CT_VAL_DOUBLE;
     memcpy(p->b + p->n, &d, 8);
     p->n += 8;

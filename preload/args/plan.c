@@ -13,6 +13,12 @@
  * shut by a filter, a full block, the first call of a thread) is
  * recorded by the hook and given its ARGS by args.c's general path,
  * which writes the same values.
+ *
+ * The library-call stub's fast way, which saves no vector register,
+ * calls the plans of integers in general registers and of integer
+ * return values: this file is built with -mgeneral-regs-only, so that
+ * nothing here touches a vector register either (a float is made a
+ * double with integers, encode.h).
  */
 #include <string.h>
 
@@ -56,6 +62,8 @@ struct plan {
     uint8_t ret_reg;
     int32_t ret_off;
     uint8_t has_str;/* one of the items is a string                   */
+    uint8_t gprs;   /* ENTRY: every item an integer in a general
+                       register (the stub's fast way saved no other)   */
     uint32_t at;
     struct plan_item items[PLAN_ITEMS];
     uint8_t ret_ready; /* 1: ret is the return value's plan (an
@@ -137,6 +145,9 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
     }
     pl->n = r->nitems;
     pl->has_str = strings > 0;
+    pl->gprs = kind == PLAN_ENTRY && !strings;
+    for (unsigned i = 0; i < pl->n; i++)
+        pl->gprs &= !pl->items[i].fp;
     pl->has_at = r->has_at;
     pl->at = r->at;
     pl->returns = keeps_return;
@@ -320,11 +331,22 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
                        : plan_write(pl, fn, site, sp, g, true, false);
 }
 
+int ct_args_plan_write_gprs(uint32_t rule, void *fn, void *site, uintptr_t sp,
+                            const uintptr_t *ints, long step)
+{
+    const struct plan *pl = &plans[rule];
+    if (__atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE) != PLAN_ENTRY || !pl->gprs)
+        return -1;
+    const struct ct_arg_regs g = {ints, step, NULL, NULL, NULL};
+    return plan_write(pl, fn, site, sp, &g, false, false);
+}
+
 int ct_args_plan_return(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
                         uint32_t depth, void *fn)
 {
     const struct plan *pl = &plans[rule];
-    if (!__atomic_load_n(&pl->ret_ready, __ATOMIC_ACQUIRE))
+    if (!__atomic_load_n(&pl->ret_ready, __ATOMIC_ACQUIRE) ||
+        (pl->ret.fp && !xmm0))
         return -1;
     uint8_t rec[PLAN_HEAD + 11];
     struct pay pay = {rec + PLAN_HEAD, 0};

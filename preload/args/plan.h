@@ -28,8 +28,14 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
  * path does, before the ENTRY). */
 int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
                        const struct ct_arg_regs *g);
+/* The same for a library call whose stub saved only the general
+ * registers (ints, step: as struct ct_arg_regs has them): -1 also when
+ * the plan reads anything else (a floating-point value, a string). */
+int ct_args_plan_write_gprs(uint32_t rule, void *fn, void *site, uintptr_t sp,
+                            const uintptr_t *ints, long step);
 /* A return with the return value its rule keeps, from the %rax or %xmm0
- * (xmm0) a library call's stub or a taken return's trampoline saved: its
+ * (xmm0; NULL when the stub saved none, and then -1 for a floating-point
+ * value) a library call's stub or a taken return's trampoline saved: its
  * RETVAL and its EXIT written in one pass, the frame at depth (its
  * caller's depth) closed; -1 with
  * nothing written when the rule's return value has no plan, the call is

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "preload/args/args.h"
+#include "preload/args/plan.h"
 #include "preload/base/budget.h"
 #include "preload/base/self_read.h"
 #include "preload/patch/patch.h"
@@ -601,7 +602,8 @@ uintptr_t ct_plt_exit(uintptr_t sp)
  * values, are never touched on the way and need no saving (saving them,
  * with their upper halves, was about a third of a library call's cost).
  * The plain case only: a bound slot with no CALLTRACE_ARGS rule for this
- * end, no resolution pending anywhere, the thread's state there, no frame
+ * end, or one whose plan (args/plan.c, built the same way) reads only
+ * general registers, no resolution pending anywhere, the thread's state there, no frame
  * left below by a jump, not a tail call, room for the frame in the
  * segments mapped, and the hooks' fast path open.  Anything else returns
  * 0 with nothing changed, and the full way does it all.
@@ -633,7 +635,6 @@ uintptr_t ct_plt_enter_fast(uint32_t slot, uintptr_t *retp)
     uint32_t n = pt->n;
     uintptr_t ret = *retp;
     if (ct_unlikely(__atomic_load_n(&s->lazy, __ATOMIC_ACQUIRE) != LAZY_NO ||
-                    (s->args_keeps & CT_ARGS_KEEPS_ARGS) ||
                     __atomic_load_n(&npending, __ATOMIC_RELAXED) ||
                     ret == (uintptr_t)ct_plt_return ||
                     n >= CT_PLT_MAX_FRAMES || !pt->seg[n / FRAME_SEG] ||
@@ -643,9 +644,15 @@ uintptr_t ct_plt_enter_fast(uint32_t slot, uintptr_t *retp)
     pt->in_tracer = 1;
     ct_signal_fence();
     /* (The hooks' gate is shut to a thread another shares, a CLONE_VM
-     * child's: ct_thread_foreign needs no test of its own here.) */
-    if (ct_unlikely(ct_enter_try((void *)s->fn, (void *)ret,
-                                 (uintptr_t)retp) != 0)) {
+     * child's: ct_thread_foreign needs no test of its own here.)  A rule's
+     * integers go with the ENTRY, read where plt_tramp.S pushed the
+     * general registers (as args.c reads them). */
+    int taken = ct_likely(!(s->args_keeps & CT_ARGS_KEEPS_ARGS))
+                    ? ct_enter_try((void *)s->fn, (void *)ret, (uintptr_t)retp)
+                    : ct_args_plan_write_gprs(s->args, (void *)s->fn,
+                                              (void *)ret, (uintptr_t)retp,
+                                              retp - 2, -1);
+    if (ct_unlikely(taken != 0)) {
         ct_signal_fence();
         pt->in_tracer = 0;
         return 0;
@@ -676,12 +683,18 @@ uintptr_t ct_plt_exit_fast(uintptr_t sp)
     if (ct_unlikely(f->retp != retp ||
                     (n > 1 && frame_at(pt, n - 2)->retp == retp) ||
                     __atomic_load_n(&npending, __ATOMIC_RELAXED) ||
-                    lazy_of(f->slot) != LAZY_NO ||
-                    (SLOT(f->slot).args_keeps & CT_ARGS_KEEPS_RETURN)))
+                    lazy_of(f->slot) != LAZY_NO))
         return 0;
+    const struct plt_slot *s = &SLOT(f->slot);
     pt->in_tracer = 1;
     ct_signal_fence();
-    if (ct_unlikely(ct_exit_try((void *)SLOT(f->slot).fn, f->depth) != 0)) {
+    /* An integer return value a rule keeps goes with the EXIT, from the
+     * %rax plt_tramp.S saved just below sp. */
+    int taken = ct_likely(!(s->args_keeps & CT_ARGS_KEEPS_RETURN))
+                    ? ct_exit_try((void *)s->fn, f->depth)
+                    : ct_args_plan_return(s->args, ((const uint64_t *)sp)[-1],
+                                          NULL, f->depth, (void *)s->fn);
+    if (ct_unlikely(taken != 0)) {
         ct_signal_fence();
         pt->in_tracer = 0;
         return 0;

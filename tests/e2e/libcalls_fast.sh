@@ -11,7 +11,10 @@
 # comparator that longjmps out of qsort, threads, calls through a dlsym'd
 # pointer) and libcalls_cxx.cpp (an exception thrown through an
 # uninstrumented library, operator new and delete, tail calls between
-# libstdc++'s deletes in nested mode).  Each output is the untraced one.
+# libstdc++'s deletes in nested mode); then libcalls_main.c with
+# CALLTRACE_ARGS rules, integers and return values kept by the fast ways'
+# plans, a string by the full way, the same values either way.  Each
+# output is the untraced one.
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/libcalls-lib.bash"
 [ -f "$LIB" ] || skip "no $LIB"
@@ -47,4 +50,30 @@ for p in "${progs[@]}"; do
         done
     done
 done
+# With CALLTRACE_ARGS: the integers and integer return values a plan
+# keeps go with the fast ways' ENTRY and EXIT (args/plan.c), a string
+# and the rest by the full way; the same values either way.  Values that
+# differ between runs (addresses, pids) are not kept.
+rules='malloc@arg1/u64;qsort@arg2,arg3/i32;getppid@retval/i32;pthread_create@retval;pthread_join@retval/i32;printf@arg1/s'
+tree_values() {  # RAW: each thread's calls with their values
+    "$REPORT_SAN" --tree --threads "$1" | sed -e 's/^.*\] |/|/' -e 's/(tid [0-9]*)//'
+}
+"$T/main" > "$T/plain.out"
+for run in fast full; do
+    filter=""
+    [ "$run" = full ] && filter=-no_such_function
+    rm -f "$T/$run.raw"*
+    CALLTRACE_LIBCALLS=plt CALLTRACE_FILTER=$filter CALLTRACE_ARGS=$rules \
+        run_traced "$T/$run.raw" "$T/main" > "$T/$run.out" 2> "$T/$run.err" ||
+        fail "args $run: status $?: $(cat "$T/$run.err")"
+    cmp -s "$T/plain.out" "$T/$run.out" || fail "args $run: output changed"
+    tree_values "$T/$run.raw" > "$T/$run.vtree"
+done
+for want in 'malloc@plt(22);' 'qsort@plt(8, 4)' 'getppid@plt() = ' \
+            'pthread_create@plt() = 0;' 'pthread_join@plt() = 0;' 'printf@plt("'; do
+    grep -qF "$want" "$T/fast.vtree" || fail "args: no $want in the fast ways' tree: $(grep -F "${want%%(*}" "$T/fast.vtree" | head -3)"
+done
+diff "$T/full.vtree" "$T/fast.vtree" > "$T/diff" ||
+    fail "args: the fast ways' values differ from the full way's: $(head -20 "$T/diff")"
+n=$((n + 1))
 echo "libcalls_fast: $n pairs of runs, the fast ways record what the full way records"
