@@ -31,9 +31,20 @@ within() { awk -v r="$1" -v lo="$2" -v hi="$3" 'BEGIN { exit !(r >= lo && r <= h
 # hooks cost twice what the calibration saw.  So the checks may take up to
 # three runs; a subtraction that leaves the callers' share in, or takes
 # off the wrong amount, fails all three.
+#
+# The parent's ratio is held with CALLTRACE_CLOCK=tsc-fenced alone: with
+# the default clock its leaf's latency-bound body hides the hooks' work
+# under its own (docs/analysis.md, "Overlap"), by how much the CPU says:
+# on one Intel VM the parent kept 10-21 us of 16 with the bias off, on an
+# AMD EPYC VM the hooks added 3 ns a call to its leaf's 17 (raw 20.6 us
+# against 17.3 untraced) where the calibration, on an empty leaf, saw 19,
+# and 1.2-1.8 us were left.  The fences make the hooks' cost add to the
+# body's, which is what the subtraction assumes.  The heavy function,
+# which calls nothing, is held to it with either clock.
 attempt() {
     rm -f "$T"/b.raw*
-    run_traced "$T/b.raw" "$T/bc" > "$T/truth" || fail "bias_costs failed"
+    CALLTRACE_CLOCK=$clock run_traced "$T/b.raw" "$T/bc" > "$T/truth" ||
+        fail "bias_costs failed ($clock)"
     cpu=--cpu
     "$REPORT_SAN" -p -b --cpu "$T/b.raw" > /dev/null 2>&1 || cpu=
     "$REPORT_SAN" -p -b $cpu --subtract-bias=start "$T/b.raw" > "$T/sub" ||
@@ -48,17 +59,21 @@ attempt() {
     taken=$(awk -v r="$(field t_parent 5 raw)" -v s="$(field t_parent 5)" 'BEGIN { print r - s }')
     want=$(awk -v r="$(field t_parent 5 raw)" -v b="$caller" 'BEGIN { w = 1000 * b; print (r < w ? r : w) / 2 }')
     if ! awk -v t="$taken" -v w="$want" 'BEGIN { exit !(w > 0 && t >= w) }'; then
-        why="parent lost $taken ns a call, under half of its calls' share in their caller ($caller ns each): it stayed in"
+        why="$clock: parent lost $taken ns a call, under half of its calls' share in their caller ($caller ns each): it stayed in"
         return 1
     fi
-    for f in parent heavy; do
+    held=heavy
+    [ "$clock" = tsc-fenced ] && held="parent heavy"
+    for f in $held; do
         r=$(ratio "$(field t_$f 6)" "$(truth $f)")
         if ! within "$r" 0.25 4; then
-            why="$f: total per call $(field t_$f 6) ns with the bias off, untraced $(truth $f) ns ($r)"
+            why="$clock: $f: total per call $(field t_$f 6) ns with the bias off, untraced $(truth $f) ns ($r)"
             return 1
         fi
     done
     return 0
 }
-three_tries attempt
-echo "bias off: parent lost $taken ns a call (1000 calls, $caller ns each in the caller), parent $(ratio "$(field t_parent 6)" "$(truth parent)"), heavy $(ratio "$(field t_heavy 6)" "$(truth heavy)") of untraced"
+for clock in tsc tsc-fenced; do
+    three_tries attempt
+    echo "$clock, bias off: parent lost $taken ns a call (1000 calls, $caller ns each in the caller), parent $(ratio "$(field t_parent 6)" "$(truth parent)"), heavy $(ratio "$(field t_heavy 6)" "$(truth heavy)") of untraced"
+done
