@@ -22,6 +22,10 @@ uint32_t ct_args_rule_for(const char *name, int libcall);
  * ct_args_plt_exit), both or neither. */
 #define CT_ARGS_KEEPS_ARGS 1u
 #define CT_ARGS_KEEPS_RETURN 2u
+/* ... and which of them the stub's fast way, which saves no vector
+ * register, may write itself (plan.c, ct_args_plan_gprs). */
+#define CT_ARGS_FAST_ARGS 4u
+#define CT_ARGS_FAST_RETURN 8u
 uint32_t ct_args_keeps(uint32_t rule);
 /* Whether CALLTRACE_ARGS gave any rule. */
 int ct_args_any(void);

@@ -331,6 +331,17 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
                        : plan_write(pl, fn, site, sp, g, true, false);
 }
 
+uint32_t ct_args_plan_gprs(uint32_t rule)
+{
+    const struct plan *pl = &plans[rule];
+    uint32_t k = 0;
+    if (__atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE) == PLAN_ENTRY && pl->gprs)
+        k |= CT_ARGS_FAST_ARGS;
+    if (__atomic_load_n(&pl->ret_ready, __ATOMIC_ACQUIRE) && !pl->ret.fp)
+        k |= CT_ARGS_FAST_RETURN;
+    return k;
+}
+
 int ct_args_plan_write_gprs(uint32_t rule, void *fn, void *site, uintptr_t sp,
                             const uintptr_t *ints, long step)
 {

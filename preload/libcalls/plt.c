@@ -629,9 +629,12 @@ ct_plt_exit_fast(uintptr_t sp)
 uintptr_t ct_plt_enter_fast(uint32_t slot, uintptr_t *retp)
 {
     struct plt_thread *pt = plt_self;
-    if (ct_unlikely(!pt || pt->in_tracer))
-        return 0;
     const struct plt_slot *s = &SLOT(slot);
+    uint32_t keeps = s->args_keeps;
+    if (ct_unlikely(!pt || pt->in_tracer ||
+                    (keeps & (CT_ARGS_KEEPS_ARGS | CT_ARGS_FAST_ARGS)) ==
+                        CT_ARGS_KEEPS_ARGS))
+        return 0;
     uint32_t n = pt->n;
     uintptr_t ret = *retp;
     if (ct_unlikely(__atomic_load_n(&s->lazy, __ATOMIC_ACQUIRE) != LAZY_NO ||
@@ -647,7 +650,7 @@ uintptr_t ct_plt_enter_fast(uint32_t slot, uintptr_t *retp)
      * child's: ct_thread_foreign needs no test of its own here.)  A rule's
      * integers go with the ENTRY, read where plt_tramp.S pushed the
      * general registers (as args.c reads them). */
-    int taken = ct_likely(!(s->args_keeps & CT_ARGS_KEEPS_ARGS))
+    int taken = ct_likely(!(keeps & CT_ARGS_KEEPS_ARGS))
                     ? ct_enter_try((void *)s->fn, (void *)ret, (uintptr_t)retp)
                     : ct_args_plan_write_gprs(s->args, (void *)s->fn,
                                               (void *)ret, (uintptr_t)retp,
@@ -680,17 +683,20 @@ uintptr_t ct_plt_exit_fast(uintptr_t sp)
     uint32_t n = pt->n;
     const struct plt_frame *f = frame_at(pt, n - 1);
     /* (a tail call's frame shares its slot with the one below: full way) */
+    const struct plt_slot *s = &SLOT(f->slot);
+    uint32_t keeps = s->args_keeps;
     if (ct_unlikely(f->retp != retp ||
                     (n > 1 && frame_at(pt, n - 2)->retp == retp) ||
                     __atomic_load_n(&npending, __ATOMIC_RELAXED) ||
-                    lazy_of(f->slot) != LAZY_NO))
+                    lazy_of(f->slot) != LAZY_NO ||
+                    (keeps & (CT_ARGS_KEEPS_RETURN | CT_ARGS_FAST_RETURN)) ==
+                        CT_ARGS_KEEPS_RETURN))
         return 0;
-    const struct plt_slot *s = &SLOT(f->slot);
     pt->in_tracer = 1;
     ct_signal_fence();
     /* An integer return value a rule keeps goes with the EXIT, from the
      * %rax plt_tramp.S saved just below sp. */
-    int taken = ct_likely(!(s->args_keeps & CT_ARGS_KEEPS_RETURN))
+    int taken = ct_likely(!(keeps & CT_ARGS_KEEPS_RETURN))
                     ? ct_exit_try((void *)s->fn, f->depth)
                     : ct_args_plan_return(s->args, ((const uint64_t *)sp)[-1],
                                           NULL, f->depth, (void *)s->fn);
