@@ -7,10 +7,14 @@
 #                                    BASE_LIB=path: another build's counts
 #                                    beside)
 # bench/args_kinds_prog.c calls one function of bench/args_kinds_lib.c
-# through the PLT; gdb records (`record full`) the 1501st call's
-# ct_plt_enter (the stub's C side, the ENTRY and the values kept) and the
-# next ct_plt_exit (the return trampoline's, the RETVAL and the EXIT),
-# and prints how many instructions each ran.  Under the debugger the
+# through the PLT; gdb records (`record full`) the 1501st call from the
+# stub's common part to the library function (the registers saved, the
+# ENTRY and the values kept) and from the return trampoline to the
+# caller (the RETVAL and the EXIT), and prints how many instructions
+# each ran.  gdb cannot record the VEX-coded instructions that keep the
+# upper halves of the vector registers on the full ways (plt_tramp.S):
+# they are turned off for the count (ct_vec_upper), which leaves out
+# about 30 instructions a full way runs on a CPU with AVX.  Under the debugger the
 # clock moves far between two records, so each ENTRY's and EXIT's time
 # takes a few more bytes (and its loop a few more instructions) than in
 # a run: alike with and without the rule.
@@ -38,7 +42,11 @@ rows=(
 )
 want=" ${KINDS:-int long char ptr double str heapstr datastr four retval} "
 
-# count LIB KIND [RULE]: "enter exit", the instructions of each.
+# count LIB KIND FUNCTION [RULE]: "enter exit", the instructions of each:
+# from the stub's common part (plt_entry) to the library function's first
+# instruction, and from the return trampoline (ct_plt_return) to the
+# caller's return address: the stub's and the trampoline's own
+# instructions, their fast ways or their full ones, and the hooks'.
 count() {
     cat > "$W/gdb.cmd" <<EOF
 set pagination off
@@ -47,20 +55,25 @@ set breakpoint pending on
 set environment LD_PRELOAD=$1
 set environment CALLTRACE_OUTPUT=$W/t.raw
 set environment CALLTRACE_CPUTIME=off
-set environment CALLTRACE_ARGS=${3:-}
-break ct_plt_enter
+set environment CALLTRACE_ARGS=${4:-}
+break plt_entry
 run $2 2000 1
+set var *(unsigned char *)&ct_vec_upper = 0
 ignore 1 1500
 continue
+set \$ret = *(unsigned long *)\$rsp
+delete
+break $3
 record full
-finish
+continue
 info record
 record stop
 delete
-break ct_plt_exit
+break ct_plt_return
 continue
+tbreak *\$ret
 record full
-finish
+continue
 info record
 record stop
 kill
@@ -74,7 +87,7 @@ EOF
 echo "command: BUILD=$BUILD${BASE_LIB:+ BASE_LIB=$BASE_LIB}${KINDS:+ KINDS=\"$KINDS\"} bench/args_instructions.sh"
 echo "CPU: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo); $(gdb --version | head -n 1)"
 echo
-echo "Instructions of one library call in the tracer (ct_plt_enter + ct_plt_exit), with the rule and without"
+echo "Instructions of one library call in the tracer (from the stub to the function + from the return trampoline to the caller), with the rule and without"
 echo
 head="| kind | calltrace rule | no rule | with it | over it |"
 line="|---|---|---|---|---|"
@@ -84,14 +97,15 @@ echo "$line"
 for row in "${rows[@]}"; do
     IFS='|' read -r name kind rule <<< "$row"
     [[ $want == *" $name "* ]] || continue
-    read -r be bx <<< "$(count "$LIB" "$kind")"
-    read -r ce cx <<< "$(count "$LIB" "$kind" "$rule")"
+    fn=${rule%%@*}
+    read -r be bx <<< "$(count "$LIB" "$kind" "$fn")"
+    read -r ce cx <<< "$(count "$LIB" "$kind" "$fn" "$rule")"
     [ -n "${ce:-}" ] && [ -n "${cx:-}" ] || { echo "no count for $name" >&2; exit 1; }
     out="| $name | \`$rule\` | $be + $bx | $ce + $cx | +$((ce + cx - be - bx)) |"
     if [ -n "${BASE_LIB:-}" ]; then
-        read -r oe ox <<< "$(count "$BASE_LIB" "$kind")"
-        read -r re rx <<< "$(count "$BASE_LIB" "$kind" "$rule")"
-        out+=" +$((re + rx - oe - ox)) |"
+        read -r oe ox <<< "$(count "$BASE_LIB" "$kind" "$fn")"
+        read -r re rx <<< "$(count "$BASE_LIB" "$kind" "$fn" "$rule")"
+        out+=" $oe + $ox, $re + $rx: +$((re + rx - oe - ox)) |"
     fi
     echo "$out"
 done
