@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The kernel sampler's stack copy follows the thread's deepest walk
 # (docs/sampling.md, "Copy size"): tests/programs/sample_deepen.c burns
-# 400 ms a few frames deep (its copy shrinks, seen with strace where
-# present), then 400 ms 80 frames deep (about 4 KiB).  The samples cut
+# 400 ms a few frames deep (its copy shrinks: samples are cut short when
+# the thread deepens; with strace where present, the full copy is seen
+# asked for), then 400 ms 80 frames deep (about 4 KiB).  The samples cut
 # short between are counted in the trace, at most a couple of drains'
 # worth, and main stays on nearly every sampled stack; a program whose
 # depth does not change has none cut short.
@@ -45,7 +46,10 @@ if command -v strace >/dev/null; then
         "$T/deepen" || fail "under strace: status $?"
     copies=$(grep -o 'sample_stack_user=[0-9a-fx]*' "$T/strace" | sort -u | tr '\n' ' ')
     grep -q 'sample_stack_user=0x2000' "$T/strace" || fail "no full copy: $copies"
-    grep -Eq 'sample_stack_user=(0x[0-9a-f]{1,3}|0x1[0-9a-f]{3})\b' "$T/strace" ||
-        fail "no smaller copy: $copies"
-    echo "ok: copies $copies"
+    # The smaller copy is what the samples cut short above show.  Under
+    # strace on a loaded machine every system call of the sampler waits
+    # for strace to be scheduled, and its drains fall so far behind that
+    # no walk before a reopen is whole: the copy may then stay full for
+    # the whole run (seen on 2 busy cores, three runs of three).
+    echo "ok: copies under strace: $copies"
 fi
