@@ -36,6 +36,7 @@
  * This file is built with -mgeneral-regs-only, which those need.
  */
 #include "preload/tracer.h"
+#include "preload/args/plan.h"
 #include "preload/filters/filter_skip.h"
 #include "preload/patch/patch.h"
 #include "preload/patch/patch_objects.h"
@@ -556,10 +557,21 @@ CT_UNSANITIZED uintptr_t ct_patch_leave_fast(uintptr_t sp)
     (void)sp;
     return 0;
 }
+
+CT_UNSANITIZED uintptr_t
+ct_patch_enter_args_fast(const struct ct_sled *s, uintptr_t *slot,
+                         const uintptr_t *saved)
+{
+    (void)s, (void)slot, (void)saved;
+    return 0;
+}
 #else
 /* The call of entry s, whose return address is at slot, recorded and its
- * frame kept: the body's address (past the entry's five bytes). */
-uintptr_t ct_patch_enter_fast(const struct ct_sled *s, uintptr_t *slot)
+ * frame kept: the body's address (past the entry's five bytes).  With
+ * `saved` (a function whose rule keeps its arguments), the ENTRY and its
+ * ARGS are written by the rule's plan from the general registers there. */
+static inline __attribute__((always_inline)) uintptr_t
+patch_enter(const struct ct_sled *s, uintptr_t *slot, const uintptr_t *saved)
 {
     struct ct_thread *t = ct_self;
     struct ct_pstack *ps = ct_pstk;
@@ -581,14 +593,36 @@ uintptr_t ct_patch_enter_fast(const struct ct_sled *s, uintptr_t *slot)
     ps->f[n].ret = ret;
     ps->f[n].fn = fn;
     uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
-    if (ct_unlikely(((t->gate | (t->expect ^ w)) != 0) ||
-                    enter_record(t, (void *)fn, (void *)ret, (uintptr_t)slot,
-                                 HOOK_TSC_SP, 0, 0) != 0)) {
+    int shut = saved ? ct_args_plan_write_gprs(s->args, (void *)fn,
+                                               (void *)ret, (uintptr_t)slot,
+                                               saved, 1) != 0
+                     : ((t->gate | (t->expect ^ w)) != 0) ||
+                           enter_record(t, (void *)fn, (void *)ret,
+                                        (uintptr_t)slot, HOOK_TSC_SP, 0,
+                                        0) != 0;
+    if (ct_unlikely(shut)) {
         ct_signal_fence();
         ps->n = n;
         return 0;
     }
     return s->at + CT_PATCH_SLED;
+}
+
+uintptr_t ct_patch_enter_fast(const struct ct_sled *s, uintptr_t *slot)
+{
+    return patch_enter(s, slot, NULL);
+}
+
+/* A function with a rule: its values by the plan, or (a rule of its
+ * return value alone, which the return trampoline keeps) the ENTRY as
+ * above; anything the plan cannot write takes the full way. */
+uintptr_t ct_patch_enter_args_fast(const struct ct_sled *s, uintptr_t *slot,
+                                   const uintptr_t *saved)
+{
+    if (ct_unlikely(s->args_fast == CT_SLED_FAST_NONE))
+        return 0;
+    return patch_enter(s, slot,
+                       s->args_fast == CT_SLED_FAST_ARGS ? saved : NULL);
 }
 
 /* The return of the newest patched frame, the stack pointer sp just past

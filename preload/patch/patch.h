@@ -22,7 +22,15 @@ struct ct_sled {
     uint32_t args;
     uint8_t on;
     uint8_t want;
+    uint8_t args_fast;  /* what the entry's fast path can write of args:
+                           CT_SLED_FAST_*                              */
 };
+/* ct_sled.args_fast: nothing (the full way), the ENTRY alone (a rule of
+ * the return value, which the return trampoline keeps), or the ENTRY and
+ * the ARGS (integers in general registers: its plan's, args/plan.c). */
+#define CT_SLED_FAST_NONE 0
+#define CT_SLED_FAST_ENTRY 1
+#define CT_SLED_FAST_ARGS 2
 
 /* Set once an object's entries are written (patch_objects.c). */
 extern int ct_patch_active;
@@ -102,6 +110,11 @@ uintptr_t ct_patch_enter(const struct ct_sled *s, uintptr_t *slot,
  * They use no vector register. */
 uintptr_t ct_patch_enter_fast(const struct ct_sled *s, uintptr_t *slot);
 uintptr_t ct_patch_leave_fast(uintptr_t sp);
+/* The same at the entry of a function with a CALLTRACE_ARGS rule whose
+ * values the fast path can write (args_fast): its ARGS record with the
+ * ENTRY, from the general registers saved at `saved` (as below). */
+uintptr_t ct_patch_enter_args_fast(const struct ct_sled *s, uintptr_t *slot,
+                                   const uintptr_t *saved);
 /* The frame returning with stack pointer sp, taken off: its function and
  * real return address in out, which the trampoline records
  * (ct_exit_at) and returns to. */

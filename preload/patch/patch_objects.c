@@ -206,6 +206,11 @@ static void rule_one(void *arg, struct ct_sled *s, const char *const names[3])
     for (int k = 0; k < 3 && !s->args; k++)
         if (names[k])
             s->args = ct_args_rule_for(names[k], 0);
+    uint32_t keeps = ct_args_keeps(s->args);
+    s->args_fast = !s->args                          ? CT_SLED_FAST_NONE
+                   : !(keeps & CT_ARGS_KEEPS_ARGS)   ? CT_SLED_FAST_ENTRY
+                   : (keeps & CT_ARGS_FAST_ARGS)     ? CT_SLED_FAST_ARGS
+                                                     : CT_SLED_FAST_NONE;
 }
 
 static void args_rules(struct ct_pobj *o)
@@ -265,7 +270,8 @@ static int add_object(struct ct_pobj *o, const uintptr_t *at, size_t count,
         uintptr_t a = at[i];
         if (a < o->lo || a + SLED > o->hi || !is_sled((const uint8_t *)a))
             continue;
-        o->sleds[o->n++] = (struct ct_sled){a, function_at(o, a), 0, 0, 1};
+        o->sleds[o->n++] = (struct ct_sled){a, function_at(o, a), 0, 0, 1,
+                                            CT_SLED_FAST_NONE};
     }
     *bad += count - o->n;
     qsort(o->sleds, o->n, sizeof *o->sleds, by_fn);

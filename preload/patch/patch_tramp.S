@@ -5,7 +5,8 @@
  * %r11 and jumps to ct_patch_entry with every argument register live.
  * ct_patch_enter_fast (hot/hot.c) records the call and keeps its frame
  * (in any case but the plain one, ct_patch_enter keeps the frame and the
- * hook records the call); the trampoline then *calls* the body with the
+ * hook records the call; with a CALLTRACE_ARGS rule,
+ * ct_patch_enter_args_fast or ct_patch_enter_args); the trampoline then *calls* the body with the
  * stack pointer where the function's own return address was, so the
  * call's push puts ct_patch_return in that slot.  The function returns
  * there, where ct_patch_leave_fast (or ct_patch_leave and the hook)
@@ -67,24 +68,24 @@
  * is the patched function's return address (%rsp is 8 mod 16, as at any
  * function's entry), %r11 its entry's table slot (struct ct_sled).
  *
- * With \fast 1, ct_patch_enter_fast (hot/hot.c) is tried first, once the
- * general registers an entry may carry arguments in (and %r11) are
- * saved: it uses no vector register.  When it recorded the call and kept
- * its frame, it gives the body's address, which is called at once.
+ * \fast (ct_patch_enter_fast or ct_patch_enter_args_fast, hot/hot.c) is
+ * tried first, once the general registers an entry may carry arguments
+ * in (and %r11) are saved: it uses no vector register.  When it recorded
+ * the call and kept its frame, it gives the body's address, which is
+ * called at once.
  *
- * Otherwise (and always with \fast 0) the full way, in the same frame:
- * the vector registers saved too, \keep keeps the frame, puts the body in
- * the saved %r11 and says which function it is (0: no room, the call is
- * not recorded).  With \fast 1 the hook is then called from here
- * (ct_enter_at), so that no C function keeps registers across a call;
- * ct_patch_enter_args calls it itself, as its ARGS record must follow the
- * ENTRY.
+ * Otherwise the full way, in the same frame: the vector registers saved
+ * too, \keep keeps the frame, puts the body in the saved %r11 and says
+ * which function it is (0: no room, the call is not recorded).  With
+ * \hook 1 the hook is then called from here (ct_enter_at), so that no C
+ * function keeps registers across a call; ct_patch_enter_args calls it
+ * itself, as its ARGS record must follow the ENTRY.
  *
  * Both ways end at the one call of the body, with the stack pointer on
  * the slot: the call writes the address of the instruction after it, the
  * return trampoline, into the slot.
  */
-        .macro  entry_trampoline name, keep, fast
+        .macro  entry_trampoline name, keep, fast, hook
         .p2align 4
         .globl  \name
         .hidden \name
@@ -94,10 +95,11 @@
         subq    $360, %rsp
         .cfi_adjust_cfa_offset 360
         save_args
-        .if \fast
+        .ifnb   \fast
         movq    %r11, %rdi              /* the entry                    */
         leaq    360(%rsp), %rsi         /* its return address's slot    */
-        call    ct_patch_enter_fast
+        movq    %rsp, %rdx              /* the registers saved          */
+        call    \fast
         testq   %rax, %rax
         jz      1f
         movq    %rax, %r11              /* the body                     */
@@ -120,7 +122,7 @@
         .cfi_adjust_cfa_offset -360
         jmp     *%r11
 2:      .cfi_restore_state
-        .if \fast
+        .if \hook
         movq    %rax, %rdi              /* the function                 */
         movq    72(%rsp), %rsi          /* where it returns to          */
         leaq    360(%rsp), %rdx         /* its caller's stack pointer   */
@@ -201,11 +203,13 @@
         .size   \name, . - \name
         .endm
 
-        entry_trampoline ct_patch_entry, ct_patch_enter, 1
+        entry_trampoline ct_patch_entry, ct_patch_enter, ct_patch_enter_fast, 1
         return_trampoline ct_patch_return, 0
 
 /* The same pair for a function whose arguments or return value are kept
- * (CALLTRACE_ARGS): ct_patch_enter_args keeps the frame, writes the ENTRY
- * and the ARGS record from the registers saved here. */
-        entry_trampoline ct_patch_entry_args, ct_patch_enter_args, 0
+ * (CALLTRACE_ARGS): ct_patch_enter_args_fast writes the ENTRY and the
+ * integers of its rule's plan from the general registers saved here;
+ * otherwise ct_patch_enter_args keeps the frame and writes the ENTRY and
+ * the ARGS record itself (no hook call after it). */
+        entry_trampoline ct_patch_entry_args, ct_patch_enter_args, ct_patch_enter_args_fast, 0
         return_trampoline ct_patch_return_args, 1
