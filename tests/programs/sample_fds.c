@@ -8,10 +8,15 @@
  * ever).  Both processes burn CPU long enough for the sampler to change
  * their periods (it keeps the events' descriptors then), and print the
  * descriptors they see and the number the next open gets.
- *   sample_fds [seccomp]   seccomp: before the fork, a filter that
+ *   sample_fds [seccomp|long]
+ *                          seccomp: before the fork, a filter that
  *                          refuses unshare, so the child's sampler has no
  *                          table of its own (the descriptors of its new
- *                          events are closed at once, as before)
+ *                          events are closed at once, as before); long:
+ *                          each burn three times as long (under strace
+ *                          on a loaded machine the sampler counts about
+ *                          six samples in ten, and a period changes only
+ *                          at a thread's second reopen, 200 of them)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -31,8 +36,11 @@
 
 static volatile unsigned long sink;
 
+static long scale = 1;
+
 static void burn(long ms)
 {
+    ms *= scale;
     struct timespec t0, t;
     clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
     do {
@@ -75,6 +83,8 @@ int main(int argc, char **argv)
 {
     if (argc > 1 && strcmp(argv[1], "seccomp") == 0 && refuse_unshare() != 0)
         return 2;
+    if (argc > 1 && strcmp(argv[1], "long") == 0)
+        scale = 3;
     int p[2];
     if (pipe(p) != 0)
         return 1;
