@@ -629,9 +629,14 @@ ct_plt_exit_fast(uintptr_t sp)
 uintptr_t ct_plt_enter_fast(uint32_t slot, uintptr_t *retp)
 {
     struct plt_thread *pt = plt_self;
+    const struct ct_thread *t = ct_self;
     const struct plt_slot *s = &SLOT(slot);
     uint32_t keeps = s->args_keeps;
-    if (ct_unlikely(!pt || pt->in_tracer ||
+    /* A thread whose state another may share (a CLONE_VM child's) is
+     * left to the full way before its state is touched, as there. */
+    if (ct_unlikely(!pt || !t || pt->in_tracer ||
+                    (__atomic_load_n(&t->stop, __ATOMIC_RELAXED) &
+                     CT_STOP_SHARED) ||
                     (keeps & (CT_ARGS_KEEPS_ARGS | CT_ARGS_FAST_ARGS)) ==
                         CT_ARGS_KEEPS_ARGS))
         return 0;
@@ -646,10 +651,8 @@ uintptr_t ct_plt_enter_fast(uint32_t slot, uintptr_t *retp)
         return 0;
     pt->in_tracer = 1;
     ct_signal_fence();
-    /* (The hooks' gate is shut to a thread another shares, a CLONE_VM
-     * child's: ct_thread_foreign needs no test of its own here.)  A rule's
-     * integers go with the ENTRY, read where plt_tramp.S pushed the
-     * general registers (as args.c reads them). */
+    /* A rule's integers go with the ENTRY, read where plt_tramp.S pushed
+     * the general registers (as args.c reads them). */
     int taken = ct_likely(!(keeps & CT_ARGS_KEEPS_ARGS))
                     ? ct_enter_try((void *)s->fn, (void *)ret, (uintptr_t)retp)
                     : ct_args_plan_write_gprs(s->args, (void *)s->fn,
@@ -664,7 +667,7 @@ uintptr_t ct_plt_enter_fast(uint32_t slot, uintptr_t *retp)
     f->ret = ret;
     f->retp = retp;
     f->slot = slot;
-    f->depth = ct_self->depth - 1;
+    f->depth = t->depth - 1;
     f->armed = 1;
     *retp = (uintptr_t)ct_plt_return;
     ct_signal_fence();
