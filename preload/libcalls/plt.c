@@ -626,20 +626,13 @@ ct_plt_exit_fast(uintptr_t sp)
     return 0;
 }
 #else
-uintptr_t ct_plt_enter_fast(uint32_t slot, uintptr_t *retp)
+/* The fast way's work, once the first tests let it in: apart, so that a
+ * call they send to the full way (a rule of a floating-point value or a
+ * string) pays no saved registers for it. */
+static __attribute__((noinline)) uintptr_t
+enter_fast(uint32_t slot, uintptr_t *retp, struct plt_thread *pt,
+           const struct ct_thread *t, const struct plt_slot *s, uint32_t keeps)
 {
-    struct plt_thread *pt = plt_self;
-    const struct ct_thread *t = ct_self;
-    const struct plt_slot *s = &SLOT(slot);
-    uint32_t keeps = s->args_keeps;
-    /* A thread whose state another may share (a CLONE_VM child's) is
-     * left to the full way before its state is touched, as there. */
-    if (ct_unlikely(!pt || !t || pt->in_tracer ||
-                    (__atomic_load_n(&t->stop, __ATOMIC_RELAXED) &
-                     CT_STOP_SHARED) ||
-                    (keeps & (CT_ARGS_KEEPS_ARGS | CT_ARGS_FAST_ARGS)) ==
-                        CT_ARGS_KEEPS_ARGS))
-        return 0;
     uint32_t n = pt->n;
     uintptr_t ret = *retp;
     if (ct_unlikely(__atomic_load_n(&s->lazy, __ATOMIC_ACQUIRE) != LAZY_NO ||
@@ -675,6 +668,23 @@ uintptr_t ct_plt_enter_fast(uint32_t slot, uintptr_t *retp)
     ct_signal_fence();
     pt->in_tracer = 0;
     return __atomic_load_n(&s->target, __ATOMIC_ACQUIRE);
+}
+
+uintptr_t ct_plt_enter_fast(uint32_t slot, uintptr_t *retp)
+{
+    struct plt_thread *pt = plt_self;
+    const struct ct_thread *t = ct_self;
+    const struct plt_slot *s = &SLOT(slot);
+    uint32_t keeps = s->args_keeps;
+    /* A thread whose state another may share (a CLONE_VM child's) is
+     * left to the full way before its state is touched, as there. */
+    if (ct_unlikely(!pt || !t || pt->in_tracer ||
+                    (__atomic_load_n(&t->stop, __ATOMIC_RELAXED) &
+                     CT_STOP_SHARED) ||
+                    (keeps & (CT_ARGS_KEEPS_ARGS | CT_ARGS_FAST_ARGS)) ==
+                        CT_ARGS_KEEPS_ARGS))
+        return 0;
+    return enter_fast(slot, retp, pt, t, s, keeps);
 }
 
 uintptr_t ct_plt_exit_fast(uintptr_t sp)
