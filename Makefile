@@ -156,13 +156,15 @@ $(BUILD)/tsan/preload/%.o: preload/%.S
 	@mkdir -p $(dir $@)
 	$(CC) $(DEPFLAGS) $(CPPFLAGS) -c -o $@ $<
 
-# The hooks' file, the library calls' C and the values' plans use no
-# vector register, and must not: the patchable entries' trampolines and
-# the library-call stubs call their fast paths without saving any
-# (preload/hot/hot.c, preload/patch/patch_tramp.S, preload/libcalls/plt.c
-# and plt_tramp.S, preload/args/plan.c).
+# The hooks' file, the library calls' C, the values' plans and the table
+# of stable memory their strings are read from use no vector register,
+# and must not: the patchable entries' trampolines and the library-call
+# stubs call their fast paths without saving any (preload/hot/hot.c,
+# preload/patch/patch_tramp.S, preload/libcalls/plt.c and plt_tramp.S,
+# preload/args/plan.c, preload/base/stable_mem.c).
 $(BUILD)/preload/hot/hot.o $(BUILD)/preload/libcalls/plt.o \
-$(BUILD)/preload/args/plan.o: PRELOAD_CFLAGS += -mgeneral-regs-only
+$(BUILD)/preload/args/plan.o $(BUILD)/preload/base/stable_mem.o: \
+    PRELOAD_CFLAGS += -mgeneral-regs-only
 
 $(BUILD)/preload/%.o: preload/%.c
 	@mkdir -p $(dir $@)

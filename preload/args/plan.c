@@ -15,10 +15,11 @@
  * which writes the same values.
  *
  * The library-call stub's fast way, which saves no vector register,
- * calls the plans of integers in general registers and of integer
- * return values: this file is built with -mgeneral-regs-only, so that
- * nothing here touches a vector register either (a float is made a
- * double with integers, encode.h).
+ * calls the plans of integers and strings in general registers and of
+ * integer return values: this file is built with -mgeneral-regs-only,
+ * and so is the table of stable memory it reads strings by
+ * (base/stable_mem.c), so that nothing here touches a vector register
+ * either (a float is made a double with integers, encode.h).
  */
 #include <string.h>
 
@@ -62,8 +63,9 @@ struct plan {
     uint8_t ret_reg;
     int32_t ret_off;
     uint8_t has_str;/* one of the items is a string                   */
-    uint8_t gprs;   /* ENTRY: every item an integer in a general
-                       register (the stub's fast way saved no other)   */
+    uint8_t gprs;   /* ENTRY: every item in a general register, an
+                       integer or a string's address (the stub's fast
+                       way saved no other)                              */
     uint32_t at;
     struct plan_item items[PLAN_ITEMS];
     uint8_t ret_ready; /* 1: ret is the return value's plan (an
@@ -145,7 +147,7 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
     }
     pl->n = r->nitems;
     pl->has_str = strings > 0;
-    pl->gprs = kind == PLAN_ENTRY && !strings;
+    pl->gprs = kind == PLAN_ENTRY;
     for (unsigned i = 0; i < pl->n; i++)
         pl->gprs &= !pl->items[i].fp;
     pl->has_at = r->has_at;
@@ -349,7 +351,8 @@ int ct_args_plan_write_gprs(uint32_t rule, void *fn, void *site, uintptr_t sp,
     if (__atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE) != PLAN_ENTRY || !pl->gprs)
         return -1;
     const struct ct_arg_regs g = {ints, step, NULL, NULL, NULL};
-    return plan_write(pl, fn, site, sp, &g, false, false);
+    return pl->has_str ? plan_write(pl, fn, site, sp, &g, false, true)
+                       : plan_write(pl, fn, site, sp, &g, false, false);
 }
 
 int ct_args_plan_return(uint32_t rule, uint64_t rax, const uint8_t *xmm0,

@@ -30,12 +30,13 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
                        const struct ct_arg_regs *g);
 /* What of rule's values a library call's stub may keep by its fast way,
  * which saves only the general registers (CT_ARGS_FAST_ARGS: integers
- * in them; CT_ARGS_FAST_RETURN: an integer return value): by
+ * and strings' addresses in them; CT_ARGS_FAST_RETURN: an integer
+ * return value): by
  * ct_args_plan_write_gprs, and ct_args_plan_return with no xmm0. */
 uint32_t ct_args_plan_gprs(uint32_t rule);
 /* The same for a library call whose stub saved only the general
  * registers (ints, step: as struct ct_arg_regs has them): -1 also when
- * the plan reads anything else (a floating-point value, a string). */
+ * the plan reads anything else (a floating-point value). */
 int ct_args_plan_write_gprs(uint32_t rule, void *fn, void *site, uintptr_t sp,
                             const uintptr_t *ints, long step);
 /* A return with the return value its rule keeps, from the %rax or %xmm0

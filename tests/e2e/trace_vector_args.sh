@@ -53,7 +53,8 @@ done
 # must use none (built with -mgeneral-regs-only), or a library call's
 # arguments would be cut by the compiler's own use of %xmm, whatever the
 # C library does.
-for o in preload/hot/hot.o preload/libcalls/plt.o preload/args/plan.o; do
+for o in preload/hot/hot.o preload/libcalls/plt.o preload/args/plan.o \
+         preload/base/stable_mem.o; do
     [ -f "$CT_BUILD/$o" ] || continue
     objdump -d "$CT_BUILD/$o" | grep -E '%[xyz]mm[0-9]' > "$T/vec" &&
         fail "$o uses vector registers: $(head -n 3 "$T/vec")"
