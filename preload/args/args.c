@@ -536,7 +536,7 @@ uint32_t ct_args_keeps(uint32_t rule)
         return 0;
     const struct ct_args_rule *r = ct_args_rule(&spec, rule);
     return (r->nitems ? CT_ARGS_KEEPS_ARGS : 0) |
-           (r->has_ret ? CT_ARGS_KEEPS_RETURN : 0) | ct_args_plan_gprs(rule);
+           (r->has_ret ? CT_ARGS_KEEPS_RETURN : 0) | ct_args_plan_fast(rule);
 }
 
 int ct_args_site_at(uint32_t rule)

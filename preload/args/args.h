@@ -23,9 +23,12 @@ uint32_t ct_args_rule_for(const char *name, int libcall);
 #define CT_ARGS_KEEPS_ARGS 1u
 #define CT_ARGS_KEEPS_RETURN 2u
 /* ... and which of them the stub's fast way, which saves no vector
- * register, may write itself (plan.c, ct_args_plan_gprs). */
+ * register, may write itself (plan.c, ct_args_plan_fast). */
 #define CT_ARGS_FAST_ARGS 4u
 #define CT_ARGS_FAST_RETURN 8u
+/* ... or may write once the vector registers' low halves are stored. */
+#define CT_ARGS_FAST_VEC_ARGS 16u
+#define CT_ARGS_FAST_VEC_RETURN 32u
 uint32_t ct_args_keeps(uint32_t rule);
 /* Whether CALLTRACE_ARGS gave any rule. */
 int ct_args_any(void);

@@ -333,24 +333,26 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
                        : plan_write(pl, fn, site, sp, g, true, false);
 }
 
-uint32_t ct_args_plan_gprs(uint32_t rule)
+uint32_t ct_args_plan_fast(uint32_t rule)
 {
     const struct plan *pl = &plans[rule];
     uint32_t k = 0;
-    if (__atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE) == PLAN_ENTRY && pl->gprs)
-        k |= CT_ARGS_FAST_ARGS;
-    if (__atomic_load_n(&pl->ret_ready, __ATOMIC_ACQUIRE) && !pl->ret.fp)
-        k |= CT_ARGS_FAST_RETURN;
+    if (__atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE) == PLAN_ENTRY)
+        k |= pl->gprs ? CT_ARGS_FAST_ARGS : CT_ARGS_FAST_VEC_ARGS;
+    if (__atomic_load_n(&pl->ret_ready, __ATOMIC_ACQUIRE))
+        k |= pl->ret.fp ? CT_ARGS_FAST_VEC_RETURN : CT_ARGS_FAST_RETURN;
     return k;
 }
 
-int ct_args_plan_write_gprs(uint32_t rule, void *fn, void *site, uintptr_t sp,
-                            const uintptr_t *ints, long step)
+int ct_args_plan_write_saved(uint32_t rule, void *fn, void *site, uintptr_t sp,
+                             const uintptr_t *ints, long step,
+                             const uint8_t *xmm)
 {
     const struct plan *pl = &plans[rule];
-    if (__atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE) != PLAN_ENTRY || !pl->gprs)
+    if (__atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE) != PLAN_ENTRY ||
+        (!pl->gprs && !xmm))
         return -1;
-    const struct ct_arg_regs g = {ints, step, NULL, NULL, NULL};
+    const struct ct_arg_regs g = {ints, step, xmm, NULL, NULL};
     return pl->has_str ? plan_write(pl, fn, site, sp, &g, false, true)
                        : plan_write(pl, fn, site, sp, &g, false, false);
 }

@@ -31,14 +31,17 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
 /* What of rule's values a library call's stub may keep by its fast way,
  * which saves only the general registers (CT_ARGS_FAST_ARGS: integers
  * and strings' addresses in them; CT_ARGS_FAST_RETURN: an integer
- * return value): by
- * ct_args_plan_write_gprs, and ct_args_plan_return with no xmm0. */
-uint32_t ct_args_plan_gprs(uint32_t rule);
-/* The same for a library call whose stub saved only the general
- * registers (ints, step: as struct ct_arg_regs has them): -1 also when
- * the plan reads anything else (a floating-point value). */
-int ct_args_plan_write_gprs(uint32_t rule, void *fn, void *site, uintptr_t sp,
-                            const uintptr_t *ints, long step);
+ * return value) or, once the trampoline stored them, the vector
+ * registers' low halves too (CT_ARGS_FAST_VEC_*: floating-point
+ * values): by ct_args_plan_write_saved and ct_args_plan_return. */
+uint32_t ct_args_plan_fast(uint32_t rule);
+/* The same for a call whose trampoline saved the general registers
+ * (ints, step: as struct ct_arg_regs has them) and the vector registers'
+ * low halves at xmm, or none (NULL: -1 when the plan reads a
+ * floating-point value). */
+int ct_args_plan_write_saved(uint32_t rule, void *fn, void *site, uintptr_t sp,
+                             const uintptr_t *ints, long step,
+                             const uint8_t *xmm);
 /* A return with the return value its rule keeps, from the %rax or %xmm0
  * (xmm0; NULL when the stub saved none, and then -1 for a floating-point
  * value) a library call's stub or a taken return's trampoline saved: its

@@ -593,9 +593,9 @@ patch_enter(const struct ct_sled *s, uintptr_t *slot, const uintptr_t *saved)
     ps->f[n].ret = ret;
     ps->f[n].fn = fn;
     uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
-    int shut = saved ? ct_args_plan_write_gprs(s->args, (void *)fn,
-                                               (void *)ret, (uintptr_t)slot,
-                                               saved, 1) != 0
+    int shut = saved ? ct_args_plan_write_saved(s->args, (void *)fn,
+                                                (void *)ret, (uintptr_t)slot,
+                                                saved, 1, NULL) != 0
                      : ((t->gate | (t->expect ^ w)) != 0) ||
                            enter_record(t, (void *)fn, (void *)ret,
                                         (uintptr_t)slot, HOOK_TSC_SP, 0,

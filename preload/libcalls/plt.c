@@ -608,6 +608,11 @@ uintptr_t ct_plt_exit(uintptr_t sp)
  * segments mapped, and the hooks' fast path open.  Anything else returns
  * 0 with nothing changed, and the full way does it all.
  *
+ * A rule whose plan reads floating-point values (CT_ARGS_FAST_VEC_*) has
+ * the fast way say 1: the trampoline then stores the low halves of the
+ * vector registers (nothing here touches them, so their upper halves
+ * need no saving) and calls the _vec twin, which reads them there.
+ *
  * Under the sanitizers, whose calls would clobber vector registers the
  * trampolines do not save here, they always say 0.
  */
@@ -625,13 +630,33 @@ ct_plt_exit_fast(uintptr_t sp)
     (void)sp;
     return 0;
 }
+
+__attribute__((no_sanitize("address", "thread"))) uintptr_t
+ct_plt_enter_fast_vec(uint32_t slot, uintptr_t *retp)
+{
+    (void)slot, (void)retp;
+    return 0;
+}
+
+__attribute__((no_sanitize("address", "thread"))) uintptr_t
+ct_plt_exit_fast_vec(uintptr_t sp)
+{
+    (void)sp;
+    return 0;
+}
 #else
+/* Where plt_tramp.S stores %xmm0-7 below a call's return address, and
+ * %xmm0 below the stack pointer a return arrives with (as args.c reads
+ * them). */
+#define PLT_SAVED_XMM 184
+#define PLT_RET_XMM0 48
 /* The fast way's work, once the first tests let it in: apart, so that a
  * call they send to the full way (a rule of a floating-point value or a
  * string) pays no saved registers for it. */
 static __attribute__((noinline)) uintptr_t
 enter_fast(uint32_t slot, uintptr_t *retp, struct plt_thread *pt,
-           const struct ct_thread *t, const struct plt_slot *s, uint32_t keeps)
+           const struct ct_thread *t, const struct plt_slot *s, uint32_t keeps,
+           const uint8_t *xmm)
 {
     uint32_t n = pt->n;
     uintptr_t ret = *retp;
@@ -648,9 +673,9 @@ enter_fast(uint32_t slot, uintptr_t *retp, struct plt_thread *pt,
      * the general registers (as args.c reads them). */
     int taken = ct_likely(!(keeps & CT_ARGS_KEEPS_ARGS))
                     ? ct_enter_try((void *)s->fn, (void *)ret, (uintptr_t)retp)
-                    : ct_args_plan_write_gprs(s->args, (void *)s->fn,
-                                              (void *)ret, (uintptr_t)retp,
-                                              retp - 2, -1);
+                    : ct_args_plan_write_saved(s->args, (void *)s->fn,
+                                               (void *)ret, (uintptr_t)retp,
+                                               retp - 2, -1, xmm);
     if (ct_unlikely(taken != 0)) {
         ct_signal_fence();
         pt->in_tracer = 0;
@@ -670,24 +695,52 @@ enter_fast(uint32_t slot, uintptr_t *retp, struct plt_thread *pt,
     return __atomic_load_n(&s->target, __ATOMIC_ACQUIRE);
 }
 
+/* The first tests of both ways in: 0 when the call must take the full
+ * way, 1 when its rule's plan needs the vector registers stored first,
+ * else 2.  A thread whose state another may share (a CLONE_VM child's)
+ * is left to the full way before its state is touched, as there. */
+static inline __attribute__((always_inline)) int
+enter_test(const struct plt_thread *pt, const struct ct_thread *t,
+           uint32_t keeps)
+{
+    if (ct_unlikely(!pt || !t || pt->in_tracer ||
+                    (__atomic_load_n(&t->stop, __ATOMIC_RELAXED) &
+                     CT_STOP_SHARED)))
+        return 0;
+    if (ct_likely(!(keeps & CT_ARGS_KEEPS_ARGS) || (keeps & CT_ARGS_FAST_ARGS)))
+        return 2;
+    return keeps & CT_ARGS_FAST_VEC_ARGS ? 1 : 0;
+}
+
 uintptr_t ct_plt_enter_fast(uint32_t slot, uintptr_t *retp)
 {
     struct plt_thread *pt = plt_self;
     const struct ct_thread *t = ct_self;
     const struct plt_slot *s = &SLOT(slot);
     uint32_t keeps = s->args_keeps;
-    /* A thread whose state another may share (a CLONE_VM child's) is
-     * left to the full way before its state is touched, as there. */
-    if (ct_unlikely(!pt || !t || pt->in_tracer ||
-                    (__atomic_load_n(&t->stop, __ATOMIC_RELAXED) &
-                     CT_STOP_SHARED) ||
-                    (keeps & (CT_ARGS_KEEPS_ARGS | CT_ARGS_FAST_ARGS)) ==
-                        CT_ARGS_KEEPS_ARGS))
-        return 0;
-    return enter_fast(slot, retp, pt, t, s, keeps);
+    int how = enter_test(pt, t, keeps);
+    if (ct_unlikely(how != 2))
+        return (uintptr_t)how;  /* 0: the full way; 1: the vector way */
+    return enter_fast(slot, retp, pt, t, s, keeps, NULL);
 }
 
-uintptr_t ct_plt_exit_fast(uintptr_t sp)
+uintptr_t ct_plt_enter_fast_vec(uint32_t slot, uintptr_t *retp)
+{
+    struct plt_thread *pt = plt_self;
+    const struct ct_thread *t = ct_self;
+    const struct plt_slot *s = &SLOT(slot);
+    uint32_t keeps = s->args_keeps;
+    if (ct_unlikely(enter_test(pt, t, keeps) == 0))
+        return 0;
+    return enter_fast(slot, retp, pt, t, s, keeps,
+                      (const uint8_t *)retp - PLT_SAVED_XMM);
+}
+
+/* The return's fast way, with the %xmm0 the trampoline stored (xmm0) or
+ * none (NULL); as ct_plt_enter_fast, 1 (none given) when the rule's
+ * plan needs it stored first. */
+static inline __attribute__((always_inline)) uintptr_t
+exit_fast(uintptr_t sp, const uint8_t *xmm0)
 {
     struct plt_thread *pt = plt_self;
     uintptr_t *retp = (uintptr_t *)(sp - sizeof(uintptr_t));
@@ -701,18 +754,19 @@ uintptr_t ct_plt_exit_fast(uintptr_t sp)
     if (ct_unlikely(f->retp != retp ||
                     (n > 1 && frame_at(pt, n - 2)->retp == retp) ||
                     __atomic_load_n(&npending, __ATOMIC_RELAXED) ||
-                    lazy_of(f->slot) != LAZY_NO ||
-                    (keeps & (CT_ARGS_KEEPS_RETURN | CT_ARGS_FAST_RETURN)) ==
-                        CT_ARGS_KEEPS_RETURN))
+                    lazy_of(f->slot) != LAZY_NO))
         return 0;
+    if (ct_unlikely((keeps & (CT_ARGS_KEEPS_RETURN | CT_ARGS_FAST_RETURN)) ==
+                        CT_ARGS_KEEPS_RETURN && !xmm0))
+        return keeps & CT_ARGS_FAST_VEC_RETURN ? 1 : 0;
     pt->in_tracer = 1;
     ct_signal_fence();
-    /* An integer return value a rule keeps goes with the EXIT, from the
-     * %rax plt_tramp.S saved just below sp. */
+    /* A return value a rule keeps goes with the EXIT, from the %rax
+     * plt_tramp.S saved just below sp (and the %xmm0 it stored). */
     int taken = ct_likely(!(keeps & CT_ARGS_KEEPS_RETURN))
                     ? ct_exit_try((void *)s->fn, f->depth)
                     : ct_args_plan_return(s->args, ((const uint64_t *)sp)[-1],
-                                          NULL, f->depth, (void *)s->fn);
+                                          xmm0, f->depth, (void *)s->fn);
     if (ct_unlikely(taken != 0)) {
         ct_signal_fence();
         pt->in_tracer = 0;
@@ -724,6 +778,16 @@ uintptr_t ct_plt_exit_fast(uintptr_t sp)
     ct_signal_fence();
     pt->in_tracer = 0;
     return ret;
+}
+
+uintptr_t ct_plt_exit_fast(uintptr_t sp)
+{
+    return exit_fast(sp, NULL);
+}
+
+uintptr_t ct_plt_exit_fast_vec(uintptr_t sp)
+{
+    return exit_fast(sp, (const uint8_t *)sp - PLT_RET_XMM0);
 }
 #endif
 

@@ -36,9 +36,13 @@ void ct_plt_clone_fresh(void);
 
 /* Called by the stubs and the trampoline (plt_tramp.S): the fast ways
  * first, with only the general registers saved (0: not taken, nothing
- * done), then the full ones. */
+ * done; else where to go), then the full ones. */
 uintptr_t ct_plt_enter_fast(uint32_t slot, uintptr_t *retp);
 uintptr_t ct_plt_exit_fast(uintptr_t sp);
+/* The same once the trampoline stored the vector registers' low halves,
+ * which the fast ways say they need by returning 1. */
+uintptr_t ct_plt_enter_fast_vec(uint32_t slot, uintptr_t *retp);
+uintptr_t ct_plt_exit_fast_vec(uintptr_t sp);
 uintptr_t ct_plt_enter(uint32_t slot, uintptr_t *retp);
 uintptr_t ct_plt_exit(uintptr_t sp);
 

@@ -36,7 +36,9 @@ ct_plt_stubs:
 /*
  * Called with the caller's return address at (%rsp) and every argument
  * register live.  Saves the general ones and tries ct_plt_enter_fast,
- * which touches no vector register; when it declines, saves the vector
+ * which touches no vector register (when the rule's plan reads vector
+ * registers, it says 1: their low halves are stored and
+ * ct_plt_enter_fast_vec tries); when it declines, saves the vector
  * ones too and asks ct_plt_enter.  Either says where to go (and may have
  * swapped the return address for ct_plt_return); the registers come back
  * and the call jumps there.  The slot's number waits at 8(%rsp) for the
@@ -75,8 +77,9 @@ plt_entry:
         movl    %r11d, %edi             /* slot number */
         leaq    328(%rsp), %rsi         /* where the return address is */
         call    ct_plt_enter_fast
-        testq   %rax, %rax
-        jnz     4f
+        cmpq    $1, %rax
+        ja      4f                      /* recorded: where to go */
+        je      7f                      /* its plan reads vector registers */
 6:
         ct_save_vector_args 144         /* retp - 184, as args.c reads them */
         ct_save_upper_halves 16, 7, 0
@@ -87,6 +90,15 @@ plt_entry:
         ct_load_vector_args 144
         ct_load_upper_halves 16, 7, 0
         jmp     5f
+        /* The low halves stored where the full way keeps them, for the
+         * plan to read; the fast way touches none, so the registers
+         * themselves, upper halves and all, are still the caller's. */
+7:      ct_save_vector_args 144
+        movl    8(%rsp), %edi
+        leaq    328(%rsp), %rsi
+        call    ct_plt_enter_fast_vec
+        testq   %rax, %rax
+        jz      6b
 4:      movq    %rax, %r11              /* where to go */
 5:      addq    $272, %rsp
         .cfi_adjust_cfa_offset -272
@@ -145,6 +157,12 @@ ct_plt_return:
         jnz     2f
         leaq    96(%rsp), %rdi          /* the stack pointer on arrival */
         call    ct_plt_exit_fast
+        cmpq    $1, %rax
+        ja      1f                      /* recorded: the return address */
+        jne     2f
+        movups  %xmm0, 48(%rsp)         /* its plan reads %xmm0 */
+        leaq    96(%rsp), %rdi
+        call    ct_plt_exit_fast_vec
         testq   %rax, %rax
         jnz     1f
 2:
