@@ -565,13 +565,22 @@ ct_patch_enter_args_fast(const struct ct_sled *s, uintptr_t *slot,
     (void)s, (void)slot, (void)saved;
     return 0;
 }
+
+CT_UNSANITIZED uintptr_t
+ct_patch_enter_args_fast_vec(const struct ct_sled *s, uintptr_t *slot,
+                             const uintptr_t *saved)
+{
+    (void)s, (void)slot, (void)saved;
+    return 0;
+}
 #else
 /* The call of entry s, whose return address is at slot, recorded and its
  * frame kept: the body's address (past the entry's five bytes).  With
  * `saved` (a function whose rule keeps its arguments), the ENTRY and its
  * ARGS are written by the rule's plan from the general registers there. */
 static inline __attribute__((always_inline)) uintptr_t
-patch_enter(const struct ct_sled *s, uintptr_t *slot, const uintptr_t *saved)
+patch_enter(const struct ct_sled *s, uintptr_t *slot, const uintptr_t *saved,
+            const uint8_t *xmm)
 {
     struct ct_thread *t = ct_self;
     struct ct_pstack *ps = ct_pstk;
@@ -595,7 +604,7 @@ patch_enter(const struct ct_sled *s, uintptr_t *slot, const uintptr_t *saved)
     uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
     int shut = saved ? ct_args_plan_write_saved(s->args, (void *)fn,
                                                 (void *)ret, (uintptr_t)slot,
-                                                saved, 1, NULL) != 0
+                                                saved, 1, xmm) != 0
                      : ((t->gate | (t->expect ^ w)) != 0) ||
                            enter_record(t, (void *)fn, (void *)ret,
                                         (uintptr_t)slot, HOOK_TSC_SP, 0,
@@ -610,19 +619,28 @@ patch_enter(const struct ct_sled *s, uintptr_t *slot, const uintptr_t *saved)
 
 uintptr_t ct_patch_enter_fast(const struct ct_sled *s, uintptr_t *slot)
 {
-    return patch_enter(s, slot, NULL);
+    return patch_enter(s, slot, NULL, NULL);
 }
 
 /* A function with a rule: its values by the plan, or (a rule of its
  * return value alone, which the return trampoline keeps) the ENTRY as
- * above; anything the plan cannot write takes the full way. */
+ * above; anything the plan cannot write takes the full way.  1 for a
+ * plan that reads the vector registers: the trampoline stores their low
+ * halves and calls the _vec twin. */
 uintptr_t ct_patch_enter_args_fast(const struct ct_sled *s, uintptr_t *slot,
                                    const uintptr_t *saved)
 {
-    if (ct_unlikely(s->args_fast == CT_SLED_FAST_NONE))
-        return 0;
+    if (ct_unlikely(s->args_fast == CT_SLED_FAST_NONE ||
+                    s->args_fast == CT_SLED_FAST_VEC))
+        return s->args_fast == CT_SLED_FAST_VEC;
     return patch_enter(s, slot,
-                       s->args_fast == CT_SLED_FAST_ARGS ? saved : NULL);
+                       s->args_fast == CT_SLED_FAST_ARGS ? saved : NULL, NULL);
+}
+
+uintptr_t ct_patch_enter_args_fast_vec(const struct ct_sled *s,
+                                       uintptr_t *slot, const uintptr_t *saved)
+{
+    return patch_enter(s, slot, saved, (const uint8_t *)(saved + 10));
 }
 
 /* The return of the newest patched frame, the stack pointer sp just past

@@ -27,10 +27,12 @@ struct ct_sled {
 };
 /* ct_sled.args_fast: nothing (the full way), the ENTRY alone (a rule of
  * the return value, which the return trampoline keeps), or the ENTRY and
- * the ARGS (integers in general registers: its plan's, args/plan.c). */
+ * the ARGS by its plan (args/plan.c): from the general registers, or
+ * with the vector registers' low halves stored too. */
 #define CT_SLED_FAST_NONE 0
 #define CT_SLED_FAST_ENTRY 1
 #define CT_SLED_FAST_ARGS 2
+#define CT_SLED_FAST_VEC 3  /* the ARGS need the vector registers stored */
 
 /* Set once an object's entries are written (patch_objects.c). */
 extern int ct_patch_active;
@@ -115,6 +117,11 @@ uintptr_t ct_patch_leave_fast(uintptr_t sp);
  * ENTRY, from the general registers saved at `saved` (as below). */
 uintptr_t ct_patch_enter_args_fast(const struct ct_sled *s, uintptr_t *slot,
                                    const uintptr_t *saved);
+/* ... which says 1 for a plan that reads the vector registers: once
+ * their low halves are stored from byte 80 of `saved`, this writes it. */
+uintptr_t ct_patch_enter_args_fast_vec(const struct ct_sled *s,
+                                       uintptr_t *slot,
+                                       const uintptr_t *saved);
 /* The frame returning with stack pointer sp, taken off: its function and
  * real return address in out, which the trampoline records
  * (ct_exit_at) and returns to. */

@@ -210,6 +210,7 @@ static void rule_one(void *arg, struct ct_sled *s, const char *const names[3])
     s->args_fast = !s->args                          ? CT_SLED_FAST_NONE
                    : !(keeps & CT_ARGS_KEEPS_ARGS)   ? CT_SLED_FAST_ENTRY
                    : (keeps & CT_ARGS_FAST_ARGS)     ? CT_SLED_FAST_ARGS
+                   : (keeps & CT_ARGS_FAST_VEC_ARGS) ? CT_SLED_FAST_VEC
                                                      : CT_SLED_FAST_NONE;
 }
 

@@ -72,7 +72,8 @@
  * tried first, once the general registers an entry may carry arguments
  * in (and %r11) are saved: it uses no vector register.  When it recorded
  * the call and kept its frame, it gives the body's address, which is
- * called at once.
+ * called at once.  When it says 1 (a rule's plan reads vector
+ * registers), their low halves are stored and \fastvec tries.
  *
  * Otherwise the full way, in the same frame: the vector registers saved
  * too, \keep keeps the frame, puts the body in the saved %r11 and says
@@ -85,7 +86,7 @@
  * the slot: the call writes the address of the instruction after it, the
  * return trampoline, into the slot.
  */
-        .macro  entry_trampoline name, keep, fast, hook
+        .macro  entry_trampoline name, keep, fast, hook, fastvec
         .p2align 4
         .globl  \name
         .hidden \name
@@ -100,6 +101,19 @@
         leaq    360(%rsp), %rsi         /* its return address's slot    */
         movq    %rsp, %rdx              /* the registers saved          */
         call    \fast
+        .ifnb   \fastvec
+        cmpq    $1, %rax
+        jne     4f
+        /* The rule's plan reads vector registers: their low halves
+         * stored where the full way keeps them (the fast path touches
+         * none, so the registers are still the caller's). */
+        ct_save_vector_args 80
+        movq    64(%rsp), %rdi
+        leaq    360(%rsp), %rsi
+        movq    %rsp, %rdx
+        call    \fastvec
+4:
+        .endif
         testq   %rax, %rax
         jz      1f
         movq    %rax, %r11              /* the body                     */
@@ -211,5 +225,5 @@
  * integers of its rule's plan from the general registers saved here;
  * otherwise ct_patch_enter_args keeps the frame and writes the ENTRY and
  * the ARGS record itself (no hook call after it). */
-        entry_trampoline ct_patch_entry_args, ct_patch_enter_args, ct_patch_enter_args_fast, 0
+        entry_trampoline ct_patch_entry_args, ct_patch_enter_args, ct_patch_enter_args_fast, 0, ct_patch_enter_args_fast_vec
         return_trampoline ct_patch_return_args, 1
