@@ -602,19 +602,24 @@ patch_enter(const struct ct_sled *s, uintptr_t *slot, const uintptr_t *saved,
     ps->f[n].ret = ret;
     ps->f[n].fn = fn;
     uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
-    int shut = saved ? ct_args_plan_write_saved(s->args, (void *)fn,
-                                                (void *)ret, (uintptr_t)slot,
-                                                saved, 1, xmm) != 0
-                     : ((t->gate | (t->expect ^ w)) != 0) ||
+    /* (each test unlikely on its own: the plain case, saved a constant
+     * NULL, compiles to the hooks' branch layout) */
+    if (saved) {
+        if (ct_unlikely(ct_args_plan_write_saved(s->args, (void *)fn,
+                                                 (void *)ret, (uintptr_t)slot,
+                                                 saved, 1, xmm) != 0))
+            goto declined;
+    } else if (ct_unlikely(((t->gate | (t->expect ^ w)) != 0) ||
                            enter_record(t, (void *)fn, (void *)ret,
                                         (uintptr_t)slot, HOOK_TSC_SP, 0,
-                                        0) != 0;
-    if (ct_unlikely(shut)) {
-        ct_signal_fence();
-        ps->n = n;
-        return 0;
+                                        0) != 0)) {
+        goto declined;
     }
     return s->at + CT_PATCH_SLED;
+declined:
+    ct_signal_fence();
+    ps->n = n;
+    return 0;
 }
 
 uintptr_t ct_patch_enter_fast(const struct ct_sled *s, uintptr_t *slot)

@@ -99,7 +99,9 @@
         .ifnb   \fast
         movq    %r11, %rdi              /* the entry                    */
         leaq    360(%rsp), %rsi         /* its return address's slot    */
+        .ifnb   \fastvec
         movq    %rsp, %rdx              /* the registers saved          */
+        .endif
         call    \fast
         .ifnb   \fastvec
         cmpq    $1, %rax
