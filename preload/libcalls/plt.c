@@ -602,10 +602,10 @@ uintptr_t ct_plt_exit(uintptr_t sp)
  * values, are never touched on the way and need no saving (saving them,
  * with their upper halves, was about a third of a library call's cost).
  * The plain case only: a bound slot with no CALLTRACE_ARGS rule for this
- * end, or one whose plan (args/plan.c, built the same way) reads only
- * general registers, no resolution pending anywhere, the thread's state there, no frame
- * left below by a jump, not a tail call, room for the frame in the
- * segments mapped, and the hooks' fast path open.  Anything else returns
+ * end, or one whose plan (args/plan.c, built the same way) writes it, no
+ * resolution pending anywhere, the thread's state there, no frame left
+ * below by a jump, not a tail call, room for the frame in the segments
+ * mapped, and the hooks' fast path open.  Anything else returns
  * 0 with nothing changed, and the full way does it all.
  *
  * A rule whose plan reads floating-point values (CT_ARGS_FAST_VEC_*) has
