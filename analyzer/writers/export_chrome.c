@@ -6,7 +6,8 @@
  *
  * One track per thread: every event carries pid and tid; thread and
  * process names are "M" metadata at the end.  ts is in microseconds since
- * the trace's first event, with three decimals (nanoseconds).  User events
+ * the trace's first event, with three decimals (nanoseconds), or six
+ * (picoseconds) where a tick is shorter than a nanosecond.  User events
  * (V) are thread-scoped instant events named by their message, category
  * "user"; lost-event records are instants "lost events" with the count.
  * The tracer's own work (S..E; nested pairs count as one) is a slice
@@ -109,7 +110,15 @@ static void head(struct chrome_export *x, char ph, uint32_t thread,
     }
     uint64_t rel = time > x->origin ? time - x->origin : 0;
     double npt = x->info->ns_per_tick > 0 ? x->info->ns_per_tick : 1;
-    uint64_t ns = npt == 1 ? rel : (uint64_t)llround((double)rel * npt);
+    /* In ns, or in ps where a tick is shorter than a ns: two events a
+     * tick apart in ns could print the same ts, and speedscope, which
+     * takes an E before a B of another name at the same ts, then ends a
+     * frame before it begins (seen with the frames open at a --time-range
+     * window's start, which begin at its start, and a return a tick
+     * after it). */
+    bool fine = npt < 1;
+    uint64_t t = npt == 1 ? rel
+                          : (uint64_t)llround((double)rel * npt * (fine ? 1000 : 1));
     char buf[128], *p = buf;
     if (x->written++)
         p = put(p, ",\n");
@@ -120,13 +129,14 @@ static void head(struct chrome_export *x, char ph, uint32_t thread,
     p = put(p, ",\"tid\":");
     p = digits(p, tid_of(x, thread));
     p = put(p, ",\"ts\":");
-    p = digits(p, ns / 1000);
-    unsigned frac = (unsigned)(ns % 1000);
-    p[0] = '.';
-    p[1] = (char)('0' + frac / 100);
-    p[2] = (char)('0' + frac / 10 % 10);
-    p[3] = (char)('0' + frac % 10);
-    fwrite(buf, 1, (size_t)(p + 4 - buf), x->out);
+    unsigned places = fine ? 6 : 3;
+    uint64_t unit = fine ? 1000000 : 1000;
+    p = digits(p, t / unit);
+    uint64_t frac = t % unit;
+    *p++ = '.';
+    for (unsigned i = places; i-- > 0; frac /= 10)
+        p[i] = (char)('0' + frac % 10);
+    fwrite(buf, 1, (size_t)(p + places - buf), x->out);
 }
 
 static const char *name_of(struct chrome_export *x, uint32_t func)

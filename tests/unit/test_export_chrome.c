@@ -182,6 +182,48 @@ static void window_inside_pause(void **state)
     ex_free(&e);
 }
 
+/* A clock whose tick is shorter than a ns (the TSC's): ts in ps, so that
+ * a return a tick after a --time-range window's start does not print the
+ * ts the frames open there begin at (speedscope takes an E before a B of
+ * another name at the same ts, and ended f before main began). */
+static void ticks_below_a_ns(void **state)
+{
+    (void)state;
+    struct ex e;
+    ex_init(&e, "chrome");
+    e.info.ns_per_tick = 0.4;
+    e.info.have_first_time = true;
+    e.info.first_time = 0;
+    e.opts.view.have_range = true;
+    e.opts.view.range_from_ns = 1000;
+    e.opts.view.range_to_ns = 3000;
+    struct ct_range_filter range;
+    ct_range_filter_init(&range, &e.x->sink, &e.info, 1000, 3000);
+    e.x->range = &range;
+    struct ct_profile_opts po = {.have_range = true, .range_from_ns = 1000,
+                                 .range_to_ns = 3000};
+    e.p = ct_profile_new(&e.info, &po);
+    ct_tee_init(&e.tee, ct_profile_sink(e.p), &range.sink);
+    ex_ev(&e, CT_EV_CALL, 0, 0, "main");
+    ex_ev(&e, CT_EV_CALL, 0, 100, "f");
+    ex_ev(&e, CT_EV_RETURN, 0, 2501, NULL);   /* 1000.4 ns: f   */
+    ex_ev(&e, CT_EV_RETURN, 0, 2600, NULL);   /* 1040 ns: main  */
+    assert_int_equal(ex_finish(&e), 0);
+    const char *body = strstr(e.buf, "[\n") + 2;
+    const char *want =
+        EV("B", "100", "1.000000") ",\"cat\":\"call\",\"name\":\"main\","
+            "\"args\":{\"entered_before_data\":true}},\n"
+        EV("B", "100", "1.000000") ",\"cat\":\"call\",\"name\":\"f\","
+            "\"args\":{\"entered_before_data\":true}},\n"
+        EV("E", "100", "1.000400") ",\"name\":\"f\","
+            "\"args\":{\"entered_before_data\":true}},\n"
+        EV("E", "100", "1.040000") ",\"name\":\"main\","
+            "\"args\":{\"entered_before_data\":true}},\n";
+    assert_memory_equal(body, want, strlen(want));
+    ct_range_filter_free(&range);
+    ex_free(&e);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -189,6 +231,7 @@ int main(void)
         cmocka_unit_test(escaping),
         cmocka_unit_test(sampled_stacks),
         cmocka_unit_test(window_inside_pause),
+        cmocka_unit_test(ticks_below_a_ns),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
