@@ -4,9 +4,12 @@
 # its own, and no worker block may follow it, in number or in time.  Every
 # trace reads, shows main and the eight workers, and holds or counts every
 # call the workers made: those made after the exit began are counted lost
-# (two events each), so 2 made <= 2 recorded + lost <= 2 made + a call
-# under way in each worker and in main (lost counts are the trace's, main's
-# events among them).
+# (two events each), so 2 made <= 2 recorded + lost <= 2 made + what a
+# call under way adds in each worker and in main (lost counts are the
+# trace's, main's events among them).  A call under way adds up to three
+# events: its ENTRY recorded (two in "2 recorded"), its return counted
+# lost once the exit began, and the thread ended by the exit before it
+# counted the call as made (CI saw 19 over 2 made with eight workers).
 . "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || fail "no $LIB"
 build_traced "$T/busy" "$PROGRAMS/exit_busy.c"
@@ -21,7 +24,7 @@ check() {  # WHAT RAW COUNTS
     expect_eq "$1: threads" $((n + 1)) "$threads"
     # in events, a call and its return for each call made
     [ $((2 * calls + lost)) -ge $((2 * made)) ] &&
-        [ $((2 * calls + lost)) -le $((2 * made + 2 * (n + 1))) ] ||
+        [ $((2 * calls + lost)) -le $((2 * made + 3 * (n + 1))) ] ||
         fail "$1: $calls calls recorded + $lost events lost for $made calls made"
 }
 for i in 1 2 3 4 5 6 7 8 9 10 11 12; do
