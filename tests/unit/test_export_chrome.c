@@ -122,6 +122,27 @@ static void sampled_stacks(void **state)
     ex_free(&e);
 }
 
+/* A chrome export of a --time-range window [1000, 3000] ns, the trace's
+ * first time 0 and a tick of ns_per_tick ns, with the profile beside it
+ * for the report's figures. */
+static void window_init(struct ex *e, struct ct_range_filter *range,
+                        double ns_per_tick)
+{
+    ex_init(e, "chrome");
+    e->info.ns_per_tick = ns_per_tick;
+    e->info.have_first_time = true;
+    e->info.first_time = 0;
+    e->opts.view.have_range = true;
+    e->opts.view.range_from_ns = 1000;
+    e->opts.view.range_to_ns = 3000;
+    ct_range_filter_init(range, &e->x->sink, &e->info, 1000, 3000);
+    e->x->range = range;
+    struct ct_profile_opts po = {.have_range = true, .range_from_ns = 1000,
+                                 .range_to_ns = 3000};
+    e->p = ct_profile_new(&e->info, &po);
+    ct_tee_init(&e->tee, ct_profile_sink(e->p), &range->sink);
+}
+
 /* A --time-range window [1000, 3000] that begins and ends inside a pause
  * of tracing in f (nothing recorded from 500 to 5000, the thread asleep
  * from 600 to 4000): f and main are slices from the window's start to its
@@ -130,19 +151,8 @@ static void window_inside_pause(void **state)
 {
     (void)state;
     struct ex e;
-    ex_init(&e, "chrome");
-    e.info.have_first_time = true;
-    e.info.first_time = 0;
-    e.opts.view.have_range = true;
-    e.opts.view.range_from_ns = 1000;
-    e.opts.view.range_to_ns = 3000;
     struct ct_range_filter range;
-    ct_range_filter_init(&range, &e.x->sink, &e.info, 1000, 3000);
-    e.x->range = &range;
-    struct ct_profile_opts po = {.have_range = true, .range_from_ns = 1000,
-                                 .range_to_ns = 3000};
-    e.p = ct_profile_new(&e.info, &po);
-    ct_tee_init(&e.tee, ct_profile_sink(e.p), &range.sink);
+    window_init(&e, &range, 1.0);
     ex_ev(&e, CT_EV_CALL, 0, 0, "main");
     ex_ev(&e, CT_EV_CALL, 0, 100, "f");
     ex_ev(&e, CT_EV_OFFCPU_START, 0, 600, NULL);
@@ -190,20 +200,8 @@ static void ticks_below_a_ns(void **state)
 {
     (void)state;
     struct ex e;
-    ex_init(&e, "chrome");
-    e.info.ns_per_tick = 0.4;
-    e.info.have_first_time = true;
-    e.info.first_time = 0;
-    e.opts.view.have_range = true;
-    e.opts.view.range_from_ns = 1000;
-    e.opts.view.range_to_ns = 3000;
     struct ct_range_filter range;
-    ct_range_filter_init(&range, &e.x->sink, &e.info, 1000, 3000);
-    e.x->range = &range;
-    struct ct_profile_opts po = {.have_range = true, .range_from_ns = 1000,
-                                 .range_to_ns = 3000};
-    e.p = ct_profile_new(&e.info, &po);
-    ct_tee_init(&e.tee, ct_profile_sink(e.p), &range.sink);
+    window_init(&e, &range, 0.4);
     ex_ev(&e, CT_EV_CALL, 0, 0, "main");
     ex_ev(&e, CT_EV_CALL, 0, 100, "f");
     ex_ev(&e, CT_EV_RETURN, 0, 2501, NULL);   /* 1000.4 ns: f   */
