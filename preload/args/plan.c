@@ -14,12 +14,13 @@
  * recorded by the hook and given its ARGS by args.c's general path,
  * which writes the same values.
  *
- * The library-call stub's fast way, which saves no vector register,
- * calls the plans of integers and strings in general registers and of
- * integer return values: this file is built with -mgeneral-regs-only,
- * and so is the table of stable memory it reads strings by
- * (base/stable_mem.c), so that nothing here touches a vector register
- * either (a float is made a double with integers, encode.h).
+ * The library-call stub's and the patched entries' fast ways, which save
+ * no vector register, call the plans too (floating-point values read
+ * where the trampoline stored the registers' low halves): this file is
+ * built with -mgeneral-regs-only, and so is the table of stable memory
+ * it reads strings by (base/stable_mem.c), so that nothing here touches
+ * a vector register either (a float is made a double with integers,
+ * encode.h).
  */
 #include <string.h>
 
