@@ -10,6 +10,7 @@
  */
 #include <fcntl.h>
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 static volatile long sink;
@@ -45,9 +46,18 @@ int main(int argc, char **argv)
     }
     long s = 0;
     /* 30 to 119 frames of 0.5-0.9 KiB: many stack pages for libunwind to
-     * check, and under the sampler's 128 frames, so a walk reaches main */
-    for (int r = 0; r < 3000; r++)
+     * check, and under the sampler's 128 frames, so a walk reaches main;
+     * for 60 ms of the thread's CPU time, some 60 samples at 1 ms (a
+     * fixed 3000 rounds took 3-6 ms, and a run on a loaded machine once
+     * got no sample at all) */
+    struct timespec t0, t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t0);
+    for (int r = 0;; r++) {
         s += deep(30 + r % 90, r);
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+        if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) / 1000000 >= 60)
+            break;
+    }
     printf("read offset %ld, written %ld (%ld)\n",
            (long)lseek(in, 0, SEEK_CUR), (long)lseek(out, 0, SEEK_END),
            s & 0);
