@@ -34,35 +34,40 @@
         movups  \off+112(%rsp), %xmm7
         .endm
 
-/* The return values, 48 bytes from 0(%rsp): %xmm0 at 0, %xmm1 at 16,
- * %rdx at 32 and %rax at 40, so that with 48(%rsp) the stack pointer on
- * arrival, %rax is just below it (libcalls/args.c reads them there).  The
- * general ones and the vector ones can be saved apart (a trampoline that
- * first tries C code which uses no vector register). */
-        .macro  ct_save_return_gprs
-        movq    %rdx, 32(%rsp)
-        movq    %rax, 40(%rsp)
+/* The return values, 48 bytes from \off(%rsp) (0 unless given): %xmm0 at
+ * 0, %xmm1 at 16, %rdx at 32 and %rax at 40, so that with \off+48(%rsp)
+ * the stack pointer on arrival, %rax is just below it (libcalls/args.c
+ * reads them there).  The general ones and the vector ones can be saved
+ * apart (a trampoline that first tries C code which uses no vector
+ * register). */
+        .macro  ct_save_return_gprs off=0
+        movq    %rdx, \off+32(%rsp)
+        movq    %rax, \off+40(%rsp)
         .endm
 
-        .macro  ct_load_return_gprs
-        movq    32(%rsp), %rdx
-        movq    40(%rsp), %rax
+        .macro  ct_load_return_gprs off=0
+        movq    \off+32(%rsp), %rdx
+        movq    \off+40(%rsp), %rax
         .endm
 
-        .macro  ct_save_return_vectors
-        movups  %xmm0, 0(%rsp)
-        movups  %xmm1, 16(%rsp)
+        .macro  ct_save_return_vectors off=0
+        movups  %xmm0, \off+0(%rsp)
+        movups  %xmm1, \off+16(%rsp)
         .endm
 
-        .macro  ct_save_return_values
-        ct_save_return_vectors
-        ct_save_return_gprs
+        .macro  ct_load_return_vectors off=0
+        movups  \off+0(%rsp), %xmm0
+        movups  \off+16(%rsp), %xmm1
         .endm
 
-        .macro  ct_load_return_values
-        movups  0(%rsp), %xmm0
-        movups  16(%rsp), %xmm1
-        ct_load_return_gprs
+        .macro  ct_save_return_values off=0
+        ct_save_return_vectors \off
+        ct_save_return_gprs \off
+        .endm
+
+        .macro  ct_load_return_values off=0
+        ct_load_return_vectors \off
+        ct_load_return_gprs \off
         .endm
 
 /* The upper halves of %ymm0-%ymm\last (bits 128-255), 16 bytes each

@@ -141,8 +141,9 @@ plt_entry:
  * %xmm1 and, with AVX, the upper halves of %ymm0 and %ymm1; the x87
  * stack is not used by the tracer) and asks ct_plt_exit.  Either gives
  * the real return address, where the call goes back to.
- * The values 48 bytes up, so that %rax is just below the stack pointer on
- * arrival and %xmm0 48 below it (args.c reads them there).
+ * The values 48 bytes up (base/tramp_regs.h), so that %rax is just below
+ * the stack pointer on arrival and %xmm0 48 below it (args.c reads them
+ * there).
  */
         .p2align 4
         .globl  ct_plt_return
@@ -150,9 +151,8 @@ plt_entry:
         .type   ct_plt_return, @function
 ct_plt_return:
         endbr64
-        subq    $48, %rsp
-        ct_save_return_gprs
-        subq    $48, %rsp
+        subq    $96, %rsp
+        ct_save_return_gprs 48
         cmpl    $0, ct_profile_stop(%rip)   /* as at the entry */
         jnz     2f
         leaq    96(%rsp), %rdi          /* the stack pointer on arrival */
@@ -166,17 +166,14 @@ ct_plt_return:
         testq   %rax, %rax
         jnz     1f
 2:
-        movups  %xmm0, 48(%rsp)         /* ct_save_return_vectors, 48 up */
-        movups  %xmm1, 64(%rsp)
+        ct_save_return_vectors 48
         ct_save_upper_halves 0, 1, 32
         leaq    96(%rsp), %rdi
         call    ct_plt_exit
-        movups  48(%rsp), %xmm0
-        movups  64(%rsp), %xmm1
+        ct_load_return_vectors 48
         ct_load_upper_halves 0, 1, 32
 1:      movq    %rax, %r11
-        movq    80(%rsp), %rdx
-        movq    88(%rsp), %rax
+        ct_load_return_gprs 48
         addq    $96, %rsp
         jmp     *%r11
         .size   ct_plt_return, . - ct_plt_return
