@@ -445,6 +445,29 @@ open_thread(void)
     return ct_likely((t->gate | (t->expect ^ w)) == 0) ? t : NULL;
 }
 
+/* The calling thread with its ENTRY and frame written as the enter hook's
+ * fast path writes them, kept busy for a record of up to `more` bytes
+ * after them when `more` is not 0; NULL, with nothing written, wherever
+ * the fast path is shut. */
+static inline __attribute__((always_inline)) struct ct_thread *
+open_enter(void *fn, void *site, uintptr_t sp, size_t more)
+{
+    struct ct_thread *t = open_thread();
+    if (ct_unlikely(!t || enter_record(t, fn, site, sp, HOOK_TSC_SP, 0,
+                                       more) != 0))
+        return NULL;
+    return t;
+}
+
+/* The calling thread when the fast path is open to it and its top frame
+ * is the one opened at depth (its caller's), else NULL. */
+static inline __attribute__((always_inline)) struct ct_thread *
+open_top(uint32_t depth)
+{
+    struct ct_thread *t = open_thread();
+    return ct_likely(t && t->depth == depth + 1) ? t : NULL;
+}
+
 /* A call of the program's and its ARGS record (args/plan.c), encoded
  * beforehand in rec[0 .. n): the ENTRY and the frame as the enter hook's
  * fast path writes them, then those n bytes, under one test of the gate
@@ -454,9 +477,8 @@ open_thread(void)
 int ct_enter_with(void *fn, void *site, uintptr_t sp, const uint8_t *rec,
                   size_t n)
 {
-    struct ct_thread *t = open_thread();
-    if (ct_unlikely(!t || enter_record(t, fn, site, sp, HOOK_TSC_SP, 0,
-                                       CT_ENTER_WITH_MAX) != 0))
+    struct ct_thread *t = open_enter(fn, site, sp, CT_ENTER_WITH_MAX);
+    if (ct_unlikely(!t))
         return -1;
     t->pos = copy_record(t->pos, rec, n);
     hook_done(t, HOOK_TSC_SP, 0);
@@ -472,8 +494,8 @@ int ct_enter_with(void *fn, void *site, uintptr_t sp, const uint8_t *rec,
  * CT_ENTER_WITH_MAX. */
 int ct_exit_with(void *fn, uint32_t depth, const uint8_t *rec, size_t n)
 {
-    struct ct_thread *t = open_thread();
-    if (ct_unlikely(!t || t->depth != depth + 1))
+    struct ct_thread *t = open_top(depth);
+    if (ct_unlikely(!t))
         return -1;
     return exit_record(t, fn, HOOK_TSC, 0, rec, n);
 }
@@ -489,16 +511,13 @@ int ct_exit_with(void *fn, uint32_t depth, const uint8_t *rec, size_t n)
  */
 int ct_enter_try(void *fn, void *site, uintptr_t sp)
 {
-    struct ct_thread *t = open_thread();
-    if (ct_unlikely(!t))
-        return -1;
-    return enter_record(t, fn, site, sp, HOOK_TSC_SP, 0, 0);
+    return open_enter(fn, site, sp, 0) ? 0 : -1;
 }
 
 int ct_exit_try(void *fn, uint32_t depth)
 {
-    struct ct_thread *t = open_thread();
-    if (ct_unlikely(!t || t->depth != depth + 1))
+    struct ct_thread *t = open_top(depth);
+    if (ct_unlikely(!t))
         return -1;
     return exit_record(t, fn, HOOK_TSC, 0, NULL, 0);
 }
@@ -509,11 +528,8 @@ int ct_exit_try(void *fn, uint32_t depth)
  * shut. */
 uint8_t *ct_enter_open(void *fn, void *site, uintptr_t sp, size_t n)
 {
-    struct ct_thread *t = open_thread();
-    if (ct_unlikely(!t || enter_record(t, fn, site, sp, HOOK_TSC_SP, 0,
-                                       n ? n : 1) != 0))
-        return NULL;
-    return t->pos;
+    struct ct_thread *t = open_enter(fn, site, sp, n ? n : 1);
+    return t ? t->pos : NULL;
 }
 
 /* The end of a record written in place while the thread's gate was held
