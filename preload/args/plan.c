@@ -316,17 +316,25 @@ plan_write(const struct plan *pl, void *fn, void *site, uintptr_t sp,
     return 0;
 }
 
+/* The call and its ARGS by rule's plan from the entry's registers g;
+ * -1 when the rule has no plan for them. */
+static inline __attribute__((always_inline)) int
+plan_write_entry(const struct plan *pl, unsigned kind, void *fn, void *site,
+                 uintptr_t sp, const struct ct_arg_regs *g)
+{
+    if (kind != PLAN_ENTRY)
+        return -1;
+    return pl->has_str ? plan_write(pl, fn, site, sp, g, false, true)
+                       : plan_write(pl, fn, site, sp, g, false, false);
+}
+
 int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
                       const struct ct_arg_regs *g)
 {
     const struct plan *pl = &plans[rule];
     unsigned kind = __atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE);
-    if (!g->site) {
-        if (kind != PLAN_ENTRY)
-            return -1;
-        return pl->has_str ? plan_write(pl, fn, site, sp, g, false, true)
-                           : plan_write(pl, fn, site, sp, g, false, false);
-    }
+    if (!g->site)
+        return plan_write_entry(pl, kind, fn, site, sp, g);
     /* at a hook's call: not an inlined copy */
     if (kind != PLAN_SITE || !at_holds(pl->has_at, pl->at, (uintptr_t)fn, sp))
         return -1;
@@ -350,12 +358,11 @@ int ct_args_plan_write_saved(uint32_t rule, void *fn, void *site, uintptr_t sp,
                              const uint8_t *xmm)
 {
     const struct plan *pl = &plans[rule];
-    if (__atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE) != PLAN_ENTRY ||
-        (!pl->gprs && !xmm))
+    unsigned kind = __atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE);
+    if (!pl->gprs && !xmm)
         return -1;
     const struct ct_arg_regs g = {ints, step, xmm, NULL, NULL};
-    return pl->has_str ? plan_write(pl, fn, site, sp, &g, false, true)
-                       : plan_write(pl, fn, site, sp, &g, false, false);
+    return plan_write_entry(pl, kind, fn, site, sp, &g);
 }
 
 int ct_args_plan_return(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
