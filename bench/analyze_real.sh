@@ -22,7 +22,7 @@ LIB=$BUILD/libcalltrace.so
 [ -x "$REPORT" ] && [ -f "$LIB" ] || { echo "build first: make BUILD=$BUILD"; exit 1; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/ct-real.XXXXXX")
 trap 'rm -rf "$W"' EXIT
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) online; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | sed -n 1p), $(nproc) online; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 stats() { # values... -> "min/median/max"
     printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{printf "%.3f/%.3f/%.3f", v[1], v[int((NR+1)/2)], v[NR]}'
@@ -33,7 +33,7 @@ cpu() { # OUT CMD...: CPU seconds (user + system) of one run
     /usr/bin/time -f "%U %S" -o "$W/time" "$@" > "$out" 2> /dev/null
     awk '{printf "%.3f\n", $1 + $2}' "$W/time"
 }
-events_of() { sed -n 's/^ Events: \([0-9]*\).*/\1/p' < <("$REPORT" "$1") | head -n 1; }
+events_of() { sed -n 's/^ Events: \([0-9]*\).*/\1/p' < <("$REPORT" "$1") | sed -n 1p; }
 
 # bench NAME TRACE [UFTRACE_DIR]
 bench() {

@@ -39,7 +39,7 @@ for n in $((N / 4)) "$N"; do
     CALLTRACE_OUTPUT=$W/t$n.raw LD_PRELOAD=$LIB "$W/prog" "$n" >/dev/null
 done
 small=$W/t$((N / 4)).raw big=$W/t$N.raw
-events=$("$REPORT" -p "$big" | awk '/^ Events:/ {print $2; exit}')
+events=$("$REPORT" -p "$big" | awk '/^ Events:/ && !done { print $2; done = 1 }')
 echo "trace: iterations=$N events=$events bytes=$(stat -c %s "$big")"
 printf '%-11s %8s %12s %12s %10s %12s %12s\n' writer cpu_s events/s \
     out_bytes bytes/ev heap_1/4 heap_all

@@ -83,7 +83,7 @@ if [ ${#peers[@]} -gt 0 ] && [ "${peers[0]}" = clang-plain ]; then
     XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 \
     XRAY_OPTIONS="patch_premain=true xray_mode=xray-basic xray_logfile_base=$W/xlog-" \
         "$W/xray" "$FIB_N" > /dev/null 2>&1
-    calls[xray]=$(llvm-xray account -instr_map="$W/xray" "$(ls "$W"/xlog-* | head -n 1)" 2>/dev/null |
+    calls[xray]=$(llvm-xray account -instr_map="$W/xray" "$(ls "$W"/xlog-* | sed -n 1p)" 2>/dev/null |
         awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {s += $2} END {print s + 0}')
 fi
 echo "calls recorded: patched ${calls[nops]}, hooks ${calls[hooks]}${calls[xray]:+, XRay build ${calls[xray]}}"

@@ -107,7 +107,7 @@ one_program() {  # PROG SCALE
         rm -rf "$W"/xlog-*
         eval "env XRAY_BASIC_OPTIONS=func_duration_threshold_us=0 XRAY_OPTIONS='patch_premain=true xray_mode=xray-basic xray_logfile_base=$W/xlog-' $p_xray" > /dev/null 2>&1
         local xbin=${p_xray%% *} xlog
-        xlog=$(find "$W" -maxdepth 1 -name 'xlog-*' | head -n 1)
+        xlog=$(find "$W" -maxdepth 1 -name 'xlog-*' | sed -n 1p)
         [ -n "$xlog" ] || { echo "patch_real: XRay wrote no log for $prog" >&2; exit 1; }
         calls[xray]=$(llvm-xray account -instr_map="$(eval echo "$xbin")" "$xlog" 2>/dev/null |
             awk '$1 ~ /^[0-9]+$/ && $2 ~ /^[0-9]+$/ {s += $2} END {print s + 0}')

@@ -19,7 +19,7 @@ trap 'rm -rf "$W"' EXIT
 gcc -O2 -finstrument-functions -o "$W/prog" bench/analyze_prog.c -lpthread
 CALLTRACE_LIBCALLS=none CALLTRACE_OUTPUT=$W/t.raw LD_PRELOAD=$LIB \
     "$W/prog" "$N" > /dev/null
-events=$("$REPORT" -p -b "$W/t.raw" | sed -n 's/^ *Events: *\([0-9]*\).*/\1/p' | head -n 1)
+events=$("$REPORT" -p -b "$W/t.raw" | sed -n 's/^ *Events: *\([0-9]*\).*/\1/p' | sed -n 1p)
 echo "trace: $events events, $(stat -c %s "$W/t.raw") bytes; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 cpu() { # seconds of user + system CPU of the command

@@ -65,7 +65,7 @@ m() { printf '%s\n' ${t[$1]} | median; }
 noop=$(m noop)
 per() { awk -v x="$1" -v n="$noop" -v c="$C" 'BEGIN{printf "%.1f", (x - n) / c}'; }
 mbs() { awk -v x="$1" -v s="$size" 'BEGIN{printf "%.0f", s / (x / 1e9) / 1e6}'; }
-cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | sed -n 1p)
 echo "CPU: $cpu; fib($N): $C calls; $RUNS runs, medians"
 echo
 echo "| tracer output | wall ms | ns/call over empty hooks | vs file |"

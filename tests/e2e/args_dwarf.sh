@@ -197,8 +197,8 @@ gcc -O0 -g -fPIC -shared -finstrument-functions -Dlib_entry=dl_entry -Dlib_leaf=
     -o "$T/libpopen.so" "$PROGRAMS/patch_lib.c"
 gcc -O0 -finstrument-functions -o "$T/libmain" "$PROGRAMS/patch_libmain.c" -L"$T" -lplink -Wl,-rpath,"$T" -ldl
 slot=$(objdump -d --no-show-raw-insn "$T/libplink.so" |
-       awk '/<lib_leaf>:/ { on = 1 } on && /mov +%edi,-0x[0-9a-f]+\(%rbp\)/ {
-                sub(/.*,-0x/, ""); sub(/\(.*/, ""); print; exit }')
+       awk '/<lib_leaf>:/ { on = 1 } on && !done && /mov +%edi,-0x[0-9a-f]+\(%rbp\)/ {
+                sub(/.*,-0x/, ""); sub(/\(.*/, ""); print; done = 1 }')
 [ -n "$slot" ] || fail "lib_leaf: no store of %edi in its code"
 off=$((16#$slot))
 CALLTRACE_ARGS="*_leaf@arg1/i32%rbp-$off" CALLTRACE_OUTPUT="$T/lib.raw" \

@@ -14,7 +14,7 @@ ms() { awk -v v="$1" -v u="$2" 'BEGIN {
 tree_call() { # TREE F
     local line
     line=$(grep -E "\| *($2\(\)( \{|;)|\} /\* $2 \*/)( \[tracer [^]]*\])?\$" "$1" |
-           grep -E '^ *[0-9.]+ [num ]*s +[0-9.]+ [num ]*s' | head -n 1) ||
+           grep -E '^ *[0-9.]+ [num ]*s +[0-9.]+ [num ]*s' | sed -n 1p) ||
         fail "no timed call of $2 in $1"
     set -- $line
     echo "$(ms "$1" "$2") $(ms "$3" "$4")"

@@ -22,7 +22,7 @@ run_traced "$T/c.raw" "$T/claims"
 # dump-format.md "Names": the full report's last index section names each
 # function's file:line; -p and -q do not print it.
 "$REPORT_SAN" "$T/c.raw" > "$T/full.txt"
-grep -A3 '^Where the functions are defined' "$T/full.txt" | grep -Eq ' leaf +.*claims\.c:2$' ||
+grep -A3 '^Where the functions are defined' "$T/full.txt" | has -E ' leaf +.*claims\.c:2$' ||
     fail "dump-format.md: no file:line for leaf in the full report"
 for opt in -p -q; do
     ! "$REPORT_SAN" $opt "$T/c.raw" | has '^Where the functions are defined' ||

@@ -36,7 +36,7 @@ expect_eq "calls" \
 expect_eq "returns" 17 "$(awk '$2=="R"' "$T/dump.txt" | wc -l)"
 expect_eq "user event" "V loaded 32" "$(awk '$2=="V"{print $2, $3, $4}' "$T/dump.txt")"
 # Every line is "<ms with 6 decimals> <key> <name>", in time order, from 0.
-bad=$( (grep -Ev '^[0-9]+\.[0-9]{6} ([CRV] .+|[SE] )$' "$T/dump.txt" || true) | head -n 1)
+bad=$( (grep -Ev '^[0-9]+\.[0-9]{6} ([CRV] .+|[SE] )$' "$T/dump.txt" || true) | sed -n 1p)
 [ -z "$bad" ] || fail "malformed line: '$bad'"
 sort -s -n -k1,1 "$T/dump.txt" | cmp -s - "$T/dump.txt" || fail "not in time order"
 first=$(head -n 1 "$T/dump.txt" | cut -d' ' -f1)

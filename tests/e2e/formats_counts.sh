@@ -27,7 +27,7 @@ expect_eq "rtl" "8 (3 calls, 3 returns, 2 user events, 0 samples)" \
 expect_eq "samplingprof" "0 (0 calls, 0 returns, 0 user events, 5 samples)" \
     "$(events "$F/samplingprof_two_docs.txt")"
 "$REPORT_SAN" -b -p "$F/samplingprof_two_docs.txt" |
-    grep -q "^ Sampled: figures are statistical; 5 samples" || fail "samplingprof: Sampled line"
+    has "^ Sampled: figures are statistical; 5 samples" || fail "samplingprof: Sampled line"
 # ten samples, one document: fib on top of 5
 printf '100\n\nx.rb:1:main,0\nx.rb:5:fib,1\n\n0,5,10\n1,5,5\n\n-1,0,10\n0,1,5\n' > "$T/ten.txt"
 expect_eq "samplingprof ten" "0 (0 calls, 0 returns, 0 user events, 10 samples)" \

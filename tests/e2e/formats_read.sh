@@ -14,7 +14,7 @@ flat() { # flat FILE NAME: "calls self-us/call total-us/call" of NAME, in us
                      on = 1; next }
         on && NF >= 7 { nm = $7; for (i = 8; i <= NF; i++) nm = nm " " $i
                         sub(/ \[[0-9]+\]$/, "", nm)
-                        if (nm == n) { printf "%s %.2f %.2f\n", $4, $5 * f, $6 * f; exit } }'
+                        if (nm == n && !done) { printf "%s %.2f %.2f\n", $4, $5 * f, $6 * f; done = 1 } }'
 }
 
 # lms: the seed's own reading: reader 2 calls 1690 us, writer 1 call 200 us

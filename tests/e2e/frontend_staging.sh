@@ -27,7 +27,7 @@ chmod +x "$T/two.sh"
 (umask 022; "$FRONT" record -q "$T/two.sh" >/dev/null 2>&1)
 [ -d calltrace.raw ] || fail "no folder recording"
 expect_eq "folder mode" 755 "$(stat -c %a calltrace.raw)"
-expect_eq "trace mode" 644 "$(stat -c %a "$(ls -d calltrace.raw/* | head -n 1)")"
+expect_eq "trace mode" 644 "$(stat -c %a "$(ls -d calltrace.raw/* | sed -n 1p)")"
 rm -rf calltrace.raw*
 
 # Staging on another file system (TMPDIR on a tmpfs): copied into place.

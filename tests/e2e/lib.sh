@@ -27,6 +27,8 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # CMD | has PATTERN: grep that reads its input to the end.  `grep -q`
 # leaves at the first match, so under pipefail the writer's SIGPIPE fails
 # the pipeline (a flaky test), and `! CMD | grep -q` passes on a match.
+# The same holds for `head` (use `sed -n 1,Np`) and an awk program that
+# says `exit` (set a flag instead); house_pipes.sh finds them.
 has() { grep "$@" > /dev/null; }
 skip() { echo "$*"; exit 77; }
 # three_tries FUNC: FUNC up to three times until it returns 0, each

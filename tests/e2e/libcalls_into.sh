@@ -41,7 +41,7 @@ expect_eq "--tree" "$(expected | sed 's/$/()/')" "$(awk 'match($0, /\| /) {
 expect_eq "report: lib_entry@plt" 3 "$(report_calls "$T/t.raw" lib_entry@plt)"
 expect_eq "report: lib_entry" 3 "$(report_calls "$T/t.raw" lib_entry)"
 "$REPORT_SAN" -b -q "$T/t.raw" > "$T/graph.txt"
-caller=$(grep -B1 -E '^\[[0-9]+\] .* lib_entry \[[0-9]+\]$' "$T/graph.txt" | head -1)
+caller=$(grep -B1 -E '^\[[0-9]+\] .* lib_entry \[[0-9]+\]$' "$T/graph.txt" | sed -n 1p)
 case $caller in
 *" 3/3 "*" lib_entry@plt ["*) ;;
 *) fail "call graph: lib_entry's caller: $caller" ;;

@@ -9,7 +9,7 @@ build_traced "$T/spin" "$PROGRAMS/live_spin.c"
 # flat_calls FILE FUNCTION: the calls column of FUNCTION's flat profile row
 flat_calls() {
     "$REPORT_SAN" -p -b "$1" 2>"$T/err" |
-        awk -v f="$2" 'NF > 2 && $(NF-1) == f && $NF ~ /^\[/ { print $4; exit }'
+        awk -v f="$2" 'NF > 2 && $(NF-1) == f && $NF ~ /^\[/ && !done { print $4; done = 1 }'
 }
 
 # start_blocked NAME: spin block 1000 traced into $T/NAME.raw, waiting on

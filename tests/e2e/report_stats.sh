@@ -41,9 +41,9 @@ arc() {
         print $1, $3, $4, $5, $6, $7, $8 }' "$T/known"
 }
 expect_eq "call_odd -> work" "50 1.00ms 49.00ms 89.00ms 99.00ms 99.00ms 2.50s" \
-    "$(arc call_odd | head -n 1)"
+    "$(arc call_odd | sed -n 1p)"
 expect_eq "call_even -> work" \
-    "50 2.00ms 50.00ms 90.00ms 100.00ms 100.00ms 2.55s" "$(arc call_even | head -n 1)"
+    "50 2.00ms 50.00ms 90.00ms 100.00ms 100.00ms 2.55s" "$(arc call_even | sed -n 1p)"
 
 # --sort: by calls (ties by self, then name); by max of the calls' totals
 order() { awk '/^Flat profile/ { on = 1 } on && $NF ~ /^\[/ { print $(NF-1) }
@@ -103,7 +103,7 @@ done
     fail "calltrace slowest: $(cat "$T/err")"
 totals=$(awk '$1 ~ /^[0-9]+$/ && NF >= 5 { print $2 }' "$T/fslow")
 expect_eq "slowest rows" 5 "$(echo "$totals" | wc -l)"
-expect_eq "slowest first = max" "$max" "$(echo "$totals" | head -n 1)"
+expect_eq "slowest first = max" "$max" "$(echo "$totals" | sed -n 1p)"
 prev=
 for v in $totals; do
     ns=$(to_ns "$v")
@@ -124,6 +124,6 @@ for jobs in 2 3; do
         > "$T/j$jobs" 2> "$T/e$jobs" || fail "--jobs $jobs: $(cat "$T/e$jobs")"
     grep -q ' pieces on ' "$T/e$jobs" || fail "--jobs $jobs: not in pieces"
     cmp -s "$T/j1" "$T/j$jobs" ||
-        fail "--jobs $jobs: --stats differs: $(diff "$T/j1" "$T/j$jobs" | head -n 20)"
+        fail "--jobs $jobs: --stats differs: $(diff "$T/j1" "$T/j$jobs" | sed -n 1,20p)"
 done
 echo ok

@@ -52,8 +52,8 @@ for f in "$T"/in/*; do
     "$REPORT" "$f" > "$f.rep" 2>&1 || fail "report $f: $(tail -n 3 "$f.rep")"
     ! grep -q "not closed cleanly" "$f.rep" || fail "$f: not closed cleanly"
 done
-parent=$(grep -l "in_parent" "$T"/in/*.rep | head -n 1); parent=${parent%.rep}
-child=$(grep -l "in_child" "$T"/in/*.rep | grep -v "^$parent.rep$" | head -n 1); child=${child%.rep}
+parent=$(grep -l "in_parent" "$T"/in/*.rep | sed -n 1p); parent=${parent%.rep}
+child=$(grep -l "in_child" "$T"/in/*.rep | grep -v "^$parent.rep$" | sed -n 1p); child=${child%.rep}
 expect_eq "parent in_parent" 5 "$(count "$parent" in_parent)"
 expect_eq "parent after_fork" 3 "$(count "$parent" after_fork)"
 expect_eq "parent in_child" 0 "$(count "$parent" in_child)"

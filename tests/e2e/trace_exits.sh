@@ -17,11 +17,11 @@ while read -r mode status flags mainstack; do
         "$T/ex" $mode "$T/ex" > /dev/null 2> "$T/$mode.err"; echo $? > "$T/rc" ) 2>/dev/null
     expect_eq "$mode: status" "$status" "$(cat "$T/rc")"
     [ ! -s "$T/$mode.err" ] || fail "$mode: tracer spoke: $(cat "$T/$mode.err")"
-    raw=$(ls "$T/$mode"/*.raw | head -n 1)
+    raw=$(ls "$T/$mode"/*.raw | sed -n 1p)
     "$DEC" -n "$T/nm" "$raw" > "$T/$mode.txt" || fail "$mode: decode: $(tail -n 1 "$T/$mode.txt")"
     expect_eq "$mode: check" "check ok" "$(tail -n 1 "$T/$mode.txt")"
     head -n 1 "$T/$mode.txt" | has " flags=$flags " || fail "$mode: header $(head -n 1 "$T/$mode.txt")"
-    expect_eq "$mode: steps" 10 "$(awk '$3=="C" && $4=="step"' "$T/$mode.txt" | head -n 10 | wc -l)"
+    expect_eq "$mode: steps" 10 "$(awk '$3=="C" && $4=="step"' "$T/$mode.txt" | sed -n 1,10p | wc -l)"
     if [ "$mainstack" != - ]; then
         pid=$(head -n 1 "$T/$mode.txt" | sed 's/H pid=\([0-9]*\).*/\1/')
         # The main thread's last block: the frames still open, then X.

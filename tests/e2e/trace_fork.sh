@@ -14,7 +14,7 @@ set -e
 expect_eq "exit status" 4 "$rc"
 files=$(ls "$T"/out.raw*)
 expect_eq "two files" 2 "$(echo "$files" | wc -l)"
-child=$(ls "$T"/out.raw.* | head -n 1)
+child=$(ls "$T"/out.raw.* | sed -n 1p)
 "$DEC" -n "$T/nm" "$T/out.raw" > "$T/parent.txt" || fail "decode parent"
 "$DEC" -n "$T/nm" "$child" > "$T/child.txt" || fail "decode child: $(tail -n 1 "$T/child.txt")"
 ppid=$(head -n 1 "$T/child.txt" | sed 's/.* ppid=\([0-9]*\).*/\1/')

@@ -122,7 +122,7 @@ done
 # The skipped frames end at the jump: d1..d4 end before landed starts, and
 # d4 (which only jumps) lasts no longer than from_depth's call of d1 does.
 "$REPORT_SAN" --dump "$T/jc-plain.raw" | awk '$3 ~ /^(d[1-4]|landed)$/ {print $2, $3}' |
-    head -n 9 | paste -sd'|' > "$T/order"
+    sed -n 1,9p | paste -sd'|' > "$T/order"
 expect_eq "order around the jump" "C d1|C d2|C d3|C d4|R d4|R d3|R d2|R d1|C landed" \
     "$(cat "$T/order")"
 

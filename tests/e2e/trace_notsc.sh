@@ -34,7 +34,7 @@ for clock in tsc tsc-fenced monotonic; do
     # main's calls before and after, and the thread's, all recorded.
     expect_eq "$clock: f calls" $((3 * N)) "$(awk '$3=="C" && $4=="f"' "$T/$clock.txt" | wc -l)"
     expect_eq "$clock: note" 1 "$(awk '$3=="V"' "$T/$clock.txt" | grep -c 'turned the TSC off')"
-    child=$(ls "$T"/t.raw.* | head -n 1)
+    child=$(ls "$T"/t.raw.* | sed -n 1p)
     "$DEC" -n "$T/nm" "$child" > "$T/$clock.child" || fail "$clock: child decode"
     expect_eq "$clock: child's f calls" "$N" "$(awk '$3=="C" && $4=="f"' "$T/$clock.child" | wc -l)"
 done

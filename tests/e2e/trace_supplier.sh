@@ -12,7 +12,7 @@ export CALLTRACE_BUFSIZE=4K CALLTRACE_SUPPLIER=1
 # name and calls of every function of the flat profile
 flat_calls() { "$REPORT" -b -p "$1" | awk '$NF ~ /^\[[0-9]+\]$/ {print $(NF-1), $4}' | sort; }
 leaf_calls() { flat_calls "$1" | awk '$1=="leaf" {print $2}'; }
-lost() { "$REPORT" -b "$1" | sed -n 's/.*Lost events: \([0-9]*\).*/\1/p' | head -n 1; }
+lost() { "$REPORT" -b "$1" | sed -n 's/.*Lost events: \([0-9]*\).*/\1/p' | sed -n 1p; }
 
 # Threads: the same calls with the supplier and without.
 for s in 1 0; do
@@ -35,7 +35,7 @@ run_traced "$T/f.raw" "$T/work" 1 20000 fork > "$T/out" || fail "fork run"
 has '^parent: suppliers 1 ' < "$T/out" || fail "parent: $(cat "$T/out")"
 has '^child: suppliers 1 ' < "$T/out" || fail "child: $(cat "$T/out")"
 expect_eq "parent's leaf calls" 20000 "$(leaf_calls "$T/f.raw")"
-child=$(ls "$T"/f.raw.* | head -n 1)
+child=$(ls "$T"/f.raw.* | sed -n 1p)
 expect_eq "child's leaf calls" 20000 "$(leaf_calls "$child")"
 
 # SIGKILL of the program and its supplier (the process group): every

@@ -32,7 +32,7 @@ for item in "join 400|" "exit 200000|" "exit 200000|-cmp"; do
     rc=$?
     set -e
     if grep -q 'WARNING: ThreadSanitizer' "$T/err"; then
-        grep -A 12 'WARNING: ThreadSanitizer' "$T/err" | head -n 60 >&2
+        grep -A 12 'WARNING: ThreadSanitizer' "$T/err" | sed -n 1,60p >&2
         fail "$run: ThreadSanitizer reports ($(grep -c 'WARNING: ThreadSanitizer' "$T/err"))"
     fi
     # a ThreadSanitizer that dies (a CHECK, a FATAL) exits 66 with no

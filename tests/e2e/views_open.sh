@@ -15,7 +15,7 @@ views() {   # RAW: writes RAW.tree, RAW.dump, RAW.report, RAW.*calls
     $CHECK tree-calls "$1.tree" "$2" > "$1.tree.calls"
     $CHECK dump-calls "$1.dump" "$2" > "$1.dump.calls"
     cmp -s "$1.tree.calls" "$1.dump.calls" ||
-        fail "$1: tree and dump differ: $(diff "$1.dump.calls" "$1.tree.calls" | head)"
+        fail "$1: tree and dump differ: $(diff "$1.dump.calls" "$1.tree.calls" | sed -n 1,10p)"
 }
 never_report() { sed -n 's/.* \([0-9]*\) frames open at the end$/\1/p' "$1.report"; }
 never_tree() { sed -n 's/.*} \/\* \(.*\): never returned \*\/.*/\1/p; s/.* \(.*\)(); \/\* never returned \*\/.*/\1/p' "$1.tree" | tr '\n' ' '; }
@@ -53,7 +53,7 @@ expect_eq "_exit: tree" "0 main call;1 run call;2 leaf call;2 stop call;3 leaf c
 # fork: the child inherits main and spawn open.
 build_traced "$T/fork" "$PROGRAMS/views_fork.c"
 run_traced "$T/f.raw" "$T/fork" || fail "views_fork failed"
-child=$(ls "$T"/f.raw.* | head -n 1)
+child=$(ls "$T"/f.raw.* | sed -n 1p)
 [ -f "$child" ] || fail "no child trace"
 KEEP=main,spawn,child_work,leaf
 views "$child" $KEEP
