@@ -77,6 +77,45 @@ put_int_as(struct pay *p, unsigned fmt, unsigned width, uint64_t v)
     }
 }
 
+/* An integer format's fixed form (ct_args_plan's integers alone): what
+ * put_int_as does to a value of fmt and width as a tag, and the value's
+ * bits shifted up by `shift` and back, with the sign when sgn (then
+ * zigzagged), so that a call encodes it with no branch on its format
+ * (put_int_fixed).  False for AUTO, whose text depends on the value, and
+ * for what is not an integer. */
+struct int_form {
+    uint8_t tag, shift, sgn;
+};
+
+static inline bool int_fixed_form(unsigned fmt, unsigned width,
+                                  struct int_form *f)
+{
+    static const uint8_t tags[] = {
+        [CT_FMT_SIGNED] = CT_VAL_SIGNED, [CT_FMT_UNSIGNED] = CT_VAL_UNSIGNED,
+        [CT_FMT_HEX] = CT_VAL_HEX, [CT_FMT_PTR] = CT_VAL_PTR,
+        [CT_FMT_CHAR] = CT_VAL_CHAR, [CT_FMT_OCT] = CT_VAL_OCT};
+    if (fmt >= sizeof tags || !tags[fmt])
+        return false;
+    if (fmt == CT_FMT_CHAR)
+        width = 1;
+    else if (fmt == CT_FMT_PTR || width < 1 || width > 8)
+        width = 8;
+    f->tag = tags[fmt];
+    f->shift = (uint8_t)(64 - 8 * width);
+    f->sgn = fmt == CT_FMT_SIGNED || fmt == CT_FMT_CHAR;
+    return true;
+}
+
+/* The integer v put as its fixed form f says: the same bytes as
+ * put_int_as of the format and width f was made from. */
+static inline __attribute__((always_inline)) void
+put_int_fixed(struct pay *p, struct int_form f, uint64_t v)
+{
+    v <<= f.shift;
+    v = f.sgn ? ct_zigzag((int64_t)v >> f.shift) : v >> f.shift;
+    put_tag(p, f.tag, v);
+}
+
 /* The bytes of a floating-point item's value: 4 for a float (`/32`),
  * else 8, a double. */
 static inline unsigned fp_bytes(const struct ct_arg_item *it)

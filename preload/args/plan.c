@@ -51,6 +51,9 @@ struct plan_item {
     uint8_t fp;     /* a floating-point value's bytes (4: a float, 8),
                        kept as a double; 0: an integer                  */
     uint16_t strmax;/* a string's most bytes kept; 0: not a string     */
+    struct int_form form; /* an integer of a fixed format's (encode.h,
+                       int_fixed_form), for plan_write_ints; its tag 0 for
+                       AUTO and any other item                          */
 };
 
 enum { PLAN_ENTRY = 1, PLAN_SITE = 2 };  /* the registers it reads */
@@ -67,6 +70,8 @@ struct plan {
     uint8_t gprs;   /* ENTRY: every item in a general register, an
                        integer or a string's address (the stub's fast
                        way saved no other)                              */
+    uint8_t ints;   /* ENTRY: every item an integer in a general
+                       register (plan_write_ints)                       */
     uint32_t at;
     struct plan_item items[PLAN_ITEMS];
     uint8_t ret_ready; /* 1: ret is the return value's plan (an
@@ -107,11 +112,14 @@ static struct plan_item plan_item(const struct ct_arg_item *it, unsigned k)
     unsigned reg = k == PLAN_ENTRY ? it->index - 1u
                    : fp && !mem    ? it->reg - (unsigned)CT_REG_XMM0
                                    : it->reg;
-    return (struct plan_item){
+    struct plan_item pi = {
         .reg = (uint8_t)reg, .mem = mem, .fmt = it->fmt,
         .width = it->width, .off = mem ? it->off : 0,
         .fp = fp ? (uint8_t)fp_bytes(it) : 0,
         .strmax = it->fmt == CT_FMT_STR ? it->strmax : 0};
+    if (!fp)
+        int_fixed_form(it->fmt, it->width, &pi.form);
+    return pi;
 }
 
 /* The return value's plan, for a return whose %rax and %xmm0 were saved
@@ -126,6 +134,8 @@ static void plan_return(struct plan *pl, const struct ct_args_rule *r)
     pl->ret = (struct plan_item){
         .fmt = it->fmt, .width = it->width,
         .fp = it->fmt == CT_FMT_FLOAT ? (uint8_t)fp_bytes(it) : 0};
+    if (!pl->ret.fp)
+        int_fixed_form(it->fmt, it->width, &pl->ret.form);
     __atomic_store_n(&pl->ret_ready, 1, __ATOMIC_RELEASE);
 }
 
@@ -151,6 +161,7 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
     pl->gprs = kind == PLAN_ENTRY;
     for (unsigned i = 0; i < pl->n; i++)
         pl->gprs &= !pl->items[i].fp;
+    pl->ints = pl->gprs && !pl->has_str;
     pl->has_at = r->has_at;
     pl->at = r->at;
     pl->returns = keeps_return;
@@ -290,6 +301,8 @@ plan_write(const struct plan *pl, void *fn, void *site, uintptr_t sp,
             at = pay.n;
         } else if (it->fp) {
             put_fp_bits(&pay, it->fp, v);
+        } else if (ct_likely(it->form.tag)) {
+            put_int_fixed(&pay, it->form, v);
         } else {
             put_int_as(&pay, it->fmt, it->width, v);
         }
@@ -316,6 +329,35 @@ plan_write(const struct plan *pl, void *fn, void *site, uintptr_t sp,
     return 0;
 }
 
+/* The call and its ARGS by plan pl of integers alone, from the entry's
+ * general registers ints (each `step` words apart), as plan_write writes
+ * them: an item of a fixed format by its form, with no branch on its
+ * format; AUTO's by put_int_as.  Its own function, called
+ * last, so that the common case runs in few registers and a small frame,
+ * not in the general writer's. */
+static __attribute__((noinline)) int
+plan_write_ints(const struct plan *pl, void *fn, void *site, uintptr_t sp,
+                const uintptr_t *ints, long step)
+{
+    uint8_t rec[PLAN_BYTES];
+    struct pay pay = {rec + PLAN_HEAD, 0};
+    for (unsigned i = 0; i < pl->n; i++) {
+        const struct plan_item *it = &pl->items[i];
+        uint64_t v = ints[step * it->reg];
+        if (ct_likely(it->form.tag)) {
+            put_int_fixed(&pay, it->form, v);
+        } else {
+            put_int_as(&pay, CT_FMT_AUTO, it->width, v);
+        }
+    }
+    /* at most 8 items of 11 bytes: a length of one byte, a 3-byte head */
+    uint8_t *start = pay.b - 3;
+    ct_enc_ext_head(start, 0, CT_EXT_ARGS, pay.n);
+    return ct_enter_with(fn, site, sp, start, 3 + pay.n);
+}
+_Static_assert(11 * PLAN_ITEMS < 128 && PLAN_HEAD >= 3,
+               "an integers' plan's head is 3 bytes");
+
 /* The call and its ARGS by rule's plan from the entry's registers g;
  * -1 when the rule has no plan for them. */
 static inline __attribute__((always_inline)) int
@@ -324,6 +366,8 @@ plan_write_entry(const struct plan *pl, unsigned kind, void *fn, void *site,
 {
     if (kind != PLAN_ENTRY)
         return -1;
+    if (pl->ints)
+        return plan_write_ints(pl, fn, site, sp, g->ints, g->step);
     return pl->has_str ? plan_write(pl, fn, site, sp, g, false, true)
                        : plan_write(pl, fn, site, sp, g, false, false);
 }
@@ -353,16 +397,27 @@ uint32_t ct_args_plan_fast(uint32_t rule)
     return k;
 }
 
-int ct_args_plan_write_saved(uint32_t rule, void *fn, void *site, uintptr_t sp,
-                             const uintptr_t *ints, long step,
-                             const uint8_t *xmm)
+/* ct_args_plan_write_saved's plans of any kind but integers alone. */
+static __attribute__((noinline)) int
+write_saved(const struct plan *pl, unsigned kind, void *fn, void *site,
+            uintptr_t sp, const uintptr_t *ints, long step, const uint8_t *xmm)
 {
-    const struct plan *pl = &plans[rule];
-    unsigned kind = __atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE);
     if (!pl->gprs && !xmm)
         return -1;
     const struct ct_arg_regs g = {ints, step, xmm, NULL, NULL};
     return plan_write_entry(pl, kind, fn, site, sp, &g);
+}
+
+int ct_args_plan_write_saved(uint32_t rule, void *fn, void *site, uintptr_t sp,
+                             const uintptr_t *ints, long step,
+                             const uint8_t *xmm)
+{
+    /* (a choice and a jump: neither writer's frame is built here) */
+    const struct plan *pl = &plans[rule];
+    unsigned kind = __atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE);
+    if (kind == PLAN_ENTRY && pl->ints)
+        return plan_write_ints(pl, fn, site, sp, ints, step);
+    return write_saved(pl, kind, fn, site, sp, ints, step, xmm);
 }
 
 int ct_args_plan_return(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
@@ -378,6 +433,8 @@ int ct_args_plan_return(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
         uint64_t v;
         memcpy(&v, xmm0, 8);
         put_fp_bits(&pay, pl->ret.fp, v);
+    } else if (ct_likely(pl->ret.form.tag)) {
+        put_int_fixed(&pay, pl->ret.form, rax);
     } else {
         put_int_as(&pay, pl->ret.fmt, pl->ret.width, rax);
     }

@@ -3,7 +3,9 @@
  * needs (plan.c is built with -mgeneral-regs-only), against the CPU's own
  * conversion, over every subnormal, a spread of every exponent's
  * mantissas, zeros, infinities and NaNs, signalling ones made quiet as
- * the CPU makes them. */
+ * the CPU makes them; and an integer's fixed form (the plans' integers
+ * alone) against put_int_as, byte for byte, over every format, width and
+ * edge of a width. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -70,11 +72,51 @@ static void test_put_fp_bits(void **state)
     assert_true(d2 == 3.141592653589793);
 }
 
+/* put_int_fixed by the form int_fixed_form makes gives put_int_as's
+ * bytes for every fixed format, width and edge value; AUTO and what is
+ * not an integer have no form. */
+static void test_int_fixed_form(void **state)
+{
+    (void)state;
+    const unsigned fmts[] = {CT_FMT_SIGNED, CT_FMT_UNSIGNED, CT_FMT_HEX,
+                             CT_FMT_PTR, CT_FMT_CHAR, CT_FMT_OCT};
+    const unsigned widths[] = {1, 2, 4, 8};
+    const uint64_t base[] = {0, 1, 2, 0x7f, 0x80, 0xff, 0x100, 0x7fff, 0x8000,
+                             0xffff, 0x7fffffff, 0x80000000, 0xffffffff,
+                             0x100000000ull, 0x7fffffffffffffffull,
+                             0x123456789abcdef0ull, 0xfedcba9876543210ull};
+    unsigned tried = 0;
+    for (size_t f = 0; f < sizeof fmts / sizeof *fmts; f++)
+        for (size_t w = 0; w < sizeof widths / sizeof *widths; w++)
+            for (size_t i = 0; i < sizeof base / sizeof *base; i++)
+                for (int neg = 0; neg < 2; neg++) {
+                    uint64_t v = neg ? -base[i] : base[i];
+                    struct int_form form;
+                    assert_true(int_fixed_form(fmts[f], widths[w], &form));
+                    uint8_t a[16], b[16];
+                    struct pay pa = {a, 0}, pb = {b, 0};
+                    put_int_as(&pa, fmts[f], widths[w], v);
+                    put_int_fixed(&pb, form, v);
+                    if (pa.n != pb.n || memcmp(a, b, pa.n) != 0)
+                        fail_msg("format %u, width %u, value %#llx: %zu "
+                                 "bytes, put_int_as's %zu", fmts[f],
+                                 widths[w], (unsigned long long)v, pb.n, pa.n);
+                    tried++;
+                }
+    assert_int_equal(tried, 6 * 4 * 17 * 2);
+    struct int_form form;
+    const unsigned none[] = {CT_FMT_AUTO, CT_FMT_STR, CT_FMT_FLOAT,
+                             CT_FMT_STRUCT, CT_FMT_ENUM};
+    for (size_t i = 0; i < sizeof none / sizeof *none; i++)
+        assert_false(int_fixed_form(none[i], 4, &form));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_float_to_double),
         cmocka_unit_test(test_put_fp_bits),
+        cmocka_unit_test(test_int_fixed_form),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
