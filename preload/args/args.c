@@ -605,7 +605,7 @@ void ct_args_site_call(uint32_t rule, void *fn, void *site,
     if (keeps_return(r)) {
         uintptr_t *slot = return_slot(r, regs, (uintptr_t)site);
         if (slot)
-            ct_patch_take_return((uintptr_t)fn, slot);
+            ct_patch_take_return((uintptr_t)fn, rule, slot);
     }
     enter_then_args(rule, fn, site, regs->gpr[7], &g);
 }

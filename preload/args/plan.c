@@ -270,7 +270,7 @@ static int plan_take_return(const struct plan *pl, void *fn, void *site,
     if ((slot & 7) || !in_stack_window(slot, 8, sp) ||
         *(const uintptr_t *)slot != (uintptr_t)site)
         return -1;
-    ct_patch_take_return((uintptr_t)fn, (uintptr_t *)slot);
+    ct_patch_take_return((uintptr_t)fn, (uint32_t)(pl - plans), (uintptr_t *)slot);
     return 0;
 }
 

@@ -574,6 +574,12 @@ CT_UNSANITIZED uintptr_t ct_patch_leave_fast(uintptr_t sp)
     return 0;
 }
 
+CT_UNSANITIZED uintptr_t ct_patch_leave_args_fast(uintptr_t sp, uint64_t rax)
+{
+    (void)sp, (void)rax;
+    return 0;
+}
+
 CT_UNSANITIZED uintptr_t
 ct_patch_enter_args_fast(const struct ct_sled *s, uintptr_t *slot,
                          const uintptr_t *saved)
@@ -593,10 +599,13 @@ ct_patch_enter_args_fast_vec(const struct ct_sled *s, uintptr_t *slot,
 /* The call of entry s, whose return address is at slot, recorded and its
  * frame kept: the body's address (past the entry's five bytes).  With
  * `saved` (a function whose rule keeps its arguments), the ENTRY and its
- * ARGS are written by the rule's plan from the general registers there. */
+ * ARGS are written by the rule's plan from the general registers there.
+ * With `ruled` (a function with a rule, whose return goes through the
+ * args trampoline) the frame keeps the rule; a plain frame's is never
+ * read. */
 static inline __attribute__((always_inline)) uintptr_t
 patch_enter(const struct ct_sled *s, uintptr_t *slot, const uintptr_t *saved,
-            const uint8_t *xmm)
+            const uint8_t *xmm, bool ruled)
 {
     struct ct_thread *t = ct_self;
     struct ct_pstack *ps = ct_pstk;
@@ -617,6 +626,8 @@ patch_enter(const struct ct_sled *s, uintptr_t *slot, const uintptr_t *saved,
     ps->f[n].slot = (uintptr_t)slot;
     ps->f[n].ret = ret;
     ps->f[n].fn = fn;
+    if (ruled)
+        ps->f[n].rule = s->args;
     uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
     /* (each test unlikely on its own: the plain case, saved a constant
      * NULL, compiles to the hooks' branch layout) */
@@ -640,7 +651,7 @@ declined:
 
 uintptr_t ct_patch_enter_fast(const struct ct_sled *s, uintptr_t *slot)
 {
-    return patch_enter(s, slot, NULL, NULL);
+    return patch_enter(s, slot, NULL, NULL, false);
 }
 
 /* A function with a rule: its values by the plan, or (a rule of its
@@ -655,13 +666,30 @@ uintptr_t ct_patch_enter_args_fast(const struct ct_sled *s, uintptr_t *slot,
                     s->args_fast == CT_SLED_FAST_VEC))
         return s->args_fast == CT_SLED_FAST_VEC;
     return patch_enter(s, slot,
-                       s->args_fast == CT_SLED_FAST_ARGS ? saved : NULL, NULL);
+                       s->args_fast == CT_SLED_FAST_ARGS ? saved : NULL, NULL,
+                       true);
 }
 
 uintptr_t ct_patch_enter_args_fast_vec(const struct ct_sled *s,
                                        uintptr_t *slot, const uintptr_t *saved)
 {
-    return patch_enter(s, slot, saved, (const uint8_t *)(saved + 10));
+    return patch_enter(s, slot, saved, (const uint8_t *)(saved + 10), true);
+}
+
+/* The newest patched frame when the return whose stack pointer is sp
+ * (just past its slot) is its plain one and the fast path is open, else
+ * NULL. */
+static inline __attribute__((always_inline)) struct ct_pframe *
+leave_top(struct ct_thread *t, struct ct_pstack *ps, uintptr_t sp)
+{
+    if (ct_unlikely(!t || !ps))
+        return NULL;
+    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
+    uint32_t n = ps->n;
+    if (ct_unlikely(((t->gate | (t->expect ^ w)) != 0) || n == 0 ||
+                    ps->f[n - 1].slot != sp - 8))
+        return NULL;
+    return &ps->f[n - 1];
 }
 
 /* The return of the newest patched frame, the stack pointer sp just past
@@ -670,19 +698,36 @@ uintptr_t ct_patch_leave_fast(uintptr_t sp)
 {
     struct ct_thread *t = ct_self;
     struct ct_pstack *ps = ct_pstk;
-    if (ct_unlikely(!t || !ps))
+    struct ct_pframe *f = leave_top(t, ps, sp);
+    if (ct_unlikely(!f))
         return 0;
-    uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
-    uint32_t n = ps->n;
-    if (ct_unlikely(((t->gate | (t->expect ^ w)) != 0) || n == 0 ||
-                    ps->f[n - 1].slot != sp - 8))
-        return 0;
-    uintptr_t ret = ps->f[n - 1].ret;
-    if (ct_unlikely(exit_record(t, (void *)ps->f[n - 1].fn, HOOK_TSC_SP,
-                                0, NULL, 0) != 0))
+    uintptr_t ret = f->ret;
+    if (ct_unlikely(exit_record(t, (void *)f->fn, HOOK_TSC_SP, 0, NULL,
+                                0) != 0))
         return 0;
     ct_signal_fence();
-    ps->n = n - 1;
+    ps->n--;
+    return ret;
+}
+
+/* The same for a function whose rule keeps its return value (the return
+ * trampoline of patch_tramp.S's args pair): its RETVAL from %rax, rax,
+ * and its EXIT written by the rule's plan (args/plan.c).  A value the
+ * plan cannot write from %rax (a floating-point one, a string), or a
+ * frame whose rule is not known here, takes the full way. */
+uintptr_t ct_patch_leave_args_fast(uintptr_t sp, uint64_t rax)
+{
+    struct ct_thread *t = ct_self;
+    struct ct_pstack *ps = ct_pstk;
+    struct ct_pframe *f = leave_top(t, ps, sp);
+    if (ct_unlikely(!f || !f->rule || !t->depth))
+        return 0;
+    uintptr_t ret = f->ret;
+    if (ct_args_plan_return((uint32_t)f->rule, rax, NULL, t->depth - 1,
+                            (void *)f->fn) != 0)
+        return 0;
+    ct_signal_fence();
+    ps->n--;
     return ret;
 }
 #endif

@@ -59,7 +59,7 @@ static void bury(struct ct_pstack *ps, const struct ct_pframe *f)
 __thread struct ct_pstack *ct_pstk __attribute__((tls_model("initial-exec")));
 
 /* The calling thread's stack of patched frames, mapped at its first
- * patched call and counted in the tracer's address-space budget (99 KiB:
+ * patched call and counted in the tracer's address-space budget (132 KiB:
  * under a limit with no room the call is counted lost). */
 static struct ct_pstack *pstack_get(void)
 {
@@ -102,7 +102,7 @@ static int is_trampoline(uintptr_t v)
  * slot holds the trampoline, not the caller's address), or 0 when there
  * is no room (counted lost).  errno is left alone: the hooks keep it, and
  * so does pstack_get. */
-static uintptr_t keep(uintptr_t fn, uintptr_t *slot)
+static uintptr_t keep(uintptr_t fn, uint32_t rule, uintptr_t *slot)
 {
     struct ct_pstack *ps = pstack_get();
     if (!ps) {
@@ -144,7 +144,7 @@ static uintptr_t keep(uintptr_t fn, uintptr_t *slot)
      * interrupts here pushes above it. */
     ps->n = n + 1;
     ct_signal_fence();
-    ps->f[n] = (struct ct_pframe){(uintptr_t)slot, ret, fn};
+    ps->f[n] = (struct ct_pframe){(uintptr_t)slot, ret, fn, rule};
     ct_signal_fence();
     ps->busy = nested;
     return ret;
@@ -154,7 +154,7 @@ uintptr_t ct_patch_enter(const struct ct_sled *s, uintptr_t *slot,
                          uintptr_t *saved)
 {
     saved[8] = s->at + SLED;
-    uintptr_t ret = keep(s->fn, slot);
+    uintptr_t ret = keep(s->fn, s->args, slot);
     if (!ret)
         return 0;
     saved[9] = ret;
@@ -163,9 +163,9 @@ uintptr_t ct_patch_enter(const struct ct_sled *s, uintptr_t *slot,
 
 int ct_patch_returns_taken;
 
-int ct_patch_take_return(uintptr_t fn, uintptr_t *slot)
+int ct_patch_take_return(uintptr_t fn, uint32_t rule, uintptr_t *slot)
 {
-    if (!keep(fn, slot))
+    if (!keep(fn, rule, slot))
         return 0;
     __atomic_store_n(slot, (uintptr_t)ct_patch_return_args, __ATOMIC_RELAXED);
     return 1;

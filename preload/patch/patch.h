@@ -62,7 +62,7 @@ int ct_patch_apply(const char *spec, char *msg, size_t len);
  * called with site, is that of the newest such call (its EXIT is then
  * the trampoline's to write). */
 extern int ct_patch_returns_taken;
-int ct_patch_take_return(uintptr_t fn, uintptr_t *slot);
+int ct_patch_take_return(uintptr_t fn, uint32_t rule, uintptr_t *slot);
 int ct_patch_return_taken(uintptr_t fn, uintptr_t site);
 
 /* Before an unwinder walks this thread's stack (plt_unwind.c): the real
@@ -122,6 +122,12 @@ uintptr_t ct_patch_enter_args_fast(const struct ct_sled *s, uintptr_t *slot,
 uintptr_t ct_patch_enter_args_fast_vec(const struct ct_sled *s,
                                        uintptr_t *slot,
                                        const uintptr_t *saved);
+/* The return of a function whose rule keeps its return value: its
+ * RETVAL, from %rax (rax), and EXIT by the rule's plan, the frame popped
+ * (its real return address returned); 0, with nothing written, for a
+ * value the plan cannot take from %rax, and every case the plain return
+ * does not cover. */
+uintptr_t ct_patch_leave_args_fast(uintptr_t sp, uint64_t rax);
 /* The frame returning with stack pointer sp, taken off: its function and
  * real return address in out, which the trampoline records
  * (ct_exit_at) and returns to. */

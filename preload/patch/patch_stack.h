@@ -18,6 +18,9 @@ struct ct_pframe {
     uintptr_t slot;   /* where the function's return address is         */
     uintptr_t ret;    /* the return address itself                      */
     uintptr_t fn;
+    uintptr_t rule;   /* its CALLTRACE_ARGS rule, whose plan the return
+                         trampoline's fast way writes the return value
+                         by (0: none, or not known there: the full way) */
 };
 
 /* Frames taken off as left (by a jump no wrapper saw) are kept a while

@@ -157,11 +157,12 @@
  * padding between: the entry's call returns to this label).  %rsp is
  * 16-byte aligned (the function's return address was popped).
  *
- * With \args 0, ct_patch_leave_fast (hot/hot.c) is tried first, once
- * %rax and %rdx are saved: it uses no vector register.  When it recorded
- * the return and popped the frame, it gave the real return address,
- * which goes into the slot the function returned from, and the last ret
- * takes it.
+ * ct_patch_leave_fast (hot/hot.c; with \args 1 ct_patch_leave_args_fast,
+ * which writes the RETVAL of an integer return value from %rax by the
+ * rule's plan too) is tried first, once %rax and %rdx are saved: it uses
+ * no vector register.  When it recorded the return and popped the frame,
+ * it gave the real return address, which goes into the slot the function
+ * returned from, and the last ret takes it.
  *
  * Otherwise the full way.  The return values are %rax, %rdx, %xmm0,
  * %xmm1 (x87's are not touched by the tracer's C code), kept from
@@ -180,10 +181,14 @@
         .type   \name, @function
 \name:
         subq    $112, %rsp
-        .if !\args
         ct_save_return_gprs
         leaq    112(%rsp), %rdi         /* the stack pointer at return  */
+        .if \args
+        movq    %rax, %rsi              /* the return value             */
+        call    ct_patch_leave_args_fast
+        .else
         call    ct_patch_leave_fast
+        .endif
         testq   %rax, %rax
         jz      2f
         movq    %rax, 104(%rsp)         /* into the slot                */
@@ -191,9 +196,6 @@
         addq    $104, %rsp
         ret
 2:      ct_save_return_vectors
-        .else
-        ct_save_return_values
-        .endif
         ct_save_upper_halves 64, 1, 96
         leaq    112(%rsp), %rdi         /* the stack pointer at return  */
         leaq    48(%rsp), %rsi
