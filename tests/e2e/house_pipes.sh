@@ -9,7 +9,7 @@
 # only: needs no build.
 set -u
 cd "$(dirname "$0")/../.."
-python3 - $(grep -l -e pipefail -e "/lib.sh\"" tests/e2e/*.sh tests/*.sh bench/*.sh scripts/*.sh .ci/run 2>/dev/null) <<'PY'
+python3 - tests/e2e/*.bash $(grep -l -e pipefail -e "/lib.sh\"" tests/e2e/*.sh tests/*.sh bench/*.sh scripts/*.sh .ci/run 2>/dev/null) <<'PY'
 import re, sys
 
 def statements(text):
