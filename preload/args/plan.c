@@ -76,12 +76,15 @@ struct plan {
     struct plan_item items[PLAN_ITEMS];
     uint8_t ret_ready; /* 1: ret is the return value's plan (an
                           integer, or fp); written last                 */
+    uint8_t ret_none;  /* 1: the rule keeps no return value: its return
+                          is a plain EXIT                               */
     struct plan_item ret;
 };
 
 /* By rule id (1 .. CT_ARGS_MAX_RULES, then the merged sets): made under
  * args.c's lock before the id is handed out, read without it. */
 static struct plan plans[CT_ARGS_MAX_RULES + CT_ARGS_MAX_MERGED + 1];
+uint8_t ct_args_plan_int_only[CT_ARGS_MAX_RULES + CT_ARGS_MAX_MERGED + 1];
 
 static unsigned plan_kind(const struct ct_arg_item *it)
 {
@@ -128,7 +131,11 @@ static struct plan_item plan_item(const struct ct_arg_item *it, unsigned k)
 static void plan_return(struct plan *pl, const struct ct_args_rule *r)
 {
     const struct ct_arg_item *it = &r->ret;
-    if (pl->ret_ready || !r->has_ret || it->fmt == CT_FMT_STR ||
+    if (!r->has_ret) {
+        __atomic_store_n(&pl->ret_none, 1, __ATOMIC_RELEASE);
+        return;
+    }
+    if (pl->ret_ready || it->fmt == CT_FMT_STR ||
         it->fmt == CT_FMT_STRUCT || it->fmt == CT_FMT_ENUM)
         return;
     pl->ret = (struct plan_item){
@@ -168,6 +175,8 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
     pl->ret_reg = r->ret.reg < 16 ? r->ret.reg : 7;
     pl->ret_off = r->ret.off;
     __atomic_store_n(&pl->kind, (uint8_t)kind, __ATOMIC_RELEASE);
+    if (pl->ints)
+        __atomic_store_n(&ct_args_plan_int_only[id], 1, __ATOMIC_RELEASE);
 }
 
 /* Item it's value, from the entry's registers or (at_site) the site's;
@@ -332,10 +341,10 @@ plan_write(const struct plan *pl, void *fn, void *site, uintptr_t sp,
 /* The call and its ARGS by plan pl of integers alone, from the entry's
  * general registers ints (each `step` words apart), as plan_write writes
  * them: an item of a fixed format by its form, with no branch on its
- * format; AUTO's by put_int_as.  Its own function, called
- * last, so that the common case runs in few registers and a small frame,
- * not in the general writer's. */
-static __attribute__((noinline)) int
+ * format; AUTO's by put_int_as.  ct_args_plan_write_ints is its own
+ * function (plan.h), so that the common case runs in few registers and a
+ * small frame, not in the general writer's. */
+static inline __attribute__((always_inline)) int
 plan_write_ints(const struct plan *pl, void *fn, void *site, uintptr_t sp,
                 const uintptr_t *ints, long step)
 {
@@ -397,33 +406,30 @@ uint32_t ct_args_plan_fast(uint32_t rule)
     return k;
 }
 
-/* ct_args_plan_write_saved's plans of any kind but integers alone. */
-static __attribute__((noinline)) int
-write_saved(const struct plan *pl, unsigned kind, void *fn, void *site,
-            uintptr_t sp, const uintptr_t *ints, long step, const uint8_t *xmm)
+int ct_args_plan_write_general(uint32_t rule, void *fn, void *site,
+                               uintptr_t sp, const uintptr_t *ints, long step,
+                               const uint8_t *xmm)
 {
+    const struct plan *pl = &plans[rule];
+    unsigned kind = __atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE);
     if (!pl->gprs && !xmm)
         return -1;
     const struct ct_arg_regs g = {ints, step, xmm, NULL, NULL};
     return plan_write_entry(pl, kind, fn, site, sp, &g);
 }
 
-int ct_args_plan_write_saved(uint32_t rule, void *fn, void *site, uintptr_t sp,
-                             const uintptr_t *ints, long step,
-                             const uint8_t *xmm)
+int ct_args_plan_write_ints(uint32_t rule, void *fn, void *site, uintptr_t sp,
+                            const uintptr_t *ints, long step)
 {
-    /* (a choice and a jump: neither writer's frame is built here) */
-    const struct plan *pl = &plans[rule];
-    unsigned kind = __atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE);
-    if (kind == PLAN_ENTRY && pl->ints)
-        return plan_write_ints(pl, fn, site, sp, ints, step);
-    return write_saved(pl, kind, fn, site, sp, ints, step, xmm);
+    return plan_write_ints(&plans[rule], fn, site, sp, ints, step);
 }
 
 int ct_args_plan_return(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
                         uint32_t depth, void *fn)
 {
     const struct plan *pl = &plans[rule];
+    if (__atomic_load_n(&pl->ret_none, __ATOMIC_ACQUIRE))
+        return ct_exit_try(fn, depth);
     if (!__atomic_load_n(&pl->ret_ready, __ATOMIC_ACQUIRE) ||
         (pl->ret.fp && !xmm0))
         return -1;

@@ -39,10 +39,28 @@ uint32_t ct_args_plan_fast(uint32_t rule);
  * (ints, step: as struct ct_arg_regs has them) and the vector registers'
  * low halves at xmm, or none (NULL: -1 when the plan reads a
  * floating-point value). */
-int ct_args_plan_write_saved(uint32_t rule, void *fn, void *site, uintptr_t sp,
-                             const uintptr_t *ints, long step,
-                             const uint8_t *xmm);
-/* A return with the return value its rule keeps, from the %rax or %xmm0
+int ct_args_plan_write_general(uint32_t rule, void *fn, void *site,
+                               uintptr_t sp, const uintptr_t *ints, long step,
+                               const uint8_t *xmm);
+/* Its plans of integers alone from the general registers (every item an
+ * integer argument in a register: ct_args_plan_int_only[rule] is 1), by
+ * a writer of their own, whose frame and registers are few. */
+int ct_args_plan_write_ints(uint32_t rule, void *fn, void *site, uintptr_t sp,
+                            const uintptr_t *ints, long step);
+extern uint8_t ct_args_plan_int_only[];
+
+/* The choice between the two, made in the caller (a stub's or an entry's
+ * fast way), so that neither writer runs the other's prologue. */
+static inline __attribute__((always_inline)) int
+ct_args_plan_write_saved(uint32_t rule, void *fn, void *site, uintptr_t sp,
+                         const uintptr_t *ints, long step, const uint8_t *xmm)
+{
+    if (__atomic_load_n(&ct_args_plan_int_only[rule], __ATOMIC_ACQUIRE))
+        return ct_args_plan_write_ints(rule, fn, site, sp, ints, step);
+    return ct_args_plan_write_general(rule, fn, site, sp, ints, step, xmm);
+}
+/* A return with the return value its rule keeps (a rule that keeps none:
+ * its plain EXIT), from the %rax or %xmm0
  * (xmm0; NULL when the stub saved none, and then -1 for a floating-point
  * value) a library call's stub or a taken return's trampoline saved: its
  * RETVAL and its EXIT written in one pass, the frame at depth (its

@@ -601,7 +601,7 @@ ct_patch_enter_args_fast_vec(const struct ct_sled *s, uintptr_t *slot,
  * `saved` (a function whose rule keeps its arguments), the ENTRY and its
  * ARGS are written by the rule's plan from the general registers there.
  * With `ruled` (a function with a rule, whose return goes through the
- * args trampoline) the frame keeps the rule; a plain frame's is never
+ * args trampoline) the stack keeps the frame's rule; a plain frame's is never
  * read. */
 static inline __attribute__((always_inline)) uintptr_t
 patch_enter(const struct ct_sled *s, uintptr_t *slot, const uintptr_t *saved,
@@ -627,7 +627,7 @@ patch_enter(const struct ct_sled *s, uintptr_t *slot, const uintptr_t *saved,
     ps->f[n].ret = ret;
     ps->f[n].fn = fn;
     if (ruled)
-        ps->f[n].rule = s->args;
+        ps->rule[n] = s->args;
     uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
     /* (each test unlikely on its own: the plain case, saved a constant
      * NULL, compiles to the hooks' branch layout) */
@@ -677,10 +677,11 @@ uintptr_t ct_patch_enter_args_fast_vec(const struct ct_sled *s,
 }
 
 /* The newest patched frame when the return whose stack pointer is sp
- * (just past its slot) is its plain one and the fast path is open, else
- * NULL. */
+ * (just past its slot) is its plain one and the fast path is open, its
+ * index in *n_out, else NULL. */
 static inline __attribute__((always_inline)) struct ct_pframe *
-leave_top(struct ct_thread *t, struct ct_pstack *ps, uintptr_t sp)
+leave_top(struct ct_thread *t, struct ct_pstack *ps, uintptr_t sp,
+          uint32_t *n_out)
 {
     if (ct_unlikely(!t || !ps))
         return NULL;
@@ -689,6 +690,7 @@ leave_top(struct ct_thread *t, struct ct_pstack *ps, uintptr_t sp)
     if (ct_unlikely(((t->gate | (t->expect ^ w)) != 0) || n == 0 ||
                     ps->f[n - 1].slot != sp - 8))
         return NULL;
+    *n_out = n - 1;
     return &ps->f[n - 1];
 }
 
@@ -698,7 +700,8 @@ uintptr_t ct_patch_leave_fast(uintptr_t sp)
 {
     struct ct_thread *t = ct_self;
     struct ct_pstack *ps = ct_pstk;
-    struct ct_pframe *f = leave_top(t, ps, sp);
+    uint32_t n;
+    struct ct_pframe *f = leave_top(t, ps, sp, &n);
     if (ct_unlikely(!f))
         return 0;
     uintptr_t ret = f->ret;
@@ -706,7 +709,7 @@ uintptr_t ct_patch_leave_fast(uintptr_t sp)
                                 0) != 0))
         return 0;
     ct_signal_fence();
-    ps->n--;
+    ps->n = n;
     return ret;
 }
 
@@ -719,15 +722,16 @@ uintptr_t ct_patch_leave_args_fast(uintptr_t sp, uint64_t rax)
 {
     struct ct_thread *t = ct_self;
     struct ct_pstack *ps = ct_pstk;
-    struct ct_pframe *f = leave_top(t, ps, sp);
-    if (ct_unlikely(!f || !f->rule || !t->depth))
+    uint32_t n;
+    struct ct_pframe *f = leave_top(t, ps, sp, &n);
+    if (ct_unlikely(!f || !ps->rule[n] || !t->depth))
         return 0;
     uintptr_t ret = f->ret;
-    if (ct_args_plan_return((uint32_t)f->rule, rax, NULL, t->depth - 1,
+    if (ct_args_plan_return(ps->rule[n], rax, NULL, t->depth - 1,
                             (void *)f->fn) != 0)
         return 0;
     ct_signal_fence();
-    ps->n--;
+    ps->n = n;
     return ret;
 }
 #endif

@@ -59,7 +59,7 @@ static void bury(struct ct_pstack *ps, const struct ct_pframe *f)
 __thread struct ct_pstack *ct_pstk __attribute__((tls_model("initial-exec")));
 
 /* The calling thread's stack of patched frames, mapped at its first
- * patched call and counted in the tracer's address-space budget (132 KiB:
+ * patched call and counted in the tracer's address-space budget (115 KiB:
  * under a limit with no room the call is counted lost). */
 static struct ct_pstack *pstack_get(void)
 {
@@ -144,7 +144,8 @@ static uintptr_t keep(uintptr_t fn, uint32_t rule, uintptr_t *slot)
      * interrupts here pushes above it. */
     ps->n = n + 1;
     ct_signal_fence();
-    ps->f[n] = (struct ct_pframe){(uintptr_t)slot, ret, fn, rule};
+    ps->f[n] = (struct ct_pframe){(uintptr_t)slot, ret, fn};
+    ps->rule[n] = rule;
     ct_signal_fence();
     ps->busy = nested;
     return ret;
@@ -296,8 +297,10 @@ void ct_patch_frames_in(const void *buf, uint32_t n)
     struct ct_pstack *ps = n ? pstack_get() : ct_pstk;
     const struct ct_pframe *in = buf;
     uint32_t i = 0;
-    for (; ps && i < n && i < CT_PATCH_FRAMES; i++)
+    for (; ps && i < n && i < CT_PATCH_FRAMES; i++) {
         ps->f[i] = in[i];
+        ps->rule[i] = 0;  /* the full way looks it up */
+    }
     if (ps)
         ps->n = i;
     for (uint32_t j = n; j > i; j--)
@@ -328,8 +331,12 @@ void ct_patch_rearm(uintptr_t sp)
     ps->n = n;
     for (uint32_t i = 0; i < n; i++) {
         uintptr_t *slot = (uintptr_t *)ps->f[i].slot;
-        if (*slot == ps->f[i].ret)
-            *slot = rule_for(ps->f[i].fn) ? (uintptr_t)ct_patch_return_args
-                                           : (uintptr_t)ct_patch_return;
+        if (*slot == ps->f[i].ret) {
+            uint32_t rule = rule_for(ps->f[i].fn);
+            ps->rule[i] = rule;
+            ct_signal_fence();
+            *slot = rule ? (uintptr_t)ct_patch_return_args
+                         : (uintptr_t)ct_patch_return;
+        }
     }
 }

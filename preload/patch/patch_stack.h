@@ -18,9 +18,6 @@ struct ct_pframe {
     uintptr_t slot;   /* where the function's return address is         */
     uintptr_t ret;    /* the return address itself                      */
     uintptr_t fn;
-    uintptr_t rule;   /* its CALLTRACE_ARGS rule, whose plan the return
-                         trampoline's fast way writes the return value
-                         by (0: none, or not known there: the full way) */
 };
 
 /* Frames taken off as left (by a jump no wrapper saw) are kept a while
@@ -36,6 +33,12 @@ struct ct_pstack {
     uint32_t ngone;   /* frames ever put in the ring                    */
     struct ct_pframe gone[CT_PATCH_GONE];
     struct ct_pframe f[CT_PATCH_FRAMES];
+    /* Beside each frame whose return goes through the args trampoline,
+     * its CALLTRACE_ARGS rule, by which that trampoline's fast way writes
+     * the return (0: not known there, the full way); apart from the
+     * frames, so that a plain call's frame stays three words and its
+     * entry writes nothing more.  A plain frame's is never read. */
+    uint32_t rule[CT_PATCH_FRAMES];
 };
 
 /* The calling thread's stack, NULL until its first patched call. */
