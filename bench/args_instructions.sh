@@ -85,7 +85,7 @@ EOF
 }
 
 echo "command: BUILD=$BUILD${BASE_LIB:+ BASE_LIB=$BASE_LIB}${KINDS:+ KINDS=\"$KINDS\"} bench/args_instructions.sh"
-echo "CPU: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo); $(gdb --version | head -n 1)"
+echo "CPU: $(awk -F': ' '/^model name/ {print $2; exit}' /proc/cpuinfo); $(gdb --version | sed -n 1p)"
 echo
 echo "Instructions of one library call in the tracer (from the stub to the function + from the return trampoline to the caller), with the rule and without"
 echo

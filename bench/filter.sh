@@ -53,7 +53,7 @@ PY
 }
 
 med() { printf '%s\n' ${1} | median; }
-lo() { printf '%s\n' ${1} | sort -n | head -n 1; }
+lo() { printf '%s\n' ${1} | sort -n | sed -n 1p; }
 hi() { printf '%s\n' ${1} | sort -n | tail -n 1; }
 
 # bench_workload TITLE VARIANTS-ARRAY-NAME CMD...: the table of one

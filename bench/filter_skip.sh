@@ -55,7 +55,7 @@ for ((r = 0; r < RUNS; r++)); do
     done
 done
 med() { printf '%s\n' $1 | median; }
-lo() { printf '%s\n' $1 | sort -n | head -n 1; }
+lo() { printf '%s\n' $1 | sort -n | sed -n 1p; }
 hi() { printf '%s\n' $1 | sort -n | tail -n 1; }
 nc=$(med "${cpu[noop]}")
 echo "fib($FIB_N): $calls calls; empty hooks $(awk -v c="$nc" 'BEGIN{printf "%.1f", c/1e6}') ms CPU (median of $RUNS)"

@@ -24,7 +24,7 @@ LIB=$BUILD/libcalltrace.so
 [ -x "$REPORT" ] && [ -f "$LIB" ] || { echo "build first: make BUILD=$BUILD"; exit 1; }
 W=$(mktemp -d "${TMPDIR:-/tmp}/ct-jobs.XXXXXX")
 trap 'rm -rf "$W"' EXIT
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) online; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | sed -n 1p), $(nproc) online; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 
 stats() { # values... -> "min/median/max"
     printf '%s\n' "$@" | sort -g | awk '{v[NR]=$1} END{printf "%.2f/%.2f/%.2f", v[1], v[int((NR+1)/2)], v[NR]}'

@@ -28,7 +28,7 @@ if [ "$avail" -lt $((need + 4 * 1024 * 1024)) ]; then
     echo "range: skipped, $((avail / 1024)) MiB free for a trace of about $((need / 1024)) MiB (set ITERATIONS lower)"
     exit 0
 fi
-echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | head -n 1), $(nproc) online; load: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "CPU: $(lscpu | sed -n 's/^Model name: *//p' | sed -n 1p), $(nproc) online; load: $(cut -d' ' -f1-3 /proc/loadavg)"
 gcc -O2 -finstrument-functions -pthread -o "$W/prog" bench/analyze_prog.c
 t0=$(date +%s.%N)
 CALLTRACE_OUTPUT=$W/big.raw LD_PRELOAD=$LIB "$W/prog" "$N" > /dev/null

@@ -19,7 +19,7 @@ expect_eq "stdout" "out" "$(cat out.txt)"
 expect_eq "program's stderr" "err" "$(grep -v '^calltrace:' err.txt)"
 line=$(grep '^calltrace:' err.txt)
 events=$("$REPORT" -b -p calltrace.raw | sed -n 's/^ Events: \([0-9]*\) .*/\1/p')
-echo "$line" | grep -Eq "^calltrace: wrote calltrace.raw \([0-9.]+ (MiB|KiB|bytes)\): $events events, 0 lost, 1 thread, 1 process$" ||
+echo "$line" | has -E "^calltrace: wrote calltrace.raw \([0-9.]+ (MiB|KiB|bytes)\): $events events, 0 lost, 1 thread, 1 process$" ||
     fail "closing line: $line (the report counts $events events)"
 expect_eq "work calls" 7 "$(calls)"
 expect_eq "calltrace report = calltrace-report" "$("$REPORT" -b calltrace.raw)" "$("$FRONT" report -b)"

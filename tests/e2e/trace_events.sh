@@ -8,7 +8,7 @@ build_traced "$T/ev" "$PROGRAMS/trace_events.c" -no-pie
 run_traced "$T/ev.raw" "$T/ev"
 "$REPORT_SAN" "$T/ev.raw" > "$T/report.txt" 2> "$T/err" || fail "report: $(cat "$T/err")"
 events=$(sed -n '/^User events (time order): /,$p' "$T/report.txt")
-expect_eq "count" "User events (time order): 4" "$(echo "$events" | head -n 1)"
+expect_eq "count" "User events (time order): 4" "$(echo "$events" | sed -n 1p)"
 rows=$(echo "$events" | grep -E '^ +-?[0-9]+\.[0-9]+  ')
 expect_eq "one row per event" 4 "$(echo "$rows" | wc -l)"
 echo "$rows" | has ' first line\\nsecond line$' || fail "newline: $rows"

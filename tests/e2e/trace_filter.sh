@@ -137,6 +137,6 @@ if [ -x "$FRONT" ]; then
     set -e
     expect_eq "record --depth=0 status" 1 "$rc"
     expect_eq "record --depth=0" "calltrace record: --depth='0': 'depth=0': expected depth=N, N from 1 to 4096" \
-        "$(echo "$msg" | head -n 1)"
+        "$(echo "$msg" | sed -n 1p)"
 fi
 echo ok
