@@ -52,7 +52,8 @@ struct plan_item {
                        kept as a double; 0: an integer                  */
     uint16_t strmax;/* a string's most bytes kept; 0: not a string     */
     struct int_form form; /* an integer of a fixed format's (encode.h,
-                       int_fixed_form), for plan_write_ints; its tag 0 for
+                       int_fixed_form), for ct_args_plan_write_ints; its
+                       tag 0 for
                        AUTO and any other item                          */
 };
 
@@ -70,8 +71,6 @@ struct plan {
     uint8_t gprs;   /* ENTRY: every item in a general register, an
                        integer or a string's address (the stub's fast
                        way saved no other)                              */
-    uint8_t ints;   /* ENTRY: every item an integer in a general
-                       register (plan_write_ints)                       */
     uint32_t at;
     struct plan_item items[PLAN_ITEMS];
     uint8_t ret_ready; /* 1: ret is the return value's plan (an
@@ -168,14 +167,13 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
     pl->gprs = kind == PLAN_ENTRY;
     for (unsigned i = 0; i < pl->n; i++)
         pl->gprs &= !pl->items[i].fp;
-    pl->ints = pl->gprs && !pl->has_str;
     pl->has_at = r->has_at;
     pl->at = r->at;
     pl->returns = keeps_return;
     pl->ret_reg = r->ret.reg < 16 ? r->ret.reg : 7;
     pl->ret_off = r->ret.off;
     __atomic_store_n(&pl->kind, (uint8_t)kind, __ATOMIC_RELEASE);
-    if (pl->ints)
+    if (pl->gprs && !pl->has_str)  /* integers alone, in registers */
         __atomic_store_n(&ct_args_plan_int_only[id], 1, __ATOMIC_RELEASE);
 }
 
@@ -338,16 +336,16 @@ plan_write(const struct plan *pl, void *fn, void *site, uintptr_t sp,
     return 0;
 }
 
-/* The call and its ARGS by plan pl of integers alone, from the entry's
- * general registers ints (each `step` words apart), as plan_write writes
- * them: an item of a fixed format by its form, with no branch on its
- * format; AUTO's by put_int_as.  ct_args_plan_write_ints is its own
- * function (plan.h), so that the common case runs in few registers and a
- * small frame, not in the general writer's. */
-static inline __attribute__((always_inline)) int
-plan_write_ints(const struct plan *pl, void *fn, void *site, uintptr_t sp,
-                const uintptr_t *ints, long step)
+/* The call and its ARGS by the plan of integers alone of rule, from the
+ * entry's general registers ints (each `step` words apart), as plan_write
+ * writes them: an item of a fixed format by its form, with no branch on
+ * its format; AUTO's by put_int_as.  A function of its own (plan.h), so
+ * that the common case runs in few registers and a small frame, not in
+ * the general writer's. */
+int ct_args_plan_write_ints(uint32_t rule, void *fn, void *site, uintptr_t sp,
+                            const uintptr_t *ints, long step)
 {
+    const struct plan *pl = &plans[rule];
     uint8_t rec[PLAN_BYTES];
     struct pay pay = {rec + PLAN_HEAD, 0};
     for (unsigned i = 0; i < pl->n; i++) {
@@ -367,16 +365,17 @@ plan_write_ints(const struct plan *pl, void *fn, void *site, uintptr_t sp,
 _Static_assert(11 * PLAN_ITEMS < 128 && PLAN_HEAD >= 3,
                "an integers' plan's head is 3 bytes");
 
-/* The call and its ARGS by rule's plan from the entry's registers g;
+/* The call and its ARGS by rule's plan pl from the entry's registers g;
  * -1 when the rule has no plan for them. */
 static inline __attribute__((always_inline)) int
-plan_write_entry(const struct plan *pl, unsigned kind, void *fn, void *site,
-                 uintptr_t sp, const struct ct_arg_regs *g)
+plan_write_entry(uint32_t rule, const struct plan *pl, unsigned kind,
+                 void *fn, void *site, uintptr_t sp,
+                 const struct ct_arg_regs *g)
 {
     if (kind != PLAN_ENTRY)
         return -1;
-    if (pl->ints)
-        return plan_write_ints(pl, fn, site, sp, g->ints, g->step);
+    if (__atomic_load_n(&ct_args_plan_int_only[rule], __ATOMIC_ACQUIRE))
+        return ct_args_plan_write_ints(rule, fn, site, sp, g->ints, g->step);
     return pl->has_str ? plan_write(pl, fn, site, sp, g, false, true)
                        : plan_write(pl, fn, site, sp, g, false, false);
 }
@@ -387,7 +386,7 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
     const struct plan *pl = &plans[rule];
     unsigned kind = __atomic_load_n(&pl->kind, __ATOMIC_ACQUIRE);
     if (!g->site)
-        return plan_write_entry(pl, kind, fn, site, sp, g);
+        return plan_write_entry(rule, pl, kind, fn, site, sp, g);
     /* at a hook's call: not an inlined copy */
     if (kind != PLAN_SITE || !at_holds(pl->has_at, pl->at, (uintptr_t)fn, sp))
         return -1;
@@ -415,13 +414,7 @@ int ct_args_plan_write_general(uint32_t rule, void *fn, void *site,
     if (!pl->gprs && !xmm)
         return -1;
     const struct ct_arg_regs g = {ints, step, xmm, NULL, NULL};
-    return plan_write_entry(pl, kind, fn, site, sp, &g);
-}
-
-int ct_args_plan_write_ints(uint32_t rule, void *fn, void *site, uintptr_t sp,
-                            const uintptr_t *ints, long step)
-{
-    return plan_write_ints(&plans[rule], fn, site, sp, ints, step);
+    return plan_write_entry(rule, pl, kind, fn, site, sp, &g);
 }
 
 int ct_args_plan_return(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
