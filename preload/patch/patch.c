@@ -94,7 +94,8 @@ void ct_patch_thread_release(void)
 static int is_trampoline(uintptr_t v)
 {
     return v == (uintptr_t)ct_patch_return ||
-           v == (uintptr_t)ct_patch_return_args;
+           v == (uintptr_t)ct_patch_return_args ||
+           v == (uintptr_t)ct_patch_return_swapped;
 }
 
 /* Keeps a frame of fn, whose return address is at slot, on the thread's
@@ -168,7 +169,8 @@ int ct_patch_take_return(uintptr_t fn, uint32_t rule, uintptr_t *slot)
 {
     if (!keep(fn, rule, slot))
         return 0;
-    __atomic_store_n(slot, (uintptr_t)ct_patch_return_args, __ATOMIC_RELAXED);
+    __atomic_store_n(slot, (uintptr_t)ct_patch_return_swapped,
+                     __ATOMIC_RELAXED);
     return 1;
 }
 

@@ -96,6 +96,8 @@ void ct_patch_return(void);
 /* The same for functions whose arguments or return value are kept. */
 void ct_patch_entry_args(void);
 void ct_patch_return_args(void);
+/* The same, left by a jump: for a return address swapped in memory. */
+void ct_patch_return_swapped(void);
 /* The frame of the call of entry s, kept: its function, which the
  * trampoline records (ct_enter_at) before it calls the body; 0 when there
  * is no room (the trampoline jumps to the body, the call not recorded).

@@ -175,7 +175,7 @@
  * (ct_patch_exit_args), which writes the EXIT too when the rule's plan
  * can (then ct_exit_at is not called).
  */
-        .macro  return_trampoline name, args
+        .macro  return_trampoline name, args, swapped=0
         .globl  \name
         .hidden \name
         .type   \name, @function
@@ -191,10 +191,17 @@
         .endif
         testq   %rax, %rax
         jz      2f
+        .if \swapped
+        movq    %rax, %r11
+        ct_load_return_gprs
+        addq    $112, %rsp
+        jmp     *%r11
+        .else
         movq    %rax, 104(%rsp)         /* into the slot                */
         ct_load_return_gprs
         addq    $104, %rsp
         ret
+        .endif
 2:      ct_save_return_vectors
         ct_save_upper_halves 64, 1, 96
         leaq    112(%rsp), %rdi         /* the stack pointer at return  */
@@ -216,8 +223,14 @@
         call    ct_exit_at
 1:      ct_load_return_values
         ct_load_upper_halves 64, 1, 96
+        .if \swapped
+        movq    104(%rsp), %r11
+        addq    $112, %rsp
+        jmp     *%r11
+        .else
         addq    $104, %rsp
         ret
+        .endif
         .size   \name, . - \name
         .endm
 
@@ -231,3 +244,13 @@
  * the ARGS record itself (no hook call after it). */
         entry_trampoline ct_patch_entry_args, ct_patch_enter_args, ct_patch_enter_args_fast, 0, ct_patch_enter_args_fast_vec
         return_trampoline ct_patch_return_args, 1
+
+/* The args pair's return trampoline for a return address swapped in
+ * memory (ct_patch_take_return: a hooked call whose return value a rule
+ * keeps, args/site.c).  The function's ret to it missed the CPU's
+ * prediction, which took the entry of the call that made the frame from
+ * the predictor's stack; a ret from here would take the entry below it,
+ * and every return above would miss after it.  So it leaves by a jump
+ * (through %r11, which no return value is in and a caller may not keep
+ * across a call), and the predictor's stack matches the real one again. */
+        return_trampoline ct_patch_return_swapped, 1, 1
