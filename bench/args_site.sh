@@ -21,7 +21,10 @@
 # called (every call goes through the trampoline and the table look-up,
 # and keeps nothing); leaf's int kept; and its return value too, caught
 # where leaf returns to (its return address is at %rbp+8 at the hook's
-# call, after gcc -O0's push %rbp; mov %rsp,%rbp: checked below).
+# call, after gcc -O0's push %rbp; mov %rsp,%rbp: checked below).  In the
+# process also a recursion of mid() 9 levels, each calling leaf: the
+# returns above a leaf whose return was taken, which a trampoline that
+# left by a ret made the CPU mispredict.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-5}
@@ -65,20 +68,24 @@ for ((r = 0; r < RUNS; r++)); do
 done
 # In the process: the fastest round of each, over RUNS runs in turn.
 declare -A best
-in_process() {  # NAME LIB [CALLTRACE_ARGS]
+in_process() {  # NAME LIB [CALLTRACE_ARGS [deep]]
     best_run "$1" env CALLTRACE_BUFSIZE=256M CALLTRACE_CPUTIME=off \
         CALLTRACE_LIBCALLS=none CALLTRACE_OUTPUT="$W/r.raw" LD_PRELOAD="$2" \
-        CALLTRACE_ARGS="${3:-}" "$W/prog" 200000 20
+        CALLTRACE_ARGS="${3:-}" "$W/prog" 200000 20 ${4:-}
 }
 for ((r = 0; r < RUNS; r++)); do
     in_process base "$LIB"
     in_process other "$LIB" "unused@arg1/i32$loc"
     in_process int "$LIB" "leaf@arg1/i32$loc"
     in_process intret "$LIB" "leaf@arg1/i32$loc,retval/i32%rbp+8"
+    in_process dbase "$LIB" "" deep
+    in_process dintret "$LIB" "leaf@arg1/i32$loc,retval/i32%rbp+8" deep
     if [ -n "${BASE_LIB:-}" ]; then
         in_process bbase "$BASE_LIB"
         in_process bint "$BASE_LIB" "leaf@arg1/i32$loc"
         in_process bintret "$BASE_LIB" "leaf@arg1/i32$loc,retval/i32%rbp+8"
+        in_process bdbase "$BASE_LIB" "" deep
+        in_process bdintret "$BASE_LIB" "leaf@arg1/i32$loc,retval/i32%rbp+8" deep
     fi
 done
 
@@ -109,5 +116,11 @@ fi
         echo "BASE_LIB, hooks, no CALLTRACE_ARGS (its baseline)|bbase|bbase"
         echo "BASE_LIB, hooks, \`leaf@arg1/i32$loc\`|bint|bbase"
         echo "BASE_LIB, hooks, \`leaf@arg1/i32$loc,retval/i32%rbp+8\`|bintret|bbase"
+    fi
+    echo "calltrace, a recursion of mid() 9 levels, each calling leaf; ns per level, no CALLTRACE_ARGS|dbase|dbase"
+    echo "calltrace, the same, \`leaf@arg1/i32$loc,retval/i32%rbp+8\`|dintret|dbase"
+    if [ -n "${BASE_LIB:-}" ]; then
+        echo "BASE_LIB, the recursion, no CALLTRACE_ARGS|bdbase|bdbase"
+        echo "BASE_LIB, the recursion, \`leaf@arg1/i32$loc,retval/i32%rbp+8\`|bdintret|bdbase"
     fi
 } | best_table "In the process: the fastest of 20 rounds of 200,000 calls, thread CPU time, over $RUNS runs"

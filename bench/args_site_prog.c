@@ -3,6 +3,10 @@
  * keep, and nothing else; unused() is there for a rule that names a
  * function never called.
  *   args_site_prog N              N calls
+ *   args_site_prog N ROUNDS deep  the same, each of the N a recursion of
+ *                                 mid() 9 levels deep, each level calling
+ *                                 leaf (ns per level): the returns above
+ *                                 a leaf whose return was taken
  *   args_site_prog N ROUNDS       ROUNDS rounds of N calls, each timed
  *                                 by the thread's CPU clock; prints the
  *                                 fastest round's ns per call (the
@@ -24,6 +28,16 @@ __attribute__((noinline)) int leaf(int x)
 
 __attribute__((noinline)) void unused(int x) { sink -= x; }
 
+#define LEVELS 9
+
+__attribute__((noinline)) void mid(int d)
+{
+    sink += leaf(d);
+    if (d)
+        mid(d - 1);
+    sink++;
+}
+
 static double cpu_ns(void)
 {
     struct timespec ts;
@@ -40,12 +54,17 @@ int main(int argc, char **argv)
             sink += leaf((int)i);
         return 0;
     }
+    int deep = argc > 3;
     double best = 1e30;
     for (int r = 0; r < rounds; r++) {
         double t0 = cpu_ns();
-        for (long i = 0; i < n; i++)
-            sink += leaf((int)i);
-        double ns = (cpu_ns() - t0) / (double)n;
+        for (long i = 0; i < n; i++) {
+            if (deep)
+                mid(LEVELS - 1);
+            else
+                sink += leaf((int)i);
+        }
+        double ns = (cpu_ns() - t0) / (double)n / (deep ? LEVELS : 1);
         if (ns < best)
             best = ns;
     }
