@@ -52,7 +52,7 @@ struct plan_item {
                        kept as a double; 0: an integer                  */
     uint16_t strmax;/* a string's most bytes kept; 0: not a string     */
     struct int_form form; /* an integer of a fixed format's (encode.h,
-                       int_fixed_form), for ct_args_plan_write_ints; its
+                       int_fixed_form), for put_ints; its
                        tag 0 for
                        AUTO and any other item                          */
 };
@@ -84,6 +84,7 @@ struct plan {
  * args.c's lock before the id is handed out, read without it. */
 static struct plan plans[CT_ARGS_MAX_RULES + CT_ARGS_MAX_MERGED + 1];
 uint8_t ct_args_plan_int_only[CT_ARGS_MAX_RULES + CT_ARGS_MAX_MERGED + 1];
+uint8_t ct_args_plan_no_return[CT_ARGS_MAX_RULES + CT_ARGS_MAX_MERGED + 1];
 
 static unsigned plan_kind(const struct ct_arg_item *it)
 {
@@ -132,6 +133,8 @@ static void plan_return(struct plan *pl, const struct ct_args_rule *r)
     const struct ct_arg_item *it = &r->ret;
     if (!r->has_ret) {
         __atomic_store_n(&pl->ret_none, 1, __ATOMIC_RELEASE);
+        __atomic_store_n(&ct_args_plan_no_return[pl - plans], 1,
+                         __ATOMIC_RELEASE);
         return;
     }
     if (pl->ret_ready || it->fmt == CT_FMT_STR ||
@@ -336,10 +339,28 @@ plan_write(const struct plan *pl, void *fn, void *site, uintptr_t sp,
     return 0;
 }
 
-/* The call and its ARGS by the plan of integers alone of rule, from the
- * entry's general registers ints (each `step` words apart), as plan_write
- * writes them: an item of a fixed format by its form, with no branch on
- * its format; AUTO's by put_int_as.  A function of its own (plan.h), so
+/* The values of a plan of integers alone, from the entry's general
+ * registers ints (each `step` words apart): an item of a fixed format by
+ * its form, with no branch on its format; AUTO's by put_int_as. */
+static inline __attribute__((always_inline)) void
+put_ints(const struct plan *pl, struct pay *pay, const uintptr_t *ints,
+         long step)
+{
+    for (unsigned i = 0; i < pl->n; i++) {
+        const struct plan_item *it = &pl->items[i];
+        uint64_t v = ints[step * it->reg];
+        if (ct_likely(it->form.tag))
+            put_int_fixed(pay, it->form, v);
+        else
+            put_int_as(pay, CT_FMT_AUTO, it->width, v);
+    }
+}
+_Static_assert(11 * PLAN_ITEMS < 128 && PLAN_HEAD >= 3,
+               "an integers' plan's head is 3 bytes");
+
+/* The call and its ARGS by the plan of integers alone of rule, as
+ * plan_write writes them, the values encoded into a buffer and copied
+ * after the ENTRY (ct_enter_with).  A function of its own (plan.h), so
  * that the common case runs in few registers and a small frame, not in
  * the general writer's. */
 int ct_args_plan_write_ints(uint32_t rule, void *fn, void *site, uintptr_t sp,
@@ -348,22 +369,26 @@ int ct_args_plan_write_ints(uint32_t rule, void *fn, void *site, uintptr_t sp,
     const struct plan *pl = &plans[rule];
     uint8_t rec[PLAN_BYTES];
     struct pay pay = {rec + PLAN_HEAD, 0};
-    for (unsigned i = 0; i < pl->n; i++) {
-        const struct plan_item *it = &pl->items[i];
-        uint64_t v = ints[step * it->reg];
-        if (ct_likely(it->form.tag)) {
-            put_int_fixed(&pay, it->form, v);
-        } else {
-            put_int_as(&pay, CT_FMT_AUTO, it->width, v);
-        }
-    }
-    /* at most 8 items of 11 bytes: a length of one byte, a 3-byte head */
+    put_ints(pl, &pay, ints, step);
     uint8_t *start = pay.b - 3;
     ct_enc_ext_head(start, 0, CT_EXT_ARGS, pay.n);
     return ct_enter_with(fn, site, sp, start, 3 + pay.n);
 }
-_Static_assert(11 * PLAN_ITEMS < 128 && PLAN_HEAD >= 3,
-               "an integers' plan's head is 3 bytes");
+
+/* The ARGS record alone of the same plan, at rec (CT_ARGS_PLAN_INTS_MAX
+ * bytes), for a caller that writes the ENTRY in line and copies it after
+ * (hot.c's patched entries): its length. */
+size_t ct_args_plan_put_ints(uint32_t rule, uint8_t *rec, const uintptr_t *ints,
+                             long step)
+{
+    struct pay pay = {rec + 3, 0};
+    put_ints(&plans[rule], &pay, ints, step);
+    ct_enc_ext_head(rec, 0, CT_EXT_ARGS, pay.n);
+    return 3 + pay.n;
+}
+_Static_assert(3 + 11 * PLAN_ITEMS <= CT_ARGS_PLAN_INTS_MAX &&
+               CT_ARGS_PLAN_INTS_MAX <= CT_ENTER_WITH_MAX,
+               "an integers' ARGS fits its buffer and the room after an ENTRY");
 
 /* The call and its ARGS by rule's plan pl from the entry's registers g;
  * -1 when the rule has no plan for them. */

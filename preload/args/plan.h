@@ -48,6 +48,14 @@ int ct_args_plan_write_general(uint32_t rule, void *fn, void *site,
 int ct_args_plan_write_ints(uint32_t rule, void *fn, void *site, uintptr_t sp,
                             const uintptr_t *ints, long step);
 extern uint8_t ct_args_plan_int_only[];
+/* Such a plan's ARGS record alone, encoded at rec, which holds
+ * CT_ARGS_PLAN_INTS_MAX bytes: its length (hot.c's patched entries, which
+ * write the ENTRY in line and copy it after). */
+#define CT_ARGS_PLAN_INTS_MAX 96
+size_t ct_args_plan_put_ints(uint32_t rule, uint8_t *rec, const uintptr_t *ints,
+                             long step);
+/* 1 for a rule that keeps no return value: its return is a plain EXIT. */
+extern uint8_t ct_args_plan_no_return[];
 
 /* The choice between the two, made in the caller (a stub's or an entry's
  * fast way), so that neither writer runs the other's prologue. */

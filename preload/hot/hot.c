@@ -631,10 +631,25 @@ patch_enter(const struct ct_sled *s, uintptr_t *slot, const uintptr_t *saved,
     uint64_t w = __atomic_load_n(&ct_global_word, __ATOMIC_RELAXED);
     /* (each test unlikely on its own: the plain case, saved a constant
      * NULL, compiles to the hooks' branch layout) */
-    if (saved) {
-        if (ct_unlikely(ct_args_plan_write_saved(s->args, (void *)fn,
-                                                 (void *)ret, (uintptr_t)slot,
-                                                 saved, 1, xmm) != 0))
+    if (saved && !xmm &&
+        __atomic_load_n(&ct_args_plan_int_only[s->args], __ATOMIC_ACQUIRE)) {
+        /* Integers alone: their ARGS encoded first, then the ENTRY in
+         * line, as below, the thread kept busy for the copy of the ARGS
+         * after it in the same pass. */
+        uint8_t rec[CT_ARGS_PLAN_INTS_MAX];
+        size_t n = ct_args_plan_put_ints(s->args, rec, saved, 1);
+        if (ct_unlikely(((t->gate | (t->expect ^ w)) != 0) ||
+                        enter_record(t, (void *)fn, (void *)ret,
+                                     (uintptr_t)slot, HOOK_TSC_SP, 0,
+                                     CT_ARGS_PLAN_INTS_MAX) != 0))
+            goto declined;
+        t->pos = copy_record(t->pos, rec, n);
+        hook_done(t, HOOK_TSC_SP, 0);
+    } else if (saved) {
+        if (ct_unlikely(ct_args_plan_write_general(s->args, (void *)fn,
+                                                   (void *)ret,
+                                                   (uintptr_t)slot, saved, 1,
+                                                   xmm) != 0))
             goto declined;
     } else if (ct_unlikely(((t->gate | (t->expect ^ w)) != 0) ||
                            enter_record(t, (void *)fn, (void *)ret,
@@ -727,9 +742,16 @@ uintptr_t ct_patch_leave_args_fast(uintptr_t sp, uint64_t rax)
     if (ct_unlikely(!f || !ps->rule[n] || !t->depth))
         return 0;
     uintptr_t ret = f->ret;
-    if (ct_args_plan_return(ps->rule[n], rax, NULL, t->depth - 1,
-                            (void *)f->fn) != 0)
+    uint32_t rule = ps->rule[n];
+    if (__atomic_load_n(&ct_args_plan_no_return[rule], __ATOMIC_ACQUIRE)) {
+        /* its arguments alone kept: the plain return's EXIT, in line */
+        if (ct_unlikely(exit_record(t, (void *)f->fn, HOOK_TSC_SP, 0, NULL,
+                                    0) != 0))
+            return 0;
+    } else if (ct_args_plan_return(rule, rax, NULL, t->depth - 1,
+                                   (void *)f->fn) != 0) {
         return 0;
+    }
     ct_signal_fence();
     ps->n = n;
     return ret;

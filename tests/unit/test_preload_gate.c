@@ -7,9 +7,12 @@
 #include <stddef.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "preload/tracer.h"
+#include "preload/args/encode.h"
+#include "preload/args/plan.h"
 
 static char path[64];
 
@@ -157,6 +160,67 @@ static void test_enter_with_record(void **state)
     __cyg_profile_func_exit((void *)fn_a, (void *)0x40);
 }
 
+/* A plan of integers alone (args/plan.c): its ARGS record alone
+ * (ct_args_plan_put_ints, which the patched entries copy after the ENTRY
+ * they write in line) and after its ENTRY (ct_args_plan_write_ints, the
+ * library-call stub's) is byte for byte the one the general path encodes
+ * (each value by put_int_as, the head before them), for values of every
+ * sign and size and an AUTO item among fixed formats; nothing past it is
+ * written; the frame is pushed and the gate cleared. */
+static void test_plan_ints(void **state)
+{
+    (void)state;
+    static struct ct_args_spec spec;
+    char err[192] = "";
+    assert_int_equal(ct_args_parse(&spec, "f@arg1/i32,arg2/x,arg3/u8,arg4/c,"
+                                          "arg5,arg6/i64",
+                                   err, sizeof err), 0);
+    const struct ct_args_rule *r = ct_args_rule(&spec, 1);
+    ct_args_plan_make(1, r, false);
+    assert_int_equal(ct_args_plan_int_only[1], 1);
+    if (!ct_tsc_invariant())
+        skip();
+    ct_clock_init(0, 100);
+    __atomic_fetch_add(&ct_global_word, 2, __ATOMIC_RELEASE);
+    struct ct_thread *t = ct_self;
+    __cyg_profile_func_enter((void *)fn_a, (void *)0x50);  /* slow: new clock */
+    uint32_t depth = t->depth;
+    static const uintptr_t sets[][6] = {
+        {0, 0, 0, 0, 0, 0},
+        {(uintptr_t)-1, 0xdeadbeef, 0x1ff, (uintptr_t)-100, (uintptr_t)-5,
+         (uintptr_t)INT64_MIN},
+        {0x7fffffff, UINTPTR_MAX, 0x80, 'x', 0xffffffff80000000u,
+         (uintptr_t)INT64_MAX},
+        {0x80000000u, 1, 7, 0x7f, 0x123456789abcull, 42},
+    };
+    for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
+        uint8_t want[CT_ENTER_WITH_MAX];
+        struct pay pay = {want + 3, 0};
+        for (unsigned i = 0; i < r->nitems; i++)
+            put_int_as(&pay, r->items[i].fmt, r->items[i].width, sets[k][i]);
+        ct_enc_ext_head(want, 0, CT_EXT_ARGS, pay.n);
+        size_t n = 3 + pay.n;
+        uint8_t alone[CT_ARGS_PLAN_INTS_MAX];
+        memset(alone, 0xee, sizeof alone);
+        assert_int_equal(ct_args_plan_put_ints(1, alone, sets[k], 1), n);
+        assert_memory_equal(alone, want, n);
+        assert_int_equal(alone[n], 0xee);
+        uint8_t *pos = t->pos;
+        assert_int_equal(ct_args_plan_write_ints(1, (void *)fn_b, (void *)0x54,
+                                                 0, sets[k], 1), 0);
+        assert_true(t->pos > pos + n);  /* the ENTRY, then the record */
+        assert_memory_equal(t->pos - n, want, n);
+        for (size_t b = 0; b < 16; b++)
+            assert_int_equal(t->pos[b], 0);  /* the block's fresh bytes */
+        assert_int_equal(t->depth, depth + 1);
+        assert_int_equal(t->gate, 0);
+        __cyg_profile_func_exit((void *)fn_b, (void *)0x54);
+        assert_int_equal(t->depth, depth);
+    }
+    __cyg_profile_func_exit((void *)fn_a, (void *)0x50);
+    ct_args_clear(&spec);
+}
+
 /* CALLTRACE_CLOCK=tsc-fenced: the TSC hooks leave by the same stop bit,
  * and the events are recorded by the fenced twins, as by the fenced hooks
  * themselves (ct_fenced_enter, ct_fenced_exit), whose clock is the
@@ -213,6 +277,7 @@ int main(void)
         cmocka_unit_test(test_monotonic_stop_bit),
         cmocka_unit_test(test_region_from_interrupting_handler),
         cmocka_unit_test(test_enter_with_record),
+        cmocka_unit_test(test_plan_ints),
         cmocka_unit_test(test_fenced_stop_bit),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
