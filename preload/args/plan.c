@@ -442,6 +442,21 @@ int ct_args_plan_write_general(uint32_t rule, void *fn, void *site,
     return plan_write_entry(rule, pl, kind, fn, site, sp, &g);
 }
 
+size_t ct_args_plan_put_return(uint32_t rule, uint64_t rax, uint8_t *rec)
+{
+    const struct plan *pl = &plans[rule];
+    if (!__atomic_load_n(&pl->ret_ready, __ATOMIC_ACQUIRE) || pl->ret.fp)
+        return 0;
+    struct pay pay = {rec + 3, 0};
+    if (ct_likely(pl->ret.form.tag))
+        put_int_fixed(&pay, pl->ret.form, rax);
+    else
+        put_int_as(&pay, pl->ret.fmt, pl->ret.width, rax);
+    ct_enc_ext_head(rec, 0, CT_EXT_RETVAL, pay.n);
+    return 3 + pay.n;
+}
+_Static_assert(3 + 11 <= CT_ARGS_PLAN_RET_MAX, "a RETVAL fits its buffer");
+
 int ct_args_plan_return(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
                         uint32_t depth, void *fn)
 {

@@ -54,6 +54,12 @@ extern uint8_t ct_args_plan_int_only[];
 #define CT_ARGS_PLAN_INTS_MAX 96
 size_t ct_args_plan_put_ints(uint32_t rule, uint8_t *rec, const uintptr_t *ints,
                              long step);
+/* The RETVAL record of rule's plan for the integer return value rax,
+ * encoded at rec, which holds CT_ARGS_PLAN_RET_MAX bytes: its length, or
+ * 0 when the plan has none for %rax (a floating-point value, or no
+ * plan) (hot.c's patched returns, which write the EXIT in line). */
+#define CT_ARGS_PLAN_RET_MAX 16
+size_t ct_args_plan_put_return(uint32_t rule, uint64_t rax, uint8_t *rec);
 /* 1 for a rule that keeps no return value: its return is a plain EXIT. */
 extern uint8_t ct_args_plan_no_return[];
 

@@ -219,6 +219,32 @@ static void test_plan_ints(void **state)
     }
     __cyg_profile_func_exit((void *)fn_a, (void *)0x50);
     ct_args_clear(&spec);
+
+    /* A return value's RETVAL alone (ct_args_plan_put_return, which the
+     * patched returns copy before the EXIT they write in line): the
+     * general path's bytes, for a fixed format and AUTO; none for a
+     * floating-point value, which is not in %rax. */
+    assert_int_equal(ct_args_parse(&spec, "g@retval/i16;h@retval;d@retval/f",
+                                   err, sizeof err), 0);
+    /* ids of their own: a plan is made once per id */
+    for (uint32_t id = 1; id <= 3; id++)
+        ct_args_plan_make(10 + id, ct_args_rule(&spec, id), false);
+    static const uint64_t rets[] = {0, 1, 0xffff, 0x8000, (uint64_t)-1,
+                                    0x123456789, 0xffffffff80000000ull};
+    for (uint32_t id = 1; id <= 2; id++)
+        for (size_t k = 0; k < sizeof rets / sizeof rets[0]; k++) {
+            const struct ct_args_rule *rr = ct_args_rule(&spec, id);
+            uint8_t want[CT_ARGS_PLAN_RET_MAX + 8];
+            struct pay pay = {want + 3, 0};
+            put_int_as(&pay, rr->ret.fmt, rr->ret.width, rets[k]);
+            ct_enc_ext_head(want, 0, CT_EXT_RETVAL, pay.n);
+            uint8_t got[CT_ARGS_PLAN_RET_MAX];
+            assert_int_equal(ct_args_plan_put_return(10 + id, rets[k], got),
+                             3 + pay.n);
+            assert_memory_equal(got, want, 3 + pay.n);
+        }
+    assert_int_equal(ct_args_plan_put_return(13, 1, (uint8_t[16]){0}), 0);
+    ct_args_clear(&spec);
 }
 
 /* CALLTRACE_CLOCK=tsc-fenced: the TSC hooks leave by the same stop bit,
