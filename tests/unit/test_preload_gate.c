@@ -108,6 +108,20 @@ static void test_region_from_interrupting_handler(void **state)
     assert_int_equal(t->depth, depth - 1);
 }
 
+/* Since pos: an ENTRY, then the n bytes of rec, and not one byte past
+ * them written; the frame pushed above depth and the gate cleared, as
+ * the enter hook leaves them. */
+static void expect_entry_then(const struct ct_thread *t, const uint8_t *pos,
+                              const uint8_t *rec, size_t n, uint32_t depth)
+{
+    assert_true(t->pos > pos + n);
+    assert_memory_equal(t->pos - n, rec, n);
+    for (size_t k = 0; k < 16; k++)
+        assert_int_equal(t->pos[k], 0);  /* the block's fresh bytes */
+    assert_int_equal(t->depth, depth + 1);
+    assert_int_equal(t->gate, 0);
+}
+
 /* A call and its ARGS record in one pass (ct_enter_with, for args/plan.c):
  * each length a plan may write lands whole after the ENTRY, copied in
  * words, and not one byte past its end is written; the frame is pushed
@@ -136,12 +150,7 @@ static void test_enter_with_record(void **state)
         pos = t->pos;
         assert_int_equal(
             ct_enter_with((void *)fn_b, (void *)0x44, 0, rec, n), 0);
-        assert_true(t->pos > pos + n);  /* the ENTRY, then the record */
-        assert_memory_equal(t->pos - n, rec, n);
-        for (size_t k = 0; k < 16; k++)
-            assert_int_equal(t->pos[k], 0);  /* the block's fresh bytes */
-        assert_int_equal(t->depth, depth + 1);
-        assert_int_equal(t->gate, 0);
+        expect_entry_then(t, pos, rec, n, depth);
         /* its return: not at another depth, nor for another function */
         pos = t->pos;
         assert_int_equal(ct_exit_with((void *)fn_b, depth + 1, rec, n), -1);
@@ -208,12 +217,7 @@ static void test_plan_ints(void **state)
         uint8_t *pos = t->pos;
         assert_int_equal(ct_args_plan_write_ints(1, (void *)fn_b, (void *)0x54,
                                                  0, sets[k], 1), 0);
-        assert_true(t->pos > pos + n);  /* the ENTRY, then the record */
-        assert_memory_equal(t->pos - n, want, n);
-        for (size_t b = 0; b < 16; b++)
-            assert_int_equal(t->pos[b], 0);  /* the block's fresh bytes */
-        assert_int_equal(t->depth, depth + 1);
-        assert_int_equal(t->gate, 0);
+        expect_entry_then(t, pos, want, n, depth);
         __cyg_profile_func_exit((void *)fn_b, (void *)0x54);
         assert_int_equal(t->depth, depth);
     }
