@@ -77,6 +77,7 @@ struct plan {
                           integer, or fp); written last                 */
     uint8_t ret_none;  /* 1: the rule keeps no return value: its return
                           is a plain EXIT                               */
+    uint8_t site_ints; /* SITE: integers of fixed formats alone        */
     struct plan_item ret;
 };
 
@@ -175,6 +176,9 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
     pl->returns = keeps_return;
     pl->ret_reg = r->ret.reg < 16 ? r->ret.reg : 7;
     pl->ret_off = r->ret.off;
+    pl->site_ints = kind == PLAN_SITE && !pl->has_str;
+    for (unsigned i = 0; i < pl->n; i++)
+        pl->site_ints &= !pl->items[i].fp && pl->items[i].form.tag != 0;
     __atomic_store_n(&pl->kind, (uint8_t)kind, __ATOMIC_RELEASE);
     if (pl->gprs && !pl->has_str)  /* integers alone, in registers */
         __atomic_store_n(&ct_args_plan_int_only[id], 1, __ATOMIC_RELEASE);
@@ -390,6 +394,33 @@ _Static_assert(3 + 11 * PLAN_ITEMS <= CT_ARGS_PLAN_INTS_MAX &&
                CT_ARGS_PLAN_INTS_MAX <= CT_ENTER_WITH_MAX,
                "an integers' ARGS fits its buffer and the room after an ENTRY");
 
+/* The call and its ARGS at a hook's call by a plan of integers of fixed
+ * formats alone, as plan_write writes them, with no branch on a kind. */
+static inline __attribute__((always_inline)) int
+site_ints(const struct plan *pl, void *fn, void *site, uintptr_t sp,
+          const struct ct_site_regs *regs)
+{
+    uint8_t rec[PLAN_BYTES];
+    struct pay pay = {rec + PLAN_HEAD, 0};
+    for (unsigned i = 0; i < pl->n; i++) {
+        const struct plan_item *it = &pl->items[i];
+        uint64_t x = regs->gpr[it->reg];
+        if (it->mem) {
+            unsigned w = it->width ? it->width : 8;
+            x += (uint64_t)(int64_t)it->off;
+            if (ct_unlikely(!in_stack_window(x, w, sp)))
+                return -1;
+            x = load_width(x, w);
+        }
+        put_int_fixed(&pay, it->form, x);
+    }
+    if (ct_unlikely(pl->returns) && plan_take_return(pl, fn, site, regs) != 0)
+        return -1;
+    uint8_t *start = pay.b - 3;
+    ct_enc_ext_head(start, 0, CT_EXT_ARGS, pay.n);
+    return ct_enter_with(fn, site, sp, start, 3 + pay.n);
+}
+
 /* The call and its ARGS by rule's plan pl from the entry's registers g;
  * -1 when the rule has no plan for them. */
 static inline __attribute__((always_inline)) int
@@ -415,6 +446,8 @@ int ct_args_plan_write(uint32_t rule, void *fn, void *site, uintptr_t sp,
     /* at a hook's call: not an inlined copy */
     if (kind != PLAN_SITE || !at_holds(pl->has_at, pl->at, (uintptr_t)fn, sp))
         return -1;
+    if (pl->site_ints)
+        return site_ints(pl, fn, site, sp, g->site);
     return pl->has_str ? plan_write(pl, fn, site, sp, g, true, true)
                        : plan_write(pl, fn, site, sp, g, true, false);
 }

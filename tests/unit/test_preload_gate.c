@@ -249,6 +249,43 @@ static void test_plan_ints(void **state)
         }
     assert_int_equal(ct_args_plan_put_return(13, 1, (uint8_t[16]){0}), 0);
     ct_args_clear(&spec);
+
+    /* At a hook's call (a site's registers and the stack in use): the
+     * values of registers and frame slots of every width, with the
+     * ENTRY, as the general path encodes them. */
+    assert_int_equal(ct_args_parse(&spec, "s@arg1/i32%rbp-20,arg2/x%rbx,"
+                                          "arg3/u16%rsp+8,arg4/c%r12,"
+                                          "arg5/i8%rbp-1",
+                                   err, sizeof err), 0);
+    const struct ct_args_rule *sr = ct_args_rule(&spec, 1);
+    ct_args_plan_make(20, sr, false);
+    uint64_t frame[64] = {0};
+    struct ct_site_regs regs = {{0}, {{0}}};
+    regs.gpr[7] = (uintptr_t)&frame[0];   /* %rsp */
+    regs.gpr[6] = (uintptr_t)&frame[32];  /* %rbp */
+    regs.gpr[3] = 0xfedcba9876543210ull;  /* %rbx */
+    regs.gpr[12] = (uintptr_t)-3;         /* %r12 */
+    int32_t i32 = -123456;
+    uint16_t u16 = 0xbeef;
+    int8_t i8 = -7;
+    memcpy((uint8_t *)&frame[32] - 20, &i32, 4);
+    memcpy((uint8_t *)&frame[0] + 8, &u16, 2);
+    memcpy((uint8_t *)&frame[32] - 1, &i8, 1);
+    const uint64_t vals[] = {(uint32_t)i32, regs.gpr[3], u16, regs.gpr[12],
+                             (uint8_t)i8};
+    uint8_t want[CT_ENTER_WITH_MAX];
+    struct pay pay = {want + 3, 0};
+    for (unsigned i = 0; i < sr->nitems; i++)
+        put_int_as(&pay, sr->items[i].fmt, sr->items[i].width, vals[i]);
+    ct_enc_ext_head(want, 0, CT_EXT_ARGS, pay.n);
+    uint8_t *pos = t->pos;
+    uint32_t d0 = t->depth;
+    const struct ct_arg_regs g = {NULL, 0, NULL, NULL, &regs};
+    assert_int_equal(ct_args_plan_write(20, (void *)fn_b, (void *)0x58,
+                                        regs.gpr[7], &g), 0);
+    expect_entry_then(t, pos, want, 3 + pay.n, d0);
+    __cyg_profile_func_exit((void *)fn_b, (void *)0x58);
+    ct_args_clear(&spec);
 }
 
 /* CALLTRACE_CLOCK=tsc-fenced: the TSC hooks leave by the same stop bit,
