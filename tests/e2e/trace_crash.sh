@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # abort and SIGSEGV keep what was written and die by the same signal;
-# a SIGKILL mid-run leaves a trace that still decodes.
+# a SIGKILL mid-run leaves a trace that still decodes, and a run that
+# takes the killed run's file name at once gets a whole trace of its own.
 . "$(dirname "$0")/lib.sh"
 [ -f "$LIB" ] || fail "no $LIB"
 DEC=$T/ct_decode
@@ -39,4 +40,27 @@ expect_eq "killed" KILL "$(kill -l $rc)"
 ticks=$(awk '$3=="C" && $4=="tick"' "$T/kill.txt" | wc -l)
 [ "$ticks" -gt 5000 ] || fail "kill: only $ticks tick calls"
 expect_eq "kill: step calls" 10 "$(awk '$3=="C" && $4=="step"' "$T/kill.txt" | wc -l)"
+
+# The same name again at once, three times: a killed run's file keeper
+# may still be alive for a few ms, holding its file by descriptor alone;
+# the next run, whose file takes the name, gets a whole trace.
+for round in 1 2 3; do
+    rm -f "$T"/again.raw* "$T/again.out"
+    CALLTRACE_BUFSIZE=64K CALLTRACE_OUTPUT=$T/again.raw LD_PRELOAD=$LIB \
+        "$T/crash" spin > "$T/again.out" &
+    pid=$!
+    for _ in $(seq 100); do grep -q ready "$T/again.out" 2>/dev/null && break; sleep 0.05; done
+    kill -9 $pid
+    set +e; wait $pid; set -e
+    rm -f "$T/again.raw"
+    set +e; run_traced "$T/again.raw" "$T/crash" abort 2>/dev/null; set -e
+    [ ! -e "$T/again.raw.1" ] || fail "round $round: the name was still taken"
+    "$DEC" -n "$T/nm" "$T/again.raw" > "$T/again.txt" ||
+        fail "round $round: decode: $(tail -n 1 "$T/again.txt")"
+    expect_eq "round $round: step calls" 10 "$(awk '$3=="C" && $4=="step"' "$T/again.txt" | wc -l)"
+    expect_eq "round $round: returns" 10 "$(awk '$3=="R"' "$T/again.txt" | wc -l)"
+    expect_eq "round $round: event" "about to abort" \
+        "$(awk '$3=="V"{sub(/^[^ ]+ [^ ]+ V /,""); print}' "$T/again.txt")"
+    grep -q '^B .* flags=1 ' "$T/again.txt" || fail "round $round: block not closed"
+done
 echo ok
