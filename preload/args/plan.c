@@ -75,8 +75,6 @@ struct plan {
     struct plan_item items[PLAN_ITEMS];
     uint8_t ret_ready; /* 1: ret is the return value's plan (an
                           integer, or fp); written last                 */
-    uint8_t ret_none;  /* 1: the rule keeps no return value: its return
-                          is a plain EXIT                               */
     uint8_t site_ints; /* SITE: integers of fixed formats alone        */
     struct plan_item ret;
 };
@@ -85,6 +83,8 @@ struct plan {
  * args.c's lock before the id is handed out, read without it. */
 static struct plan plans[CT_ARGS_MAX_RULES + CT_ARGS_MAX_MERGED + 1];
 uint8_t ct_args_plan_int_only[CT_ARGS_MAX_RULES + CT_ARGS_MAX_MERGED + 1];
+/* 1: the rule keeps no return value, its return a plain EXIT (read by
+ * hot.c's patched returns too) */
 uint8_t ct_args_plan_no_return[CT_ARGS_MAX_RULES + CT_ARGS_MAX_MERGED + 1];
 
 static unsigned plan_kind(const struct ct_arg_item *it)
@@ -133,7 +133,6 @@ static void plan_return(struct plan *pl, const struct ct_args_rule *r)
 {
     const struct ct_arg_item *it = &r->ret;
     if (!r->has_ret) {
-        __atomic_store_n(&pl->ret_none, 1, __ATOMIC_RELEASE);
         __atomic_store_n(&ct_args_plan_no_return[pl - plans], 1,
                          __ATOMIC_RELEASE);
         return;
@@ -184,6 +183,25 @@ void ct_args_plan_make(uint32_t id, const struct ct_args_rule *r,
         __atomic_store_n(&ct_args_plan_int_only[id], 1, __ATOMIC_RELEASE);
 }
 
+/* At a hook's call, the value of item it in a general register or the
+ * memory one points into (not a vector register's): -1 when it is in
+ * memory outside the stack window. */
+static inline __attribute__((always_inline)) int
+site_gpr_value(const struct plan_item *it, const struct ct_site_regs *regs,
+               uint64_t *v)
+{
+    uintptr_t x = regs->gpr[it->reg];
+    if (it->mem) {
+        unsigned w = it->width ? it->width : 8;
+        x += (uintptr_t)(intptr_t)it->off;
+        if (!in_stack_window(x, w, regs->gpr[7]))
+            return -1;
+        x = load_width(x, w);
+    }
+    *v = x;
+    return 0;
+}
+
 /* Item it's value, from the entry's registers or (at_site) the site's;
  * -1 when it is in memory outside the stack window. */
 static inline __attribute__((always_inline)) int
@@ -201,16 +219,7 @@ item_value(const struct plan_item *it, const struct ct_arg_regs *g,
         memcpy(v, g->site->xmm[it->reg], 8);
         return 0;
     }
-    uintptr_t x = g->site->gpr[it->reg];
-    if (it->mem) {
-        unsigned w = it->width ? it->width : 8;
-        x += (uintptr_t)(intptr_t)it->off;
-        if (!in_stack_window(x, w, g->site->gpr[7]))
-            return -1;
-        x = load_width(x, w);
-    }
-    *v = x;
-    return 0;
+    return site_gpr_value(it, g->site, v);
 }
 
 /* The length of the text at s, at most got bytes, all readable: a word
@@ -362,21 +371,29 @@ put_ints(const struct plan *pl, struct pay *pay, const uintptr_t *ints,
 _Static_assert(11 * PLAN_ITEMS < 128 && PLAN_HEAD >= 3,
                "an integers' plan's head is 3 bytes");
 
+/* The ARGS record of such a plan at rec: its 3-byte head, then the
+ * values; its length. */
+static inline __attribute__((always_inline)) size_t
+ints_record(const struct plan *pl, uint8_t *rec, const uintptr_t *ints,
+            long step)
+{
+    struct pay pay = {rec + 3, 0};
+    put_ints(pl, &pay, ints, step);
+    ct_enc_ext_head(rec, 0, CT_EXT_ARGS, pay.n);
+    return 3 + pay.n;
+}
+
 /* The call and its ARGS by the plan of integers alone of rule, as
- * plan_write writes them, the values encoded into a buffer and copied
+ * plan_write writes them, the record encoded into a buffer and copied
  * after the ENTRY (ct_enter_with).  A function of its own (plan.h), so
  * that the common case runs in few registers and a small frame, not in
  * the general writer's. */
 int ct_args_plan_write_ints(uint32_t rule, void *fn, void *site, uintptr_t sp,
                             const uintptr_t *ints, long step)
 {
-    const struct plan *pl = &plans[rule];
-    uint8_t rec[PLAN_BYTES];
-    struct pay pay = {rec + PLAN_HEAD, 0};
-    put_ints(pl, &pay, ints, step);
-    uint8_t *start = pay.b - 3;
-    ct_enc_ext_head(start, 0, CT_EXT_ARGS, pay.n);
-    return ct_enter_with(fn, site, sp, start, 3 + pay.n);
+    uint8_t rec[CT_ARGS_PLAN_INTS_MAX];
+    size_t n = ints_record(&plans[rule], rec, ints, step);
+    return ct_enter_with(fn, site, sp, rec, n);
 }
 
 /* The ARGS record alone of the same plan, at rec (CT_ARGS_PLAN_INTS_MAX
@@ -385,10 +402,7 @@ int ct_args_plan_write_ints(uint32_t rule, void *fn, void *site, uintptr_t sp,
 size_t ct_args_plan_put_ints(uint32_t rule, uint8_t *rec, const uintptr_t *ints,
                              long step)
 {
-    struct pay pay = {rec + 3, 0};
-    put_ints(&plans[rule], &pay, ints, step);
-    ct_enc_ext_head(rec, 0, CT_EXT_ARGS, pay.n);
-    return 3 + pay.n;
+    return ints_record(&plans[rule], rec, ints, step);
 }
 _Static_assert(3 + 11 * PLAN_ITEMS <= CT_ARGS_PLAN_INTS_MAX &&
                CT_ARGS_PLAN_INTS_MAX <= CT_ENTER_WITH_MAX,
@@ -404,14 +418,9 @@ site_ints(const struct plan *pl, void *fn, void *site, uintptr_t sp,
     struct pay pay = {rec + PLAN_HEAD, 0};
     for (unsigned i = 0; i < pl->n; i++) {
         const struct plan_item *it = &pl->items[i];
-        uint64_t x = regs->gpr[it->reg];
-        if (it->mem) {
-            unsigned w = it->width ? it->width : 8;
-            x += (uint64_t)(int64_t)it->off;
-            if (ct_unlikely(!in_stack_window(x, w, sp)))
-                return -1;
-            x = load_width(x, w);
-        }
+        uint64_t x;
+        if (ct_unlikely(site_gpr_value(it, regs, &x) != 0))
+            return -1;
         put_int_fixed(&pay, it->form, x);
     }
     if (ct_unlikely(pl->returns) && plan_take_return(pl, fn, site, regs) != 0)
@@ -475,32 +484,14 @@ int ct_args_plan_write_general(uint32_t rule, void *fn, void *site,
     return plan_write_entry(rule, pl, kind, fn, site, sp, &g);
 }
 
-size_t ct_args_plan_put_return(uint32_t rule, uint64_t rax, uint8_t *rec)
+/* The RETVAL record of plan pl's return value at rec (CT_ARGS_PLAN_RET_MAX bytes): its
+ * 3-byte head, then the value, from %rax or the %xmm0 saved at xmm0 (a
+ * floating-point one); its length. */
+static inline __attribute__((always_inline)) size_t
+retval_record(const struct plan *pl, uint64_t rax,
+              const uint8_t *xmm0, uint8_t *rec)
 {
-    const struct plan *pl = &plans[rule];
-    if (!__atomic_load_n(&pl->ret_ready, __ATOMIC_ACQUIRE) || pl->ret.fp)
-        return 0;
     struct pay pay = {rec + 3, 0};
-    if (ct_likely(pl->ret.form.tag))
-        put_int_fixed(&pay, pl->ret.form, rax);
-    else
-        put_int_as(&pay, pl->ret.fmt, pl->ret.width, rax);
-    ct_enc_ext_head(rec, 0, CT_EXT_RETVAL, pay.n);
-    return 3 + pay.n;
-}
-_Static_assert(3 + 11 <= CT_ARGS_PLAN_RET_MAX, "a RETVAL fits its buffer");
-
-int ct_args_plan_return(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
-                        uint32_t depth, void *fn)
-{
-    const struct plan *pl = &plans[rule];
-    if (__atomic_load_n(&pl->ret_none, __ATOMIC_ACQUIRE))
-        return ct_exit_try(fn, depth);
-    if (!__atomic_load_n(&pl->ret_ready, __ATOMIC_ACQUIRE) ||
-        (pl->ret.fp && !xmm0))
-        return -1;
-    uint8_t rec[PLAN_HEAD + 11];
-    struct pay pay = {rec + PLAN_HEAD, 0};
     if (pl->ret.fp) {
         uint64_t v;
         memcpy(&v, xmm0, 8);
@@ -510,8 +501,29 @@ int ct_args_plan_return(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
     } else {
         put_int_as(&pay, pl->ret.fmt, pl->ret.width, rax);
     }
-    uint8_t *start = head_before(pay.b, CT_EXT_RETVAL, pay.n);
-    if (!start)
+    ct_enc_ext_head(rec, 0, CT_EXT_RETVAL, pay.n);
+    return 3 + pay.n;
+}
+_Static_assert(3 + 11 <= CT_ARGS_PLAN_RET_MAX, "a RETVAL fits its buffer");
+
+size_t ct_args_plan_put_return(uint32_t rule, uint64_t rax, uint8_t *rec)
+{
+    const struct plan *pl = &plans[rule];
+    if (!__atomic_load_n(&pl->ret_ready, __ATOMIC_ACQUIRE) || pl->ret.fp)
+        return 0;
+    return retval_record(pl, rax, NULL, rec);
+}
+
+int ct_args_plan_return(uint32_t rule, uint64_t rax, const uint8_t *xmm0,
+                        uint32_t depth, void *fn)
+{
+    const struct plan *pl = &plans[rule];
+    if (__atomic_load_n(&ct_args_plan_no_return[rule], __ATOMIC_ACQUIRE))
+        return ct_exit_try(fn, depth);
+    if (!__atomic_load_n(&pl->ret_ready, __ATOMIC_ACQUIRE) ||
+        (pl->ret.fp && !xmm0))
         return -1;
-    return ct_exit_with(fn, depth, start, (size_t)(pay.b + pay.n - start));
+    uint8_t rec[CT_ARGS_PLAN_RET_MAX];
+    size_t n = retval_record(pl, rax, xmm0, rec);
+    return ct_exit_with(fn, depth, rec, n);
 }
