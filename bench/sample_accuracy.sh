@@ -33,6 +33,8 @@ for l in subprocess.run(['nm', '-S', '--defined-only', sys.argv[2]],
     if len(p) == 4 and p[3] in ('hot', 'warm'):
         syms[p[3]] = (int(p[0], 16), int(p[1], 16))
 maps, c = [], {'hot': 0, 'warm': 0}
+# the longest row of samples in one of the two, in the order taken
+row, last, longest = 0, None, 0
 for line in open(sys.argv[1]):
     f = line.split()
     if f[0] == 'M' and ' '.join(f[4:]) == sys.argv[2]:
@@ -44,14 +46,16 @@ for line in open(sys.argv[1]):
                 for n, (s, size) in syms.items():
                     if s <= pc - base < s + size:
                         c[n] += w
+                        row = row + 1 if n == last else 1
+                        last, longest = n, max(longest, row)
 n = c['hot'] + c['warm']
-print('%.1f %d' % (100.0 * c['hot'] / max(n, 1), n))
+print('%.1f %d %d' % (100.0 * c['hot'] / max(n, 1), n, longest))
 PY
 }
 share_perf() {
     perf report -i "$W/perf.data" --stdio --sort symbol -q -n 2>/dev/null |
         awk '$4 == "hot" { h = $2 } $4 == "warm" { w = $2 }
-             END { printf "%.1f %d\n", 100 * h / (h + w), h + w }'
+             END { printf "%.1f %d -\n", 100 * h / (h + w), h + w }'
 }
 
 run_one() {  # SAMPLER ROUND SYNC THREADS
@@ -73,24 +77,34 @@ run_one() {  # SAMPLER ROUND SYNC THREADS
 
 samplers=${SAMPLERS:-kernel timer}
 [ -n "${SAMPLERS:-}" ] || ! command -v perf >/dev/null || samplers="$samplers perf"
-echo "| sampler | rounds | hot % per run | largest error (points) | samples | 1 binomial s.e. |"
-echo "| --- | --- | --- | --- | --- | --- |"
+# Besides each run's share: their spread (standard deviation) and, for
+# calltrace's samplers, the longest row of samples in one function, in
+# the order taken (a sampler whose period keeps step with the rounds for
+# a while gives long rows; independent samples give about 20 in 1600).
+echo "| sampler | rounds | hot % per run | largest error (points) | spread | longest row | samples | 1 binomial s.e. |"
+echo "| --- | --- | --- | --- | --- | --- | --- | --- |"
 for case in ${CASES:-100 2000 20000 2000/4000 100x4 2000x4 20000x4}; do
     threads=1
     case $case in *x*) threads=${case#*x}; case=${case%x*} ;; esac
     round=${case%/*}; sync=${case#*/}; [ "$sync" != "$case" ] || sync=
     for s in $samplers; do
-        shares=() n=0
+        shares=() n=0 longest=-
         for _ in $(seq "$RUNS"); do
-            read -r sh cnt < <(run_one "$s" "$round" "$sync" "$threads")
+            read -r sh cnt row < <(run_one "$s" "$round" "$sync" "$threads")
             shares+=("$sh"); [ "$cnt" -gt 0 ] && n=$cnt
+            if [ "$row" != - ] && { [ "$longest" = - ] || [ "$row" -gt "$longest" ]; }; then
+                longest=$row
+            fi
         done
-        python3 - "$s" "$round${sync:+ every $sync} us, $threads thread$([ "$threads" = 1 ] || echo s)" "$n" "${shares[@]}" <<'PY'
-import math, sys
-s, case, n, shares = sys.argv[1], sys.argv[2], int(sys.argv[3]), [float(x) for x in sys.argv[4:]]
+        python3 - "$s" "$round${sync:+ every $sync} us, $threads thread$([ "$threads" = 1 ] || echo s)" "$n" "$longest" "${shares[@]}" <<'PY'
+import math, statistics, sys
+s, case, n, longest = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+shares = [float(x) for x in sys.argv[5:]]
 err = max(abs(x - 70) for x in shares)
+sd = '%.2f' % statistics.pstdev(shares) if len(shares) > 1 else '-'
 se = '%.2f' % (100 * math.sqrt(0.21 / n)) if n else '-'
-print('| %s | %s | %s | %.1f | %s | %s |' % (s, case, ', '.join('%.1f' % x for x in shares), err, n or '-', se))
+print('| %s | %s | %s | %.1f | %s | %s | %s | %s |'
+      % (s, case, ', '.join('%.1f' % x for x in shares), err, sd, longest, n or '-', se))
 PY
     done
 done

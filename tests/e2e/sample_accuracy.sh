@@ -14,8 +14,8 @@
 # 1 ms of the thread's CPU time.  A sampler with a fixed period (perf's)
 # sees the same instants of every round of such a program, and its share
 # depends on where they fall: 65-78% over runs, 56.5% in one, and 57-81%
-# in the padded case.  Ours replaces each thread's event about every
-# 100 ms at a period 0.65-0.9 or 1.1-1.35 intervals
+# in the padded case.  Ours changes each thread's period every 16
+# samples to 0.65-0.9 or 1.1-1.35 intervals
 # (preload/sampling/sample_perf.c, "Jitter"): 20 runs of the 1 ms round
 # gave a spread of 1.1 points, the binomial error's.  The padded rounds
 # keep their phase to the thread's CPU clock exactly, and their shares
