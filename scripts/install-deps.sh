@@ -38,6 +38,10 @@ need="$need tmux"
 # uftrace traces the same programs: views_uftrace.sh compares its trees
 # with ours (it skipped wherever uftrace was missing, so in CI).
 need="$need uftrace"
+# strace: the sampling tests see the sampler's own descriptor table, its
+# period changes and stack copies (sample_fds.sh, sample_copy.sh; they
+# skipped those checks without it).
+need="$need strace"
 command -v npm >/dev/null 2>&1 || need="$need npm"   # nodesource's nodejs has it
 [ "${1:-}" = "--bench" ] && need="$need hyperfine liblz4-dev"   # liblz4-dev: bench/pack_codecs.c
 

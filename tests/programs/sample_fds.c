@@ -16,7 +16,7 @@
  *                          each burn three times as long (under strace
  *                          on a loaded machine the sampler counts about
  *                          six samples in ten, and a period changes only
- *                          at a thread's second reopen, 200 of them)
+ *                          from a thread's second reopen, 116 samples in)
  */
 #include <dirent.h>
 #include <errno.h>
