@@ -35,6 +35,13 @@ skip() { echo "$*"; exit 77; }
 # failure's reason ($why) printed; fails with the last one.  For checks of
 # times on a virtual machine whose speed moves from one moment to the
 # next: a wrong result fails all three.
+# can_strace: strace is installed and may trace here (a container may
+# refuse ptrace): the checks that watch the tracer's system calls run
+# only then.
+can_strace() {
+    command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null
+}
+
 three_tries() {
     local try
     for try in 1 2 3; do
