@@ -173,6 +173,7 @@ build_zstd() {
 # finder, entropy coder and frame writer all take part.  Deterministic.
 zstd_workload() {
     local rows=$1 f=$OUT/zstd/work-$1.txt
+    mkdir -p "$OUT/zstd"    # shared by the variants, built elsewhere
     [ -f "$f" ] || awk -v n="$rows" 'BEGIN {
         for (i = 0; i < n; i++)
             printf "%d %08x word%d %s\n", i, (i * 2654435761) % 4294967296,

@@ -19,11 +19,14 @@
  * program whose rounds are a whole number of periods (a loop paced by a
  * 1 ms or 4 ms clock), and its shares then depend on where those instants
  * fall.  The kernel's period cannot be varied without the descriptor, so
- * every 100 ms of CPU or so the sampler's thread opens a new event on
- * the thread, at a period drawn from 0.65 to 1.35 intervals (none within
- * a tenth of the interval), and lets the old one go: each stretch starts
- * at a random instant of the program's round and walks through it at its
- * own pace.  Where /proc is not there to tell the thread is still ours
+ * the sampler's thread gives each thread a period drawn from 0.65 to 1.35
+ * intervals (none within a tenth of the interval) every 16 samples or so:
+ * by PERF_EVENT_IOC_PERIOD through the descriptor it keeps in a table of
+ * its own, or where it has none, every 100 ms, by a new event on the
+ * thread, letting the old one go.  Each stretch starts at a random
+ * instant of the program's round and walks through it at its own pace
+ * (JITTER_SAMPLES says why stretches are short).  Where /proc is not
+ * there to tell the thread is still ours
  * (a chroot), the event is kept, at its period.  Weights stay whole
  * intervals: each sample adds its period less one interval to what the
  * thread is owed (a replaced event also takes half a period with it, the
