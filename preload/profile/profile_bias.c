@@ -64,6 +64,11 @@ int ct_profile_bias_measure(uintptr_t (*call)(uintptr_t),
     struct ct_thread *saved_self = ct_self;
     uint64_t saved_word = ct_global_word;
     int saved_ran = ct_proc.calls_ran;
+    /* The measurement's calls are the tracer's: as if a call had run, so
+     * that the slow path does not make the trace file for them (a
+     * program that runs no instrumented code leaves none, in this mode
+     * as in the others), restored after. */
+    __atomic_store_n(&ct_proc.calls_ran, 1, __ATOMIC_RELAXED);
     ct_global_word = 0;
     ct_self = t;
     t->tid = (uint32_t)syscall(SYS_gettid);  /* 0 would be a forked child */
