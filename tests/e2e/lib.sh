@@ -31,17 +31,16 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # says `exit` (set a flag instead); house_pipes.sh finds them.
 has() { grep "$@" > /dev/null; }
 skip() { echo "$*"; exit 77; }
-# three_tries FUNC: FUNC up to three times until it returns 0, each
-# failure's reason ($why) printed; fails with the last one.  For checks of
-# times on a virtual machine whose speed moves from one moment to the
-# next: a wrong result fails all three.
 # can_strace: strace is installed and may trace here (a container may
 # refuse ptrace): the checks that watch the tracer's system calls run
 # only then.
 can_strace() {
     command -v strace >/dev/null && strace -f -o /dev/null true 2>/dev/null
 }
-
+# three_tries FUNC: FUNC up to three times until it returns 0, each
+# failure's reason ($why) printed; fails with the last one.  For checks of
+# times on a virtual machine whose speed moves from one moment to the
+# next: a wrong result fails all three.
 three_tries() {
     local try
     for try in 1 2 3; do
