@@ -91,7 +91,7 @@
 /* A thread's period changes after this many samples, and no sooner than
  * JITTER_MIN_NS of its CPU time.  Where the sampler holds the event's
  * descriptor a change is one PERF_EVENT_IOC_PERIOD, a call to the
- * thread's CPU (25-40 us of the sampler's CPU on a virtual machine);
+ * thread's CPU (20-30 us of the sampler's CPU on a virtual machine);
  * otherwise it is a new event, 60-400 us (an open, a map and an unmap,
  * with a cross-CPU call each; docs/sampling.md, "Jitter"), and waits
  * JITTER_OPEN_MIN_NS: either way at most 0.4 % of a CPU per sampled
