@@ -169,6 +169,20 @@ static void test_enter_with_record(void **state)
     __cyg_profile_func_exit((void *)fn_a, (void *)0x40);
 }
 
+/* The record of kind sub (CT_EXT_ARGS, CT_EXT_RETVAL) the general path
+ * encodes for n values of the given formats and widths, at want: the
+ * 3-byte head, then each value by put_int_as; its length. */
+static size_t general_record(uint8_t *want, uint8_t sub,
+                             const struct ct_arg_item *items, unsigned n,
+                             const uint64_t *vals)
+{
+    struct pay pay = {want + 3, 0};
+    for (unsigned i = 0; i < n; i++)
+        put_int_as(&pay, items[i].fmt, items[i].width, vals[i]);
+    ct_enc_ext_head(want, 0, sub, pay.n);
+    return 3 + pay.n;
+}
+
 /* A plan of integers alone (args/plan.c): its ARGS record alone
  * (ct_args_plan_put_ints, which the patched entries copy after the ENTRY
  * they write in line) and after its ENTRY (ct_args_plan_write_ints, the
@@ -204,11 +218,8 @@ static void test_plan_ints(void **state)
     };
     for (size_t k = 0; k < sizeof sets / sizeof sets[0]; k++) {
         uint8_t want[CT_ENTER_WITH_MAX];
-        struct pay pay = {want + 3, 0};
-        for (unsigned i = 0; i < r->nitems; i++)
-            put_int_as(&pay, r->items[i].fmt, r->items[i].width, sets[k][i]);
-        ct_enc_ext_head(want, 0, CT_EXT_ARGS, pay.n);
-        size_t n = 3 + pay.n;
+        size_t n = general_record(want, CT_EXT_ARGS, r->items, r->nitems,
+                                  sets[k]);
         uint8_t alone[CT_ARGS_PLAN_INTS_MAX];
         memset(alone, 0xee, sizeof alone);
         assert_int_equal(ct_args_plan_put_ints(1, alone, sets[k], 1), n);
@@ -239,13 +250,12 @@ static void test_plan_ints(void **state)
         for (size_t k = 0; k < sizeof rets / sizeof rets[0]; k++) {
             const struct ct_args_rule *rr = ct_args_rule(&spec, id);
             uint8_t want[CT_ARGS_PLAN_RET_MAX + 8];
-            struct pay pay = {want + 3, 0};
-            put_int_as(&pay, rr->ret.fmt, rr->ret.width, rets[k]);
-            ct_enc_ext_head(want, 0, CT_EXT_RETVAL, pay.n);
+            size_t n = general_record(want, CT_EXT_RETVAL, &rr->ret, 1,
+                                      &rets[k]);
             uint8_t got[CT_ARGS_PLAN_RET_MAX];
             assert_int_equal(ct_args_plan_put_return(10 + id, rets[k], got),
-                             3 + pay.n);
-            assert_memory_equal(got, want, 3 + pay.n);
+                             n);
+            assert_memory_equal(got, want, n);
         }
     assert_int_equal(ct_args_plan_put_return(13, 1, (uint8_t[16]){0}), 0);
     ct_args_clear(&spec);
@@ -274,16 +284,13 @@ static void test_plan_ints(void **state)
     const uint64_t vals[] = {(uint32_t)i32, regs.gpr[3], u16, regs.gpr[12],
                              (uint8_t)i8};
     uint8_t want[CT_ENTER_WITH_MAX];
-    struct pay pay = {want + 3, 0};
-    for (unsigned i = 0; i < sr->nitems; i++)
-        put_int_as(&pay, sr->items[i].fmt, sr->items[i].width, vals[i]);
-    ct_enc_ext_head(want, 0, CT_EXT_ARGS, pay.n);
+    size_t n = general_record(want, CT_EXT_ARGS, sr->items, sr->nitems, vals);
     uint8_t *pos = t->pos;
     uint32_t d0 = t->depth;
     const struct ct_arg_regs g = {NULL, 0, NULL, NULL, &regs};
     assert_int_equal(ct_args_plan_write(20, (void *)fn_b, (void *)0x58,
                                         regs.gpr[7], &g), 0);
-    expect_entry_then(t, pos, want, 3 + pay.n, d0);
+    expect_entry_then(t, pos, want, n, d0);
     __cyg_profile_func_exit((void *)fn_b, (void *)0x58);
     ct_args_clear(&spec);
 }
