@@ -32,10 +32,21 @@ grep -q "^  $main -> $scale \[label=\"[^\"]*50×\"" "$T/all.dot" || fail "main -
 grep -q "^  $fact -> $fact \[label=\"423×\"" "$T/all.dot" || fail "fact -> fact 423"
 
 # main holds nearly all the time: at 50 % only main is left, and no edge.
-"$REPORT_SAN" --export=dot -o "$T/hot.dot" --node-threshold=50 "$T/t.raw"
-dot -Tsvg -o /dev/null "$T/hot.dot" || fail "dot failed on the thresholded graph"
-expect_eq "nodes at 50%" 1 "$(grep -c '^  f[0-9]* \[label=' "$T/hot.dot")"
-expect_eq "edges at 50%" 0 "$(grep -c -- ' -> ' "$T/hot.dot" || true)"
+# The times are wall-clock: on a loaded machine a preemption inside one
+# call can give another function half the run (a CI run saw 2 nodes), so
+# a run that shows it is traced again, three times at most.
+hot_graph() {
+    run_traced "$T/h.raw" "$T/rc" >/dev/null
+    "$REPORT_SAN" --export=dot -o "$T/hot.dot" --node-threshold=50 "$T/h.raw"
+    rm -f "$T"/h.raw*
+    dot -Tsvg -o /dev/null "$T/hot.dot" || fail "dot failed on the thresholded graph"
+    local nodes edges
+    nodes=$(grep -c '^  f[0-9]* \[label=' "$T/hot.dot")
+    edges=$(grep -c -- ' -> ' "$T/hot.dot" || true)
+    why="at 50%: $nodes nodes and $edges edges, 1 and 0 expected"
+    [ "$nodes" = 1 ] && [ "$edges" = 0 ]
+}
+three_tries hot_graph
 # the thresholds belong to dot only
 if "$REPORT_SAN" --node-threshold=5 "$T/t.raw" >/dev/null 2>"$T/err"; then
     fail "--node-threshold without --export=dot was accepted"
